@@ -8,7 +8,6 @@ BIN := $(CURDIR)/bin
 TEST_DEPS :=
 DEMO_DEPS :=
 BENCH_TARGETS :=
-FUZZ_TARGETS :=
 
 include $(sort $(wildcard mk/*.mk))
 
@@ -29,7 +28,8 @@ race: $(TEST_DEPS) ## run the tests under the race detector
 
 bench: $(BENCH_TARGETS) ## run the benchmarks behind BENCHMARKS.md
 
-fuzz: $(FUZZ_TARGETS) ## fuzz every parser for FUZZTIME each (default 30s)
+fuzz: ## fuzz every parser for FUZZTIME each (default 30s)
+	./scripts/fuzz.sh
 
 check: test ## formatting, tidy modules, then the tests
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
