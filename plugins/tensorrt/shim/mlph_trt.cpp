@@ -1,0 +1,246 @@
+// mlph_trt.cpp: the extern "C" shim between the mlperf-host TensorRT plugin
+// and TensorRT's C++ runtime API (NvInferRuntime.h, TensorRT 8.5 or later:
+// it uses the name-based I/O tensor API and enqueueV3).
+//
+// Build it where TensorRT is installed: `make tensorrt-shim` (mk/accel.mk).
+// It links libnvinfer only; CUDA streams cross this boundary as opaque
+// pointers, so the plugin's own libcudart and TensorRT's share them through
+// the driver's primary context.
+#include "mlph_trt.h"
+
+#include <NvInferRuntime.h>
+
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+#include <type_traits>
+
+namespace {
+
+// lastError holds, per thread, the most recent error TensorRT logged. The
+// plugin pins each CUDA stream's work to one OS thread, so a message read
+// right after a failing call on the same thread belongs to that call.
+thread_local std::string lastError;
+
+class Logger final : public nvinfer1::ILogger {
+public:
+  void log(Severity severity, nvinfer1::AsciiChar const *msg) noexcept override {
+    if (severity <= Severity::kERROR && msg != nullptr) {
+      lastError.assign(msg);
+    }
+  }
+};
+
+struct Runtime {
+  Logger logger;
+  nvinfer1::IRuntime *rt = nullptr;
+};
+
+struct Engine {
+  nvinfer1::ICudaEngine *engine = nullptr;
+};
+
+struct Context {
+  nvinfer1::IExecutionContext *ctx = nullptr;
+};
+
+void setErr(char *err, int32_t errcap, char const *what) {
+  if (err == nullptr || errcap <= 0) {
+    return;
+  }
+  std::string msg(what);
+  if (!lastError.empty()) {
+    msg += ": ";
+    msg += lastError;
+  }
+  std::snprintf(err, static_cast<size_t>(errcap), "%s", msg.c_str());
+}
+
+template <typename D> int32_t copyDims(D const &d, int64_t *dims, int32_t cap) {
+  if (d.nbDims < 0 || d.nbDims > cap || dims == nullptr) {
+    return -1;
+  }
+  for (int32_t i = 0; i < d.nbDims; i++) {
+    dims[i] = static_cast<int64_t>(d.d[i]);
+  }
+  return d.nbDims;
+}
+
+nvinfer1::ICudaEngine *eng(void *e) { return static_cast<Engine *>(e)->engine; }
+nvinfer1::IExecutionContext *ctxOf(void *c) { return static_cast<Context *>(c)->ctx; }
+
+} // namespace
+
+extern "C" {
+
+int32_t mlph_trt_abi(void) { return MLPH_TRT_ABI; }
+
+int32_t mlph_trt_version(void) { return getInferLibVersion(); }
+
+void *mlph_trt_runtime_create(char *err, int32_t errcap) {
+  lastError.clear();
+  auto *r = new (std::nothrow) Runtime();
+  if (r == nullptr) {
+    setErr(err, errcap, "allocate runtime");
+    return nullptr;
+  }
+  r->rt = nvinfer1::createInferRuntime(r->logger);
+  if (r->rt == nullptr) {
+    setErr(err, errcap, "createInferRuntime failed");
+    delete r;
+    return nullptr;
+  }
+  return r;
+}
+
+void mlph_trt_runtime_destroy(void *runtime) {
+  auto *r = static_cast<Runtime *>(runtime);
+  if (r == nullptr) {
+    return;
+  }
+  delete r->rt;
+  delete r;
+}
+
+void *mlph_trt_engine_deserialize(void *runtime, const void *plan, uint64_t size,
+                                  char *err, int32_t errcap) {
+  lastError.clear();
+  auto *r = static_cast<Runtime *>(runtime);
+  if (r == nullptr || plan == nullptr) {
+    setErr(err, errcap, "deserialize: null runtime or plan");
+    return nullptr;
+  }
+  nvinfer1::ICudaEngine *e = r->rt->deserializeCudaEngine(plan, static_cast<size_t>(size));
+  if (e == nullptr) {
+    setErr(err, errcap, "deserializeCudaEngine failed");
+    return nullptr;
+  }
+  auto *h = new (std::nothrow) Engine();
+  if (h == nullptr) {
+    delete e;
+    setErr(err, errcap, "allocate engine");
+    return nullptr;
+  }
+  h->engine = e;
+  return h;
+}
+
+void mlph_trt_engine_destroy(void *engine) {
+  auto *h = static_cast<Engine *>(engine);
+  if (h == nullptr) {
+    return;
+  }
+  delete h->engine;
+  delete h;
+}
+
+int32_t mlph_trt_engine_num_io(void *engine) { return eng(engine)->getNbIOTensors(); }
+
+const char *mlph_trt_engine_io_name(void *engine, int32_t i) {
+  return eng(engine)->getIOTensorName(i);
+}
+
+int32_t mlph_trt_engine_io_mode(void *engine, const char *name) {
+  return static_cast<int32_t>(eng(engine)->getTensorIOMode(name));
+}
+
+int32_t mlph_trt_engine_io_dtype(void *engine, const char *name) {
+  return static_cast<int32_t>(eng(engine)->getTensorDataType(name));
+}
+
+int32_t mlph_trt_engine_io_shape(void *engine, const char *name, int64_t *dims,
+                                 int32_t cap) {
+  return copyDims(eng(engine)->getTensorShape(name), dims, cap);
+}
+
+int32_t mlph_trt_engine_num_profiles(void *engine) {
+  return eng(engine)->getNbOptimizationProfiles();
+}
+
+int32_t mlph_trt_engine_profile_shape(void *engine, const char *name,
+                                      int32_t profile, int32_t which,
+                                      int64_t *dims, int32_t cap) {
+  auto sel = static_cast<nvinfer1::OptProfileSelector>(which);
+  return copyDims(eng(engine)->getProfileShape(name, profile, sel), dims, cap);
+}
+
+void *mlph_trt_context_create(void *engine, char *err, int32_t errcap) {
+  lastError.clear();
+  nvinfer1::IExecutionContext *c = eng(engine)->createExecutionContext();
+  if (c == nullptr) {
+    setErr(err, errcap, "createExecutionContext failed");
+    return nullptr;
+  }
+  auto *h = new (std::nothrow) Context();
+  if (h == nullptr) {
+    delete c;
+    setErr(err, errcap, "allocate context");
+    return nullptr;
+  }
+  h->ctx = c;
+  return h;
+}
+
+void mlph_trt_context_destroy(void *context) {
+  auto *h = static_cast<Context *>(context);
+  if (h == nullptr) {
+    return;
+  }
+  delete h->ctx;
+  delete h;
+}
+
+int32_t mlph_trt_context_set_profile(void *context, int32_t profile,
+                                     void *stream, char *err, int32_t errcap) {
+  lastError.clear();
+  if (!ctxOf(context)->setOptimizationProfileAsync(profile,
+                                                   static_cast<cudaStream_t>(stream))) {
+    setErr(err, errcap, "setOptimizationProfileAsync failed");
+    return -1;
+  }
+  return 0;
+}
+
+int32_t mlph_trt_context_set_input_shape(void *context, const char *name,
+                                         const int64_t *dims, int32_t rank,
+                                         char *err, int32_t errcap) {
+  lastError.clear();
+  nvinfer1::Dims d{};
+  if (rank < 0 || rank > nvinfer1::Dims::MAX_DIMS) {
+    setErr(err, errcap, "setInputShape: rank out of range");
+    return -1;
+  }
+  d.nbDims = rank;
+  for (int32_t i = 0; i < rank; i++) {
+    d.d[i] = static_cast<std::remove_reference_t<decltype(d.d[0])>>(dims[i]);
+  }
+  if (!ctxOf(context)->setInputShape(name, d)) {
+    setErr(err, errcap, "setInputShape failed");
+    return -1;
+  }
+  return 0;
+}
+
+int32_t mlph_trt_context_set_tensor_address(void *context, const char *name,
+                                            void *address, char *err,
+                                            int32_t errcap) {
+  lastError.clear();
+  if (!ctxOf(context)->setTensorAddress(name, address)) {
+    setErr(err, errcap, "setTensorAddress failed");
+    return -1;
+  }
+  return 0;
+}
+
+int32_t mlph_trt_context_enqueue(void *context, void *stream, char *err,
+                                 int32_t errcap) {
+  lastError.clear();
+  if (!ctxOf(context)->enqueueV3(static_cast<cudaStream_t>(stream))) {
+    setErr(err, errcap, "enqueueV3 failed");
+    return -1;
+  }
+  return 0;
+}
+
+} // extern "C"

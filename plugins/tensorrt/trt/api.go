@@ -1,0 +1,93 @@
+package trt
+
+import "unsafe"
+
+// stream is a cudaStream_t; event is a cudaEvent_t.
+type (
+	stream uintptr
+	event  uintptr
+)
+
+// copyKind is a cudaMemcpyKind.
+type copyKind uintptr
+
+const (
+	hostToDevice   copyKind = 1
+	deviceToHost   copyKind = 2
+	deviceToDevice copyKind = 3
+)
+
+// cudaAPI is the CUDA runtime surface the plugin drives: the device-facing
+// layer below the scheduler. *cudart implements it by binding libcudart at
+// run time; tests bind the same C entry points in a fake runtime.
+//
+// Calls that use the current device (SetDevice, Malloc, MemInfo, stream
+// and event creation) act on the calling OS thread's device: callers pin
+// themselves with runtime.LockOSThread first.
+type cudaAPI interface {
+	DeviceCount() (int, error)
+	SetDevice(ordinal int) error
+	// DeviceProperties returns the name and total memory without creating
+	// a CUDA context on the device.
+	DeviceProperties(ordinal int) (name string, totalMemory uint64, err error)
+	DeviceAttribute(attr, ordinal int) (int, error)
+	RuntimeVersion() (int, error)
+	DriverVersion() (int, error)
+	// MemInfo reports the current device's free and total memory.
+	MemInfo() (free, total uint64, err error)
+	Malloc(size uintptr) (uintptr, error)
+	Free(p uintptr) error
+	MallocHost(size uintptr) (unsafe.Pointer, error)
+	FreeHost(p unsafe.Pointer) error
+	// CopyToDevice copies src into device memory synchronously.
+	CopyToDevice(dst uintptr, src []byte) error
+	// CopyAsync enqueues a copy of n bytes on s. Host addresses must be
+	// pinned memory from MallocHost.
+	CopyAsync(dst, src, n uintptr, kind copyKind, s stream) error
+	StreamCreate() (stream, error)
+	StreamDestroy(s stream) error
+	EventCreate() (event, error)
+	EventDestroy(e event) error
+	EventRecord(e event, s stream) error
+	// EventSynchronize blocks the calling thread until e completes.
+	EventSynchronize(e event) error
+}
+
+// handle is an opaque shim object (runtime, engine or context).
+type handle uintptr
+
+// trtAPI is the TensorRT surface, as exposed by the extern "C" shim
+// (plugins/tensorrt/shim/mlph_trt.h). *shim implements it. Names are
+// NUL-terminated byte slices so hot-path calls do not allocate; errBuf
+// receives the shim's message on failure.
+type trtAPI interface {
+	Version() int
+	RuntimeCreate() (handle, error)
+	RuntimeDestroy(rt handle)
+	Deserialize(rt handle, plan []byte) (handle, error)
+	EngineDestroy(e handle)
+	NumIO(e handle) int
+	IOName(e handle, i int) string
+	IOMode(e handle, name []byte) int
+	IODataType(e handle, name []byte) int
+	IOShape(e handle, name []byte) ([]int64, error)
+	NumProfiles(e handle) int
+	ProfileShape(e handle, name []byte, profile, which int) ([]int64, error)
+	ContextCreate(e handle) (handle, error)
+	ContextDestroy(c handle)
+	SetProfile(c handle, profile int, s stream) error
+	SetInputShape(c handle, name []byte, dims []int64, errBuf []byte) error
+	SetTensorAddress(c handle, name []byte, addr uintptr) error
+	Enqueue(c handle, s stream, errBuf []byte) error
+}
+
+// Shim constants, as in mlph_trt.h.
+const (
+	shimABI     = 1
+	ioInput     = 1
+	ioOutput    = 2
+	profileMin  = 0
+	profileMax  = 2
+	maxDims     = 8
+	errBufBytes = 512
+)

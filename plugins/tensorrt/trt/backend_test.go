@@ -1,0 +1,536 @@
+package trt
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/sdk"
+)
+
+const (
+	planSimple = "input x float32 -1x4 max=8"
+	outSimple  = "output y float32 -1x4"
+)
+
+// fakeOutput mirrors the fake kernel: output k is input (k mod #inputs),
+// repeated or truncated to the output's size; outputs are concatenated.
+func fakeOutput(sample []byte, ins, outs []int) []byte {
+	var parts [][]byte
+	off := 0
+	for _, n := range ins {
+		parts = append(parts, sample[off:off+n])
+		off += n
+	}
+	var out []byte
+	for k, n := range outs {
+		src := parts[k%len(parts)]
+		for n > 0 {
+			c := min(n, len(src))
+			out = append(out, src[:c]...)
+			n -= c
+		}
+	}
+	return out
+}
+
+func TestInferComputesOutputs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		plan     []string
+		ins      []int
+		outs     []int
+		opts     map[string]string
+		load     bool // LoadSamples first (else data travels with the query)
+		samples  int
+		wantData bool
+	}{
+		{name: "dynamic batch, data in query", plan: []string{planSimple, outSimple},
+			ins: []int{16}, outs: []int{16}, samples: 13, wantData: true},
+		{name: "samples on device", plan: []string{planSimple, outSimple},
+			ins: []int{16}, outs: []int{16}, load: true, samples: 21, wantData: true,
+			opts: map[string]string{"samples_on_device": "device"}},
+		{name: "samples staged from host", plan: []string{planSimple, outSimple},
+			ins: []int{16}, outs: []int{16}, load: true, samples: 21, wantData: true,
+			opts: map[string]string{"samples_on_device": "host"}},
+		// A static engine always runs its full batch of 4: short batches are padded.
+		{name: "static batch", plan: []string{"input x uint8 4x6", "output y uint8 4x6"},
+			ins: []int{6}, outs: []int{6}, samples: 9, wantData: true},
+		// Two inputs are packed back to back in a sample; outputs are concatenated.
+		{name: "two inputs two outputs", plan: []string{"input a uint8 -1x3 max=8", "input b uint8 -1x5 max=8",
+			"output y uint8 -1x8", "output z uint8 -1x2"},
+			ins: []int{3, 5}, outs: []int{8, 2}, load: true, samples: 11, wantData: true},
+		{name: "several profiles and streams", plan: []string{"profiles 2", planSimple, outSimple},
+			ins: []int{16}, outs: []int{16}, samples: 30, wantData: true,
+			opts: map[string]string{"streams": "3", "devices": "0,1"}},
+		// Without WantOutput the backend completes with nil and skips the copy back.
+		{name: "no output wanted", plan: []string{planSimple, outSimple},
+			ins: []int{16}, outs: []int{16}, samples: 5, wantData: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t, 2, 1<<26)
+			b := newBackend(t, f, fakePlan(tt.plan...), tt.opts)
+			size := 0
+			for _, n := range tt.ins {
+				size += n
+			}
+			idx := seq(tt.samples)
+			if tt.load {
+				var ls []sdk.LoadedSample
+				for _, i := range idx {
+					ls = append(ls, sdk.LoadedSample{Index: i, Data: sampleBytes(i, size)})
+				}
+				require.NoError(t, b.LoadSamples(t.Context(), ls))
+			}
+			rec := newRecorder()
+			require.NoError(t, b.Infer(t.Context(), query(idx, size, !tt.load, tt.wantData), rec))
+			out, failed, _ := rec.snapshot()
+			assert.Empty(t, failed)
+			require.Len(t, out, tt.samples)
+			for _, i := range idx {
+				if tt.wantData {
+					assert.Equal(t, fakeOutput(sampleBytes(i, size), tt.ins, tt.outs), out[1000+i], "sample %d", i)
+				} else {
+					assert.Empty(t, out[1000+i], "sample %d", i)
+				}
+			}
+		})
+	}
+}
+
+func TestBatchesFollowProfileAndOption(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		plan    []string
+		opts    map[string]string
+		samples int
+		want    []int
+	}{
+		// 20 samples with a profile maximum of 8 make three balanced batches.
+		{name: "profile maximum", plan: []string{planSimple, outSimple}, samples: 20, want: []int{7, 7, 6}},
+		{name: "batch_size option", plan: []string{planSimple, outSimple}, samples: 10,
+			opts: map[string]string{"batch_size": "4"}, want: []int{4, 3, 3}},
+		{name: "one sample", plan: []string{planSimple, outSimple}, samples: 1, want: []int{1}},
+		// A static engine enqueues its fixed batch even for fewer samples.
+		{name: "static engine pads", plan: []string{"input x uint8 8x2", "output y uint8 8x2"}, samples: 3,
+			want: []int{8}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t, 1, 1<<26)
+			opts := map[string]string{"streams": "1"}
+			for k, v := range tt.opts {
+				opts[k] = v
+			}
+			b := newBackend(t, f, fakePlan(tt.plan...), opts)
+			rec := newRecorder()
+			require.NoError(t, b.Infer(t.Context(), query(seq(tt.samples), b.m.layout.inBytes, true, true), rec))
+			assert.Equal(t, tt.want, f.batches())
+		})
+	}
+}
+
+// TestStreamsRunConcurrently holds every kernel at the fake's gate: the
+// batches of one query must reach all 2×3 streams at once.
+func TestStreamsRunConcurrently(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, 2, 1<<26)
+	f.setDelay(1000, 0)
+	b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"streams": "3", "batch_size": "2"})
+	f.gate(true)
+	t.Cleanup(func() { f.gate(false) })
+	rec := newRecorder()
+	done := make(chan error, 1)
+	go func() { done <- b.Infer(t.Context(), query(seq(12), 16, true, true), rec) }()
+	require.Eventually(t, func() bool { r, _ := f.kernels(); return r == 6 }, 10*time.Second, time.Millisecond,
+		"six batches should wait at the gate, one per stream")
+	f.gate(false)
+	require.NoError(t, <-done)
+	out, failed, _ := rec.snapshot()
+	assert.Len(t, out, 12)
+	assert.Empty(t, failed)
+	_, peak := f.kernels()
+	assert.Equal(t, 6, peak)
+	perDevice := map[int]int{}
+	for _, s := range f.streams() {
+		if s.ops > 0 {
+			perDevice[s.dev]++
+		}
+	}
+	assert.Equal(t, map[int]int{0: 3, 1: 3}, perDevice, "every stream of both devices ran work")
+	assert.Equal(t, 4, b.Info().MaxInFlight, "Info counts the construction config's 2 streams × 2 devices")
+}
+
+// TestCompletionsFollowEvents runs a long and a short batch on two streams:
+// the short one, enqueued second, completes first.
+func TestCompletionsFollowEvents(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, 1, 1<<26)
+	f.setDelay(0, int64(20*time.Millisecond))
+	b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"streams": "2"})
+	f.gate(true)
+	t.Cleanup(func() { f.gate(false) })
+	rec := newRecorder()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		assert.NoError(t, b.Infer(t.Context(), query([]uint64{0, 1, 2, 3, 4, 5, 6, 7}, 16, true, true), rec))
+	}()
+	require.Eventually(t, func() bool { r, _ := f.kernels(); return r == 1 }, 10*time.Second, time.Millisecond)
+	go func() {
+		defer wg.Done()
+		assert.NoError(t, b.Infer(t.Context(), query([]uint64{9}, 16, true, true), rec))
+	}()
+	require.Eventually(t, func() bool { r, _ := f.kernels(); return r == 2 }, 10*time.Second, time.Millisecond)
+	f.gate(false)
+	wg.Wait()
+	_, _, order := rec.snapshot()
+	require.Len(t, order, 9)
+	assert.Equal(t, uint64(1009), order[0], "the 1-sample batch (20ms) finishes before the 8-sample one (160ms)")
+}
+
+func TestEnqueueFailureFailsItsBatchOnly(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, 1, 1<<26)
+	b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"streams": "1", "batch_size": "2"})
+	f.failEnqueue(2)
+	rec := newRecorder()
+	require.NoError(t, b.Infer(t.Context(), query(seq(6), 16, true, true), rec))
+	out, failed, _ := rec.snapshot()
+	assert.Len(t, out, 4)
+	require.Len(t, failed, 2)
+	for _, id := range []uint64{1002, 1003} {
+		var se *ShimError
+		require.ErrorAs(t, failed[id], &se, "sample %d", id)
+		assert.Contains(t, se.Message, "injected enqueue failure")
+		assert.Contains(t, failed[id].Error(), "device 0 stream 0")
+	}
+	// The stream is still usable.
+	rec = newRecorder()
+	require.NoError(t, b.Infer(t.Context(), query(seq(3), 16, true, true), rec))
+	out, failed, _ = rec.snapshot()
+	assert.Len(t, out, 3)
+	assert.Empty(t, failed)
+}
+
+func TestFailedDeviceIsDropped(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, 2, 1<<26)
+	f.setDelay(1000, 0)
+	b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"streams": "1", "batch_size": "1"})
+	f.failDevice(1)
+
+	// Lanes are handed out interleaved: sample 0 runs on device 0, sample 1
+	// on device 1, which fails with a sticky launch failure.
+	rec := newRecorder()
+	require.NoError(t, b.Infer(t.Context(), query(seq(2), 16, true, true), rec))
+	out, failed, _ := rec.snapshot()
+	assert.Len(t, out, 1)
+	require.Len(t, failed, 1)
+	var de *DeviceError
+	require.ErrorAs(t, failed[1001], &de)
+	assert.Equal(t, 1, de.Device)
+	var ce *CUDAError
+	require.ErrorAs(t, failed[1001], &ce)
+	assert.Equal(t, 719, ce.Code)
+
+	// Later queries run on device 0 only.
+	rec = newRecorder()
+	require.NoError(t, b.Infer(t.Context(), query(seq(5), 16, true, true), rec))
+	out, failed, _ = rec.snapshot()
+	assert.Len(t, out, 5)
+	assert.Empty(t, failed)
+
+	// With both devices failed nothing is left.
+	f.failDevice(0)
+	rec = newRecorder()
+	_ = b.Infer(t.Context(), query(seq(1), 16, true, true), rec)
+	rec = newRecorder()
+	err := b.Infer(t.Context(), query(seq(3), 16, true, true), rec)
+	require.ErrorIs(t, err, ErrNoDevice)
+	_, failed, _ = rec.snapshot()
+	assert.Len(t, failed, 3)
+}
+
+func TestInferAbandonsOnCancel(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, 1, 1<<26)
+	f.setDelay(1000, 0)
+	b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"streams": "1"})
+	f.gate(true)
+	t.Cleanup(func() { f.gate(false) })
+	ctx, cancel := context.WithCancel(t.Context())
+	rec := newRecorder()
+	done := make(chan error, 1)
+	go func() { done <- b.Infer(ctx, query(seq(16), 16, true, true), rec) }()
+	require.Eventually(t, func() bool { r, _ := f.kernels(); return r == 1 }, 10*time.Second, time.Millisecond)
+	cancel()
+	err := <-done
+	require.ErrorIs(t, err, context.Canceled)
+	_, _, order := rec.snapshot()
+	// The second batch was never dispatched: it failed at once; the first is
+	// abandoned, and nothing reaches the completer after Infer returned.
+	assert.Len(t, order, 8)
+	f.gate(false)
+	require.NoError(t, b.Close())
+	_, _, after := rec.snapshot()
+	assert.Len(t, after, 8)
+}
+
+func TestTimeoutOption(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, 1, 1<<26)
+	f.setDelay(1000, 0)
+	b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"timeout": "20ms"})
+	f.gate(true)
+	t.Cleanup(func() { f.gate(false) })
+	err := b.Infer(t.Context(), query(seq(2), 16, true, true), newRecorder())
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+}
+
+func TestSamplesOnDevice(t *testing.T) {
+	t.Parallel()
+	const size = 16
+	load := func(t *testing.T, b *Backend, n int) error {
+		var ls []sdk.LoadedSample
+		for _, i := range seq(n) {
+			ls = append(ls, sdk.LoadedSample{Index: i, Data: sampleBytes(i, size)})
+		}
+		return b.LoadSamples(t.Context(), ls)
+	}
+	t.Run("arena per device, freed on unload", func(t *testing.T) {
+		t.Parallel()
+		f := newFake(t, 2, 1<<20)
+		b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"samples_on_device": "device"})
+		before := f.live().allocs
+		require.NoError(t, load(t, b, 100))
+		assert.Equal(t, before+2, f.live().allocs, "one sample arena on each device")
+		require.NoError(t, b.UnloadSamples(t.Context(), seq(99)))
+		assert.Equal(t, before+2, f.live().allocs, "the arena lives while one sample uses it")
+		require.NoError(t, b.UnloadSamples(t.Context(), []uint64{99}))
+		assert.Equal(t, before, f.live().allocs)
+	})
+	t.Run("too large for device", func(t *testing.T) {
+		t.Parallel()
+		f := newFake(t, 1, 1<<14)
+		b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"samples_on_device": "device"})
+		err := load(t, b, 2000)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "do not fit")
+	})
+	t.Run("auto falls back to host", func(t *testing.T) {
+		t.Parallel()
+		f := newFake(t, 1, 1<<14)
+		b := newBackend(t, f, fakePlan(planSimple, outSimple), nil)
+		before := f.live().allocs
+		require.NoError(t, load(t, b, 2000))
+		assert.Equal(t, before, f.live().allocs)
+		rec := newRecorder()
+		require.NoError(t, b.Infer(t.Context(), query([]uint64{5, 1999}, size, false, true), rec))
+		out, _, _ := rec.snapshot()
+		assert.Equal(t, sampleBytes(1999, size), out[1999+1000])
+	})
+	t.Run("wrong size rejected", func(t *testing.T) {
+		t.Parallel()
+		f := newFake(t, 1, 1<<20)
+		b := newBackend(t, f, fakePlan(planSimple, outSimple), nil)
+		err := b.LoadSamples(t.Context(), []sdk.LoadedSample{{Index: 1, Data: make([]byte, 15)}})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "15 bytes")
+	})
+	t.Run("missing data fails the sample", func(t *testing.T) {
+		t.Parallel()
+		f := newFake(t, 1, 1<<20)
+		b := newBackend(t, f, fakePlan(planSimple, outSimple), nil)
+		rec := newRecorder()
+		q := query([]uint64{1, 2}, size, true, true)
+		q.Samples[1].Data = nil
+		require.NoError(t, b.Infer(t.Context(), q, rec))
+		out, failed, _ := rec.snapshot()
+		assert.Len(t, out, 1)
+		require.Contains(t, failed, uint64(1002))
+		assert.Contains(t, failed[1002].Error(), "no data")
+	})
+}
+
+// TestDynamicProfilesGetOwnContexts checks the engine copies: a profile
+// serves one execution context at a time.
+func TestDynamicProfilesGetOwnContexts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		plan     []string
+		streams  string
+		engines  int32
+		contexts int32
+	}{
+		{name: "one profile, three streams", plan: []string{planSimple, outSimple}, streams: "3", engines: 3, contexts: 3},
+		{name: "two profiles, three streams", plan: []string{"profiles 2", planSimple, outSimple}, streams: "3",
+			engines: 2, contexts: 3},
+		{name: "static engine shares one copy", plan: []string{"input x uint8 4x4", "output y uint8 4x4"},
+			streams: "3", engines: 1, contexts: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t, 1, 1<<26)
+			b := newBackend(t, f, fakePlan(tt.plan...), map[string]string{"streams": tt.streams})
+			live := f.live()
+			assert.Equal(t, tt.engines, live.engines)
+			assert.Equal(t, tt.contexts, live.contexts)
+			rec := newRecorder()
+			require.NoError(t, b.Infer(t.Context(), query(seq(24), b.m.layout.inBytes, true, true), rec))
+			_, failed, _ := rec.snapshot()
+			assert.Empty(t, failed)
+		})
+	}
+}
+
+func TestWarmupRunsEveryStream(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, 2, 1<<26)
+	b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"streams": "2", "batch_size": "5"})
+	require.NoError(t, b.Warmup(t.Context()))
+	assert.Equal(t, []int{5, 5, 5, 5}, f.batches())
+}
+
+func TestCloseReleasesEverything(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, 2, 1<<26)
+	b, err := New(f.config())
+	require.NoError(t, err)
+	require.NoError(t, b.Load(t.Context(), sdk.Model{Bytes: fakePlan("profiles 2", planSimple, outSimple),
+		Options: map[string]string{"streams": "3"}}))
+	require.NoError(t, b.LoadSamples(t.Context(), []sdk.LoadedSample{{Index: 7, Data: sampleBytes(7, 16)}}))
+	require.NoError(t, b.Infer(t.Context(), query([]uint64{7}, 16, false, true), newRecorder()))
+	require.ErrorIs(t, b.Load(t.Context(), sdk.Model{Bytes: fakePlan(planSimple, outSimple)}), ErrLoaded)
+	require.NoError(t, b.Close())
+	require.NoError(t, b.Close(), "Close is idempotent")
+	assert.Equal(t, liveObjects{}, f.live(), "no allocation, stream, event, engine or context left")
+	require.ErrorIs(t, b.Infer(t.Context(), query([]uint64{7}, 16, true, true), newRecorder()), ErrClosed)
+	require.ErrorIs(t, b.Load(t.Context(), sdk.Model{}), ErrClosed)
+}
+
+func TestInfoListsDevices(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, 3, 1<<30)
+	cfg := f.config()
+	cfg.Streams = 4
+	b, err := New(cfg)
+	require.NoError(t, err)
+	info := b.Info()
+	assert.Equal(t, "tensorrt", info.Name)
+	assert.Equal(t, 12, info.MaxInFlight)
+	require.Len(t, info.Devices, 3)
+	assert.Equal(t, sdk.Device{ID: 2, Name: "Fake GPU 2", Kind: "gpu", MemoryBytes: 1 << 30,
+		Driver: "CUDA runtime 12.4, driver 12.4, sm_90, 132 SMs"}, info.Devices[2])
+
+	cfg.Devices = []int{1}
+	b, err = New(cfg)
+	require.NoError(t, err)
+	assert.Equal(t, 4, b.Info().MaxInFlight)
+}
+
+func TestMissingRuntimeNamesLibrary(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, 1, 1<<20)
+	tests := []struct {
+		name     string
+		cudart   []string
+		shim     []string
+		library  string
+		remedies []string
+	}{
+		{name: "no libcudart", cudart: []string{"/nonexistent/libcudart.so.12"}, shim: []string{f.shimPath},
+			library: "libcudart", remedies: []string{"nvidia-cuda-runtime-cu12", "cudart="}},
+		{name: "no shim", cudart: []string{f.cudartPath}, shim: []string{"/nonexistent/libmlph_trt.so"},
+			library: "libmlph_trt.so", remedies: []string{"make tensorrt-shim", "shim="}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := DefaultConfig()
+			cfg.CudartPaths, cfg.ShimPaths = tt.cudart, tt.shim
+			b, err := New(cfg)
+			require.NoError(t, err)
+			err = b.Load(t.Context(), sdk.Model{Bytes: fakePlan(planSimple, outSimple)})
+			require.ErrorIs(t, err, ErrRuntimeMissing)
+			var le *LibraryError
+			require.ErrorAs(t, err, &le)
+			assert.Contains(t, le.Library, tt.library)
+			assert.Contains(t, err.Error(), "/nonexistent/")
+			for _, r := range tt.remedies {
+				assert.Contains(t, err.Error(), r)
+			}
+		})
+	}
+	t.Run("info without cudart", func(t *testing.T) {
+		t.Parallel()
+		cfg := DefaultConfig()
+		cfg.CudartPaths = []string{"/nonexistent/libcudart.so.12"}
+		b, err := New(cfg)
+		require.NoError(t, err)
+		assert.Empty(t, b.Info().Devices)
+		assert.Contains(t, b.Info().Description, "libcudart")
+	})
+}
+
+func TestLoadRejectsBadEngines(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		plan []byte
+		opts map[string]string
+		want string
+	}{
+		{name: "not a plan", plan: []byte("garbage"), want: "not a faketrt plan"},
+		{name: "dynamic inner dimension", plan: fakePlan("input x float32 -1x-1 max=4", outSimple),
+			want: "dynamic non-batch dimension"},
+		{name: "batch_size above profile", plan: fakePlan(planSimple, outSimple),
+			opts: map[string]string{"batch_size": "9"}, want: "exceeds the engine's maximum batch 8"},
+		{name: "no outputs", plan: fakePlan(planSimple), want: "at least one of each"},
+		{name: "mixed batch kinds", plan: fakePlan(planSimple, "input z float32 4x4", outSimple),
+			want: "mixes static and dynamic"},
+		{name: "unknown device", plan: fakePlan(planSimple, outSimple),
+			opts: map[string]string{"devices": "5"}, want: "device 5 selected"},
+		{name: "unknown option", plan: fakePlan(planSimple, outSimple),
+			opts: map[string]string{"stream": "2"}, want: "unknown option"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t, 1, 1<<20)
+			b, err := New(f.config())
+			require.NoError(t, err)
+			err = b.Load(t.Context(), sdk.Model{Bytes: tt.plan, Options: tt.opts})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			require.NoError(t, b.Close())
+			assert.Equal(t, liveObjects{}, f.live(), "a failed Load leaves nothing behind")
+		})
+	}
+}
+
+func TestLoadReadsEngineFile(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, 1, 1<<20)
+	b, err := New(f.config())
+	require.NoError(t, err)
+	err = b.Load(t.Context(), sdk.Model{Path: "/nonexistent/model.plan"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "/nonexistent/model.plan")
+	require.ErrorIs(t, b.Infer(t.Context(), sdk.Query{}, newRecorder()), ErrNotLoaded)
+	assert.True(t, errors.Is(b.Warmup(t.Context()), ErrNotLoaded))
+	require.NoError(t, b.Close())
+}

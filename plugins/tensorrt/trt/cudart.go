@@ -1,0 +1,226 @@
+package trt
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+)
+
+// DefaultCudartPaths are tried in order when no cudart path is configured.
+var DefaultCudartPaths = []string{
+	"libcudart.so", "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0",
+	"/usr/local/cuda/lib64/libcudart.so",
+}
+
+const cudartHint = "install the CUDA runtime (NVIDIA's cuda-cudart package, or " +
+	"`pip install nvidia-cuda-runtime-cu12`) and put it on LD_LIBRARY_PATH, " +
+	"or set the plugin option cudart=/path/to/libcudart.so.12"
+
+// Event and stream creation flags.
+const (
+	cudaEventBlockingSync  = 0x01
+	cudaEventDisableTiming = 0x02
+	cudaStreamNonBlocking  = 0x01
+	// devicePropBytes is larger than cudaDeviceProp in every CUDA release.
+	devicePropBytes = 4096
+	// totalGlobalMemOffset is cudaDeviceProp.totalGlobalMem since CUDA 10:
+	// name[256], uuid[16], luid[8], luidDeviceNodeMask, padding.
+	totalGlobalMemOffset = 288
+)
+
+// CUDA device attributes (cudaDeviceAttr).
+const (
+	attrMultiProcessorCount = 16
+	attrComputeCapMajor     = 75
+	attrComputeCapMinor     = 76
+)
+
+// cudart binds libcudart's C API with purego. Each method is one C call.
+type cudart struct {
+	lib *library
+
+	getErrorString, getDeviceCount, setDevice, deviceGetAttribute uintptr
+	getDeviceProperties, getDevicePropertiesV2, memGetInfo        uintptr
+	runtimeGetVersion, driverGetVersion                           uintptr
+	malloc, free, mallocHost, freeHost, memcpy, memcpyAsync       uintptr
+	streamCreateWithFlags, streamDestroy                          uintptr
+	eventCreateWithFlags, eventDestroy, eventRecord, eventSync    uintptr
+}
+
+var _ cudaAPI = (*cudart)(nil)
+
+// loadCudart opens the first loadable of paths and binds its functions.
+func loadCudart(paths []string) (*cudart, error) {
+	lib, err := openLibrary("libcudart", paths, cudartHint)
+	if err != nil {
+		return nil, err
+	}
+	c := &cudart{lib: lib}
+	err = lib.bind([]symbol{
+		{name: "cudaGetErrorString", fn: &c.getErrorString},
+		{name: "cudaGetDeviceCount", fn: &c.getDeviceCount},
+		{name: "cudaSetDevice", fn: &c.setDevice},
+		{name: "cudaDeviceGetAttribute", fn: &c.deviceGetAttribute},
+		{name: "cudaGetDeviceProperties", fn: &c.getDeviceProperties},
+		{name: "cudaGetDeviceProperties_v2", fn: &c.getDevicePropertiesV2, optional: true},
+		{name: "cudaMemGetInfo", fn: &c.memGetInfo},
+		{name: "cudaRuntimeGetVersion", fn: &c.runtimeGetVersion},
+		{name: "cudaDriverGetVersion", fn: &c.driverGetVersion},
+		{name: "cudaMalloc", fn: &c.malloc},
+		{name: "cudaFree", fn: &c.free},
+		{name: "cudaMallocHost", fn: &c.mallocHost},
+		{name: "cudaFreeHost", fn: &c.freeHost},
+		{name: "cudaMemcpy", fn: &c.memcpy},
+		{name: "cudaMemcpyAsync", fn: &c.memcpyAsync},
+		{name: "cudaStreamCreateWithFlags", fn: &c.streamCreateWithFlags},
+		{name: "cudaStreamDestroy", fn: &c.streamDestroy},
+		{name: "cudaEventCreateWithFlags", fn: &c.eventCreateWithFlags},
+		{name: "cudaEventDestroy", fn: &c.eventDestroy},
+		{name: "cudaEventRecord", fn: &c.eventRecord},
+		{name: "cudaEventSynchronize", fn: &c.eventSync},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tensorrt: bind libcudart: %w", err)
+	}
+	return c, nil
+}
+
+// check turns a cudaError_t into an error.
+func (c *cudart) check(op string, r uintptr) error {
+	code := int32(r)
+	if code == 0 {
+		return nil
+	}
+	msg, _, _ := purego.SyscallN(c.getErrorString, uintptr(code))
+	return &CUDAError{Op: op, Code: int(code), Message: goString(msg)}
+}
+
+func (c *cudart) DeviceCount() (int, error) {
+	var n int32
+	r, _, _ := purego.SyscallN(c.getDeviceCount, uintptr(unsafe.Pointer(&n)))
+	if err := c.check("cudaGetDeviceCount", r); err != nil {
+		return 0, err
+	}
+	return int(n), nil
+}
+
+func (c *cudart) SetDevice(ordinal int) error {
+	r, _, _ := purego.SyscallN(c.setDevice, uintptr(ordinal))
+	return c.check("cudaSetDevice", r)
+}
+
+func (c *cudart) DeviceProperties(ordinal int) (string, uint64, error) {
+	buf := make([]byte, devicePropBytes)
+	fn := c.getDeviceProperties
+	if c.getDevicePropertiesV2 != 0 {
+		fn = c.getDevicePropertiesV2
+	}
+	r, _, _ := purego.SyscallN(fn, uintptr(unsafe.Pointer(&buf[0])), uintptr(ordinal))
+	if err := c.check("cudaGetDeviceProperties", r); err != nil {
+		return "", 0, err
+	}
+	mem := *(*uint64)(unsafe.Pointer(&buf[totalGlobalMemOffset]))
+	return errText(buf[:256]), mem, nil
+}
+
+func (c *cudart) DeviceAttribute(attr, ordinal int) (int, error) {
+	var v int32
+	r, _, _ := purego.SyscallN(c.deviceGetAttribute, uintptr(unsafe.Pointer(&v)), uintptr(attr), uintptr(ordinal))
+	if err := c.check("cudaDeviceGetAttribute", r); err != nil {
+		return 0, err
+	}
+	return int(v), nil
+}
+
+func (c *cudart) RuntimeVersion() (int, error) {
+	var v int32
+	r, _, _ := purego.SyscallN(c.runtimeGetVersion, uintptr(unsafe.Pointer(&v)))
+	return int(v), c.check("cudaRuntimeGetVersion", r)
+}
+
+func (c *cudart) DriverVersion() (int, error) {
+	var v int32
+	r, _, _ := purego.SyscallN(c.driverGetVersion, uintptr(unsafe.Pointer(&v)))
+	return int(v), c.check("cudaDriverGetVersion", r)
+}
+
+func (c *cudart) MemInfo() (uint64, uint64, error) {
+	var free, total uintptr
+	r, _, _ := purego.SyscallN(c.memGetInfo, uintptr(unsafe.Pointer(&free)), uintptr(unsafe.Pointer(&total)))
+	return uint64(free), uint64(total), c.check("cudaMemGetInfo", r)
+}
+
+func (c *cudart) Malloc(size uintptr) (uintptr, error) {
+	var p uintptr
+	r, _, _ := purego.SyscallN(c.malloc, uintptr(unsafe.Pointer(&p)), size)
+	if err := c.check("cudaMalloc", r); err != nil {
+		return 0, fmt.Errorf("allocate %d bytes: %w", size, err)
+	}
+	return p, nil
+}
+
+func (c *cudart) Free(p uintptr) error {
+	r, _, _ := purego.SyscallN(c.free, p)
+	return c.check("cudaFree", r)
+}
+
+func (c *cudart) MallocHost(size uintptr) (unsafe.Pointer, error) {
+	var p unsafe.Pointer
+	r, _, _ := purego.SyscallN(c.mallocHost, uintptr(unsafe.Pointer(&p)), size)
+	if err := c.check("cudaMallocHost", r); err != nil {
+		return nil, fmt.Errorf("allocate %d pinned bytes: %w", size, err)
+	}
+	return p, nil
+}
+
+func (c *cudart) FreeHost(p unsafe.Pointer) error {
+	r, _, _ := purego.SyscallN(c.freeHost, uintptr(p))
+	return c.check("cudaFreeHost", r)
+}
+
+func (c *cudart) CopyToDevice(dst uintptr, src []byte) error {
+	if len(src) == 0 {
+		return nil
+	}
+	r, _, _ := purego.SyscallN(c.memcpy, dst, uintptr(unsafe.Pointer(&src[0])), uintptr(len(src)), uintptr(hostToDevice))
+	return c.check("cudaMemcpy", r)
+}
+
+func (c *cudart) CopyAsync(dst, src, n uintptr, kind copyKind, s stream) error {
+	r, _, _ := purego.SyscallN(c.memcpyAsync, dst, src, n, uintptr(kind), uintptr(s))
+	return c.check("cudaMemcpyAsync", r)
+}
+
+func (c *cudart) StreamCreate() (stream, error) {
+	var s uintptr
+	r, _, _ := purego.SyscallN(c.streamCreateWithFlags, uintptr(unsafe.Pointer(&s)), cudaStreamNonBlocking)
+	return stream(s), c.check("cudaStreamCreateWithFlags", r)
+}
+
+func (c *cudart) StreamDestroy(s stream) error {
+	r, _, _ := purego.SyscallN(c.streamDestroy, uintptr(s))
+	return c.check("cudaStreamDestroy", r)
+}
+
+func (c *cudart) EventCreate() (event, error) {
+	var e uintptr
+	r, _, _ := purego.SyscallN(c.eventCreateWithFlags, uintptr(unsafe.Pointer(&e)),
+		cudaEventBlockingSync|cudaEventDisableTiming)
+	return event(e), c.check("cudaEventCreateWithFlags", r)
+}
+
+func (c *cudart) EventDestroy(e event) error {
+	r, _, _ := purego.SyscallN(c.eventDestroy, uintptr(e))
+	return c.check("cudaEventDestroy", r)
+}
+
+func (c *cudart) EventRecord(e event, s stream) error {
+	r, _, _ := purego.SyscallN(c.eventRecord, uintptr(e), uintptr(s))
+	return c.check("cudaEventRecord", r)
+}
+
+func (c *cudart) EventSynchronize(e event) error {
+	r, _, _ := purego.SyscallN(c.eventSync, uintptr(e))
+	return c.check("cudaEventSynchronize", r)
+}

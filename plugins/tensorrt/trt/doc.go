@@ -1,0 +1,27 @@
+// Package trt is the TensorRT backend of mlperf-host: it runs a serialized
+// TensorRT engine (a plan file) on one or more CUDA GPUs.
+//
+// Both native libraries are bound at run time with purego, so the package
+// builds with CGO_ENABLED=0 on machines without CUDA or TensorRT:
+//
+//   - libcudart, the CUDA runtime's C API, for devices, memory, streams and
+//     events;
+//   - libmlph_trt.so, a small extern "C" shim over TensorRT's C++ API
+//     (plugins/tensorrt/shim), built where TensorRT is installed.
+//
+// Each selected device gets Config.Streams lanes. A lane is one CUDA stream
+// with its own execution context, event, device buffers for every I/O
+// tensor and pinned host buffers for asynchronous copies. Infer splits a
+// query into batches of at most the engine profile's maximum, hands each to
+// an idle lane of any device, and completes the batch's samples when its
+// event fires. LoadSamples copies samples into device memory when they fit
+// (MLPerf's start-from-device); lanes then gather them with device-to-device
+// copies instead of staging them from the host.
+//
+// The device-facing layer sits behind two interfaces, cudaAPI and trtAPI;
+// the tests drive the real purego bindings against a fake CUDA runtime and a
+// fake shim compiled from testdata/fake.
+//
+// Package trt imports only the sdk and purego; it must not import host,
+// loadgen, cmd or another plugin.
+package trt

@@ -1,0 +1,366 @@
+package trt
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"unsafe"
+
+	"github.com/mlperf-host/mlperf-host/sdk"
+)
+
+// errCanceled is returned by lanePool.acquire when its cancel channel fires.
+var errCanceled = errors.New("canceled")
+
+// ioBuffer is one I/O tensor's memory on a lane: a device buffer TensorRT
+// reads or writes, and a pinned host buffer for asynchronous copies, each
+// holding the lane's full batch.
+type ioBuffer struct {
+	t    *tensorInfo
+	dev  uintptr
+	host unsafe.Pointer
+}
+
+// hostAddr is the pinned buffer's address (C memory) for CUDA calls.
+func (b *ioBuffer) hostAddr() uintptr { return uintptr(b.host) }
+
+// lane is one CUDA stream with its execution context, event and buffers.
+// A lane runs one batch at a time on its own goroutine, which is locked to
+// an OS thread whose current device is the lane's device.
+type lane struct {
+	m    *model
+	dev  *device
+	id   int // stream index on the device
+	ctx  handle
+	st   stream
+	ev   event
+	in   []ioBuffer
+	out  []ioBuffer
+	work chan *batch
+
+	// shapes holds each input's dims with the batch in dims[0].
+	shapes [][]int64
+	// rows is the batch of the input shapes last set; 0 forces a reset.
+	rows int
+	// failed[i] marks a sample failed while staging.
+	failed  []bool
+	errBuf  []byte
+	scratch []byte
+}
+
+// newLane creates the stream, event, context and buffers of stream id of
+// dev on engine eng with optimization profile. The caller's OS thread has
+// dev as its current device.
+func newLane(m *model, dev *device, id int, eng handle, profile int) (l *lane, err error) {
+	l = &lane{
+		m: m, dev: dev, id: id,
+		work:   make(chan *batch, 1),
+		failed: make([]bool, m.rowsCap),
+		errBuf: make([]byte, errBufBytes),
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, l.release())
+			l = nil
+		}
+	}()
+	if l.st, err = m.cuda.StreamCreate(); err != nil {
+		return l, err
+	}
+	if l.ev, err = m.cuda.EventCreate(); err != nil {
+		return l, err
+	}
+	if l.ctx, err = m.trt.ContextCreate(eng); err != nil {
+		return l, err
+	}
+	if profile != 0 {
+		if err = m.trt.SetProfile(l.ctx, profile, l.st); err != nil {
+			return l, err
+		}
+	}
+	for i := range m.layout.inputs {
+		t := &m.layout.inputs[i]
+		l.shapes = append(l.shapes, append([]int64(nil), t.dims...))
+		if err = l.addBuffer(&l.in, t); err != nil {
+			return l, err
+		}
+	}
+	for i := range m.layout.outputs {
+		if err = l.addBuffer(&l.out, &m.layout.outputs[i]); err != nil {
+			return l, err
+		}
+	}
+	if len(l.out) > 1 {
+		l.scratch = make([]byte, m.layout.outBytes)
+	}
+	return l, nil
+}
+
+func (l *lane) addBuffer(bufs *[]ioBuffer, t *tensorInfo) error {
+	size := uintptr(l.m.rowsCap * t.sampleBytes)
+	b := ioBuffer{t: t}
+	var err error
+	if b.dev, err = l.m.cuda.Malloc(size); err != nil {
+		return fmt.Errorf("tensor %q: %w", t.name, err)
+	}
+	*bufs = append(*bufs, b)
+	last := &(*bufs)[len(*bufs)-1]
+	if last.host, err = l.m.cuda.MallocHost(size); err != nil {
+		return fmt.Errorf("tensor %q: %w", t.name, err)
+	}
+	return l.m.trt.SetTensorAddress(l.ctx, t.cname, last.dev)
+}
+
+// release frees everything the lane owns; the caller's OS thread has the
+// lane's device current.
+func (l *lane) release() error {
+	var errs []error
+	if l.ctx != 0 {
+		l.m.trt.ContextDestroy(l.ctx)
+		l.ctx = 0
+	}
+	for _, bufs := range [][]ioBuffer{l.in, l.out} {
+		for _, b := range bufs {
+			if b.dev != 0 {
+				errs = append(errs, l.m.cuda.Free(b.dev))
+			}
+			if b.host != nil {
+				errs = append(errs, l.m.cuda.FreeHost(b.host))
+			}
+		}
+	}
+	l.in, l.out = nil, nil
+	if l.ev != 0 {
+		errs = append(errs, l.m.cuda.EventDestroy(l.ev))
+		l.ev = 0
+	}
+	if l.st != 0 {
+		errs = append(errs, l.m.cuda.StreamDestroy(l.st))
+		l.st = 0
+	}
+	return errors.Join(errs...)
+}
+
+// loop runs batches until the work channel closes.
+func (l *lane) loop() {
+	defer l.m.wg.Done()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := l.m.cuda.SetDevice(l.dev.ordinal); err != nil {
+		l.dev.fail(err)
+	}
+	for b := range l.work {
+		l.exec(b)
+		b.call.finish()
+		l.m.pool.release(l)
+	}
+}
+
+// exec runs one batch: stage inputs, enqueue, copy outputs back, wait for
+// the stream's event and report each sample.
+func (l *lane) exec(b *batch) {
+	if b.samples == nil {
+		if err := l.warm(); err != nil {
+			b.call.setErr(fmt.Errorf("tensorrt: warm up device %d stream %d: %w", l.dev.ordinal, l.id, err))
+		}
+		return
+	}
+	n := len(b.samples)
+	b.call.mu.RLock()
+	if b.call.abandoned {
+		b.call.mu.RUnlock()
+		return
+	}
+	if l.dev.failed.Load() {
+		l.failAll(b, l.dev.err())
+		b.call.mu.RUnlock()
+		return
+	}
+	want, err := l.stage(b)
+	b.call.mu.RUnlock()
+	if err == nil {
+		err = l.launch(l.m.layout.rows(n), n, want)
+	}
+	if err == nil {
+		if err = l.m.cuda.EventSynchronize(l.ev); err != nil {
+			err = l.dev.fail(err)
+		}
+	} else {
+		// Work may already be queued on the stream; let it drain before the
+		// lane's buffers are reused.
+		if syncErr := l.drain(); syncErr != nil {
+			err = l.dev.fail(syncErr)
+		}
+	}
+	b.call.mu.RLock()
+	defer b.call.mu.RUnlock()
+	if b.call.abandoned {
+		return
+	}
+	if err != nil {
+		l.failAll(b, err)
+		return
+	}
+	l.complete(b, want)
+}
+
+// stage copies host-resident inputs into pinned memory, queues one
+// host-to-device copy per input, then queues device-to-device copies for
+// samples already resident on this device. It reports whether any sample
+// wants its output.
+func (l *lane) stage(b *batch) (want bool, err error) {
+	cuda, st := l.m.cuda, l.st
+	n := len(b.samples)
+	staged := false
+	inBytes := l.m.layout.inBytes
+	for i, s := range b.samples {
+		l.failed[i] = false
+		want = want || s.WantOutput
+		if _, onDevice := l.m.samples.device(s.Index, l.dev.slot); onDevice {
+			continue
+		}
+		data := l.m.samples.host(s)
+		if len(data) != inBytes {
+			l.failed[i] = true
+			b.call.c.Fail(s.ID, l.sampleError(s, data))
+			continue
+		}
+		for k := range l.in {
+			buf := &l.in[k]
+			sb := buf.t.sampleBytes
+			copy(hostBytes(buf.host, l.m.rowsCap*sb)[i*sb:(i+1)*sb], data[buf.t.offset:buf.t.offset+sb])
+		}
+		staged = true
+	}
+	if staged {
+		for k := range l.in {
+			buf := &l.in[k]
+			size := uintptr(n * buf.t.sampleBytes)
+			if err := cuda.CopyAsync(buf.dev, buf.hostAddr(), size, hostToDevice, st); err != nil {
+				return want, err
+			}
+		}
+	}
+	for i, s := range b.samples {
+		p, onDevice := l.m.samples.device(s.Index, l.dev.slot)
+		if !onDevice {
+			continue
+		}
+		for k := range l.in {
+			buf := &l.in[k]
+			sb := uintptr(buf.t.sampleBytes)
+			if err := cuda.CopyAsync(buf.dev+uintptr(i)*sb, p+uintptr(buf.t.offset), sb, deviceToDevice, st); err != nil {
+				return want, err
+			}
+		}
+	}
+	return want, nil
+}
+
+func (l *lane) sampleError(s sdk.Sample, data []byte) error {
+	if data == nil {
+		return fmt.Errorf("tensorrt: sample %d (index %d) has no data: it was neither loaded nor sent", s.ID, s.Index)
+	}
+	return fmt.Errorf("tensorrt: sample %d (index %d) has %d bytes; the engine's inputs take %d per sample",
+		s.ID, s.Index, len(data), l.m.layout.inBytes)
+}
+
+// launch sets the input shapes for rows, enqueues the engine, queues the
+// output copies of the first n rows when wanted, and records the event.
+func (l *lane) launch(rows, n int, want bool) error {
+	trt, cuda := l.m.trt, l.m.cuda
+	if l.m.layout.dynamic && rows != l.rows {
+		l.rows = 0
+		for k := range l.in {
+			l.shapes[k][0] = int64(rows)
+			if err := trt.SetInputShape(l.ctx, l.in[k].t.cname, l.shapes[k], l.errBuf); err != nil {
+				return err
+			}
+		}
+		l.rows = rows
+	}
+	if err := trt.Enqueue(l.ctx, l.st, l.errBuf); err != nil {
+		return err
+	}
+	if want {
+		for k := range l.out {
+			buf := &l.out[k]
+			if err := cuda.CopyAsync(buf.hostAddr(), buf.dev, uintptr(n*buf.t.sampleBytes), deviceToHost, l.st); err != nil {
+				return err
+			}
+		}
+	}
+	return cuda.EventRecord(l.ev, l.st)
+}
+
+// drain waits for the work already queued on the lane's stream.
+func (l *lane) drain() error {
+	if err := l.m.cuda.EventRecord(l.ev, l.st); err != nil {
+		return err
+	}
+	return l.m.cuda.EventSynchronize(l.ev)
+}
+
+// complete reports every sample not failed while staging.
+func (l *lane) complete(b *batch, want bool) {
+	c := b.call.c
+	for i, s := range b.samples {
+		if l.failed[i] {
+			continue
+		}
+		if !want || !s.WantOutput {
+			c.Complete(s.ID, nil, 0)
+			continue
+		}
+		c.Complete(s.ID, l.output(i), 0)
+	}
+}
+
+// output returns sample row i's outputs, concatenated in engine order.
+func (l *lane) output(i int) []byte {
+	if len(l.out) == 1 {
+		sb := l.out[0].t.sampleBytes
+		return hostBytes(l.out[0].host, l.m.rowsCap*sb)[i*sb : (i+1)*sb]
+	}
+	off := 0
+	for k := range l.out {
+		sb := l.out[k].t.sampleBytes
+		off += copy(l.scratch[off:], hostBytes(l.out[k].host, l.m.rowsCap*sb)[i*sb:(i+1)*sb])
+	}
+	return l.scratch
+}
+
+func (l *lane) failAll(b *batch, err error) {
+	err = fmt.Errorf("tensorrt: device %d stream %d: %w", l.dev.ordinal, l.id, err)
+	for i, s := range b.samples {
+		if !l.failed[i] {
+			b.call.c.Fail(s.ID, err)
+		}
+	}
+}
+
+// warm runs one full batch of zeros through the engine.
+func (l *lane) warm() error {
+	if l.dev.failed.Load() {
+		return l.dev.err()
+	}
+	rows := l.m.rowsCap
+	for k := range l.in {
+		buf := &l.in[k]
+		size := rows * buf.t.sampleBytes
+		clear(hostBytes(buf.host, size))
+		if err := l.m.cuda.CopyAsync(buf.dev, buf.hostAddr(), uintptr(size), hostToDevice, l.st); err != nil {
+			return err
+		}
+	}
+	if err := l.launch(rows, rows, false); err != nil {
+		if syncErr := l.drain(); syncErr != nil {
+			return l.dev.fail(syncErr)
+		}
+		return err
+	}
+	if err := l.m.cuda.EventSynchronize(l.ev); err != nil {
+		return l.dev.fail(err)
+	}
+	return nil
+}

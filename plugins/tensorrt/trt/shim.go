@@ -1,0 +1,190 @@
+package trt
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+)
+
+// DefaultShimPaths are tried in order when no shim path is configured.
+var DefaultShimPaths = []string{"libmlph_trt.so"}
+
+const shimHint = "build the TensorRT shim where TensorRT is installed with " +
+	"`make tensorrt-shim` (needs NvInferRuntime.h and libnvinfer, see docs/tensorrt.md) " +
+	"and set the plugin option shim=/path/to/libmlph_trt.so or put it on LD_LIBRARY_PATH"
+
+// shim binds the extern "C" functions of mlph_trt.h with purego.
+type shim struct {
+	lib *library
+
+	abi, version, runtimeCreate, runtimeDestroy, deserialize, engineDestroy uintptr
+	numIO, ioName, ioMode, ioDType, ioShape, numProfiles, profileShape      uintptr
+	contextCreate, contextDestroy, setProfile, setInputShape                uintptr
+	setTensorAddress, enqueue                                               uintptr
+}
+
+var _ trtAPI = (*shim)(nil)
+
+// loadShim opens the first loadable of paths, binds it and checks its ABI.
+func loadShim(paths []string) (*shim, error) {
+	lib, err := openLibrary("the TensorRT shim (libmlph_trt.so)", paths, shimHint)
+	if err != nil {
+		return nil, err
+	}
+	s := &shim{lib: lib}
+	err = lib.bind([]symbol{
+		{name: "mlph_trt_abi", fn: &s.abi},
+		{name: "mlph_trt_version", fn: &s.version},
+		{name: "mlph_trt_runtime_create", fn: &s.runtimeCreate},
+		{name: "mlph_trt_runtime_destroy", fn: &s.runtimeDestroy},
+		{name: "mlph_trt_engine_deserialize", fn: &s.deserialize},
+		{name: "mlph_trt_engine_destroy", fn: &s.engineDestroy},
+		{name: "mlph_trt_engine_num_io", fn: &s.numIO},
+		{name: "mlph_trt_engine_io_name", fn: &s.ioName},
+		{name: "mlph_trt_engine_io_mode", fn: &s.ioMode},
+		{name: "mlph_trt_engine_io_dtype", fn: &s.ioDType},
+		{name: "mlph_trt_engine_io_shape", fn: &s.ioShape},
+		{name: "mlph_trt_engine_num_profiles", fn: &s.numProfiles},
+		{name: "mlph_trt_engine_profile_shape", fn: &s.profileShape},
+		{name: "mlph_trt_context_create", fn: &s.contextCreate},
+		{name: "mlph_trt_context_destroy", fn: &s.contextDestroy},
+		{name: "mlph_trt_context_set_profile", fn: &s.setProfile},
+		{name: "mlph_trt_context_set_input_shape", fn: &s.setInputShape},
+		{name: "mlph_trt_context_set_tensor_address", fn: &s.setTensorAddress},
+		{name: "mlph_trt_context_enqueue", fn: &s.enqueue},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tensorrt: bind shim: %w", err)
+	}
+	r, _, _ := purego.SyscallN(s.abi)
+	if got := int32(r); got != shimABI {
+		return nil, fmt.Errorf("tensorrt: shim %s has ABI %d, the plugin needs %d: rebuild it with `make tensorrt-shim`",
+			lib.path, got, shimABI)
+	}
+	return s, nil
+}
+
+// status turns a shim status (0 or -1) and its message into an error.
+func status(op string, r uintptr, errBuf []byte) error {
+	if int32(r) == 0 {
+		return nil
+	}
+	return &ShimError{Op: op, Message: errText(errBuf)}
+}
+
+// handleOrError wraps a handle-returning shim call.
+func handleOrError(op string, r uintptr, errBuf []byte) (handle, error) {
+	if r == 0 {
+		return 0, &ShimError{Op: op, Message: errText(errBuf)}
+	}
+	return handle(r), nil
+}
+
+func (s *shim) Version() int {
+	r, _, _ := purego.SyscallN(s.version)
+	return int(int32(r))
+}
+
+func (s *shim) RuntimeCreate() (handle, error) {
+	buf := make([]byte, errBufBytes)
+	r, _, _ := purego.SyscallN(s.runtimeCreate, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+	return handleOrError("mlph_trt_runtime_create", r, buf)
+}
+
+func (s *shim) RuntimeDestroy(rt handle) { purego.SyscallN(s.runtimeDestroy, uintptr(rt)) }
+
+func (s *shim) Deserialize(rt handle, plan []byte) (handle, error) {
+	if len(plan) == 0 {
+		return 0, &ShimError{Op: "mlph_trt_engine_deserialize", Message: "empty plan"}
+	}
+	buf := make([]byte, errBufBytes)
+	r, _, _ := purego.SyscallN(s.deserialize, uintptr(rt), uintptr(unsafe.Pointer(&plan[0])), uintptr(len(plan)),
+		uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+	return handleOrError("mlph_trt_engine_deserialize", r, buf)
+}
+
+func (s *shim) EngineDestroy(e handle) { purego.SyscallN(s.engineDestroy, uintptr(e)) }
+
+func (s *shim) NumIO(e handle) int {
+	r, _, _ := purego.SyscallN(s.numIO, uintptr(e))
+	return int(int32(r))
+}
+
+func (s *shim) IOName(e handle, i int) string {
+	r, _, _ := purego.SyscallN(s.ioName, uintptr(e), uintptr(i))
+	return goString(r)
+}
+
+func (s *shim) IOMode(e handle, name []byte) int {
+	r, _, _ := purego.SyscallN(s.ioMode, uintptr(e), uintptr(unsafe.Pointer(&name[0])))
+	return int(int32(r))
+}
+
+func (s *shim) IODataType(e handle, name []byte) int {
+	r, _, _ := purego.SyscallN(s.ioDType, uintptr(e), uintptr(unsafe.Pointer(&name[0])))
+	return int(int32(r))
+}
+
+// dims converts a rank written by the shim into a shape.
+func dims(op string, name []byte, r uintptr, d *[maxDims]int64) ([]int64, error) {
+	rank := int32(r)
+	if rank < 0 || rank > maxDims {
+		return nil, &ShimError{Op: op, Message: fmt.Sprintf("no shape for tensor %q", errText(name))}
+	}
+	out := make([]int64, rank)
+	copy(out, d[:rank])
+	return out, nil
+}
+
+func (s *shim) IOShape(e handle, name []byte) ([]int64, error) {
+	var d [maxDims]int64
+	r, _, _ := purego.SyscallN(s.ioShape, uintptr(e), uintptr(unsafe.Pointer(&name[0])),
+		uintptr(unsafe.Pointer(&d[0])), maxDims)
+	return dims("mlph_trt_engine_io_shape", name, r, &d)
+}
+
+func (s *shim) NumProfiles(e handle) int {
+	r, _, _ := purego.SyscallN(s.numProfiles, uintptr(e))
+	return int(int32(r))
+}
+
+func (s *shim) ProfileShape(e handle, name []byte, profile, which int) ([]int64, error) {
+	var d [maxDims]int64
+	r, _, _ := purego.SyscallN(s.profileShape, uintptr(e), uintptr(unsafe.Pointer(&name[0])),
+		uintptr(profile), uintptr(which), uintptr(unsafe.Pointer(&d[0])), maxDims)
+	return dims("mlph_trt_engine_profile_shape", name, r, &d)
+}
+
+func (s *shim) ContextCreate(e handle) (handle, error) {
+	buf := make([]byte, errBufBytes)
+	r, _, _ := purego.SyscallN(s.contextCreate, uintptr(e), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+	return handleOrError("mlph_trt_context_create", r, buf)
+}
+
+func (s *shim) ContextDestroy(c handle) { purego.SyscallN(s.contextDestroy, uintptr(c)) }
+
+func (s *shim) SetProfile(c handle, profile int, st stream) error {
+	buf := make([]byte, errBufBytes)
+	r, _, _ := purego.SyscallN(s.setProfile, uintptr(c), uintptr(profile), uintptr(st),
+		uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+	return status("mlph_trt_context_set_profile", r, buf)
+}
+
+func (s *shim) SetInputShape(c handle, name []byte, d []int64, errBuf []byte) error {
+	r, _, _ := purego.SyscallN(s.setInputShape, uintptr(c), uintptr(unsafe.Pointer(&name[0])),
+		uintptr(unsafe.Pointer(&d[0])), uintptr(len(d)), uintptr(unsafe.Pointer(&errBuf[0])), uintptr(len(errBuf)))
+	return status("mlph_trt_context_set_input_shape", r, errBuf)
+}
+
+func (s *shim) SetTensorAddress(c handle, name []byte, addr uintptr) error {
+	buf := make([]byte, errBufBytes)
+	r, _, _ := purego.SyscallN(s.setTensorAddress, uintptr(c), uintptr(unsafe.Pointer(&name[0])), addr,
+		uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+	return status("mlph_trt_context_set_tensor_address", r, buf)
+}
+
+func (s *shim) Enqueue(c handle, st stream, errBuf []byte) error {
+	r, _, _ := purego.SyscallN(s.enqueue, uintptr(c), uintptr(st), uintptr(unsafe.Pointer(&errBuf[0])), uintptr(len(errBuf)))
+	return status("mlph_trt_context_enqueue", r, errBuf)
+}

@@ -1,0 +1,643 @@
+/*
+ * fakecudart.c: a fake of the CUDA runtime subset the TensorRT plugin binds.
+ *
+ * "Device memory" is host memory tagged with a device; each stream is a
+ * worker thread that runs its operations in order, so copies, kernels and
+ * events complete asynchronously the way they do on a GPU. The fake checks
+ * what a GPU would reject or silently corrupt: copies whose direction does
+ * not match the pointers, memory of another device, allocations beyond the
+ * device's memory, and work issued from a thread whose current device is
+ * not the stream's.
+ *
+ * Control and inspection entry points (fakecuda_*) let tests configure the
+ * devices, inject a failing device and read per-stream busy time.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorNoDevice = 100,
+  cudaErrorInvalidDevice = 101,
+  cudaErrorInvalidResourceHandle = 400,
+  cudaErrorNotReady = 600,
+  cudaErrorLaunchFailure = 719,
+};
+
+enum { kindH2H = 0, kindH2D = 1, kindD2H = 2, kindD2D = 3, kindDefault = 4 };
+
+#define MAX_DEV 16
+
+enum { allocDevice = 1, allocPinned = 2 };
+
+typedef struct alloc {
+  char *base;
+  size_t size;
+  int dev;
+  int kind;
+  struct alloc *next;
+} alloc;
+
+enum { opCopy = 1, opSleep = 2, opEvent = 3 };
+
+struct event;
+
+typedef struct op {
+  int kind;
+  void *dst;
+  const void *src;
+  size_t n;
+  long long ns;
+  struct event *ev;
+  unsigned long long seq;
+  struct op *next;
+} op;
+
+typedef struct stream {
+  int dev;
+  int index;
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  op *head, *tail;
+  int stop;
+  unsigned long long busyNs, ops;
+  struct stream *nextLive;
+} stream;
+
+typedef struct event {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  unsigned long long recorded, done;
+  int err;
+} event;
+
+static pthread_mutex_t gMu = PTHREAD_MUTEX_INITIALIZER;
+static alloc *gAllocs;
+static int gDevices = 2;
+static size_t gMemory = (size_t)1 << 30;
+static size_t gUsed[MAX_DEV];
+static volatile int gFailed[MAX_DEV];
+static int gStreams, gEvents, gNextStream;
+/* Statistics of every stream ever created, by creation index. */
+#define MAX_STATS 256
+static int gStatDev[MAX_STATS];
+static unsigned long long gStatBusy[MAX_STATS], gStatOps[MAX_STATS];
+static __thread int tDevice;
+/* The kernel gate: while closed, kernels (sleep operations) wait at their
+ * start. gRunning counts kernels waiting or running, gPeak its maximum. */
+static pthread_mutex_t gGateMu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gGateCv = PTHREAD_COND_INITIALIZER;
+static int gGateClosed, gRunning, gPeak;
+
+static long long nowNs(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* findAlloc returns the allocation containing [p, p+n), or NULL. Callers
+ * hold gMu. */
+static alloc *findAlloc(const void *p, size_t n) {
+  const char *c = (const char *)p;
+  for (alloc *a = gAllocs; a != NULL; a = a->next) {
+    if (c >= a->base && c < a->base + (a->size == 0 ? 1 : a->size) && c + n <= a->base + a->size) {
+      return a;
+    }
+  }
+  return NULL;
+}
+
+/* checkCopy validates a copy against the allocation table. dev is the
+ * device the copy runs on. */
+static int checkCopy(void *dst, const void *src, size_t n, int kind, int dev) {
+  pthread_mutex_lock(&gMu);
+  alloc *d = findAlloc(dst, n);
+  alloc *s = findAlloc(src, n);
+  int dDev = d != NULL && d->kind == allocDevice;
+  int sDev = s != NULL && s->kind == allocDevice;
+  int rc = cudaSuccess;
+  switch (kind) {
+  case kindH2H:
+    rc = (dDev || sDev) ? cudaErrorInvalidValue : cudaSuccess;
+    break;
+  case kindH2D:
+    rc = (dDev && !sDev) ? cudaSuccess : cudaErrorInvalidValue;
+    break;
+  case kindD2H:
+    rc = (sDev && !dDev) ? cudaSuccess : cudaErrorInvalidValue;
+    break;
+  case kindD2D:
+    rc = (sDev && dDev) ? cudaSuccess : cudaErrorInvalidValue;
+    break;
+  case kindDefault:
+    break;
+  default:
+    rc = cudaErrorInvalidValue;
+  }
+  if (rc == cudaSuccess && ((dDev && d->dev != dev) || (sDev && s->dev != dev))) {
+    rc = cudaErrorInvalidDevice;
+  }
+  pthread_mutex_unlock(&gMu);
+  return rc;
+}
+
+static void *worker(void *arg) {
+  stream *s = (stream *)arg;
+  pthread_mutex_lock(&s->mu);
+  for (;;) {
+    while (s->head == NULL && !s->stop) {
+      pthread_cond_wait(&s->cv, &s->mu);
+    }
+    if (s->head == NULL && s->stop) {
+      break;
+    }
+    op *o = s->head;
+    s->head = o->next;
+    if (s->head == NULL) {
+      s->tail = NULL;
+    }
+    pthread_mutex_unlock(&s->mu);
+
+    long long t0 = nowNs();
+    if (o->kind == opCopy && !gFailed[s->dev]) {
+      memmove(o->dst, o->src, o->n);
+    } else if (o->kind == opSleep && !gFailed[s->dev]) {
+      pthread_mutex_lock(&gGateMu);
+      gRunning++;
+      if (gRunning > gPeak) {
+        gPeak = gRunning;
+      }
+      pthread_cond_broadcast(&gGateCv);
+      while (gGateClosed) {
+        pthread_cond_wait(&gGateCv, &gGateMu);
+      }
+      pthread_mutex_unlock(&gGateMu);
+      t0 = nowNs();
+      struct timespec ts = {o->ns / 1000000000LL, o->ns % 1000000000LL};
+      while (nanosleep(&ts, &ts) != 0) {
+      }
+      pthread_mutex_lock(&gGateMu);
+      gRunning--;
+      pthread_mutex_unlock(&gGateMu);
+    } else if (o->kind == opEvent) {
+      event *e = o->ev;
+      pthread_mutex_lock(&e->mu);
+      if (gFailed[s->dev]) {
+        e->err = cudaErrorLaunchFailure;
+      }
+      if (o->seq > e->done) {
+        e->done = o->seq;
+      }
+      pthread_cond_broadcast(&e->cv);
+      pthread_mutex_unlock(&e->mu);
+    }
+    long long t1 = nowNs();
+    free(o);
+
+    pthread_mutex_lock(&s->mu);
+    s->ops++;
+    s->busyNs += (unsigned long long)(t1 - t0);
+    pthread_mutex_lock(&gMu);
+    gStatBusy[s->index] = s->busyNs;
+    gStatOps[s->index] = s->ops;
+    pthread_mutex_unlock(&gMu);
+  }
+  pthread_mutex_unlock(&s->mu);
+  return NULL;
+}
+
+static int push(stream *s, op *o) {
+  if (s == NULL) {
+    free(o);
+    return cudaErrorInvalidResourceHandle;
+  }
+  o->next = NULL;
+  pthread_mutex_lock(&s->mu);
+  if (s->tail == NULL) {
+    s->head = s->tail = o;
+  } else {
+    s->tail->next = o;
+    s->tail = o;
+  }
+  pthread_cond_signal(&s->cv);
+  pthread_mutex_unlock(&s->mu);
+  return cudaSuccess;
+}
+
+/* ---- CUDA runtime entry points ---- */
+
+const char *cudaGetErrorString(int err) {
+  switch (err) {
+  case cudaSuccess:
+    return "no error";
+  case cudaErrorInvalidValue:
+    return "invalid argument";
+  case cudaErrorMemoryAllocation:
+    return "out of memory";
+  case cudaErrorNoDevice:
+    return "no CUDA-capable device is detected";
+  case cudaErrorInvalidDevice:
+    return "invalid device ordinal";
+  case cudaErrorInvalidResourceHandle:
+    return "invalid resource handle";
+  case cudaErrorNotReady:
+    return "device not ready";
+  case cudaErrorLaunchFailure:
+    return "unspecified launch failure";
+  }
+  return "unknown error";
+}
+
+int cudaGetDeviceCount(int *n) {
+  if (gDevices == 0) {
+    *n = 0;
+    return cudaErrorNoDevice;
+  }
+  *n = gDevices;
+  return cudaSuccess;
+}
+
+int cudaSetDevice(int dev) {
+  if (dev < 0 || dev >= gDevices) {
+    return cudaErrorInvalidDevice;
+  }
+  tDevice = dev;
+  return cudaSuccess;
+}
+
+int cudaGetDevice(int *dev) {
+  *dev = tDevice;
+  return cudaSuccess;
+}
+
+int cudaDeviceGetAttribute(int *value, int attr, int dev) {
+  if (dev < 0 || dev >= gDevices) {
+    return cudaErrorInvalidDevice;
+  }
+  switch (attr) {
+  case 16: /* cudaDevAttrMultiProcessorCount */
+    *value = 132;
+    break;
+  case 75: /* cudaDevAttrComputeCapabilityMajor */
+    *value = 9;
+    break;
+  case 76: /* cudaDevAttrComputeCapabilityMinor */
+    *value = 0;
+    break;
+  default:
+    *value = 0;
+  }
+  return cudaSuccess;
+}
+
+int cudaGetDeviceProperties(void *prop, int dev) {
+  if (dev < 0 || dev >= gDevices) {
+    return cudaErrorInvalidDevice;
+  }
+  /* The prefix of cudaDeviceProp shared by CUDA 10 to 13: name[256],
+   * uuid[16], luid[8], luidDeviceNodeMask, then totalGlobalMem at 288. */
+  snprintf((char *)prop, 256, "Fake GPU %d", dev);
+  *(size_t *)((char *)prop + 288) = gMemory;
+  return cudaSuccess;
+}
+
+int cudaMemGetInfo(size_t *freeBytes, size_t *total) {
+  pthread_mutex_lock(&gMu);
+  *total = gMemory;
+  *freeBytes = gMemory - gUsed[tDevice];
+  pthread_mutex_unlock(&gMu);
+  return cudaSuccess;
+}
+
+int cudaDriverGetVersion(int *v) {
+  *v = 12040;
+  return cudaSuccess;
+}
+
+int cudaRuntimeGetVersion(int *v) {
+  *v = 12040;
+  return cudaSuccess;
+}
+
+static int allocate(void **p, size_t size, int kind) {
+  pthread_mutex_lock(&gMu);
+  if (kind == allocDevice && gUsed[tDevice] + size > gMemory) {
+    pthread_mutex_unlock(&gMu);
+    return cudaErrorMemoryAllocation;
+  }
+  alloc *a = calloc(1, sizeof(alloc));
+  /* Never hand out a zero-sized range: it would alias its neighbour. */
+  a->base = calloc(1, size == 0 ? 1 : size);
+  a->size = size;
+  a->dev = tDevice;
+  a->kind = kind;
+  a->next = gAllocs;
+  gAllocs = a;
+  if (kind == allocDevice) {
+    gUsed[tDevice] += size;
+  }
+  *p = a->base;
+  pthread_mutex_unlock(&gMu);
+  return cudaSuccess;
+}
+
+static int release(void *p, int kind) {
+  if (p == NULL) {
+    return cudaSuccess;
+  }
+  pthread_mutex_lock(&gMu);
+  for (alloc **pp = &gAllocs; *pp != NULL; pp = &(*pp)->next) {
+    alloc *a = *pp;
+    if (a->base == p && a->kind == kind) {
+      *pp = a->next;
+      if (kind == allocDevice) {
+        gUsed[a->dev] -= a->size;
+      }
+      free(a->base);
+      free(a);
+      pthread_mutex_unlock(&gMu);
+      return cudaSuccess;
+    }
+  }
+  pthread_mutex_unlock(&gMu);
+  return cudaErrorInvalidValue;
+}
+
+int cudaMalloc(void **p, size_t size) { return allocate(p, size, allocDevice); }
+int cudaFree(void *p) { return release(p, allocDevice); }
+int cudaMallocHost(void **p, size_t size) { return allocate(p, size, allocPinned); }
+int cudaFreeHost(void *p) { return release(p, allocPinned); }
+
+int cudaMemcpy(void *dst, const void *src, size_t n, int kind) {
+  int rc = checkCopy(dst, src, n, kind, tDevice);
+  if (rc != cudaSuccess) {
+    return rc;
+  }
+  if (gFailed[tDevice]) {
+    return cudaErrorLaunchFailure;
+  }
+  memmove(dst, src, n);
+  return cudaSuccess;
+}
+
+int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *st) {
+  stream *s = (stream *)st;
+  if (s == NULL) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  int rc = checkCopy(dst, src, n, kind, s->dev);
+  if (rc != cudaSuccess) {
+    return rc;
+  }
+  op *o = calloc(1, sizeof(op));
+  o->kind = opCopy;
+  o->dst = dst;
+  o->src = src;
+  o->n = n;
+  return push(s, o);
+}
+
+int cudaStreamCreateWithFlags(void **out, unsigned int flags) {
+  (void)flags;
+  stream *s = calloc(1, sizeof(stream));
+  pthread_mutex_init(&s->mu, NULL);
+  pthread_cond_init(&s->cv, NULL);
+  s->dev = tDevice;
+  pthread_mutex_lock(&gMu);
+  if (gNextStream >= MAX_STATS) {
+    pthread_mutex_unlock(&gMu);
+    free(s);
+    return cudaErrorMemoryAllocation;
+  }
+  s->index = gNextStream++;
+  gStatDev[s->index] = s->dev;
+  gStreams++;
+  pthread_mutex_unlock(&gMu);
+  pthread_create(&s->thread, NULL, worker, s);
+  *out = s;
+  return cudaSuccess;
+}
+
+int cudaStreamDestroy(void *st) {
+  stream *s = (stream *)st;
+  if (s == NULL) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  pthread_mutex_lock(&s->mu);
+  s->stop = 1;
+  pthread_cond_signal(&s->cv);
+  pthread_mutex_unlock(&s->mu);
+  pthread_join(s->thread, NULL);
+  pthread_mutex_destroy(&s->mu);
+  pthread_cond_destroy(&s->cv);
+  free(s);
+  pthread_mutex_lock(&gMu);
+  gStreams--;
+  pthread_mutex_unlock(&gMu);
+  return cudaSuccess;
+}
+
+int cudaEventCreateWithFlags(void **out, unsigned int flags) {
+  (void)flags;
+  event *e = calloc(1, sizeof(event));
+  pthread_mutex_init(&e->mu, NULL);
+  pthread_cond_init(&e->cv, NULL);
+  pthread_mutex_lock(&gMu);
+  gEvents++;
+  pthread_mutex_unlock(&gMu);
+  *out = e;
+  return cudaSuccess;
+}
+
+int cudaEventDestroy(void *ev) {
+  event *e = (event *)ev;
+  if (e == NULL) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  pthread_mutex_destroy(&e->mu);
+  pthread_cond_destroy(&e->cv);
+  free(e);
+  pthread_mutex_lock(&gMu);
+  gEvents--;
+  pthread_mutex_unlock(&gMu);
+  return cudaSuccess;
+}
+
+int cudaEventRecord(void *ev, void *st) {
+  event *e = (event *)ev;
+  stream *s = (stream *)st;
+  if (e == NULL || s == NULL) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  op *o = calloc(1, sizeof(op));
+  o->kind = opEvent;
+  o->ev = e;
+  pthread_mutex_lock(&e->mu);
+  o->seq = ++e->recorded;
+  pthread_mutex_unlock(&e->mu);
+  return push(s, o);
+}
+
+int cudaEventSynchronize(void *ev) {
+  event *e = (event *)ev;
+  if (e == NULL) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  pthread_mutex_lock(&e->mu);
+  unsigned long long want = e->recorded;
+  while (e->done < want) {
+    pthread_cond_wait(&e->cv, &e->mu);
+  }
+  int rc = e->err;
+  pthread_mutex_unlock(&e->mu);
+  return rc;
+}
+
+int cudaEventQuery(void *ev) {
+  event *e = (event *)ev;
+  if (e == NULL) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  pthread_mutex_lock(&e->mu);
+  int rc = e->err != 0 ? e->err : (e->done < e->recorded ? cudaErrorNotReady : cudaSuccess);
+  pthread_mutex_unlock(&e->mu);
+  return rc;
+}
+
+int cudaStreamSynchronize(void *st) {
+  void *ev;
+  cudaEventCreateWithFlags(&ev, 0);
+  int rc = cudaEventRecord(ev, st);
+  if (rc == cudaSuccess) {
+    rc = cudaEventSynchronize(ev);
+  }
+  cudaEventDestroy(ev);
+  return rc;
+}
+
+/* cudaPointerAttributes as in CUDA 11 and later: type, device,
+ * devicePointer, hostPointer. */
+struct fakePointerAttributes {
+  int type;
+  int device;
+  void *devicePointer;
+  void *hostPointer;
+};
+
+int cudaPointerGetAttributes(struct fakePointerAttributes *attr, const void *p) {
+  pthread_mutex_lock(&gMu);
+  alloc *a = findAlloc(p, 1);
+  memset(attr, 0, sizeof(*attr));
+  if (a == NULL) {
+    attr->type = 0; /* cudaMemoryTypeUnregistered */
+  } else if (a->kind == allocDevice) {
+    attr->type = 2; /* cudaMemoryTypeDevice */
+    attr->device = a->dev;
+    attr->devicePointer = (void *)p;
+  } else {
+    attr->type = 1; /* cudaMemoryTypeHost */
+    attr->device = a->dev;
+    attr->hostPointer = (void *)p;
+  }
+  pthread_mutex_unlock(&gMu);
+  return cudaSuccess;
+}
+
+/* ---- fake-only entry points ---- */
+
+/* fakecuda_sleep_async enqueues ns of busy time on a stream: the fake
+ * TensorRT shim uses it as the kernel's run time. */
+int fakecuda_sleep_async(void *st, long long ns) {
+  op *o = calloc(1, sizeof(op));
+  o->kind = opSleep;
+  o->ns = ns;
+  return push((stream *)st, o);
+}
+
+/* fakecuda_alloc_extent reports how many bytes of its allocation follow p
+ * and on which device it lives (-1 when p is not device memory). */
+long long fakecuda_alloc_extent(const void *p, int *dev) {
+  pthread_mutex_lock(&gMu);
+  alloc *a = findAlloc(p, 1);
+  long long n = -1;
+  *dev = -1;
+  if (a != NULL && a->kind == allocDevice) {
+    n = (long long)(a->base + a->size - (const char *)p);
+    *dev = a->dev;
+  }
+  pthread_mutex_unlock(&gMu);
+  return n;
+}
+
+void fakecuda_configure(int devices, long long memoryPerDevice) {
+  pthread_mutex_lock(&gMu);
+  gDevices = devices;
+  gMemory = (size_t)memoryPerDevice;
+  pthread_mutex_unlock(&gMu);
+}
+
+/* fakecuda_fail_device makes every later operation on dev fail the way a
+ * GPU that hit an unrecoverable error does: sticky launch failures. */
+void fakecuda_fail_device(int dev) {
+  if (dev >= 0 && dev < MAX_DEV) {
+    gFailed[dev] = 1;
+  }
+}
+
+void fakecuda_live(int *allocs, int *streams, int *events) {
+  pthread_mutex_lock(&gMu);
+  int n = 0;
+  for (alloc *a = gAllocs; a != NULL; a = a->next) {
+    n++;
+  }
+  *allocs = n;
+  *streams = gStreams;
+  *events = gEvents;
+  pthread_mutex_unlock(&gMu);
+}
+
+int fakecuda_stream_count(void) {
+  pthread_mutex_lock(&gMu);
+  int n = gNextStream;
+  pthread_mutex_unlock(&gMu);
+  return n;
+}
+
+int fakecuda_stream_stats(int index, int *dev, unsigned long long *busyNs,
+                          unsigned long long *ops) {
+  pthread_mutex_lock(&gMu);
+  if (index < 0 || index >= gNextStream) {
+    pthread_mutex_unlock(&gMu);
+    return -1;
+  }
+  *dev = gStatDev[index];
+  *busyNs = gStatBusy[index];
+  *ops = gStatOps[index];
+  pthread_mutex_unlock(&gMu);
+  return 0;
+}
+
+/* fakecuda_gate closes (1) or opens (0) the kernel gate. */
+void fakecuda_gate(int closed) {
+  pthread_mutex_lock(&gGateMu);
+  gGateClosed = closed;
+  pthread_cond_broadcast(&gGateCv);
+  pthread_mutex_unlock(&gGateMu);
+}
+
+/* fakecuda_kernels reports the kernels waiting at the gate or running now
+ * and the most that ever were at once. */
+void fakecuda_kernels(int *running, int *peak) {
+  pthread_mutex_lock(&gGateMu);
+  *running = gRunning;
+  *peak = gPeak;
+  pthread_mutex_unlock(&gGateMu);
+}

@@ -1,0 +1,549 @@
+/*
+ * faketrt.c: a fake TensorRT shim implementing plugins/tensorrt/shim/mlph_trt.h.
+ *
+ * A "plan" is a small text file describing the engine's I/O tensors:
+ *
+ *   faketrt 1
+ *   profiles 2
+ *   input  x float32 -1x4 max=8
+ *   output y float32 -1x4
+ *
+ * Dimension 0 is the batch; -1 makes it dynamic, with profile shapes
+ * min=1, opt=max=max. The "kernel" that enqueue runs writes, for every
+ * sample b of the batch, output k := the bytes of input (k mod #inputs) of
+ * sample b, repeated or truncated to the output's size. It does so with
+ * cudaMemcpyAsync on the caller's stream, so it runs against the fake CUDA
+ * runtime in tests and against a real GPU's runtime alike; with the fake
+ * runtime it also enqueues a configurable run time.
+ *
+ * Like TensorRT it rejects what a real engine would: a context whose device
+ * is not current, a dynamic profile shared by two contexts, unset shapes or
+ * addresses, addresses that are not device memory of the engine's device,
+ * batches beyond the profile and buffers too small for the batch.
+ */
+#define _GNU_SOURCE
+#include "mlph_trt.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The CUDA runtime functions the fake kernel uses. */
+extern int cudaGetDevice(int *dev);
+extern int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *stream);
+struct pointerAttributes {
+  int type;
+  int device;
+  void *devicePointer;
+  void *hostPointer;
+};
+extern int cudaPointerGetAttributes(struct pointerAttributes *attr, const void *p);
+/* Present only in the fake CUDA runtime. */
+extern int fakecuda_sleep_async(void *stream, long long ns) __attribute__((weak));
+extern long long fakecuda_alloc_extent(const void *p, int *dev) __attribute__((weak));
+
+#define MAX_TENSORS 16
+#define MAX_PROFILES 8
+#define MAX_LOG 4096
+
+typedef struct {
+  char name[64];
+  int mode;
+  int dtype;
+  int rank;
+  int64_t dims[MLPH_TRT_MAX_DIMS];
+  int64_t maxBatch;
+} tensor;
+
+struct context;
+
+typedef struct {
+  int dev;
+  int n;
+  tensor t[MAX_TENSORS];
+  int profiles;
+  int dynamic;
+  struct context *owner[MAX_PROFILES];
+} engine;
+
+typedef struct context {
+  engine *e;
+  int profile;
+  void *addr[MAX_TENSORS];
+  int64_t batch[MAX_TENSORS];
+} context;
+
+static pthread_mutex_t gMu = PTHREAD_MUTEX_INITIALIZER;
+static int gRuntimes, gEngines, gContexts;
+static long long gEnqueues, gSamples, gFailAt, gDelayBase, gDelayPerSample;
+static int gLog[MAX_LOG];
+static long long gLogged;
+
+static int fail(char *err, int32_t errcap, const char *fmt, ...) {
+  if (err != NULL && errcap > 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, (size_t)errcap, fmt, ap);
+    va_end(ap);
+  }
+  return -1;
+}
+
+static int dtypeSize(int dtype) {
+  switch (dtype) {
+  case 0: /* kFLOAT */
+  case 3: /* kINT32 */
+    return 4;
+  case 1: /* kHALF */
+  case 7: /* kBF16 */
+    return 2;
+  case 2: /* kINT8 */
+  case 4: /* kBOOL */
+  case 5: /* kUINT8 */
+    return 1;
+  case 8: /* kINT64 */
+    return 8;
+  }
+  return 0;
+}
+
+static int dtypeByName(const char *s) {
+  static const char *names[] = {"float32", "float16", "int8", "int32", "bool", "uint8", "fp8", "bf16", "int64"};
+  for (int i = 0; i < 9; i++) {
+    if (strcmp(s, names[i]) == 0 && dtypeSize(i) > 0) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+static int64_t sampleBytes(const tensor *t) {
+  int64_t n = dtypeSize(t->dtype);
+  for (int i = 1; i < t->rank; i++) {
+    n *= t->dims[i];
+  }
+  return n;
+}
+
+static tensor *find(engine *e, const char *name, int *index) {
+  for (int i = 0; i < e->n; i++) {
+    if (strcmp(e->t[i].name, name) == 0) {
+      if (index != NULL) {
+        *index = i;
+      }
+      return &e->t[i];
+    }
+  }
+  return NULL;
+}
+
+int32_t mlph_trt_abi(void) { return MLPH_TRT_ABI; }
+
+int32_t mlph_trt_version(void) { return 100300; }
+
+void *mlph_trt_runtime_create(char *err, int32_t errcap) {
+  (void)err;
+  (void)errcap;
+  pthread_mutex_lock(&gMu);
+  gRuntimes++;
+  pthread_mutex_unlock(&gMu);
+  return malloc(1);
+}
+
+void mlph_trt_runtime_destroy(void *runtime) {
+  if (runtime == NULL) {
+    return;
+  }
+  free(runtime);
+  pthread_mutex_lock(&gMu);
+  gRuntimes--;
+  pthread_mutex_unlock(&gMu);
+}
+
+/* parse fills e from a plan; returns 0 or -1 with err set. */
+static int parse(engine *e, const char *plan, uint64_t size, char *err, int32_t errcap) {
+  char *text = malloc(size + 1);
+  memcpy(text, plan, size);
+  text[size] = 0;
+  int rc = 0, header = 0;
+  e->profiles = 1;
+  char *save = NULL;
+  for (char *line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+    char kind[16], name[64], dtype[16], dims[128], extra[32] = "";
+    if (!header) {
+      if (strcmp(line, "faketrt 1") != 0) {
+        rc = fail(err, errcap, "fake: not a faketrt plan");
+        break;
+      }
+      header = 1;
+      continue;
+    }
+    if (sscanf(line, "profiles %d", &e->profiles) == 1) {
+      if (e->profiles < 1 || e->profiles > MAX_PROFILES) {
+        rc = fail(err, errcap, "fake: bad profile count %d", e->profiles);
+        break;
+      }
+      continue;
+    }
+    int got = sscanf(line, "%15s %63s %15s %127s %31s", kind, name, dtype, dims, extra);
+    if (got < 4 || e->n == MAX_TENSORS) {
+      rc = fail(err, errcap, "fake: bad plan line %s", line);
+      break;
+    }
+    tensor *t = &e->t[e->n++];
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->mode = strcmp(kind, "input") == 0 ? MLPH_TRT_IO_INPUT
+              : strcmp(kind, "output") == 0 ? MLPH_TRT_IO_OUTPUT
+                                             : MLPH_TRT_IO_NONE;
+    t->dtype = dtypeByName(dtype);
+    if (t->mode == MLPH_TRT_IO_NONE || t->dtype < 0) {
+      rc = fail(err, errcap, "fake: bad tensor %s", name);
+      break;
+    }
+    char *dsave = NULL;
+    for (char *d = strtok_r(dims, "x", &dsave); d != NULL; d = strtok_r(NULL, "x", &dsave)) {
+      if (t->rank == MLPH_TRT_MAX_DIMS) {
+        rc = fail(err, errcap, "fake: rank too large");
+        break;
+      }
+      t->dims[t->rank++] = strtoll(d, NULL, 10);
+    }
+    if (t->rank > 0 && t->dims[0] == -1) {
+      e->dynamic = 1;
+      t->maxBatch = 0;
+      sscanf(extra, "max=%lld", (long long *)&t->maxBatch);
+      if (t->mode == MLPH_TRT_IO_INPUT && t->maxBatch < 1) {
+        rc = fail(err, errcap, "fake: dynamic input %s needs max=", name);
+        break;
+      }
+    } else if (t->rank > 0) {
+      t->maxBatch = t->dims[0];
+    }
+  }
+  free(text);
+  if (rc == 0 && !header) {
+    rc = fail(err, errcap, "fake: empty plan");
+  }
+  return rc;
+}
+
+void *mlph_trt_engine_deserialize(void *runtime, const void *plan, uint64_t size, char *err,
+                                  int32_t errcap) {
+  if (runtime == NULL || plan == NULL) {
+    fail(err, errcap, "fake: null runtime or plan");
+    return NULL;
+  }
+  engine *e = calloc(1, sizeof(engine));
+  if (parse(e, plan, size, err, errcap) != 0) {
+    free(e);
+    return NULL;
+  }
+  cudaGetDevice(&e->dev);
+  pthread_mutex_lock(&gMu);
+  gEngines++;
+  pthread_mutex_unlock(&gMu);
+  return e;
+}
+
+void mlph_trt_engine_destroy(void *engine_) {
+  if (engine_ == NULL) {
+    return;
+  }
+  free(engine_);
+  pthread_mutex_lock(&gMu);
+  gEngines--;
+  pthread_mutex_unlock(&gMu);
+}
+
+int32_t mlph_trt_engine_num_io(void *e) { return ((engine *)e)->n; }
+
+const char *mlph_trt_engine_io_name(void *e, int32_t i) {
+  engine *en = (engine *)e;
+  return i >= 0 && i < en->n ? en->t[i].name : NULL;
+}
+
+int32_t mlph_trt_engine_io_mode(void *e, const char *name) {
+  tensor *t = find((engine *)e, name, NULL);
+  return t == NULL ? MLPH_TRT_IO_NONE : t->mode;
+}
+
+int32_t mlph_trt_engine_io_dtype(void *e, const char *name) {
+  tensor *t = find((engine *)e, name, NULL);
+  return t == NULL ? -1 : t->dtype;
+}
+
+int32_t mlph_trt_engine_io_shape(void *e, const char *name, int64_t *dims, int32_t cap) {
+  tensor *t = find((engine *)e, name, NULL);
+  if (t == NULL || t->rank > cap) {
+    return -1;
+  }
+  memcpy(dims, t->dims, sizeof(int64_t) * (size_t)t->rank);
+  return t->rank;
+}
+
+int32_t mlph_trt_engine_num_profiles(void *e) { return ((engine *)e)->profiles; }
+
+int32_t mlph_trt_engine_profile_shape(void *e, const char *name, int32_t profile, int32_t which,
+                                      int64_t *dims, int32_t cap) {
+  engine *en = (engine *)e;
+  tensor *t = find(en, name, NULL);
+  if (t == NULL || t->mode != MLPH_TRT_IO_INPUT || t->rank > cap || profile < 0 ||
+      profile >= en->profiles) {
+    return -1;
+  }
+  memcpy(dims, t->dims, sizeof(int64_t) * (size_t)t->rank);
+  if (t->dims[0] == -1) {
+    dims[0] = which == MLPH_TRT_PROFILE_MIN ? 1 : t->maxBatch;
+  }
+  return t->rank;
+}
+
+void *mlph_trt_context_create(void *e, char *err, int32_t errcap) {
+  (void)err;
+  (void)errcap;
+  engine *en = (engine *)e;
+  context *c = calloc(1, sizeof(context));
+  c->e = en;
+  c->profile = -1;
+  pthread_mutex_lock(&gMu);
+  /* Like TensorRT: a new context takes profile 0 unless another context
+   * of a dynamic engine already holds it. */
+  if (!en->dynamic || en->owner[0] == NULL) {
+    c->profile = 0;
+    if (en->dynamic) {
+      en->owner[0] = c;
+    }
+  }
+  gContexts++;
+  pthread_mutex_unlock(&gMu);
+  return c;
+}
+
+void mlph_trt_context_destroy(void *ctx) {
+  context *c = (context *)ctx;
+  if (c == NULL) {
+    return;
+  }
+  pthread_mutex_lock(&gMu);
+  for (int p = 0; p < MAX_PROFILES; p++) {
+    if (c->e->owner[p] == c) {
+      c->e->owner[p] = NULL;
+    }
+  }
+  gContexts--;
+  pthread_mutex_unlock(&gMu);
+  free(c);
+}
+
+int32_t mlph_trt_context_set_profile(void *ctx, int32_t profile, void *stream, char *err,
+                                     int32_t errcap) {
+  (void)stream;
+  context *c = (context *)ctx;
+  engine *e = c->e;
+  if (profile < 0 || profile >= e->profiles) {
+    return fail(err, errcap, "fake: profile %d out of range [0,%d)", profile, e->profiles);
+  }
+  pthread_mutex_lock(&gMu);
+  if (e->dynamic && e->owner[profile] != NULL && e->owner[profile] != c) {
+    pthread_mutex_unlock(&gMu);
+    return fail(err, errcap, "fake: profile %d is used by another execution context", profile);
+  }
+  if (e->dynamic) {
+    if (c->profile >= 0 && e->owner[c->profile] == c) {
+      e->owner[c->profile] = NULL;
+    }
+    e->owner[profile] = c;
+  }
+  c->profile = profile;
+  pthread_mutex_unlock(&gMu);
+  return 0;
+}
+
+int32_t mlph_trt_context_set_input_shape(void *ctx, const char *name, const int64_t *dims,
+                                         int32_t rank, char *err, int32_t errcap) {
+  context *c = (context *)ctx;
+  int i;
+  tensor *t = find(c->e, name, &i);
+  if (t == NULL || t->mode != MLPH_TRT_IO_INPUT) {
+    return fail(err, errcap, "fake: %s is not an input", name);
+  }
+  if (rank != t->rank) {
+    return fail(err, errcap, "fake: %s has rank %d, got %d", name, t->rank, rank);
+  }
+  for (int d = 1; d < rank; d++) {
+    if (dims[d] != t->dims[d]) {
+      return fail(err, errcap, "fake: %s dimension %d is %lld, got %lld", name, d,
+                  (long long)t->dims[d], (long long)dims[d]);
+    }
+  }
+  if (t->dims[0] != -1 && dims[0] != t->dims[0]) {
+    return fail(err, errcap, "fake: %s has a static batch of %lld", name, (long long)t->dims[0]);
+  }
+  if (dims[0] < 1 || dims[0] > t->maxBatch) {
+    return fail(err, errcap, "fake: batch %lld outside profile [1,%lld]", (long long)dims[0],
+                (long long)t->maxBatch);
+  }
+  c->batch[i] = dims[0];
+  return 0;
+}
+
+int32_t mlph_trt_context_set_tensor_address(void *ctx, const char *name, void *address, char *err,
+                                            int32_t errcap) {
+  context *c = (context *)ctx;
+  int i;
+  if (find(c->e, name, &i) == NULL) {
+    return fail(err, errcap, "fake: no tensor %s", name);
+  }
+  struct pointerAttributes a;
+  if (cudaPointerGetAttributes(&a, address) != 0 || a.type != 2 || a.device != c->e->dev) {
+    return fail(err, errcap, "fake: %s address is not memory of device %d", name, c->e->dev);
+  }
+  c->addr[i] = address;
+  return 0;
+}
+
+/* copyTiled writes n bytes to dst by repeating the m bytes at src. */
+static int copyTiled(char *dst, const char *src, int64_t n, int64_t m, void *stream) {
+  for (int64_t off = 0; off < n; off += m) {
+    int64_t k = n - off < m ? n - off : m;
+    int rc = cudaMemcpyAsync(dst + off, src, (size_t)k, 3 /* D2D */, stream);
+    if (rc != 0) {
+      return rc;
+    }
+  }
+  return 0;
+}
+
+int32_t mlph_trt_context_enqueue(void *ctx, void *stream, char *err, int32_t errcap) {
+  context *c = (context *)ctx;
+  engine *e = c->e;
+  int dev = -1;
+  cudaGetDevice(&dev);
+  if (dev != e->dev) {
+    return fail(err, errcap, "fake: context of device %d enqueued while device %d is current",
+                e->dev, dev);
+  }
+  if (c->profile < 0) {
+    return fail(err, errcap, "fake: context has no optimization profile");
+  }
+  int64_t batch = -1;
+  int inputs[MAX_TENSORS], nin = 0;
+  for (int i = 0; i < e->n; i++) {
+    tensor *t = &e->t[i];
+    if (c->addr[i] == NULL) {
+      return fail(err, errcap, "fake: address of %s not set", t->name);
+    }
+    if (t->mode != MLPH_TRT_IO_INPUT) {
+      continue;
+    }
+    inputs[nin++] = i;
+    int64_t b = t->dims[0] == -1 ? c->batch[i] : t->dims[0];
+    if (b < 1) {
+      return fail(err, errcap, "fake: shape of %s not set", t->name);
+    }
+    if (batch != -1 && b != batch) {
+      return fail(err, errcap, "fake: inputs disagree on the batch");
+    }
+    batch = b;
+  }
+  if (nin == 0) {
+    return fail(err, errcap, "fake: engine has no inputs");
+  }
+  if (fakecuda_alloc_extent != NULL) {
+    for (int i = 0; i < e->n; i++) {
+      int adev;
+      long long have = fakecuda_alloc_extent(c->addr[i], &adev);
+      if (have < batch * sampleBytes(&e->t[i])) {
+        return fail(err, errcap, "fake: buffer of %s holds %lld bytes, batch needs %lld",
+                    e->t[i].name, have, (long long)(batch * sampleBytes(&e->t[i])));
+      }
+    }
+  }
+  pthread_mutex_lock(&gMu);
+  gEnqueues++;
+  int injected = gFailAt > 0 && gEnqueues == gFailAt;
+  if (!injected) {
+    gSamples += batch;
+    gLog[gLogged % MAX_LOG] = (int)batch;
+    gLogged++;
+  }
+  long long delay = gDelayBase + gDelayPerSample * batch;
+  pthread_mutex_unlock(&gMu);
+  if (injected) {
+    return fail(err, errcap, "fake: injected enqueue failure");
+  }
+  int out = 0;
+  for (int i = 0; i < e->n; i++) {
+    tensor *t = &e->t[i];
+    if (t->mode != MLPH_TRT_IO_OUTPUT) {
+      continue;
+    }
+    tensor *in = &e->t[inputs[out % nin]];
+    const char *src = (const char *)c->addr[inputs[out % nin]];
+    out++;
+    int64_t ob = sampleBytes(t), ib = sampleBytes(in);
+    int rc = 0;
+    if (ob == ib) {
+      rc = cudaMemcpyAsync(c->addr[i], src, (size_t)(batch * ob), 3, stream);
+    } else {
+      for (int64_t b = 0; b < batch && rc == 0; b++) {
+        rc = copyTiled((char *)c->addr[i] + b * ob, src + b * ib, ob, ib, stream);
+      }
+    }
+    if (rc != 0) {
+      return fail(err, errcap, "fake: kernel copy failed with CUDA error %d", rc);
+    }
+  }
+  if (fakecuda_sleep_async != NULL && delay > 0) {
+    fakecuda_sleep_async(stream, delay);
+  }
+  return 0;
+}
+
+/* ---- fake-only control and inspection ---- */
+
+void fake_trt_set_delay(long long baseNs, long long perSampleNs) {
+  pthread_mutex_lock(&gMu);
+  gDelayBase = baseNs;
+  gDelayPerSample = perSampleNs;
+  pthread_mutex_unlock(&gMu);
+}
+
+/* fake_trt_fail_enqueue makes the n-th enqueue from now fail (n >= 1). */
+void fake_trt_fail_enqueue(long long n) {
+  pthread_mutex_lock(&gMu);
+  gFailAt = n > 0 ? gEnqueues + n : 0;
+  pthread_mutex_unlock(&gMu);
+}
+
+void fake_trt_stats(long long *enqueues, long long *samples) {
+  pthread_mutex_lock(&gMu);
+  *enqueues = gEnqueues;
+  *samples = gSamples;
+  pthread_mutex_unlock(&gMu);
+}
+
+/* fake_trt_batches copies the sizes of the last batches run (up to cap,
+ * oldest first) and returns how many it wrote. */
+int fake_trt_batches(int *out, int cap) {
+  pthread_mutex_lock(&gMu);
+  long long n = gLogged < MAX_LOG ? gLogged : MAX_LOG;
+  if (n > cap) {
+    n = cap;
+  }
+  for (long long i = 0; i < n; i++) {
+    out[i] = gLog[(gLogged - n + i) % MAX_LOG];
+  }
+  pthread_mutex_unlock(&gMu);
+  return (int)n;
+}
+
+void fake_trt_live(int *runtimes, int *engines, int *contexts) {
+  pthread_mutex_lock(&gMu);
+  *runtimes = gRuntimes;
+  *engines = gEngines;
+  *contexts = gContexts;
+  pthread_mutex_unlock(&gMu);
+}
