@@ -51,6 +51,8 @@ type cudaAPI interface {
 	EventRecord(e event, s stream) error
 	// EventSynchronize blocks the calling thread until e completes.
 	EventSynchronize(e event) error
+	// EventQuery reports whether e completed, without blocking.
+	EventQuery(e event) (bool, error)
 }
 
 // handle is an opaque shim object (runtime, engine or context).

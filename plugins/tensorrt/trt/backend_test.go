@@ -288,15 +288,30 @@ func TestInferAbandonsOnCancel(t *testing.T) {
 	assert.Len(t, after, 8)
 }
 
-func TestTimeoutOption(t *testing.T) {
+// TestDeviceTimeout holds a kernel past the watchdog: its samples fail, the
+// device is dropped, and the other device carries on.
+func TestDeviceTimeout(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, 1, 1<<26)
+	f := newFake(t, 2, 1<<26)
 	f.setDelay(1000, 0)
-	b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"timeout": "20ms"})
+	b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"timeout": "20ms", "streams": "1"})
 	f.gate(true)
 	t.Cleanup(func() { f.gate(false) })
-	err := b.Infer(t.Context(), query(seq(2), 16, true, true), newRecorder())
-	require.ErrorIs(t, err, context.DeadlineExceeded)
+	rec := newRecorder()
+	require.NoError(t, b.Infer(t.Context(), query(seq(2), 16, true, true), rec))
+	_, failed, _ := rec.snapshot()
+	require.Len(t, failed, 2)
+	require.ErrorIs(t, failed[1000], ErrDeviceTimeout)
+	var de *DeviceError
+	require.ErrorAs(t, failed[1000], &de)
+	assert.Equal(t, 0, de.Device)
+
+	f.gate(false)
+	rec = newRecorder()
+	require.NoError(t, b.Infer(t.Context(), query(seq(4), 16, true, true), rec))
+	out, failed, _ := rec.snapshot()
+	assert.Len(t, out, 4, "device 1 runs what device 0 no longer can")
+	assert.Empty(t, failed)
 }
 
 func TestSamplesOnDevice(t *testing.T) {

@@ -56,7 +56,9 @@ type Config struct {
 	// DeviceMemoryFraction is the share of a device's free memory that
 	// samples may take under ResidencyAuto, in (0, 1].
 	DeviceMemoryFraction float64
-	// Timeout bounds one Infer call; 0 leaves it to the caller's context.
+	// Timeout is the device watchdog: a batch still running after Timeout
+	// marks its device failed (ErrDeviceTimeout). 0 waits indefinitely.
+	// Set it well above the slowest batch; the wait then polls the event.
 	Timeout time.Duration
 	// CudartPaths and ShimPaths are the library paths or sonames tried, in
 	// order, for libcudart and the TensorRT shim.
@@ -124,7 +126,7 @@ var optionKeys = []string{
 //   - batch_size: samples per enqueue (0: the profile maximum)
 //   - samples_on_device: auto, device or host
 //   - device_memory_fraction: share of free device memory for samples
-//   - timeout: Go duration bounding one Infer call, e.g. "30s"
+//   - timeout: device watchdog per batch, a Go duration, e.g. "30s"
 //   - cudart, shim: library paths, colon-separated to try several
 //
 // # Errors

@@ -22,6 +22,8 @@ const (
 	cudaEventBlockingSync  = 0x01
 	cudaEventDisableTiming = 0x02
 	cudaStreamNonBlocking  = 0x01
+	// cudaErrorNotReady is what cudaEventQuery returns for pending work.
+	cudaErrorNotReady = 600
 	// devicePropBytes is larger than cudaDeviceProp in every CUDA release.
 	devicePropBytes = 4096
 	// totalGlobalMemOffset is cudaDeviceProp.totalGlobalMem since CUDA 10:
@@ -46,6 +48,7 @@ type cudart struct {
 	malloc, free, mallocHost, freeHost, memcpy, memcpyAsync       uintptr
 	streamCreateWithFlags, streamDestroy                          uintptr
 	eventCreateWithFlags, eventDestroy, eventRecord, eventSync    uintptr
+	eventQuery                                                    uintptr
 }
 
 var _ cudaAPI = (*cudart)(nil)
@@ -79,6 +82,7 @@ func loadCudart(paths []string) (*cudart, error) {
 		{name: "cudaEventDestroy", fn: &c.eventDestroy},
 		{name: "cudaEventRecord", fn: &c.eventRecord},
 		{name: "cudaEventSynchronize", fn: &c.eventSync},
+		{name: "cudaEventQuery", fn: &c.eventQuery},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("tensorrt: bind libcudart: %w", err)
@@ -223,4 +227,12 @@ func (c *cudart) EventRecord(e event, s stream) error {
 func (c *cudart) EventSynchronize(e event) error {
 	r, _, _ := purego.SyscallN(c.eventSync, uintptr(e))
 	return c.check("cudaEventSynchronize", r)
+}
+
+func (c *cudart) EventQuery(e event) (bool, error) {
+	r, _, _ := purego.SyscallN(c.eventQuery, uintptr(e))
+	if int32(r) == cudaErrorNotReady {
+		return false, nil
+	}
+	return true, c.check("cudaEventQuery", r)
 }

@@ -19,6 +19,9 @@ var (
 	// ErrNoDevice is returned when no usable CUDA device is left: none was
 	// found, none was selected, or every selected device failed.
 	ErrNoDevice = errors.New("tensorrt: no usable CUDA device")
+	// ErrDeviceTimeout reports a batch that ran longer than the timeout
+	// option: the device is treated as hung and fails.
+	ErrDeviceTimeout = errors.New("tensorrt: device timeout")
 )
 
 // LibraryError reports a runtime library that could not be loaded, with

@@ -146,6 +146,11 @@ func (f *fake) kernels() (running, peak int) {
 	return int(r), int(p)
 }
 
+// deviceBusy returns the nanoseconds at least one kernel ran on dev.
+func (f *fake) deviceBusy(dev int) int64 {
+	return int64(f.call(f.cu, "fakecuda_device_busy", uintptr(dev)))
+}
+
 // batches returns the batch sizes of every enqueue so far, oldest first.
 func (f *fake) batches() []int {
 	buf := make([]int32, 4096)

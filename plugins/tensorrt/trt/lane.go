@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"time"
 	"unsafe"
 
 	"github.com/mlperf-host/mlperf-host/sdk"
@@ -36,7 +37,6 @@ type lane struct {
 	ev   event
 	in   []ioBuffer
 	out  []ioBuffer
-	work chan *batch
 
 	// shapes holds each input's dims with the batch in dims[0].
 	shapes [][]int64
@@ -54,7 +54,6 @@ type lane struct {
 func newLane(m *model, dev *device, id int, eng handle, profile int) (l *lane, err error) {
 	l = &lane{
 		m: m, dev: dev, id: id,
-		work:   make(chan *batch, 1),
 		failed: make([]bool, m.rowsCap),
 		errBuf: make([]byte, errBufBytes),
 	}
@@ -141,19 +140,17 @@ func (l *lane) release() error {
 	return errors.Join(errs...)
 }
 
-// loop runs batches until the work channel closes.
-func (l *lane) loop() {
-	defer l.m.wg.Done()
+// run executes one batch on the calling goroutine, locked to its OS thread
+// with the lane's device current, then returns the lane to the pool.
+func (l *lane) run(b *batch) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := l.m.cuda.SetDevice(l.dev.ordinal); err != nil {
 		l.dev.fail(err)
 	}
-	for b := range l.work {
-		l.exec(b)
-		b.call.finish()
-		l.m.pool.release(l)
-	}
+	l.exec(b)
+	b.call.finish()
+	l.m.pool.release(l)
 }
 
 // exec runs one batch: stage inputs, enqueue, copy outputs back, wait for
@@ -182,7 +179,7 @@ func (l *lane) exec(b *batch) {
 		err = l.launch(l.m.layout.rows(n), n, want)
 	}
 	if err == nil {
-		if err = l.m.cuda.EventSynchronize(l.ev); err != nil {
+		if err = l.wait(); err != nil {
 			err = l.dev.fail(err)
 		}
 	} else {
@@ -298,7 +295,7 @@ func (l *lane) drain() error {
 	if err := l.m.cuda.EventRecord(l.ev, l.st); err != nil {
 		return err
 	}
-	return l.m.cuda.EventSynchronize(l.ev)
+	return l.wait()
 }
 
 // complete reports every sample not failed while staging.
@@ -359,8 +356,37 @@ func (l *lane) warm() error {
 		}
 		return err
 	}
-	if err := l.m.cuda.EventSynchronize(l.ev); err != nil {
+	if err := l.wait(); err != nil {
 		return l.dev.fail(err)
 	}
 	return nil
 }
+
+// wait blocks until the lane's event fires. With a device timeout it polls
+// the event with growing pauses instead and fails with ErrDeviceTimeout
+// once the batch has run longer than the timeout.
+func (l *lane) wait() error {
+	timeout := l.m.cfg.Timeout
+	if timeout <= 0 {
+		return l.m.cuda.EventSynchronize(l.ev)
+	}
+	deadline := time.Now().Add(timeout)
+	pause := pollStart
+	for {
+		done, err := l.m.cuda.EventQuery(l.ev)
+		if err != nil || done {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w: batch still running after %v", ErrDeviceTimeout, timeout)
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, pollMax)
+	}
+}
+
+// Event polling pauses under a device timeout.
+const (
+	pollStart = 5 * time.Microsecond
+	pollMax   = time.Millisecond
+)

@@ -88,10 +88,6 @@ func newModel(cuda cudaAPI, trt trtAPI, cfg Config, plan []byte, ordinals []int)
 			m.pool.free <- m.lanes[d.slot*cfg.Streams+s]
 		}
 	}
-	for _, l := range m.lanes {
-		m.wg.Add(1)
-		go l.loop()
-	}
 	return m, nil
 }
 
@@ -197,27 +193,24 @@ func (m *model) release() error {
 // stop waits for in-flight batches, ends the lane goroutines and frees
 // everything.
 func (m *model) stop() error {
-	held, _ := m.pool.holdAll(nil)
-	_ = held // lanes stay out of the pool: nothing may run any more
-	for _, l := range m.lanes {
-		close(l.work)
-	}
+	// Lanes stay out of the pool: nothing may run any more.
+	_, _ = m.pool.holdAll(nil)
 	m.wg.Wait()
 	return m.release()
 }
 
 // infer splits q into balanced batches of at most m.batch samples and runs
-// each on an idle lane as one becomes free. Completions are reported as
-// each batch's event fires.
+// each on an idle lane as one becomes free: the last on the caller's
+// goroutine, the others on goroutines of their own. Completions are
+// reported as each batch's event fires.
+//
+// When ctx ends, batches not yet dispatched fail at once and Infer returns
+// without waiting for dispatched ones, except the one it runs itself, which
+// finishes first (or fails by the device timeout).
 func (m *model) infer(ctx context.Context, q sdk.Query, c sdk.Completer) error {
 	n := len(q.Samples)
 	if n == 0 {
 		return nil
-	}
-	if m.cfg.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, m.cfg.Timeout)
-		defer cancel()
 	}
 	batches := splitBatches(n, m.batch)
 	cl := newCall(c, batches)
@@ -238,7 +231,7 @@ func (m *model) infer(ctx context.Context, q sdk.Query, c sdk.Completer) error {
 			}
 			break
 		}
-		l.work <- &batch{call: cl, samples: q.Samples[start:end]}
+		m.dispatch(l, &batch{call: cl, samples: q.Samples[start:end]}, i == batches-1)
 	}
 	select {
 	case <-cl.finished:
@@ -254,6 +247,21 @@ func (m *model) infer(ctx context.Context, q sdk.Query, c sdk.Completer) error {
 	}
 }
 
+// dispatch runs b on l: inline on the caller's goroutine for the last batch
+// of a query (saving two goroutine hand-offs), on a new goroutine owned by
+// the model otherwise.
+func (m *model) dispatch(l *lane, b *batch, inline bool) {
+	if inline {
+		l.run(b)
+		return
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		l.run(b)
+	}()
+}
+
 // warmup runs one full batch of zeros on every lane.
 func (m *model) warmup(ctx context.Context) error {
 	held, err := m.pool.holdAll(ctx.Done())
@@ -265,7 +273,7 @@ func (m *model) warmup(ctx context.Context) error {
 	}
 	cl := newCall(nil, len(held))
 	for _, l := range held {
-		l.work <- &batch{call: cl}
+		m.dispatch(l, &batch{call: cl}, false)
 	}
 	<-cl.finished
 	return cl.err

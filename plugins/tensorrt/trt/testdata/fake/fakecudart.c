@@ -96,6 +96,10 @@ static __thread int tDevice;
 static pthread_mutex_t gGateMu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gGateCv = PTHREAD_COND_INITIALIZER;
 static int gGateClosed, gRunning, gPeak;
+/* Per device: kernels running now, when the device last became busy, and
+ * the total time at least one kernel ran (the union over its streams). */
+static int gDevActive[MAX_DEV];
+static long long gDevSince[MAX_DEV], gDevBusy[MAX_DEV];
 
 static long long nowNs(void) {
   struct timespec ts;
@@ -179,13 +183,19 @@ static void *worker(void *arg) {
       while (gGateClosed) {
         pthread_cond_wait(&gGateCv, &gGateMu);
       }
-      pthread_mutex_unlock(&gGateMu);
       t0 = nowNs();
+      if (gDevActive[s->dev]++ == 0) {
+        gDevSince[s->dev] = t0;
+      }
+      pthread_mutex_unlock(&gGateMu);
       struct timespec ts = {o->ns / 1000000000LL, o->ns % 1000000000LL};
       while (nanosleep(&ts, &ts) != 0) {
       }
       pthread_mutex_lock(&gGateMu);
       gRunning--;
+      if (--gDevActive[s->dev] == 0) {
+        gDevBusy[s->dev] += nowNs() - gDevSince[s->dev];
+      }
       pthread_mutex_unlock(&gGateMu);
     } else if (o->kind == opEvent) {
       event *e = o->ev;
@@ -640,4 +650,16 @@ void fakecuda_kernels(int *running, int *peak) {
   *running = gRunning;
   *peak = gPeak;
   pthread_mutex_unlock(&gGateMu);
+}
+
+/* fakecuda_device_busy returns the nanoseconds during which at least one
+ * kernel ran on dev, over all its streams. */
+long long fakecuda_device_busy(int dev) {
+  pthread_mutex_lock(&gGateMu);
+  long long n = gDevBusy[dev];
+  if (gDevActive[dev] > 0) {
+    n += nowNs() - gDevSince[dev];
+  }
+  pthread_mutex_unlock(&gGateMu);
+  return n;
 }

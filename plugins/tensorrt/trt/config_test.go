@@ -1,0 +1,143 @@
+package trt
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestWithOptions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		opts    map[string]string
+		check   func(t *testing.T, c Config)
+		wantErr []string
+	}{
+		{name: "defaults untouched", opts: nil, check: func(t *testing.T, c Config) {
+			assert.Equal(t, DefaultConfig(), c)
+		}},
+		{name: "every option", opts: map[string]string{
+			"engine": "/m/resnet.plan", "devices": "1, 3", "streams": "4", "batch_size": "16",
+			"samples_on_device": "host", "device_memory_fraction": "0.5", "timeout": "2s",
+			"cudart": "/a/libcudart.so.12:/b/libcudart.so", "shim": " /s/libmlph_trt.so ",
+		}, check: func(t *testing.T, c Config) {
+			assert.Equal(t, Config{
+				Engine: "/m/resnet.plan", Devices: []int{1, 3}, Streams: 4, BatchSize: 16,
+				Residency: ResidencyHost, DeviceMemoryFraction: 0.5, Timeout: 2 * time.Second,
+				CudartPaths: []string{"/a/libcudart.so.12", "/b/libcudart.so"},
+				ShimPaths:   []string{"/s/libmlph_trt.so"},
+			}, c)
+		}},
+		{name: "all devices", opts: map[string]string{"devices": "all"}, check: func(t *testing.T, c Config) {
+			assert.Nil(t, c.Devices)
+		}},
+		// Every problem is reported at once.
+		{name: "bad values", opts: map[string]string{
+			"streams": "0", "batch_size": "x", "samples_on_device": "gpu", "device_memory_fraction": "1.5",
+		}, wantErr: []string{"batch_size", "samples_on_device", `"gpu"`}},
+		{name: "validation after parse", opts: map[string]string{"streams": "0", "device_memory_fraction": "2"},
+			wantErr: []string{"streams must be at least 1", "device_memory_fraction must be in (0, 1]"}},
+		{name: "typo", opts: map[string]string{"stream": "2"}, wantErr: []string{"option stream: unknown option", "streams"}},
+		{name: "empty library list", opts: map[string]string{"cudart": " : "}, wantErr: []string{"no libcudart path"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			base := DefaultConfig()
+			c, err := base.WithOptions(tt.opts)
+			if tt.wantErr != nil {
+				require.Error(t, err)
+				for _, w := range tt.wantErr {
+					assert.Contains(t, err.Error(), w)
+				}
+				return
+			}
+			require.NoError(t, err)
+			tt.check(t, c)
+			assert.Equal(t, DefaultConfig(), base, "WithOptions never modifies its receiver")
+		})
+	}
+}
+
+func TestParseDevices(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in      string
+		want    []int
+		wantErr string
+	}{
+		{in: "", want: nil},
+		{in: "all", want: nil},
+		{in: "0", want: []int{0}},
+		{in: " 2 ,0,1", want: []int{2, 0, 1}},
+		{in: "0,0", wantErr: "listed twice"},
+		{in: "-1", wantErr: "negative"},
+		{in: "1,,2", wantErr: `device ""`},
+		{in: "gpu0", wantErr: `device "gpu0"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
+			got, err := ParseDevices(tt.in)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func FuzzParseDevices(f *testing.F) {
+	for _, s := range []string{"", "all", "0", "0,1,2", "3, 1", "1,1", "-2", "9999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseDevices(s)
+		if err != nil {
+			return
+		}
+		seen := map[int]bool{}
+		for _, d := range got {
+			if d < 0 || seen[d] {
+				t.Fatalf("ParseDevices(%q) = %v: negative or repeated ordinal", s, got)
+			}
+			seen[d] = true
+		}
+	})
+}
+
+func TestSplitBatches(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		n, max   int
+		wantSize []int
+	}{
+		{name: "fits in one", n: 5, max: 8, wantSize: []int{5}},
+		{name: "exact", n: 16, max: 8, wantSize: []int{8, 8}},
+		{name: "balanced", n: 17, max: 8, wantSize: []int{6, 6, 5}},
+		{name: "one each", n: 3, max: 1, wantSize: []int{1, 1, 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			k := splitBatches(tt.n, tt.max)
+			var sizes []int
+			next := 0
+			for i := range k {
+				s, e := batchBounds(tt.n, k, i)
+				require.Equal(t, next, s, "batches are contiguous")
+				sizes = append(sizes, e-s)
+				next = e
+			}
+			assert.Equal(t, tt.n, next)
+			assert.Equal(t, tt.wantSize, sizes)
+		})
+	}
+}
