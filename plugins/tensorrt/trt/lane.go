@@ -29,14 +29,14 @@ func (b *ioBuffer) hostAddr() uintptr { return uintptr(b.host) }
 // A lane runs one batch at a time on its own goroutine, which is locked to
 // an OS thread whose current device is the lane's device.
 type lane struct {
-	m    *model
-	dev  *device
-	id   int // stream index on the device
-	ctx  handle
-	st   stream
-	ev   event
-	in   []ioBuffer
-	out  []ioBuffer
+	m   *model
+	dev *device
+	id  int // stream index on the device
+	ctx handle
+	st  stream
+	ev  event
+	in  []ioBuffer
+	out []ioBuffer
 
 	// shapes holds each input's dims with the batch in dims[0].
 	shapes [][]int64
