@@ -44,6 +44,11 @@ type cudaAPI interface {
 	// CopyAsync enqueues a copy of n bytes on s. Host addresses must be
 	// pinned memory from MallocHost.
 	CopyAsync(dst, src, n uintptr, kind copyKind, s stream) error
+	// BatchCopies reports whether CopyBatchAsync is available
+	// (cudaMemcpyBatchAsync, CUDA 12.8 and later).
+	BatchCopies() bool
+	// CopyBatchAsync enqueues len(dsts) copies on s in one call.
+	CopyBatchAsync(dsts, srcs, sizes []uintptr, s stream) error
 	StreamCreate() (stream, error)
 	StreamDestroy(s stream) error
 	EventCreate() (event, error)

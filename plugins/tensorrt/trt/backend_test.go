@@ -50,12 +50,25 @@ func TestInferComputesOutputs(t *testing.T) {
 		load     bool // LoadSamples first (else data travels with the query)
 		samples  int
 		wantData bool
+		// cudaVersion, when set, is the runtime version the fake reports;
+		// 12.8 and 13 gather resident samples with cudaMemcpyBatchAsync.
+		cudaVersion int
+		wantBatched bool
 	}{
 		{name: "dynamic batch, data in query", plan: []string{planSimple, outSimple},
 			ins: []int{16}, outs: []int{16}, samples: 13, wantData: true},
 		{name: "samples on device", plan: []string{planSimple, outSimple},
 			ins: []int{16}, outs: []int{16}, load: true, samples: 21, wantData: true,
 			opts: map[string]string{"samples_on_device": "device"}},
+		{name: "samples on device, CUDA 12.8 batch copies", plan: []string{planSimple, outSimple},
+			ins: []int{16}, outs: []int{16}, load: true, samples: 21, wantData: true, cudaVersion: 12080,
+			wantBatched: true, opts: map[string]string{"samples_on_device": "device"}},
+		{name: "samples on device, CUDA 13 batch copies", plan: []string{planSimple, outSimple},
+			ins: []int{16}, outs: []int{16}, load: true, samples: 21, wantData: true, cudaVersion: 13000,
+			wantBatched: true, opts: map[string]string{"samples_on_device": "device"}},
+		{name: "batch copies off", plan: []string{planSimple, outSimple},
+			ins: []int{16}, outs: []int{16}, load: true, samples: 21, wantData: true, cudaVersion: 13000,
+			opts: map[string]string{"samples_on_device": "device", "batch_copies": "false"}},
 		{name: "samples staged from host", plan: []string{planSimple, outSimple},
 			ins: []int{16}, outs: []int{16}, load: true, samples: 21, wantData: true,
 			opts: map[string]string{"samples_on_device": "host"}},
@@ -77,6 +90,9 @@ func TestInferComputesOutputs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFake(t, 2, 1<<26)
+			if tt.cudaVersion != 0 {
+				f.setVersion(tt.cudaVersion)
+			}
 			b := newBackend(t, f, fakePlan(tt.plan...), tt.opts)
 			size := 0
 			for _, n := range tt.ins {
@@ -102,6 +118,7 @@ func TestInferComputesOutputs(t *testing.T) {
 					assert.Empty(t, out[1000+i], "sample %d", i)
 				}
 			}
+			assert.Equal(t, tt.wantBatched, f.batchCopies() > 0, "cudaMemcpyBatchAsync used")
 		})
 	}
 }

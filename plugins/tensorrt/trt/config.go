@@ -56,6 +56,10 @@ type Config struct {
 	// DeviceMemoryFraction is the share of a device's free memory that
 	// samples may take under ResidencyAuto, in (0, 1].
 	DeviceMemoryFraction float64
+	// BatchCopies gathers device-resident samples with one
+	// cudaMemcpyBatchAsync per batch when the runtime has it (CUDA 12.8+)
+	// instead of one cudaMemcpyAsync per sample.
+	BatchCopies bool
 	// Timeout is the device watchdog: a batch still running after Timeout
 	// marks its device failed (ErrDeviceTimeout). 0 waits indefinitely.
 	// Set it well above the slowest batch; the wait then polls the event.
@@ -72,6 +76,7 @@ func DefaultConfig() Config {
 		Streams:              2,
 		Residency:            ResidencyAuto,
 		DeviceMemoryFraction: 0.8,
+		BatchCopies:          true,
 		CudartPaths:          slices.Clone(DefaultCudartPaths),
 		ShimPaths:            slices.Clone(DefaultShimPaths),
 	}
@@ -112,7 +117,7 @@ func (c Config) Validate() error {
 // optionKeys lists the plugin options WithOptions accepts.
 var optionKeys = []string{
 	"engine", "devices", "streams", "batch_size", "samples_on_device",
-	"device_memory_fraction", "timeout", "cudart", "shim",
+	"device_memory_fraction", "batch_copies", "timeout", "cudart", "shim",
 }
 
 // WithOptions returns a copy of c with the plugin options applied, as the
@@ -126,6 +131,7 @@ var optionKeys = []string{
 //   - batch_size: samples per enqueue (0: the profile maximum)
 //   - samples_on_device: auto, device or host
 //   - device_memory_fraction: share of free device memory for samples
+//   - batch_copies: gather resident samples with cudaMemcpyBatchAsync (true)
 //   - timeout: device watchdog per batch, a Go duration, e.g. "30s"
 //   - cudart, shim: library paths, colon-separated to try several
 //
@@ -174,6 +180,8 @@ func (c *Config) apply(key, v string) error {
 		c.Residency = r
 	case "device_memory_fraction":
 		c.DeviceMemoryFraction, err = strconv.ParseFloat(v, 64)
+	case "batch_copies":
+		c.BatchCopies, err = strconv.ParseBool(v)
 	case "timeout":
 		c.Timeout, err = time.ParseDuration(v)
 	case "cudart":

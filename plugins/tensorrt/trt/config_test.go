@@ -21,7 +21,7 @@ func TestWithOptions(t *testing.T) {
 		}},
 		{name: "every option", opts: map[string]string{
 			"engine": "/m/resnet.plan", "devices": "1, 3", "streams": "4", "batch_size": "16",
-			"samples_on_device": "host", "device_memory_fraction": "0.5", "timeout": "2s",
+			"samples_on_device": "host", "device_memory_fraction": "0.5", "timeout": "2s", "batch_copies": "false",
 			"cudart": "/a/libcudart.so.12:/b/libcudart.so", "shim": " /s/libmlph_trt.so ",
 		}, check: func(t *testing.T, c Config) {
 			assert.Equal(t, Config{

@@ -49,6 +49,11 @@ type cudart struct {
 	streamCreateWithFlags, streamDestroy                          uintptr
 	eventCreateWithFlags, eventDestroy, eventRecord, eventSync    uintptr
 	eventQuery                                                    uintptr
+	// memcpyBatch is cudaMemcpyBatchAsync; batchArgs its arity, which
+	// depends on the runtime version: 9 (12.8, with failIdx), 8 (13 and
+	// later) or 0 (absent).
+	memcpyBatch uintptr
+	batchArgs   int
 }
 
 var _ cudaAPI = (*cudart)(nil)
@@ -83,9 +88,18 @@ func loadCudart(paths []string) (*cudart, error) {
 		{name: "cudaEventRecord", fn: &c.eventRecord},
 		{name: "cudaEventSynchronize", fn: &c.eventSync},
 		{name: "cudaEventQuery", fn: &c.eventQuery},
+		{name: "cudaMemcpyBatchAsync", fn: &c.memcpyBatch, optional: true},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("tensorrt: bind libcudart: %w", err)
+	}
+	if v, err := c.RuntimeVersion(); err == nil && c.memcpyBatch != 0 {
+		switch {
+		case v >= 13000:
+			c.batchArgs = 8
+		case v >= 12080:
+			c.batchArgs = 9
+		}
 	}
 	return c, nil
 }
@@ -235,4 +249,35 @@ func (c *cudart) EventQuery(e event) (bool, error) {
 		return false, nil
 	}
 	return true, c.check("cudaEventQuery", r)
+}
+
+func (c *cudart) BatchCopies() bool { return c.batchArgs != 0 }
+
+// cudaMemcpyAttributes: srcAccessOrder, srcLocHint {type, id}, dstLocHint
+// {type, id}, flags. Only the access order is set: stream order.
+type memcpyAttributes [6]int32
+
+const cudaMemcpySrcAccessOrderStream = 1
+
+func (c *cudart) CopyBatchAsync(dsts, srcs, sizes []uintptr, s stream) error {
+	n := len(dsts)
+	if n == 0 {
+		return nil
+	}
+	if c.batchArgs == 0 || len(srcs) != n || len(sizes) != n {
+		return &CUDAError{Op: "cudaMemcpyBatchAsync", Code: 1, Message: "not available or mismatched arrays"}
+	}
+	attrs := memcpyAttributes{cudaMemcpySrcAccessOrderStream}
+	var attrIdx, failIdx uintptr
+	var r uintptr
+	if c.batchArgs == 8 {
+		r, _, _ = purego.SyscallN(c.memcpyBatch, uintptr(unsafe.Pointer(&dsts[0])), uintptr(unsafe.Pointer(&srcs[0])),
+			uintptr(unsafe.Pointer(&sizes[0])), uintptr(n), uintptr(unsafe.Pointer(&attrs)),
+			uintptr(unsafe.Pointer(&attrIdx)), 1, uintptr(s))
+	} else {
+		r, _, _ = purego.SyscallN(c.memcpyBatch, uintptr(unsafe.Pointer(&dsts[0])), uintptr(unsafe.Pointer(&srcs[0])),
+			uintptr(unsafe.Pointer(&sizes[0])), uintptr(n), uintptr(unsafe.Pointer(&attrs)),
+			uintptr(unsafe.Pointer(&attrIdx)), 1, uintptr(unsafe.Pointer(&failIdx)), uintptr(s))
+	}
+	return c.check("cudaMemcpyBatchAsync", r)
 }

@@ -129,6 +129,13 @@ func (f *fake) setDelay(base, perSample int64) {
 	f.call(f.tr, "fake_trt_set_delay", uintptr(base), uintptr(perSample))
 }
 
+// setVersion sets the CUDA version the fake reports (e.g. 13000), which
+// selects cudaMemcpyBatchAsync's signature. Call it before New.
+func (f *fake) setVersion(v int) { f.call(f.cu, "fakecuda_set_version", uintptr(v)) }
+
+// batchCopies counts successful cudaMemcpyBatchAsync calls.
+func (f *fake) batchCopies() int64 { return int64(f.call(f.cu, "fakecuda_batch_copies")) }
+
 func (f *fake) failEnqueue(n int) { f.call(f.tr, "fake_trt_fail_enqueue", uintptr(n)) }
 func (f *fake) failDevice(d int)  { f.call(f.cu, "fakecuda_fail_device", uintptr(d)) }
 func (f *fake) gate(closed bool) {

@@ -46,6 +46,8 @@ type lane struct {
 	failed  []bool
 	errBuf  []byte
 	scratch []byte
+	// gather holds the device-to-device copies of resident samples.
+	gatherDst, gatherSrc, gatherSize []uintptr
 }
 
 // newLane creates the stream, event, context and buffers of stream id of
@@ -238,6 +240,14 @@ func (l *lane) stage(b *batch) (want bool, err error) {
 			}
 		}
 	}
+	return want, l.gather(b)
+}
+
+// gather queues the device-to-device copies of the batch's resident
+// samples into the input buffers: one cudaMemcpyBatchAsync when the runtime
+// has it, else one cudaMemcpyAsync per sample and input.
+func (l *lane) gather(b *batch) error {
+	l.gatherDst, l.gatherSrc, l.gatherSize = l.gatherDst[:0], l.gatherSrc[:0], l.gatherSize[:0]
 	for i, s := range b.samples {
 		p, onDevice := l.m.samples.device(s.Index, l.dev.slot)
 		if !onDevice {
@@ -246,12 +256,21 @@ func (l *lane) stage(b *batch) (want bool, err error) {
 		for k := range l.in {
 			buf := &l.in[k]
 			sb := uintptr(buf.t.sampleBytes)
-			if err := cuda.CopyAsync(buf.dev+uintptr(i)*sb, p+uintptr(buf.t.offset), sb, deviceToDevice, st); err != nil {
-				return want, err
-			}
+			l.gatherDst = append(l.gatherDst, buf.dev+uintptr(i)*sb)
+			l.gatherSrc = append(l.gatherSrc, p+uintptr(buf.t.offset))
+			l.gatherSize = append(l.gatherSize, sb)
 		}
 	}
-	return want, nil
+	cuda := l.m.cuda
+	if len(l.gatherDst) > 1 && l.m.cfg.BatchCopies && cuda.BatchCopies() {
+		return cuda.CopyBatchAsync(l.gatherDst, l.gatherSrc, l.gatherSize, l.st)
+	}
+	for i := range l.gatherDst {
+		if err := cuda.CopyAsync(l.gatherDst[i], l.gatherSrc[i], l.gatherSize[i], deviceToDevice, l.st); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (l *lane) sampleError(s sdk.Sample, data []byte) error {

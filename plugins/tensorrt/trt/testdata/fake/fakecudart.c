@@ -91,6 +91,10 @@ static int gStreams, gEvents, gNextStream;
 static int gStatDev[MAX_STATS];
 static unsigned long long gStatBusy[MAX_STATS], gStatOps[MAX_STATS];
 static __thread int tDevice;
+/* The CUDA version reported, which also selects cudaMemcpyBatchAsync's
+ * signature: 12.8 to 12.9 take a failIdx before the stream, 13 does not. */
+static int gVersion = 12040;
+static long long gBatchCopies;
 /* The kernel gate: while closed, kernels (sleep operations) wait at their
  * start. gRunning counts kernels waiting or running, gPeak its maximum. */
 static pthread_mutex_t gGateMu = PTHREAD_MUTEX_INITIALIZER;
@@ -328,12 +332,12 @@ int cudaMemGetInfo(size_t *freeBytes, size_t *total) {
 }
 
 int cudaDriverGetVersion(int *v) {
-  *v = 12040;
+  *v = gVersion;
   return cudaSuccess;
 }
 
 int cudaRuntimeGetVersion(int *v) {
-  *v = 12040;
+  *v = gVersion;
   return cudaSuccess;
 }
 
@@ -413,6 +417,55 @@ int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *st) {
   o->src = src;
   o->n = n;
   return push(s, o);
+}
+
+/* cudaMemcpyAttributes (CUDA 12.8 and later). */
+struct fakeMemcpyAttributes {
+  int srcAccessOrder;
+  int srcLocType, srcLocId;
+  int dstLocType, dstLocId;
+  unsigned int flags;
+};
+
+/* cudaMemcpyBatchAsync for both signatures: with CUDA 13 the eighth
+ * argument is the stream and the ninth is not passed. */
+int cudaMemcpyBatchAsync(void **dsts, void **srcs, size_t *sizes, size_t count,
+                         struct fakeMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
+                         void *arg8, void *arg9) {
+  if (gVersion < 12080) {
+    return cudaErrorInvalidValue; /* not in this "release" */
+  }
+  size_t *failIdx = gVersion >= 13000 ? NULL : (size_t *)arg8;
+  stream *s = (stream *)(gVersion >= 13000 ? arg8 : arg9);
+  if (s == NULL || count == 0 || numAttrs == 0 || attrsIdxs[0] != 0) {
+    return cudaErrorInvalidValue;
+  }
+  for (size_t a = 0; a < numAttrs; a++) {
+    if (attrs[a].srcAccessOrder < 1 || attrs[a].srcAccessOrder > 3) {
+      return cudaErrorInvalidValue;
+    }
+  }
+  for (size_t i = 0; i < count; i++) {
+    int rc = checkCopy(dsts[i], srcs[i], sizes[i], kindDefault, s->dev);
+    if (rc != cudaSuccess) {
+      if (failIdx != NULL) {
+        *failIdx = i;
+      }
+      return rc;
+    }
+  }
+  for (size_t i = 0; i < count; i++) {
+    op *o = calloc(1, sizeof(op));
+    o->kind = opCopy;
+    o->dst = dsts[i];
+    o->src = srcs[i];
+    o->n = sizes[i];
+    push(s, o);
+  }
+  pthread_mutex_lock(&gMu);
+  gBatchCopies++;
+  pthread_mutex_unlock(&gMu);
+  return cudaSuccess;
 }
 
 int cudaStreamCreateWithFlags(void **out, unsigned int flags) {
@@ -661,5 +714,14 @@ long long fakecuda_device_busy(int dev) {
     n += nowNs() - gDevSince[dev];
   }
   pthread_mutex_unlock(&gGateMu);
+  return n;
+}
+
+void fakecuda_set_version(int v) { gVersion = v; }
+
+long long fakecuda_batch_copies(void) {
+  pthread_mutex_lock(&gMu);
+  long long n = gBatchCopies;
+  pthread_mutex_unlock(&gMu);
   return n;
 }
