@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -19,6 +20,9 @@ type lineLogger struct {
 	mu      sync.Mutex
 	partial []byte
 	tail    []string // at most tailLines, oldest first
+	// headline is the first line that announced a crash ("panic: ...",
+	// "fatal error: ..."): a stack trace pushes it out of the tail.
+	headline string
 }
 
 const (
@@ -63,6 +67,20 @@ func (w *lineLogger) emit(line []byte) {
 		return
 	}
 	w.log.LogAttrs(w.ctx, w.level, s, slog.String("stream", w.stream))
+	w.keepLocked(s)
+}
+
+// keep adds a line to the tail without logging it.
+func (w *lineLogger) keep(s string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.keepLocked(s)
+}
+
+func (w *lineLogger) keepLocked(s string) {
+	if w.headline == "" && (strings.HasPrefix(s, "panic: ") || strings.HasPrefix(s, "fatal error: ")) {
+		w.headline = s
+	}
 	if len(w.tail) == tailLines {
 		copy(w.tail, w.tail[1:])
 		w.tail = w.tail[:tailLines-1]
@@ -80,10 +98,14 @@ func (w *lineLogger) Flush() {
 	}
 }
 
-// Tail returns the last lines written, oldest first.
+// Tail returns the last lines written, oldest first, after the crash
+// headline if there is one and it is no longer among them.
 func (w *lineLogger) Tail() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.headline != "" && !slices.Contains(w.tail, w.headline) {
+		return append([]string{w.headline, "..."}, w.tail[max(0, len(w.tail)-3):]...)
+	}
 	return append([]string(nil), w.tail...)
 }
 
@@ -98,8 +120,8 @@ func lastWords(streams ...*lineLogger) string {
 	if len(lines) == 0 {
 		return ""
 	}
-	if len(lines) > tailLines {
-		lines = lines[len(lines)-tailLines:]
+	if len(lines) > tailLines+2 {
+		lines = lines[len(lines)-tailLines-2:]
 	}
 	return "; last output: " + strings.Join(lines, " | ")
 }

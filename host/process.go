@@ -2,9 +2,527 @@ package host
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-plugin/runner"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/abi/backendv1"
+	"github.com/mlperf-host/mlperf-host/abi/backendv1grpc"
 )
 
-func openProcess(ctx context.Context, p Plugin, cfg Config) (Backend, error) {
-	return nil, errors.New("todo")
+// processBackend runs a plugin as a go-plugin subprocess (or talks to one
+// already running) over gRPC. Control operations are unary RPCs; the timed
+// run uses one Session stream with a sender and a receiver goroutine.
+type processBackend struct {
+	name  string
+	cfg   Config
+	ctx   context.Context // never canceled; every goroutine's base
+	epoch time.Time
+
+	client *plugin.Client
+	rpc    backendv1grpc.BackendClient
+	proc   *procRunner     // nil when reattached
+	attach *attachedRunner // nil when started here
+	pid    int
+	// tail keeps the plugin's last lines of stderr (read from the pipe, or
+	// forwarded by go-plugin's stdio stream after the plugin redirected
+	// os.Stderr); stdout has what it printed after the handshake.
+	tail, stdout *lineLogger
+	// stderrDone is closed when the plugin's stderr reaches EOF.
+	stderrDone chan struct{}
+	info       Info
+	arena  bool
+	arenas []string
+
+	st      *state
+	handler atomic.Pointer[handlerRef]
+
+	sessionMu   sync.Mutex
+	session     *session
+	sessionOpen atomic.Bool
+
+	mu           sync.Mutex // guards the fields below
+	inflight     map[uint64]struct{}
+	sendq        ring[sendItem]
+	free         [][]byte
+	flushWaiters ring[chan error]
+	closing      bool
+	drained      chan struct{} // closed when closing and nothing is in flight
+	lastProgress atomic.Int64  // ns since epoch of the last completion (or first issue)
+
+	wake      chan struct{}
+	stop      chan struct{}
+	bg        sync.WaitGroup // monitor, stderr reader, session goroutines
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ Backend = (*processBackend)(nil)
+
+// grpcPlugin is the host side of the go-plugin plugin: it turns the
+// connection into a Backend client.
+type grpcPlugin struct{ plugin.NetRPCUnsupportedPlugin }
+
+func (grpcPlugin) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error {
+	return errors.New("the host does not serve backends")
+}
+
+func (grpcPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
+	return backendv1grpc.NewBackendClient(conn), nil
+}
+
+func handshake() plugin.HandshakeConfig {
+	return plugin.HandshakeConfig{ProtocolVersion: abi.ProtocolVersion, MagicCookieKey: abi.MagicCookieKey, MagicCookieValue: abi.MagicCookieValue}
+}
+
+func pluginSets() map[int]plugin.PluginSet {
+	return map[int]plugin.PluginSet{abi.Major: {abi.PluginName: grpcPlugin{}}}
+}
+
+func (b *processBackend) dialOptions() []grpc.DialOption {
+	return []grpc.DialOption{
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(b.cfg.MaxMessageBytes), grpc.MaxCallSendMsgSize(b.cfg.MaxMessageBytes)),
+		// Larger flow-control windows keep batched completions streaming.
+		grpc.WithInitialWindowSize(4 << 20), grpc.WithInitialConnWindowSize(16 << 20),
+	}
+}
+
+func newProcessBackend(ctx context.Context, name string, cfg Config) *processBackend {
+	b := &processBackend{
+		name: name, cfg: cfg, ctx: context.WithoutCancel(ctx), epoch: time.Now(), st: newState(),
+		inflight: map[uint64]struct{}{}, drained: make(chan struct{}), stderrDone: make(chan struct{}), wake: make(chan struct{}, 1), stop: make(chan struct{}),
+	}
+	plog := cfg.Logger.With("plugin", name)
+	b.tail = newLineLogger(b.ctx, plog, slog.LevelInfo, "stderr")
+	b.stdout = newLineLogger(b.ctx, plog, slog.LevelInfo, "stdout")
+	b.handler.Store(&handlerRef{discard})
+	return b
+}
+
+// openProcess starts an executable plugin.
+func openProcess(ctx context.Context, p Plugin, cfg Config) (_ Backend, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	b := newProcessBackend(ctx, p.Name, cfg.withDefaults())
+	if p.SHA256 != nil {
+		// go-plugin cannot check a command its RunnerFunc starts: check here.
+		sc := &plugin.SecureConfig{Checksum: p.SHA256, Hash: sha256.New()}
+		if ok, err := sc.Check(p.Entry); err != nil || !ok {
+			sum, _ := fileSHA256(p.Entry)
+			return nil, &PluginError{Plugin: p.Name, Op: "open", Err: fmt.Errorf("%w: %s has sha256 %x, its manifest says %x",
+				ErrChecksum, p.Entry, sum, p.SHA256)}
+		}
+	}
+	cmd := exec.Command(p.Entry)
+	b.proc = newProcRunner(cmd)
+	cc := &plugin.ClientConfig{
+		HandshakeConfig:  handshake(),
+		VersionedPlugins: pluginSets(),
+		// go-plugin builds the environment (the host's, its handshake
+		// variables, the client certificate) on a placeholder command.
+		RunnerFunc: func(_ hclog.Logger, placeholder *exec.Cmd, _ string) (runner.Runner, error) {
+			cmd.Env = append(placeholder.Env, b.cfg.Env...)
+			return b.proc, nil
+		},
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		AutoMTLS:         true,
+		StartTimeout:     b.cfg.StartTimeout,
+		SyncStdout:       b.stdout,
+		SyncStderr:       b.tail,
+		Logger:           newHclog(b.ctx, b.cfg.Logger.With("plugin", p.Name)),
+		GRPCDialOptions:  b.dialOptions(),
+	}
+	b.client = plugin.NewClient(cc)
+	defer func() {
+		if err != nil {
+			b.client.Kill()
+			b.bg.Wait()
+		}
+	}()
+	startErr := b.start()
+	if startErr != nil {
+		return nil, startErr
+	}
+	b.pid = b.proc.cmd.Process.Pid
+	if err := b.negotiate(ctx); err != nil {
+		return nil, err
+	}
+	b.bg.Add(1)
+	go b.monitor()
+	return b, nil
+}
+
+func fileSHA256(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	return sum[:], nil
+}
+
+var pluginVersionRE = regexp.MustCompile(`Plugin version: (\d+)`)
+
+// start runs go-plugin's handshake and dispenses the Backend client,
+// turning go-plugin's errors into ones that say what the plugin did.
+func (b *processBackend) start() error {
+	cp, err := b.client.Client()
+	if b.proc.stderr != nil {
+		b.bg.Add(1)
+		go func() {
+			defer b.bg.Done()
+			defer close(b.stderrDone)
+			forwardStderr(b.ctx, b.proc.stderr, b.cfg.Logger.With("plugin", b.name), b.tail)
+		}()
+	} else {
+		close(b.stderrDone)
+	}
+	if err != nil {
+		return b.startError(err)
+	}
+	raw, err := cp.Dispense(abi.PluginName)
+	if err != nil {
+		return &PluginError{Plugin: b.name, Op: "handshake", Err: fmt.Errorf("%w: %v", ErrProtocol, err)}
+	}
+	b.rpc = raw.(backendv1grpc.BackendClient)
+	return nil
+}
+
+func (b *processBackend) startError(err error) error {
+	msg := err.Error()
+	if m := pluginVersionRE.FindStringSubmatch(msg); m != nil && strings.Contains(msg, "incompatible API version") {
+		major, _ := strconv.Atoi(m[1])
+		return versionMismatch(b.name, major)
+	}
+	if junk, ok := strings.CutPrefix(msg, "Unrecognized remote plugin message: "); ok {
+		if line, _, _ := strings.Cut(junk, "\n"); line != "" {
+			return &PluginError{Plugin: b.name, Op: "start", Err: fmt.Errorf(
+				"%w: it printed %q on stdout instead of the handshake line: stdout is reserved for the handshake, write logs to stderr; or is it not an mlperf-host plugin?",
+				ErrProtocol, line)}
+		}
+	}
+	// go-plugin kills the process on a failed start; give its exit (and
+	// last words) a moment to arrive.
+	select {
+	case <-b.proc.exited:
+	case <-time.After(2 * time.Second):
+	}
+	if strings.Contains(msg, "timeout while waiting for plugin to start") {
+		return &PluginError{Plugin: b.name, Op: "start", Err: fmt.Errorf("%w: no handshake within %v%s",
+			ErrStart, b.cfg.StartTimeout, lastWords(b.stdout, b.tail))}
+	}
+	select {
+	case <-b.proc.exited:
+		b.awaitLastWords()
+		return &PluginError{Plugin: b.name, Op: "start", Err: fmt.Errorf("%w: the plugin %s before the handshake%s",
+			ErrStart, exitStatus(b.proc.exitErr), lastWords(b.stdout, b.tail))}
+	default:
+	}
+	return &PluginError{Plugin: b.name, Op: "start", Err: fmt.Errorf("%w: %v%s", ErrStart, err, lastWords(b.stdout, b.tail))}
+}
+
+// Reattach attaches to a subprocess plugin already running (see
+// [ReattachConfig]). Close then leaves the process running: it ends the
+// session and disconnects, without the Close RPC.
+func Reattach(ctx context.Context, rc ReattachConfig, cfg Config) (_ Backend, err error) {
+	if err := rc.Validate(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if rc.ABIMajor != abi.Major {
+		return nil, versionMismatch(rc.Plugin, rc.ABIMajor)
+	}
+	var addr net.Addr
+	if rc.Network == "unix" {
+		addr = &net.UnixAddr{Net: "unix", Name: rc.Address}
+	} else if addr, err = net.ResolveTCPAddr("tcp", rc.Address); err != nil {
+		return nil, fmt.Errorf("reattach to plugin %q: %w", rc.Plugin, err)
+	}
+	b := newProcessBackend(ctx, rc.Plugin, cfg.withDefaults())
+	b.attach = &attachedRunner{pid: rc.Pid, detach: make(chan struct{})}
+	b.pid = rc.Pid
+	b.client = plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig: handshake(),
+		// No handshake line when reattaching: the plugin set is fixed.
+		Plugins: pluginSets()[abi.Major],
+		Reattach: &plugin.ReattachConfig{Protocol: plugin.ProtocolGRPC, ProtocolVersion: rc.ABIMajor, Addr: addr, Pid: rc.Pid,
+			ReattachFunc: func() (runner.AttachedRunner, error) { return b.attach, nil }},
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		SyncStdout:       b.stdout,
+		SyncStderr:       b.tail,
+		Logger:           newHclog(b.ctx, b.cfg.Logger.With("plugin", rc.Plugin)),
+		GRPCDialOptions:  b.dialOptions(),
+	})
+	defer func() {
+		if err != nil {
+			b.detach()
+		}
+	}()
+	cp, err := b.client.Client()
+	if err != nil {
+		return nil, &PluginError{Plugin: rc.Plugin, Op: "reattach", Err: fmt.Errorf("%w: %v", ErrStart, err)}
+	}
+	raw, err := cp.Dispense(abi.PluginName)
+	if err != nil {
+		return nil, &PluginError{Plugin: rc.Plugin, Op: "reattach", Err: fmt.Errorf("%w: %v", ErrProtocol, err)}
+	}
+	b.rpc = raw.(backendv1grpc.BackendClient)
+	if err := b.negotiate(ctx); err != nil {
+		return nil, err
+	}
+	b.bg.Add(1)
+	go b.monitor()
+	return b, nil
+}
+
+// detach lets go of a reattached plugin without stopping it.
+func (b *processBackend) detach() {
+	if cp, err := b.client.Client(); err == nil {
+		if gc, ok := cp.(*plugin.GRPCClient); ok {
+			_ = gc.Conn.Close()
+		}
+	}
+	close(b.attach.detach)
+}
+
+// negotiate calls Info.
+func (b *processBackend) negotiate(ctx context.Context) error {
+	var hostCaps abi.HostCapability
+	if sharedArenaSupported && !b.cfg.DisableSharedArena {
+		hostCaps |= abi.HostCapSharedArena
+	}
+	rctx, cancel := context.WithTimeout(ctx, b.cfg.CallTimeout)
+	defer cancel()
+	resp, err := b.rpc.Info(rctx, &backendv1.InfoRequest{HostAbiMajor: abi.Major, HostAbiMinor: abi.Minor, HostCapabilities: uint64(hostCaps)})
+	if err != nil {
+		return b.rpcError(opInfo, err)
+	}
+	if err := statusErr(abi.Code(resp.GetStatus().GetCode()), resp.GetStatus().GetMessage()); err != nil {
+		return &PluginError{Plugin: b.name, Op: "info", Err: err}
+	}
+	if resp.GetAbiMajor() != abi.Major {
+		return versionMismatch(b.name, int(resp.GetAbiMajor()))
+	}
+	b.info = infoFrom(resp, TransportProcess, 1)
+	b.arena = hostCaps.Has(abi.HostCapSharedArena) && b.info.Capabilities.Has(abi.CapSharedArena)
+	return nil
+}
+
+// rpcError turns a failed control RPC into the backend's error: when the
+// plugin died, its exit is the error.
+func (b *processBackend) rpcError(op callOp, err error) error {
+	if e := b.st.Err(); e != nil {
+		return e
+	}
+	if status.Code(err) == codes.Unavailable && b.proc != nil {
+		select {
+		case <-b.proc.exited:
+			b.crashed()
+			return b.st.Err()
+		case <-time.After(time.Second):
+		}
+	}
+	if status.Code(err) == codes.DeadlineExceeded {
+		return &PluginError{Plugin: b.name, Op: op.String(), Err: fmt.Errorf("%w: no answer within %v", ErrHang, b.cfg.CallTimeout)}
+	}
+	return &PluginError{Plugin: b.name, Op: op.String(), Err: fmt.Errorf("rpc: %w", err)}
+}
+
+// unary runs one control RPC with the call deadline and maps its status.
+func unary[T interface{ GetStatus() *backendv1.Status }](ctx context.Context, b *processBackend, op callOp, call func(context.Context) (T, error)) error {
+	if err := b.st.Err(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	rctx, cancel := context.WithTimeout(ctx, b.cfg.CallTimeout)
+	defer cancel()
+	resp, err := call(rctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: %w", op, ctx.Err())
+		}
+		return b.rpcError(op, err)
+	}
+	st := resp.GetStatus()
+	if err := statusErr(abi.Code(st.GetCode()), st.GetMessage()); err != nil {
+		return &PluginError{Plugin: b.name, Op: op.String(), Err: err}
+	}
+	return nil
+}
+
+func (b *processBackend) Info() Info { return b.info }
+
+func (b *processBackend) SetHandler(h Handler) {
+	if h == nil {
+		h = discard
+	}
+	b.handler.Store(&handlerRef{h})
+}
+
+func (b *processBackend) Done() <-chan struct{} { return b.st.Done() }
+func (b *processBackend) Err() error            { return b.st.Err() }
+
+func (b *processBackend) Load(ctx context.Context, m Model) error {
+	req := &backendv1.LoadRequest{Options: m.Options}
+	switch {
+	case m.Bytes != nil:
+		req.ModelBytes = m.Bytes
+	case m.Path != "" && b.info.Capabilities.Has(abi.CapModelPath):
+		req.ModelPath = m.Path
+		if abs, err := filepath.Abs(m.Path); err == nil {
+			req.ModelPath = abs
+		}
+	case m.Path != "":
+		data, err := os.ReadFile(m.Path)
+		if err != nil {
+			return fmt.Errorf("load model %q: %w", m.Path, err)
+		}
+		req.ModelBytes = data
+	}
+	return unary(ctx, b, opLoad, func(ctx context.Context) (*backendv1.LoadResponse, error) { return b.rpc.Load(ctx, req) })
+}
+
+func (b *processBackend) LoadSamples(ctx context.Context, samples []Sample) error {
+	if err := b.st.Err(); err != nil {
+		return err
+	}
+	if b.arena {
+		req, path, err := writeArena(sharedMemoryDir(b.cfg.SharedMemoryDir), samples)
+		if err != nil {
+			return err
+		}
+		b.arenas = append(b.arenas, path)
+		return unary(ctx, b, opLoadSamples, func(ctx context.Context) (*backendv1.LoadSamplesResponse, error) {
+			return b.rpc.LoadSamples(ctx, req)
+		})
+	}
+	for _, req := range inlineRequests(samples, min(4<<20, b.cfg.MaxMessageBytes/2)) {
+		err := unary(ctx, b, opLoadSamples, func(ctx context.Context) (*backendv1.LoadSamplesResponse, error) {
+			return b.rpc.LoadSamples(ctx, req)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *processBackend) UnloadSamples(ctx context.Context, indices []uint64) error {
+	return unary(ctx, b, opUnloadSamples, func(ctx context.Context) (*backendv1.UnloadSamplesResponse, error) {
+		return b.rpc.UnloadSamples(ctx, &backendv1.UnloadSamplesRequest{Indices: indices})
+	})
+}
+
+func (b *processBackend) Warmup(ctx context.Context) error {
+	if !b.info.Capabilities.Has(abi.CapWarmup) {
+		return b.st.Err()
+	}
+	return unary(ctx, b, opWarmup, func(ctx context.Context) (*backendv1.WarmupResponse, error) {
+		return b.rpc.Warmup(ctx, &backendv1.WarmupRequest{})
+	})
+}
+
+// awaitLastWords gives the stderr reader a moment to read what a dying
+// plugin wrote last.
+func (b *processBackend) awaitLastWords() {
+	select {
+	case <-b.stderrDone:
+	case <-time.After(time.Second):
+	}
+}
+
+// crashed reports the plugin's exit, with its status and last words.
+func (b *processBackend) crashed() {
+	b.awaitLastWords()
+	b.fatal(&PluginError{Plugin: b.name, Op: "process", Err: fmt.Errorf("%w: pid %d %s%s",
+		ErrCrashed, b.pid, exitStatus(b.proc.exitErr), lastWords(b.stdout, b.tail))})
+}
+
+// monitor watches the plugin: its exit, stalls and health pings.
+func (b *processBackend) monitor() {
+	defer b.bg.Done()
+	var exited <-chan struct{}
+	if b.proc != nil {
+		exited = b.proc.exited
+	}
+	period := min(max(b.cfg.StallTimeout/4, time.Millisecond), time.Second)
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	lastPing := time.Now()
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-exited:
+			b.mu.Lock()
+			closing := b.closing
+			b.mu.Unlock()
+			if !closing || b.hasInflight() {
+				b.crashed()
+			}
+			exited = nil
+		case <-tick.C:
+			b.checkStall()
+			if b.cfg.HealthInterval > 0 && time.Since(lastPing) >= b.cfg.HealthInterval {
+				lastPing = time.Now()
+				b.ping()
+			}
+			if b.attach != nil && b.pid > 0 && !processAlive(b.pid) && b.st.Err() == nil {
+				b.fatal(&PluginError{Plugin: b.name, Op: "process", Err: fmt.Errorf("%w: pid %d is gone", ErrCrashed, b.pid)})
+			}
+		}
+	}
+}
+
+// ping checks that the plugin still answers.
+func (b *processBackend) ping() {
+	if b.st.Err() != nil {
+		return
+	}
+	timeout := min(b.cfg.HealthInterval, b.cfg.CallTimeout)
+	ctx, cancel := context.WithTimeout(b.ctx, timeout)
+	defer cancel()
+	start := time.Now()
+	_, err := b.rpc.Ping(ctx, &backendv1.PingRequest{Nonce: uint64(start.UnixNano())})
+	switch {
+	case err == nil:
+		b.cfg.Logger.Debug("plugin ping", "plugin", b.name, "rtt", time.Since(start))
+	case status.Code(err) == codes.DeadlineExceeded:
+		b.fatal(&PluginError{Plugin: b.name, Op: "health check", Err: fmt.Errorf("%w: no answer to a ping within %v%s",
+			ErrHang, timeout, lastWords(b.stdout, b.tail))})
+		b.kill()
+	case status.Code(err) == codes.Unimplemented:
+		b.cfg.Logger.Debug("plugin does not answer pings", "plugin", b.name)
+	}
+}
+
+// kill stops a plugin the host started.
+func (b *processBackend) kill() {
+	if b.proc != nil && b.proc.cmd.Process != nil {
+		_ = b.proc.Kill(b.ctx)
+	}
 }

@@ -1,0 +1,450 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/abi/backendv1"
+	"github.com/mlperf-host/mlperf-host/abi/backendv1grpc"
+)
+
+// session is the Session stream of the timed run.
+type session struct {
+	stream   backendv1grpc.Backend_SessionClient
+	ctx      context.Context
+	cancel   context.CancelFunc
+	recvDone chan struct{}
+}
+
+// sendItem is one message for the sender: a query's packed records, a
+// flush, or the end of the host's side.
+type sendItem struct {
+	samples   []byte
+	flush     bool
+	closeSend bool
+}
+
+// ensureSession opens the Session stream once.
+func (b *processBackend) ensureSession() error {
+	if b.sessionOpen.Load() {
+		return nil
+	}
+	b.sessionMu.Lock()
+	defer b.sessionMu.Unlock()
+	if b.session != nil {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(b.ctx)
+	stream, err := b.rpc.Session(ctx)
+	if err != nil {
+		cancel()
+		return b.rpcError(opIssue, err)
+	}
+	s := &session{stream: stream, ctx: ctx, cancel: cancel, recvDone: make(chan struct{})}
+	b.session = s
+	b.bg.Add(2)
+	go b.send(s)
+	go b.receive(s)
+	b.sessionOpen.Store(true)
+	return nil
+}
+
+// Issue records the samples as in flight, packs them and wakes the
+// sender; it never waits for the plugin.
+func (b *processBackend) Issue(ctx context.Context, samples []abi.IssueRecord) error {
+	if err := b.st.Err(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(samples) == 0 {
+		return nil
+	}
+	if err := b.ensureSession(); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	if err := b.st.Err(); err != nil {
+		b.mu.Unlock()
+		return err
+	}
+	if b.closing {
+		b.mu.Unlock()
+		return ErrClosed
+	}
+	if len(b.inflight) == 0 {
+		b.lastProgress.Store(int64(time.Since(b.epoch)))
+	}
+	var buf []byte
+	if k := len(b.free); k > 0 {
+		buf, b.free = b.free[k-1][:0], b.free[:k-1]
+	}
+	for _, r := range samples {
+		b.inflight[r.ID] = struct{}{}
+		buf = abi.AppendIssueRecord(buf, r)
+	}
+	b.sendq.push(sendItem{samples: buf})
+	b.mu.Unlock()
+	b.wakeSender()
+	return nil
+}
+
+func (b *processBackend) wakeSender() {
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Flush sends a flush after the queries issued before it and waits for
+// the plugin's answer.
+func (b *processBackend) Flush(ctx context.Context) error {
+	if err := b.st.Err(); err != nil {
+		return err
+	}
+	if !b.info.Capabilities.Has(abi.CapFlush) {
+		return nil
+	}
+	if err := b.ensureSession(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	b.mu.Lock()
+	if b.closing {
+		b.mu.Unlock()
+		return ErrClosed
+	}
+	if err := b.st.Err(); err != nil {
+		b.mu.Unlock()
+		return err
+	}
+	b.flushWaiters.push(done)
+	b.sendq.push(sendItem{flush: true})
+	b.mu.Unlock()
+	b.wakeSender()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("flush: %w", ctx.Err())
+	}
+}
+
+// send writes queued messages to the stream, in order. It reuses one
+// message value: SendMsg marshals before returning, and the host installs
+// no stats handler that could keep it.
+func (b *processBackend) send(s *session) {
+	defer b.bg.Done()
+	msg := &backendv1.HostMessage{}
+	issue := &backendv1.Issue{}
+	kindIssue := &backendv1.HostMessage_Issue{Issue: issue}
+	kindFlush := &backendv1.HostMessage_Flush{Flush: &backendv1.Flush{}}
+	var items []sendItem
+	for {
+		select {
+		case <-b.wake:
+		case <-s.ctx.Done():
+			return
+		}
+		b.mu.Lock()
+		for {
+			it, ok := b.sendq.pop()
+			if !ok {
+				break
+			}
+			items = append(items, it)
+		}
+		b.mu.Unlock()
+		for i, it := range items {
+			if it.closeSend {
+				_ = s.stream.CloseSend()
+				return
+			}
+			if it.flush {
+				msg.Kind = kindFlush
+			} else {
+				issue.Samples = it.samples
+				msg.Kind = kindIssue
+			}
+			err := s.stream.Send(msg)
+			if it.samples != nil {
+				b.mu.Lock()
+				b.free = append(b.free, it.samples)
+				b.mu.Unlock()
+			}
+			items[i] = sendItem{}
+			if err != nil {
+				// The receiver learns why the stream ended.
+				return
+			}
+		}
+		items = items[:0]
+	}
+}
+
+// receive reads the plugin's messages until the stream ends.
+func (b *processBackend) receive(s *session) {
+	defer b.bg.Done()
+	defer close(s.recvDone)
+	var msg backendv1.PluginMessage
+	batch := make([]Completion, 0, 256)
+	for {
+		if err := s.stream.RecvMsg(&msg); err != nil {
+			b.sessionEnded(s, err)
+			return
+		}
+		switch k := msg.GetKind().(type) {
+		case *backendv1.PluginMessage_Completions:
+			batch = b.deliver(k.Completions, false, batch)
+		case *backendv1.PluginMessage_FirstTokens:
+			batch = b.deliver(k.FirstTokens, true, batch)
+		case *backendv1.PluginMessage_Error:
+			st := k.Error.GetStatus()
+			b.fatal(&PluginError{Plugin: b.name, Op: "session", Err: fmt.Errorf("plugin reported a fatal error: %w",
+				statusErr(abi.Code(max(st.GetCode(), uint32(abi.Unknown))), st.GetMessage()))})
+		case *backendv1.PluginMessage_Flushed:
+			b.flushDone(k.Flushed.GetStatus())
+		default:
+			// A message of a later minor version: not for this host.
+			b.cfg.Logger.Debug("ignoring unknown session message", "plugin", b.name)
+		}
+	}
+}
+
+// deliver validates a Completions message and hands it to the handler.
+func (b *processBackend) deliver(c *backendv1.Completions, first bool, batch []Completion) []Completion {
+	what := "completions"
+	if first {
+		what = "first tokens"
+	}
+	cs, err := abi.ParseCompletions(c.GetRecords(), c.GetData())
+	if err != nil {
+		b.fatal(&PluginError{Plugin: b.name, Op: "session", Err: fmt.Errorf("%w: %s message: %v", ErrProtocol, what, err)})
+		return batch
+	}
+	var bad error
+	batch = batch[:0]
+	b.mu.Lock()
+	for comp := range cs.All {
+		_, ok := b.inflight[comp.ID]
+		if !ok {
+			if bad == nil {
+				bad = fmt.Errorf("%w: %s for sample id %d, which is not in flight (never issued, or completed before)", ErrProtocol, what, comp.ID)
+			}
+			continue
+		}
+		if !first {
+			delete(b.inflight, comp.ID)
+		}
+		st := comp.Status
+		if !st.Known() {
+			st = abi.Internal
+		}
+		batch = append(batch, Completion{ID: comp.ID, Status: st, Data: comp.Data, NTokens: comp.NTokens})
+	}
+	if !first && len(batch) > 0 {
+		b.lastProgress.Store(int64(time.Since(b.epoch)))
+		b.noteDrained()
+	}
+	b.mu.Unlock()
+	if len(batch) > 0 {
+		if h := b.handler.Load().h; first {
+			h.FirstTokens(batch)
+		} else {
+			h.Complete(batch)
+		}
+	}
+	clear(batch)
+	if bad != nil {
+		b.fatal(&PluginError{Plugin: b.name, Op: "session", Err: bad})
+	}
+	return batch[:0]
+}
+
+// noteDrained closes drained once Close waits and nothing is in flight;
+// b.mu is held.
+func (b *processBackend) noteDrained() {
+	if b.closing && len(b.inflight) == 0 {
+		select {
+		case <-b.drained:
+		default:
+			close(b.drained)
+		}
+	}
+}
+
+func (b *processBackend) hasInflight() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.inflight) > 0
+}
+
+// flushDone answers the oldest waiting Flush.
+func (b *processBackend) flushDone(st *backendv1.Status) {
+	b.mu.Lock()
+	w, ok := b.flushWaiters.pop()
+	b.mu.Unlock()
+	if !ok {
+		b.cfg.Logger.Warn("plugin answered a flush that was not sent", "plugin", b.name)
+		return
+	}
+	var err error
+	if e := statusErr(abi.Code(st.GetCode()), st.GetMessage()); e != nil {
+		err = &PluginError{Plugin: b.name, Op: "flush", Err: e}
+	}
+	w <- err
+}
+
+// sessionEnded decides what the end of the stream means: the normal end
+// after Close, the plugin's death, or a broken protocol.
+func (b *processBackend) sessionEnded(s *session, err error) {
+	b.mu.Lock()
+	closing := b.closing
+	b.mu.Unlock()
+	if b.st.Err() != nil || (closing && errors.Is(err, io.EOF) && !b.hasInflight()) {
+		return
+	}
+	if b.proc != nil {
+		select {
+		case <-b.proc.exited:
+			b.crashed()
+			return
+		case <-time.After(time.Second):
+		}
+	}
+	switch {
+	case errors.Is(err, io.EOF):
+		err = fmt.Errorf("%w: the plugin ended the session with samples in flight or before the host did", ErrProtocol)
+	case status.Code(err) == codes.Canceled && s.ctx.Err() != nil:
+		return
+	default:
+		err = fmt.Errorf("%w: the session broke: %v", ErrCrashed, err)
+	}
+	b.fatal(&PluginError{Plugin: b.name, Op: "session", Err: fmt.Errorf("%w%s", err, lastWords(b.stdout, b.tail))})
+}
+
+// fatal ends the backend with err (the first error wins): every sample in
+// flight fails with it, waiting flushes return it, the session stops.
+func (b *processBackend) fatal(err error) {
+	if !b.st.fail(err) {
+		return
+	}
+	b.cfg.Logger.Error("plugin failed", "plugin", b.name, "err", err)
+	b.mu.Lock()
+	ids := make([]uint64, 0, len(b.inflight))
+	for id := range b.inflight {
+		ids = append(ids, id)
+	}
+	clear(b.inflight)
+	var waiters []chan error
+	for {
+		w, ok := b.flushWaiters.pop()
+		if !ok {
+			break
+		}
+		waiters = append(waiters, w)
+	}
+	if b.closing {
+		b.noteDrained()
+	}
+	b.mu.Unlock()
+	slices.Sort(ids)
+	deliverFailures(b.handler.Load().h, ids, abi.Aborted, err.Error())
+	for _, w := range waiters {
+		w <- err
+	}
+	b.sessionMu.Lock()
+	if b.session != nil {
+		b.session.cancel()
+	}
+	b.sessionMu.Unlock()
+}
+
+// checkStall fails the run when samples are in flight and none completed
+// within the stall deadline.
+func (b *processBackend) checkStall() {
+	b.mu.Lock()
+	n := len(b.inflight)
+	b.mu.Unlock()
+	if n == 0 || b.st.Err() != nil {
+		return
+	}
+	idle := time.Since(b.epoch) - time.Duration(b.lastProgress.Load())
+	if idle <= b.cfg.StallTimeout {
+		return
+	}
+	b.fatal(&PluginError{Plugin: b.name, Op: "session", Err: fmt.Errorf("%w: %d samples in flight and none completed for %v (deadline %v)%s",
+		ErrStalled, n, idle.Round(time.Millisecond), b.cfg.StallTimeout, lastWords(b.stdout, b.tail))})
+	b.kill()
+}
+
+func (b *processBackend) Close() error {
+	b.closeOnce.Do(func() { b.closeErr = b.close() })
+	return b.closeErr
+}
+
+func (b *processBackend) close() error {
+	b.mu.Lock()
+	b.closing = true
+	b.noteDrained()
+	b.mu.Unlock()
+	timer := time.NewTimer(b.cfg.CloseTimeout)
+	defer timer.Stop()
+	select {
+	case <-b.drained:
+	case <-b.st.Done():
+	case <-timer.C:
+		b.fatal(&PluginError{Plugin: b.name, Op: "close", Err: fmt.Errorf("%w: samples still in flight after %v", ErrHang, b.cfg.CloseTimeout)})
+	}
+	b.sessionMu.Lock()
+	s := b.session
+	b.sessionMu.Unlock()
+	if s != nil {
+		if b.st.Err() == nil {
+			b.mu.Lock()
+			b.sendq.push(sendItem{closeSend: true})
+			b.mu.Unlock()
+			b.wakeSender()
+			end := time.NewTimer(b.cfg.CloseTimeout)
+			select {
+			case <-s.recvDone:
+			case <-end.C:
+				b.cfg.Logger.Warn("plugin did not end the session", "plugin", b.name)
+			}
+			end.Stop()
+		}
+		s.cancel()
+	}
+	var closeErr error
+	if b.st.Err() == nil && b.attach == nil {
+		ctx, cancel := context.WithTimeout(b.ctx, b.cfg.CloseTimeout)
+		closeErr = unary(ctx, b, opClose, func(ctx context.Context) (*backendv1.CloseResponse, error) {
+			return b.rpc.Close(ctx, &backendv1.CloseRequest{})
+		})
+		cancel()
+	}
+	close(b.stop)
+	if b.attach != nil {
+		b.detach()
+	} else {
+		b.client.Kill()
+		killGroup(b.pid)
+	}
+	b.bg.Wait()
+	for _, p := range b.arenas {
+		if err := removeFile(p); err != nil {
+			b.cfg.Logger.Warn("removing sample arena", "path", p, "err", err)
+		}
+	}
+	b.st.fail(ErrClosed)
+	return closeErr
+}

@@ -1,0 +1,104 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/hashicorp/go-plugin/runner"
+)
+
+// ReattachConfig says where an already-running subprocess plugin serves:
+// the start of remote mode. A plugin started by hand in serve mode prints
+// it as one JSON line, e.g.
+//
+//	{"plugin":"trt","abi_major":1,"pid":4242,"network":"unix","address":"/tmp/plugin1234"}
+//
+// and a later host run attaches to it with [Reattach] instead of starting
+// it again (keeping, say, a loaded TensorRT engine across runs).
+type ReattachConfig struct {
+	// Plugin names the plugin in logs and errors.
+	Plugin string `json:"plugin"`
+	// ABIMajor is the ABI major the plugin serves.
+	ABIMajor int `json:"abi_major"`
+	// Pid is the plugin's process id, watched for exit; 0 when the plugin
+	// is not a local process.
+	Pid int `json:"pid,omitempty"`
+	// Network is "unix" or "tcp"; Address is the socket path or host:port.
+	Network string `json:"network"`
+	Address string `json:"address"`
+}
+
+// Validate reports every missing or bad field.
+func (c ReattachConfig) Validate() error {
+	var errs []error
+	if c.Plugin == "" {
+		errs = append(errs, errors.New(`reattach config: "plugin" is missing`))
+	}
+	if c.ABIMajor < 1 {
+		errs = append(errs, errors.New(`reattach config: "abi_major" is missing or not positive`))
+	}
+	if c.Pid < 0 {
+		errs = append(errs, fmt.Errorf(`reattach config: "pid" %d is negative`, c.Pid))
+	}
+	if c.Network != "unix" && c.Network != "tcp" {
+		errs = append(errs, fmt.Errorf(`reattach config: "network" %q: want "unix" or "tcp"`, c.Network))
+	}
+	if c.Address == "" {
+		errs = append(errs, errors.New(`reattach config: "address" is missing`))
+	}
+	return errors.Join(errs...)
+}
+
+// ParseReattachConfig decodes and validates the JSON a plugin in serve
+// mode prints. Unknown fields are errors.
+func ParseReattachConfig(b []byte) (ReattachConfig, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var c ReattachConfig
+	if err := dec.Decode(&c); err != nil {
+		return ReattachConfig{}, fmt.Errorf("reattach config: %w", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return ReattachConfig{}, errors.New("reattach config: unexpected data after the JSON object")
+	}
+	if err := c.Validate(); err != nil {
+		return ReattachConfig{}, err
+	}
+	return c, nil
+}
+
+// attachedRunner stands for a plugin process the host did not start: go-
+// plugin waits on it, and the host never kills it.
+type attachedRunner struct {
+	pid    int
+	detach chan struct{} // closed by the host when it lets go
+}
+
+var _ runner.AttachedRunner = (*attachedRunner)(nil)
+
+// Wait returns when the host detaches; the host watches the pid itself.
+func (r *attachedRunner) Wait(ctx context.Context) error {
+	select {
+	case <-r.detach:
+	case <-ctx.Done():
+	}
+	return nil
+}
+
+// Kill does nothing: a reattached plugin outlives the host's run.
+func (r *attachedRunner) Kill(context.Context) error { return nil }
+
+func (r *attachedRunner) ID() string { return strconv.Itoa(r.pid) }
+
+func (r *attachedRunner) PluginToHost(network, addr string) (string, string, error) {
+	return network, addr, nil
+}
+
+func (r *attachedRunner) HostToPlugin(network, addr string) (string, string, error) {
+	return network, addr, nil
+}
