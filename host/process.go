@@ -50,8 +50,8 @@ type processBackend struct {
 	// stderrDone is closed when the plugin's stderr reaches EOF.
 	stderrDone chan struct{}
 	info       Info
-	arena  bool
-	arenas []string
+	arena      bool
+	arenas     []string
 
 	st      *state
 	handler atomic.Pointer[handlerRef]

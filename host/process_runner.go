@@ -110,8 +110,12 @@ func (r *procRunner) Diagnose(context.Context) string {
 	}
 }
 
-func (r *procRunner) PluginToHost(network, addr string) (string, string, error) { return network, addr, nil }
-func (r *procRunner) HostToPlugin(network, addr string) (string, string, error) { return network, addr, nil }
+func (r *procRunner) PluginToHost(network, addr string) (string, string, error) {
+	return network, addr, nil
+}
+func (r *procRunner) HostToPlugin(network, addr string) (string, string, error) {
+	return network, addr, nil
+}
 
 // exitStatus describes how a process ended: "exited with exit status 3",
 // "exited with signal: killed".
