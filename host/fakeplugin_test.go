@@ -238,15 +238,19 @@ func (s *fakeServer) answer(stream backendv1grpc.Backend_SessionServer, rs abi.I
 		if s.mode == fakeUnknownID {
 			id += 1000000
 		}
-		frecs, fdata = abi.AppendCompletion(frecs, fdata, id, abi.OK, out[:min(1, len(out))], 1)
+		if r.Flags&abi.FlagWantOutput != 0 { // first tokens only where output is wanted
+			frecs, fdata = abi.AppendCompletion(frecs, fdata, id, abi.OK, out[:min(1, len(out))], 1)
+		}
 		recs, data = abi.AppendCompletion(recs, data, id, abi.OK, out, 3)
 		if s.mode == fakeDuplicate {
 			recs, data = abi.AppendCompletion(recs, data, id, abi.OK, out, 3)
 		}
 	}
 	s.mu.Unlock()
-	if err := stream.Send(&backendv1.PluginMessage{Kind: &backendv1.PluginMessage_FirstTokens{FirstTokens: &backendv1.Completions{Records: frecs, Data: fdata}}}); err != nil {
-		return err
+	if len(frecs) > 0 {
+		if err := stream.Send(&backendv1.PluginMessage{Kind: &backendv1.PluginMessage_FirstTokens{FirstTokens: &backendv1.Completions{Records: frecs, Data: fdata}}}); err != nil {
+			return err
+		}
 	}
 	return stream.Send(&backendv1.PluginMessage{Kind: &backendv1.PluginMessage_Completions{Completions: &backendv1.Completions{Records: recs, Data: data}}})
 }

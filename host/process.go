@@ -66,10 +66,11 @@ type processBackend struct {
 	free         [][]byte
 	flushWaiters ring[chan error]
 	closing      bool
+	sending      bool          // a goroutine is sending the queue (kickSend)
+	out          outMsg        // owned by the sending goroutine
 	drained      chan struct{} // closed when closing and nothing is in flight
 	lastProgress atomic.Int64  // ns since epoch of the last completion (or first issue)
 
-	wake      chan struct{}
 	stop      chan struct{}
 	bg        sync.WaitGroup // monitor, stderr reader, session goroutines
 	closeOnce sync.Once
@@ -109,7 +110,8 @@ func (b *processBackend) dialOptions() []grpc.DialOption {
 func newProcessBackend(ctx context.Context, name string, cfg Config) *processBackend {
 	b := &processBackend{
 		name: name, cfg: cfg, ctx: context.WithoutCancel(ctx), epoch: time.Now(), st: newState(),
-		inflight: map[uint64]struct{}{}, drained: make(chan struct{}), stderrDone: make(chan struct{}), wake: make(chan struct{}, 1), stop: make(chan struct{}),
+		inflight: map[uint64]struct{}{}, drained: make(chan struct{}), stderrDone: make(chan struct{}), stop: make(chan struct{}),
+		out: newOutMsg(),
 	}
 	plog := cfg.Logger.With("plugin", name)
 	b.tail = newLineLogger(b.ctx, plog, slog.LevelInfo, "stderr")

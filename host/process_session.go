@@ -50,8 +50,7 @@ func (b *processBackend) ensureSession() error {
 	}
 	s := &session{stream: stream, ctx: ctx, cancel: cancel, recvDone: make(chan struct{})}
 	b.session = s
-	b.bg.Add(2)
-	go b.send(s)
+	b.bg.Add(1)
 	go b.receive(s)
 	b.sessionOpen.Store(true)
 	return nil
@@ -94,15 +93,8 @@ func (b *processBackend) Issue(ctx context.Context, samples []abi.IssueRecord) e
 	}
 	b.sendq.push(sendItem{samples: buf})
 	b.mu.Unlock()
-	b.wakeSender()
+	b.kickSend(b.session)
 	return nil
-}
-
-func (b *processBackend) wakeSender() {
-	select {
-	case b.wake <- struct{}{}:
-	default:
-	}
 }
 
 // Flush sends a flush after the queries issued before it and waits for
@@ -130,7 +122,7 @@ func (b *processBackend) Flush(ctx context.Context) error {
 	b.flushWaiters.push(done)
 	b.sendq.push(sendItem{flush: true})
 	b.mu.Unlock()
-	b.wakeSender()
+	b.kickSend(b.session)
 	select {
 	case err := <-done:
 		return err
@@ -139,55 +131,70 @@ func (b *processBackend) Flush(ctx context.Context) error {
 	}
 }
 
-// send writes queued messages to the stream, in order. It reuses one
-// message value: SendMsg marshals before returning, and the host installs
-// no stats handler that could keep it.
-func (b *processBackend) send(s *session) {
-	defer b.bg.Done()
-	msg := &backendv1.HostMessage{}
-	issue := &backendv1.Issue{}
-	kindIssue := &backendv1.HostMessage_Issue{Issue: issue}
-	kindFlush := &backendv1.HostMessage_Flush{Flush: &backendv1.Flush{}}
-	var items []sendItem
+// kickSend sends every queued message, in order, unless another goroutine
+// is already doing so (it then sends these too). Whoever issues thus
+// sends: one goroutine hop less than a sender goroutine, which is most of
+// a Server query's latency on a small machine. A Send blocks only when the
+// plugin stops reading; the stall detector then ends the session, which
+// unblocks it.
+func (b *processBackend) kickSend(s *session) {
+	b.mu.Lock()
+	if b.sending {
+		b.mu.Unlock()
+		return
+	}
+	b.sending = true
 	for {
-		select {
-		case <-b.wake:
-		case <-s.ctx.Done():
-			return
-		}
-		b.mu.Lock()
-		for {
-			it, ok := b.sendq.pop()
-			if !ok {
-				break
-			}
-			items = append(items, it)
+		it, ok := b.sendq.pop()
+		if !ok {
+			break
 		}
 		b.mu.Unlock()
-		for i, it := range items {
-			if it.closeSend {
-				_ = s.stream.CloseSend()
-				return
-			}
-			if it.flush {
-				msg.Kind = kindFlush
-			} else {
-				issue.Samples = it.samples
-				msg.Kind = kindIssue
-			}
-			err := s.stream.Send(msg)
-			if it.samples != nil {
-				b.mu.Lock()
-				b.free = append(b.free, it.samples)
-				b.mu.Unlock()
-			}
-			items[i] = sendItem{}
-			if err != nil {
-				// The receiver learns why the stream ended.
-				return
-			}
+		err := b.sendOne(s, it)
+		b.mu.Lock()
+		if it.samples != nil {
+			b.free = append(b.free, it.samples)
 		}
-		items = items[:0]
+		if err != nil {
+			// The receiver learns why the stream ended; what is queued
+			// fails with the backend.
+			break
+		}
+	}
+	b.sending = false
+	b.mu.Unlock()
+}
+
+// sendOne writes one message. It reuses one message value, owned by the
+// goroutine that holds the sending token: SendMsg marshals before
+// returning, and the host installs no stats handler that could keep it.
+func (b *processBackend) sendOne(s *session, it sendItem) error {
+	switch {
+	case it.closeSend:
+		return s.stream.CloseSend()
+	case it.flush:
+		b.out.msg.Kind = b.out.flush
+	default:
+		b.out.issue.Issue.Samples = it.samples
+		b.out.msg.Kind = b.out.issue
+	}
+	err := s.stream.Send(b.out.msg)
+	b.out.issue.Issue.Samples = nil
+	return err
+}
+
+// outMsg is the reused outgoing message.
+type outMsg struct {
+	msg   *backendv1.HostMessage
+	issue *backendv1.HostMessage_Issue
+	flush *backendv1.HostMessage_Flush
+}
+
+func newOutMsg() outMsg {
+	return outMsg{
+		msg:   &backendv1.HostMessage{},
+		issue: &backendv1.HostMessage_Issue{Issue: &backendv1.Issue{}},
+		flush: &backendv1.HostMessage_Flush{Flush: &backendv1.Flush{}},
 	}
 }
 
@@ -413,7 +420,7 @@ func (b *processBackend) close() error {
 			b.mu.Lock()
 			b.sendq.push(sendItem{closeSend: true})
 			b.mu.Unlock()
-			b.wakeSender()
+			b.kickSend(s)
 			end := time.NewTimer(b.cfg.CloseTimeout)
 			select {
 			case <-s.recvDone:

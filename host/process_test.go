@@ -19,7 +19,7 @@ import (
 )
 
 // fakePlugin returns the test binary as a process plugin.
-func fakeProcess(t *testing.T) Plugin {
+func fakeProcess(t testing.TB) Plugin {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
@@ -71,7 +71,7 @@ func TestProcessEcho(t *testing.T) {
 				require.True(t, ok)
 				assert.Equal(t, Completion{ID: id, Status: abi.OK, Data: []byte(data), NTokens: 3}, c)
 			}
-			assert.Len(t, rec.first, 4)
+			assert.Len(t, rec.first, 3, "the fake reports first tokens of samples whose output is wanted")
 			assert.Empty(t, rec.early)
 			require.NoError(t, b.UnloadSamples(ctx, []uint64{3, 4}))
 			require.NoError(t, b.Close())
