@@ -1,0 +1,297 @@
+package aic
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// device is one AIC100 card in use.
+type device struct {
+	qid    int32
+	acts   []*activation
+	failed atomic.Bool
+	cause  atomic.Pointer[DeviceError]
+}
+
+// fail marks the device failed and returns the error to report.
+func (d *device) fail(err error) error {
+	var de *DeviceError
+	if errors.As(err, &de) {
+		return de
+	}
+	de = &DeviceError{Device: int(d.qid), Err: err}
+	if d.cause.CompareAndSwap(nil, de) {
+		d.failed.Store(true)
+		return de
+	}
+	return d.cause.Load()
+}
+
+// activation is one copy of the program, loaded and activated on its own
+// NSP cores, with its queue and exec objects.
+type activation struct {
+	dev    *device
+	index  int
+	prog   object
+	queue  object
+	props  hostBuf
+	loaded bool
+	active bool
+	execs  []*execObj
+}
+
+// ioView is one I/O buffer of an exec object as the scheduler sees it.
+type ioView struct {
+	name string
+	data []byte // the whole batch
+	row  int    // bytes of one batch row
+	off  int    // where this input starts in a sample (inputs only)
+}
+
+// execObj is one exec object: its host buffers, bound once with
+// qaicExecObjSetData, and views of its inputs and outputs.
+type execObj struct {
+	act     *activation
+	index   int
+	obj     object
+	bufs    []hostBuf
+	ins     []ioView
+	outs    []ioView
+	scratch []byte
+}
+
+// layout is the program's I/O, read from its buffer mappings.
+type layout struct {
+	mappings          []mapping // by index
+	inBytes, outBytes int       // one sample
+}
+
+// program is a QPC running on its devices.
+type program struct {
+	cfg      Config
+	rt       runtimeAPI
+	ctx      object
+	qpc      object
+	qpcBytes hostBuf
+	layout   *layout
+	devices  []*device
+	execs    []*execObj
+	pool     *execPool
+	samples  map[uint64][]byte
+	wg       sync.WaitGroup
+}
+
+// openProgram creates the context, opens the QPC and brings up every
+// activation and exec object on every device. On error it releases what it
+// built.
+func openProgram(rt runtimeAPI, cfg Config, qids []int32, qpcPath string, qpcBytes []byte) (p *program, err error) {
+	p = &program{cfg: cfg, rt: rt, samples: map[uint64][]byte{}}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, p.release())
+			p = nil
+		}
+	}()
+	if p.ctx, err = rt.CreateContext(qids); err != nil {
+		return p, err
+	}
+	if err = p.openQPC(qpcPath, qpcBytes); err != nil {
+		return p, err
+	}
+	for _, q := range qids {
+		d := &device{qid: q}
+		p.devices = append(p.devices, d)
+		for a := range cfg.Activations {
+			if err = p.activate(d, a); err != nil {
+				return p, fmt.Errorf("device %d activation %d: %w", q, a, err)
+			}
+		}
+	}
+	p.pool = newExecPool(p.execs, len(p.devices))
+	return p, nil
+}
+
+// openQPC opens the program container from bytes or a file; a directory
+// means its programqpc.bin.
+func (p *program) openQPC(path string, data []byte) (err error) {
+	if len(data) > 0 {
+		if p.qpcBytes, err = allocHost(len(data)); err != nil {
+			return err
+		}
+		copy(p.qpcBytes.bytes(), data)
+		p.qpc, err = p.rt.OpenQPCBytes(p.qpcBytes)
+		return err
+	}
+	if st, statErr := os.Stat(path); statErr == nil && st.IsDir() {
+		path = filepath.Join(path, "programqpc.bin")
+	} else if statErr != nil {
+		return fmt.Errorf("qaic: program %q: %w", path, statErr)
+	}
+	p.qpc, err = p.rt.OpenQPC(path)
+	return err
+}
+
+// activate creates, loads and activates one copy of the program on d, with
+// its queue and exec objects.
+func (p *program) activate(d *device, index int) error {
+	a := &activation{dev: d, index: index}
+	d.acts = append(d.acts, a)
+	var err error
+	// QAicProgramProperties is opaque here: the runtime initializes it.
+	if a.props, err = allocHost(4096); err != nil {
+		return err
+	}
+	name := fmt.Sprintf("mlperf-host-%d-%d", d.qid, index)
+	if a.prog, err = p.rt.CreateProgram(p.ctx, d.qid, name, p.qpc, a.props); err != nil {
+		return err
+	}
+	if err = p.rt.LoadProgram(a.prog); err != nil {
+		return err
+	}
+	a.loaded = true
+	if err = p.rt.Activate(a.prog, true); err != nil {
+		return err
+	}
+	a.active = true
+	if a.queue, err = p.rt.CreateQueue(p.ctx, d.qid, uint32(p.cfg.QueueThreads)); err != nil {
+		return err
+	}
+	if p.layout == nil {
+		if p.layout, err = p.readLayout(a.prog); err != nil {
+			return err
+		}
+	}
+	iod, err := p.rt.IODescriptor(a.prog)
+	if err != nil {
+		return err
+	}
+	for i := range p.cfg.SetSize {
+		e := &execObj{act: a, index: i}
+		a.execs = append(a.execs, e)
+		if err := p.bind(e, iod); err != nil {
+			return fmt.Errorf("exec object %d: %w", i, err)
+		}
+		p.execs = append(p.execs, e)
+	}
+	return nil
+}
+
+// readLayout reads the buffer mappings and checks that every buffer holds
+// BatchSize whole rows.
+func (p *program) readLayout(prog object) (*layout, error) {
+	ms, err := p.rt.BufferMappings(prog)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(ms, func(a, b mapping) int { return a.index - b.index })
+	l := &layout{mappings: ms}
+	batch := p.cfg.BatchSize
+	for i, m := range ms {
+		if m.index != i {
+			return nil, fmt.Errorf("buffer mappings are not indexed 0..%d", len(ms)-1)
+		}
+		if m.size%batch != 0 {
+			return nil, fmt.Errorf("buffer %q has %d bytes, not a multiple of batch_size %d: set batch_size to the QPC's compiled batch size",
+				m.name, m.size, batch)
+		}
+		switch m.ioType {
+		case ioInput:
+			l.inBytes += m.size / batch
+		case ioOutput:
+			l.outBytes += m.size / batch
+		default:
+			return nil, fmt.Errorf("buffer %q has unknown direction %d", m.name, m.ioType)
+		}
+	}
+	if l.inBytes == 0 || l.outBytes == 0 {
+		return nil, errors.New("program needs at least one input and one output buffer")
+	}
+	return l, nil
+}
+
+// bind creates an exec object with host buffers for every mapping.
+func (p *program) bind(e *execObj, iod ioData) error {
+	var err error
+	if e.obj, err = p.rt.CreateExecObj(p.ctx, e.act.prog, iod); err != nil {
+		return err
+	}
+	qbufs := make([]qBuffer, len(p.layout.mappings))
+	inOff := 0
+	for i, m := range p.layout.mappings {
+		b, err := allocHost(m.size)
+		if err != nil {
+			return err
+		}
+		e.bufs = append(e.bufs, b)
+		data := b.bytes()
+		qbufs[i] = qBuffer{size: uintptr(m.size), buf: unsafe.Pointer(&data[0])}
+		v := ioView{name: m.name, data: data, row: m.size / p.cfg.BatchSize}
+		if m.ioType == ioInput {
+			v.off = inOff
+			inOff += v.row
+			e.ins = append(e.ins, v)
+		} else {
+			e.outs = append(e.outs, v)
+		}
+	}
+	if len(e.outs) > 1 {
+		e.scratch = make([]byte, p.layout.outBytes)
+	}
+	return p.rt.SetData(e.obj, qbufs)
+}
+
+// release frees every exec object, activation, the QPC and the context.
+// No batch is in flight.
+func (p *program) release() error {
+	var errs []error
+	for _, d := range p.devices {
+		for _, a := range d.acts {
+			errs = append(errs, p.releaseActivation(a))
+		}
+	}
+	p.devices, p.execs = nil, nil
+	if p.qpc != 0 {
+		errs = append(errs, p.rt.CloseQPC(p.qpc))
+		p.qpc = 0
+	}
+	errs = append(errs, p.qpcBytes.free())
+	p.qpcBytes = hostBuf{}
+	if p.ctx != 0 {
+		errs = append(errs, p.rt.ReleaseContext(p.ctx))
+		p.ctx = 0
+	}
+	return errors.Join(errs...)
+}
+
+func (p *program) releaseActivation(a *activation) error {
+	var errs []error
+	for _, e := range a.execs {
+		if e.obj != 0 {
+			errs = append(errs, p.rt.ReleaseExecObj(e.obj))
+		}
+		for _, b := range e.bufs {
+			errs = append(errs, b.free())
+		}
+	}
+	a.execs = nil
+	if a.queue != 0 {
+		errs = append(errs, p.rt.ReleaseQueue(a.queue))
+	}
+	if a.active {
+		errs = append(errs, p.rt.Activate(a.prog, false))
+	}
+	if a.loaded {
+		errs = append(errs, p.rt.UnloadProgram(a.prog))
+	}
+	if a.prog != 0 {
+		errs = append(errs, p.rt.ReleaseProgram(a.prog))
+	}
+	errs = append(errs, a.props.free())
+	return errors.Join(errs...)
+}

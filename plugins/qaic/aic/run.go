@@ -1,0 +1,298 @@
+package aic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mlperf-host/mlperf-host/sdk"
+)
+
+// execPool holds the idle exec objects of healthy devices.
+type execPool struct {
+	idle  chan *execObj
+	live  atomic.Int64
+	empty chan struct{} // closed when no exec object is left
+	once  sync.Once
+}
+
+// newExecPool fills the pool so that consecutive takes rotate over
+// devices, then activations, then exec objects.
+func newExecPool(execs []*execObj, devices int) *execPool {
+	p := &execPool{idle: make(chan *execObj, len(execs)), empty: make(chan struct{})}
+	p.live.Store(int64(len(execs)))
+	perDevice := len(execs) / max(devices, 1)
+	for i := range perDevice {
+		for d := range devices {
+			p.idle <- execs[d*perDevice+i]
+		}
+	}
+	if len(execs) == 0 {
+		close(p.empty)
+	}
+	return p
+}
+
+// errStopped is take's error when its stop channel closes.
+var errStopped = errors.New("stopped")
+
+// take returns an idle exec object of a healthy device.
+func (p *execPool) take(stop <-chan struct{}) (*execObj, error) {
+	for {
+		var e *execObj
+		select {
+		case e = <-p.idle:
+		default:
+			select {
+			case e = <-p.idle:
+			case <-p.empty:
+				return nil, ErrNoDevice
+			case <-stop:
+				return nil, errStopped
+			}
+		}
+		if !e.act.dev.failed.Load() {
+			return e, nil
+		}
+		p.drop()
+	}
+}
+
+// give returns an exec object, or drops it when its device failed.
+func (p *execPool) give(e *execObj) {
+	if e.act.dev.failed.Load() {
+		p.drop()
+		return
+	}
+	p.idle <- e
+}
+
+func (p *execPool) drop() {
+	if p.live.Add(-1) == 0 {
+		p.once.Do(func() { close(p.empty) })
+	}
+}
+
+// query tracks one Infer call across its batches.
+type query struct {
+	// guard is read-locked while a batch reads samples or reports, and
+	// write-locked by Infer when it stops waiting; gone then keeps late
+	// batches away from samples and a Completer no longer valid.
+	guard sync.RWMutex
+	gone  bool
+	c     sdk.Completer
+	left  atomic.Int64
+	done  chan struct{}
+	// warmErr keeps the first error of a warm-up run.
+	warmErr atomic.Pointer[error]
+}
+
+func newQuery(c sdk.Completer, batches int) *query {
+	q := &query{c: c, done: make(chan struct{})}
+	q.left.Store(int64(batches))
+	return q
+}
+
+func (q *query) batchDone() {
+	if q.left.Add(-1) == 0 {
+		close(q.done)
+	}
+}
+
+// infer runs q in batches of the compiled batch size, each on an idle exec
+// object as one frees up: the last on the caller's goroutine, the others on
+// goroutines the program owns. When ctx ends, undispatched samples fail and
+// Infer stops waiting for dispatched batches other than its own.
+func (p *program) infer(ctx context.Context, sq sdk.Query, c sdk.Completer) error {
+	samples := sq.Samples
+	if len(samples) == 0 {
+		return nil
+	}
+	size := p.cfg.BatchSize
+	batches := (len(samples) + size - 1) / size
+	q := newQuery(c, batches)
+	var failed error
+	for i := range batches {
+		lo := i * size
+		hi := min(lo+size, len(samples))
+		e, err := p.pool.take(ctx.Done())
+		if err != nil {
+			if errors.Is(err, errStopped) {
+				err = ctx.Err()
+			}
+			failed = fmt.Errorf("qaic: infer: %w", err)
+			for _, s := range samples[lo:] {
+				c.Fail(s.ID, failed)
+			}
+			for range batches - i {
+				q.batchDone()
+			}
+			break
+		}
+		if i == batches-1 {
+			p.runBatch(e, q, samples[lo:hi])
+			continue
+		}
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			p.runBatch(e, q, samples[lo:hi])
+		}()
+	}
+	select {
+	case <-q.done:
+		return failed
+	case <-ctx.Done():
+		select {
+		case <-q.done:
+			return failed
+		default:
+		}
+		q.guard.Lock()
+		q.gone = true
+		q.guard.Unlock()
+		return fmt.Errorf("qaic: infer: %w", ctx.Err())
+	}
+}
+
+// runBatch executes one batch on e and hands e back.
+func (p *program) runBatch(e *execObj, q *query, batch []sdk.Sample) {
+	defer p.pool.give(e)
+	defer q.batchDone()
+	q.guard.RLock()
+	if q.gone {
+		q.guard.RUnlock()
+		return
+	}
+	ok, want := p.fill(e, q, batch)
+	q.guard.RUnlock()
+	err := p.execute(e)
+	q.guard.RLock()
+	defer q.guard.RUnlock()
+	if q.gone {
+		return
+	}
+	for i, s := range batch {
+		switch {
+		case !ok[i]:
+		case err != nil:
+			q.c.Fail(s.ID, fmt.Errorf("qaic: device %d activation %d exec %d: %w", e.act.dev.qid, e.act.index, e.index, err))
+		case !want || !s.WantOutput:
+			q.c.Complete(s.ID, nil, 0)
+		default:
+			q.c.Complete(s.ID, e.output(i), 0)
+		}
+	}
+}
+
+// fill copies each sample's inputs into its batch row. It fails samples
+// without data of the right size and reports which rows are valid.
+func (p *program) fill(e *execObj, q *query, batch []sdk.Sample) (ok []bool, want bool) {
+	ok = make([]bool, len(batch))
+	for i, s := range batch {
+		data, loaded := p.samples[s.Index]
+		if !loaded {
+			data = s.Data
+		}
+		if len(data) != p.layout.inBytes {
+			q.c.Fail(s.ID, sampleError(s, data, p.layout.inBytes))
+			continue
+		}
+		for _, in := range e.ins {
+			copy(in.data[i*in.row:(i+1)*in.row], data[in.off:in.off+in.row])
+		}
+		ok[i] = true
+		want = want || s.WantOutput
+	}
+	return ok, want
+}
+
+func sampleError(s sdk.Sample, data []byte, want int) error {
+	if data == nil {
+		return fmt.Errorf("qaic: sample %d (index %d) has no data: it was neither loaded nor sent", s.ID, s.Index)
+	}
+	return fmt.Errorf("qaic: sample %d (index %d) has %d bytes; the program's inputs take %d per sample",
+		s.ID, s.Index, len(data), want)
+}
+
+// execute enqueues e on its activation's queue and waits for it. A status
+// that means the device is gone fails the device.
+func (p *program) execute(e *execObj) error {
+	dev := e.act.dev
+	if dev.failed.Load() {
+		return dev.cause.Load()
+	}
+	err := p.rt.Enqueue(e.act.queue, e.obj)
+	if err == nil {
+		err = p.rt.Wait(e.obj, uint32(p.cfg.WaitTimeout.Microseconds()))
+	}
+	var se *StatusError
+	if errors.As(err, &se) && se.Status.deviceFatal() {
+		return dev.fail(err)
+	}
+	return err
+}
+
+// output returns row i of the outputs, concatenated in mapping order.
+func (e *execObj) output(i int) []byte {
+	if len(e.outs) == 1 {
+		o := e.outs[0]
+		return o.data[i*o.row : (i+1)*o.row]
+	}
+	n := 0
+	for _, o := range e.outs {
+		n += copy(e.scratch[n:], o.data[i*o.row:(i+1)*o.row])
+	}
+	return e.scratch
+}
+
+// warmup runs one batch of zeros through every live exec object.
+func (p *program) warmup(ctx context.Context) error {
+	var held []*execObj
+	for int64(len(held)) < p.pool.live.Load() {
+		e, err := p.pool.take(ctx.Done())
+		if errors.Is(err, ErrNoDevice) {
+			break
+		}
+		if err != nil {
+			for _, h := range held {
+				p.pool.give(h)
+			}
+			return fmt.Errorf("qaic: warm up: %w", ctx.Err())
+		}
+		held = append(held, e)
+	}
+	if len(held) == 0 {
+		return ErrNoDevice
+	}
+	q := newQuery(nil, len(held))
+	for _, e := range held {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			defer p.pool.give(e)
+			defer q.batchDone()
+			for _, in := range e.ins {
+				clear(in.data)
+			}
+			if err := p.execute(e); err != nil {
+				err = fmt.Errorf("qaic: warm up device %d: %w", e.act.dev.qid, err)
+				q.warmErr.CompareAndSwap(nil, &err)
+			}
+		}()
+	}
+	<-q.done
+	if err := q.warmErr.Load(); err != nil {
+		return *err
+	}
+	return nil
+}
+
+// stop waits for every batch, including ones Infer stopped waiting for,
+// then frees everything.
+func (p *program) stop() error {
+	p.wg.Wait()
+	return p.release()
+}

@@ -1,0 +1,787 @@
+/*
+ * fakeqaic.c: a fake of the Qualcomm Cloud AI 100 runtime C API (libQAic.so)
+ * as far as the qaic plugin uses it: contexts, queues, QPCs, programs with
+ * load/activate, exec objects with heap buffers, asynchronous enqueue and
+ * wait, and resource queries for device discovery.
+ *
+ * A "QPC" is a text file:
+ *
+ *   fakeqpc 1
+ *   batch 4
+ *   cores 4
+ *   input  x 16
+ *   output y 16
+ *
+ * giving the compiled batch size, the NSP cores one activation takes and,
+ * per buffer, its bytes for one batch row. Running an exec object writes
+ * row b of output k := row b of input (k mod #inputs), repeated or cut to
+ * the output's row size, after a configurable run time. Each queue has
+ * worker threads that run exec objects in order of submission.
+ *
+ * The fake rejects what the runtime would: exec objects of programs that
+ * are not loaded and activated, queues of another device, buffer arrays
+ * of the wrong length or size, and activations beyond a device's cores.
+ * fakeqaic_* entry points configure devices, inject failures and report
+ * statistics.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef enum {
+  QS_SUCCESS = 0,
+  QS_AGAIN = 2,
+  QS_NOMEM = 3,
+  QS_BUSY = 4,
+  QS_NODEV = 5,
+  QS_INVAL = 6,
+  QS_NOSPC = 7,
+  QS_TIMEDOUT = 9,
+  QS_DEV_ERROR = 300,
+  QS_ERROR = 500,
+} QStatus;
+
+typedef int32_t QID;
+
+typedef struct {
+  size_t size;
+  uint8_t *data;
+} QData;
+
+typedef struct {
+  size_t size;
+  uint8_t *buf;
+  uint64_t handle;
+  uint32_t offset;
+  uint32_t type;
+} QBuffer;
+
+typedef struct {
+  char *bufferName;
+  uint32_t index;
+  uint32_t ioType; /* 1 input, 2 output */
+  uint32_t size;
+  bool isPartialBufferAllowed;
+  uint32_t dataType;
+} QAicBufferMappings;
+
+typedef struct {
+  uint32_t numBufferMappings;
+  QAicBufferMappings *bufferMappings;
+} QAicIoBufferInfo;
+
+typedef struct {
+  int32_t reservationId;
+  uint64_t dramTotal, dramFree;
+  uint8_t vcTotal, vcFree, nspTotal, nspFree;
+  uint32_t mcidTotal, mcidFree, semTotal, semFree;
+  uint8_t pcTotal, pcReserved;
+  uint8_t padding[6];
+} QResourceInfo;
+
+typedef struct {
+  uint32_t properties;
+  uint32_t numThreadsPerQueue;
+} QAicQueueProperties;
+
+#define MAX_DEV 16
+#define MAX_BUF 16
+#define MAX_STATS 256
+
+static pthread_mutex_t gMu = PTHREAD_MUTEX_INITIALIZER;
+static int gDevices = 2, gNsp = 16;
+static int gNspUsed[MAX_DEV];
+static volatile int gFailed[MAX_DEV];
+static long long gDelayBase, gDelayPerRow, gEnqueues, gFailAt, gRuns;
+static long long gDevDelay[MAX_DEV];
+static int gContexts, gQueues, gQpcs, gPrograms, gExecs;
+/* Busy time of every activation (program) ever created, by creation
+ * index, and of every device (time at least one of its programs ran). */
+static int gNextProgram, gStatDev[MAX_STATS];
+static long long gStatBusy[MAX_STATS], gStatRuns[MAX_STATS];
+static int gDevActive[MAX_DEV];
+static long long gDevSince[MAX_DEV], gDevBusy[MAX_DEV];
+static int gGateClosed, gRunning, gPeak;
+static pthread_cond_t gGateCv = PTHREAD_COND_INITIALIZER;
+
+static long long nowNs(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+typedef struct {
+  int n;
+  uint32_t batch, cores;
+  char names[MAX_BUF][64];
+  uint32_t rowBytes[MAX_BUF];
+  uint32_t ioType[MAX_BUF];
+} qpcDesc;
+
+typedef struct QAicQpcObj {
+  qpcDesc d;
+} QAicQpcObj;
+
+typedef struct QAicContext {
+  int ndev;
+  QID devs[MAX_DEV];
+} QAicContext;
+
+struct QAicExecObj;
+
+typedef struct QAicQueue {
+  QAicContext *ctx;
+  QID dev;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  struct QAicExecObj *head, *tail;
+  int stop, nthreads;
+  pthread_t threads[8];
+} QAicQueue;
+
+typedef struct QAicProgram {
+  /* runMu serializes execution: an activation runs one exec object at a
+   * time on its cores; more exec objects only queue behind it. */
+  pthread_mutex_t runMu;
+  QAicContext *ctx;
+  QID dev;
+  qpcDesc d;
+  int loaded, active, index;
+  QAicIoBufferInfo info;
+  QAicBufferMappings maps[MAX_BUF];
+  char iodesc[32];
+} QAicProgram;
+
+typedef struct QAicExecObj {
+  QAicProgram *prog;
+  QBuffer bufs[MAX_BUF];
+  int nbufs;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  unsigned long long submitted, done;
+  int status;
+  struct QAicExecObj *next;
+} QAicExecObj;
+
+/* ---- execution ---- */
+
+static void tile(uint8_t *dst, const uint8_t *src, uint32_t n, uint32_t m) {
+  for (uint32_t off = 0; off < n; off += m) {
+    memcpy(dst + off, src, n - off < m ? n - off : m);
+  }
+}
+
+static void run(QAicExecObj *e, QID dev) {
+  QAicProgram *p = e->prog;
+  pthread_mutex_lock(&gMu);
+  gRunning++;
+  if (gRunning > gPeak) {
+    gPeak = gRunning;
+  }
+  pthread_cond_broadcast(&gGateCv);
+  while (gGateClosed) {
+    pthread_cond_wait(&gGateCv, &gMu);
+  }
+  pthread_mutex_unlock(&gMu);
+  pthread_mutex_lock(&p->runMu);
+  pthread_mutex_lock(&gMu);
+  long long t0 = nowNs();
+  if (gDevActive[dev]++ == 0) {
+    gDevSince[dev] = t0;
+  }
+  long long delay = gDelayBase + gDelayPerRow * p->d.batch + gDevDelay[dev];
+  pthread_mutex_unlock(&gMu);
+
+  int status = QS_SUCCESS;
+  if (gFailed[dev]) {
+    status = QS_DEV_ERROR;
+  } else {
+    if (delay > 0) {
+      struct timespec ts = {delay / 1000000000LL, delay % 1000000000LL};
+      while (nanosleep(&ts, &ts) != 0) {
+      }
+    }
+    int ins[MAX_BUF], nin = 0, out = 0;
+    for (int i = 0; i < p->d.n; i++) {
+      if (p->d.ioType[i] == 1) {
+        ins[nin++] = i;
+      }
+    }
+    for (int i = 0; i < p->d.n; i++) {
+      if (p->d.ioType[i] != 2) {
+        continue;
+      }
+      int src = ins[out++ % nin];
+      for (uint32_t b = 0; b < p->d.batch; b++) {
+        tile(e->bufs[i].buf + b * p->d.rowBytes[i], e->bufs[src].buf + b * p->d.rowBytes[src],
+             p->d.rowBytes[i], p->d.rowBytes[src]);
+      }
+    }
+  }
+
+  pthread_mutex_lock(&gMu);
+  long long t1 = nowNs();
+  gRunning--;
+  if (--gDevActive[dev] == 0) {
+    gDevBusy[dev] += t1 - gDevSince[dev];
+  }
+  gStatBusy[p->index] += t1 - t0;
+  gStatRuns[p->index]++;
+  gRuns++;
+  pthread_mutex_unlock(&gMu);
+  pthread_mutex_unlock(&p->runMu);
+
+  pthread_mutex_lock(&e->mu);
+  e->status = status;
+  e->done++;
+  pthread_cond_broadcast(&e->cv);
+  pthread_mutex_unlock(&e->mu);
+}
+
+static void *queueWorker(void *arg) {
+  QAicQueue *q = (QAicQueue *)arg;
+  pthread_mutex_lock(&q->mu);
+  for (;;) {
+    while (q->head == NULL && !q->stop) {
+      pthread_cond_wait(&q->cv, &q->mu);
+    }
+    if (q->head == NULL) {
+      break;
+    }
+    QAicExecObj *e = q->head;
+    q->head = e->next;
+    if (q->head == NULL) {
+      q->tail = NULL;
+    }
+    pthread_mutex_unlock(&q->mu);
+    run(e, q->dev);
+    pthread_mutex_lock(&q->mu);
+  }
+  pthread_mutex_unlock(&q->mu);
+  return NULL;
+}
+
+/* ---- runtime API ---- */
+
+QStatus qaicGetAicVersion(uint16_t *major, uint16_t *minor, const char **patch, const char **variant) {
+  *major = 1;
+  *minor = 20;
+  *patch = "2.0";
+  *variant = "fake";
+  return QS_SUCCESS;
+}
+
+QStatus qaicGetResourceInfo(QID dev, QResourceInfo *info) {
+  if (dev < 0 || dev >= gDevices) {
+    return QS_NODEV;
+  }
+  memset(info, 0, sizeof(*info));
+  info->reservationId = -1;
+  info->dramTotal = 16384;
+  info->dramFree = 16000;
+  pthread_mutex_lock(&gMu);
+  info->nspTotal = (uint8_t)gNsp;
+  info->nspFree = (uint8_t)(gNsp - gNspUsed[dev]);
+  pthread_mutex_unlock(&gMu);
+  return QS_SUCCESS;
+}
+
+QStatus qaicCreateContext(QAicContext **out, void *props, uint32_t numDevices, const QID *devices,
+                          void *logCb, void *logData, void *errCb, void *errData) {
+  (void)props;
+  (void)logCb;
+  (void)logData;
+  (void)errCb;
+  (void)errData;
+  if (out == NULL || numDevices == 0 || numDevices > MAX_DEV || devices == NULL) {
+    return QS_INVAL;
+  }
+  for (uint32_t i = 0; i < numDevices; i++) {
+    if (devices[i] < 0 || devices[i] >= gDevices) {
+      return QS_NODEV;
+    }
+  }
+  QAicContext *c = calloc(1, sizeof(QAicContext));
+  c->ndev = (int)numDevices;
+  memcpy(c->devs, devices, sizeof(QID) * numDevices);
+  pthread_mutex_lock(&gMu);
+  gContexts++;
+  pthread_mutex_unlock(&gMu);
+  *out = c;
+  return QS_SUCCESS;
+}
+
+QStatus qaicReleaseContext(QAicContext *c) {
+  if (c == NULL) {
+    return QS_INVAL;
+  }
+  free(c);
+  pthread_mutex_lock(&gMu);
+  gContexts--;
+  pthread_mutex_unlock(&gMu);
+  return QS_SUCCESS;
+}
+
+static int inContext(QAicContext *c, QID dev) {
+  for (int i = 0; i < c->ndev; i++) {
+    if (c->devs[i] == dev) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+QStatus qaicCreateQueue(QAicContext *c, QAicQueue **out, const QAicQueueProperties *props, QID dev) {
+  if (c == NULL || out == NULL || !inContext(c, dev)) {
+    return QS_INVAL;
+  }
+  QAicQueue *q = calloc(1, sizeof(QAicQueue));
+  q->ctx = c;
+  q->dev = dev;
+  q->nthreads = props != NULL && props->numThreadsPerQueue > 0 ? (int)props->numThreadsPerQueue : 4;
+  if (q->nthreads > 8) {
+    q->nthreads = 8;
+  }
+  pthread_mutex_init(&q->mu, NULL);
+  pthread_cond_init(&q->cv, NULL);
+  for (int i = 0; i < q->nthreads; i++) {
+    pthread_create(&q->threads[i], NULL, queueWorker, q);
+  }
+  pthread_mutex_lock(&gMu);
+  gQueues++;
+  pthread_mutex_unlock(&gMu);
+  *out = q;
+  return QS_SUCCESS;
+}
+
+QStatus qaicReleaseQueue(QAicQueue *q) {
+  if (q == NULL) {
+    return QS_INVAL;
+  }
+  pthread_mutex_lock(&q->mu);
+  q->stop = 1;
+  pthread_cond_broadcast(&q->cv);
+  pthread_mutex_unlock(&q->mu);
+  for (int i = 0; i < q->nthreads; i++) {
+    pthread_join(q->threads[i], NULL);
+  }
+  free(q);
+  pthread_mutex_lock(&gMu);
+  gQueues--;
+  pthread_mutex_unlock(&gMu);
+  return QS_SUCCESS;
+}
+
+static QStatus parseQpc(qpcDesc *d, const char *text, size_t size) {
+  char *s = malloc(size + 1);
+  memcpy(s, text, size);
+  s[size] = 0;
+  QStatus rc = QS_SUCCESS;
+  int header = 0;
+  d->batch = 1;
+  char *save = NULL;
+  for (char *line = strtok_r(s, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+    char kind[16], name[64];
+    unsigned v;
+    if (!header) {
+      header = strcmp(line, "fakeqpc 1") == 0;
+      if (!header) {
+        rc = QS_INVAL;
+        break;
+      }
+      continue;
+    }
+    if (sscanf(line, "batch %u", &v) == 1) {
+      d->batch = v;
+    } else if (sscanf(line, "cores %u", &v) == 1) {
+      d->cores = v;
+    } else if (sscanf(line, "%15s %63s %u", kind, name, &v) == 3 && d->n < MAX_BUF) {
+      snprintf(d->names[d->n], 64, "%s", name);
+      d->rowBytes[d->n] = v;
+      d->ioType[d->n] = strcmp(kind, "input") == 0 ? 1 : strcmp(kind, "output") == 0 ? 2 : 0;
+      if (d->ioType[d->n] == 0 || v == 0) {
+        rc = QS_INVAL;
+        break;
+      }
+      d->n++;
+    } else {
+      rc = QS_INVAL;
+      break;
+    }
+  }
+  free(s);
+  if (rc == QS_SUCCESS && (!header || d->n == 0 || d->batch == 0)) {
+    rc = QS_INVAL;
+  }
+  return rc;
+}
+
+QStatus qaicOpenQpc(QAicQpcObj **out, const uint8_t *buf, size_t size, bool copy) {
+  (void)copy;
+  if (out == NULL || buf == NULL) {
+    return QS_INVAL;
+  }
+  QAicQpcObj *q = calloc(1, sizeof(QAicQpcObj));
+  QStatus rc = parseQpc(&q->d, (const char *)buf, size);
+  if (rc != QS_SUCCESS) {
+    free(q);
+    return rc;
+  }
+  pthread_mutex_lock(&gMu);
+  gQpcs++;
+  pthread_mutex_unlock(&gMu);
+  *out = q;
+  return QS_SUCCESS;
+}
+
+QStatus qaicOpenQpcFile(QAicQpcObj **out, const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) {
+    return QS_INVAL;
+  }
+  char buf[8192];
+  size_t n = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  return qaicOpenQpc(out, (const uint8_t *)buf, n, true);
+}
+
+QStatus qaicCloseQpc(QAicQpcObj *q) {
+  if (q == NULL) {
+    return QS_INVAL;
+  }
+  free(q);
+  pthread_mutex_lock(&gMu);
+  gQpcs--;
+  pthread_mutex_unlock(&gMu);
+  return QS_SUCCESS;
+}
+
+/* The program properties are opaque to the plugin; the fake writes a
+ * recognisable default. */
+QStatus qaicProgramPropertiesInitDefault(uint32_t *props) {
+  if (props == NULL) {
+    return QS_INVAL;
+  }
+  props[0] = 0;
+  props[1] = 5;
+  props[2] = 0;
+  return QS_SUCCESS;
+}
+
+QStatus qaicCreateProgram(QAicContext *c, QAicProgram **out, const uint32_t *props, QID dev,
+                          const char *name, const QAicQpcObj *qpc) {
+  (void)name;
+  if (c == NULL || out == NULL || qpc == NULL || !inContext(c, dev) || (props != NULL && props[1] != 5)) {
+    return QS_INVAL;
+  }
+  QAicProgram *p = calloc(1, sizeof(QAicProgram));
+  pthread_mutex_init(&p->runMu, NULL);
+  p->ctx = c;
+  p->dev = dev;
+  p->d = qpc->d;
+  for (int i = 0; i < p->d.n; i++) {
+    p->maps[i].bufferName = p->d.names[i];
+    p->maps[i].index = (uint32_t)i;
+    p->maps[i].ioType = p->d.ioType[i];
+    p->maps[i].size = p->d.rowBytes[i] * p->d.batch;
+    p->maps[i].dataType = 0;
+  }
+  p->info.numBufferMappings = (uint32_t)p->d.n;
+  p->info.bufferMappings = p->maps;
+  snprintf(p->iodesc, sizeof p->iodesc, "iodesc:%d", p->d.n);
+  pthread_mutex_lock(&gMu);
+  if (gNextProgram >= MAX_STATS) {
+    pthread_mutex_unlock(&gMu);
+    free(p);
+    return QS_NOMEM;
+  }
+  p->index = gNextProgram++;
+  gStatDev[p->index] = dev;
+  gPrograms++;
+  pthread_mutex_unlock(&gMu);
+  *out = p;
+  return QS_SUCCESS;
+}
+
+QStatus qaicLoadProgram(QAicProgram *p) {
+  if (p == NULL) {
+    return QS_INVAL;
+  }
+  if (gFailed[p->dev]) {
+    return QS_DEV_ERROR;
+  }
+  p->loaded = 1;
+  return QS_SUCCESS;
+}
+
+QStatus qaicRunActivationCmd(QAicProgram *p, uint32_t cmd) {
+  if (p == NULL || !p->loaded) {
+    return QS_INVAL;
+  }
+  pthread_mutex_lock(&gMu);
+  QStatus rc = QS_SUCCESS;
+  if (cmd == 0 && !p->active) {
+    if (gNspUsed[p->dev] + (int)p->d.cores > gNsp) {
+      rc = QS_NOSPC;
+    } else {
+      gNspUsed[p->dev] += (int)p->d.cores;
+      p->active = 1;
+    }
+  } else if (cmd == 1 && p->active) {
+    gNspUsed[p->dev] -= (int)p->d.cores;
+    p->active = 0;
+  } else if (cmd > 1) {
+    rc = QS_INVAL;
+  }
+  pthread_mutex_unlock(&gMu);
+  return rc;
+}
+
+QStatus qaicUnloadProgram(QAicProgram *p) {
+  if (p == NULL || p->active) {
+    return QS_INVAL;
+  }
+  p->loaded = 0;
+  return QS_SUCCESS;
+}
+
+QStatus qaicReleaseProgram(QAicProgram *p) {
+  if (p == NULL || p->active) {
+    return QS_INVAL;
+  }
+  pthread_mutex_destroy(&p->runMu);
+  free(p);
+  pthread_mutex_lock(&gMu);
+  gPrograms--;
+  pthread_mutex_unlock(&gMu);
+  return QS_SUCCESS;
+}
+
+QStatus qaicProgramGetIoDescriptor(QAicProgram *p, QData *iod) {
+  if (p == NULL || iod == NULL) {
+    return QS_INVAL;
+  }
+  iod->data = (uint8_t *)p->iodesc;
+  iod->size = strlen(p->iodesc);
+  return QS_SUCCESS;
+}
+
+QStatus qaicProgramGetIoBufferInfo(QAicProgram *p, QAicIoBufferInfo **info) {
+  if (p == NULL || info == NULL) {
+    return QS_INVAL;
+  }
+  *info = &p->info;
+  return QS_SUCCESS;
+}
+
+QStatus qaicCreateExecObj(QAicContext *c, QAicExecObj **out, const uint32_t *props, QAicProgram *p,
+                          const QData *iod, uint32_t *numBuffers, QBuffer **buffers) {
+  (void)numBuffers;
+  (void)buffers;
+  if (c == NULL || out == NULL || p == NULL || p->ctx != c) {
+    return QS_INVAL;
+  }
+  if (props != NULL && *props != 0x04) {
+    return QS_INVAL;
+  }
+  if (iod != NULL && (iod->data == NULL || strncmp((const char *)iod->data, p->iodesc, iod->size) != 0)) {
+    return QS_INVAL;
+  }
+  if (!p->loaded || !p->active) {
+    return QS_INVAL;
+  }
+  QAicExecObj *e = calloc(1, sizeof(QAicExecObj));
+  e->prog = p;
+  pthread_mutex_init(&e->mu, NULL);
+  pthread_cond_init(&e->cv, NULL);
+  pthread_mutex_lock(&gMu);
+  gExecs++;
+  pthread_mutex_unlock(&gMu);
+  *out = e;
+  return QS_SUCCESS;
+}
+
+QStatus qaicReleaseExecObj(QAicExecObj *e) {
+  if (e == NULL) {
+    return QS_INVAL;
+  }
+  pthread_mutex_lock(&e->mu);
+  while (e->done < e->submitted) {
+    pthread_cond_wait(&e->cv, &e->mu);
+  }
+  pthread_mutex_unlock(&e->mu);
+  free(e);
+  pthread_mutex_lock(&gMu);
+  gExecs--;
+  pthread_mutex_unlock(&gMu);
+  return QS_SUCCESS;
+}
+
+QStatus qaicExecObjSetData(QAicExecObj *e, uint32_t n, const QBuffer *bufs) {
+  if (e == NULL || bufs == NULL || (int)n != e->prog->d.n) {
+    return QS_INVAL;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    if (bufs[i].type != 0 || bufs[i].buf == NULL ||
+        bufs[i].size != (size_t)e->prog->d.rowBytes[i] * e->prog->d.batch) {
+      return QS_INVAL;
+    }
+  }
+  memcpy(e->bufs, bufs, sizeof(QBuffer) * n);
+  e->nbufs = (int)n;
+  return QS_SUCCESS;
+}
+
+QStatus qaicEnqueueExecObj(QAicQueue *q, QAicExecObj *e, void *event) {
+  (void)event;
+  if (q == NULL || e == NULL || e->nbufs == 0 || q->dev != e->prog->dev) {
+    return QS_INVAL;
+  }
+  pthread_mutex_lock(&gMu);
+  gEnqueues++;
+  int injected = gFailAt > 0 && gEnqueues == gFailAt;
+  pthread_mutex_unlock(&gMu);
+  if (injected) {
+    return QS_ERROR;
+  }
+  pthread_mutex_lock(&e->mu);
+  if (e->submitted != e->done) {
+    pthread_mutex_unlock(&e->mu);
+    return QS_BUSY; /* one submission at a time per exec object */
+  }
+  e->submitted++;
+  pthread_mutex_unlock(&e->mu);
+  e->next = NULL;
+  pthread_mutex_lock(&q->mu);
+  if (q->tail == NULL) {
+    q->head = q->tail = e;
+  } else {
+    q->tail->next = e;
+    q->tail = e;
+  }
+  pthread_cond_signal(&q->cv);
+  pthread_mutex_unlock(&q->mu);
+  return QS_SUCCESS;
+}
+
+/* The timeout is taken in microseconds; 0 waits without limit. */
+QStatus qaicExecObjWaitForCompletion(QAicExecObj *e, uint32_t timeoutUs) {
+  if (e == NULL) {
+    return QS_INVAL;
+  }
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  long long ns = deadline.tv_nsec + (long long)timeoutUs * 1000LL;
+  deadline.tv_sec += ns / 1000000000LL;
+  deadline.tv_nsec = ns % 1000000000LL;
+  pthread_mutex_lock(&e->mu);
+  QStatus rc = QS_SUCCESS;
+  while (e->done < e->submitted) {
+    if (timeoutUs == 0) {
+      pthread_cond_wait(&e->cv, &e->mu);
+    } else if (pthread_cond_timedwait(&e->cv, &e->mu, &deadline) != 0) {
+      rc = QS_TIMEDOUT;
+      break;
+    }
+  }
+  if (rc == QS_SUCCESS) {
+    rc = (QStatus)e->status;
+  }
+  pthread_mutex_unlock(&e->mu);
+  return rc;
+}
+
+/* ---- fake-only control and inspection ---- */
+
+void fakeqaic_configure(int devices, int nspPerDevice) {
+  pthread_mutex_lock(&gMu);
+  gDevices = devices;
+  gNsp = nspPerDevice;
+  pthread_mutex_unlock(&gMu);
+}
+
+void fakeqaic_set_delay(long long baseNs, long long perRowNs) {
+  pthread_mutex_lock(&gMu);
+  gDelayBase = baseNs;
+  gDelayPerRow = perRowNs;
+  pthread_mutex_unlock(&gMu);
+}
+
+/* fakeqaic_set_device_delay adds ns to every run on dev. */
+void fakeqaic_set_device_delay(int dev, long long ns) {
+  pthread_mutex_lock(&gMu);
+  gDevDelay[dev] = ns;
+  pthread_mutex_unlock(&gMu);
+}
+
+void fakeqaic_fail_enqueue(long long n) {
+  pthread_mutex_lock(&gMu);
+  gFailAt = n > 0 ? gEnqueues + n : 0;
+  pthread_mutex_unlock(&gMu);
+}
+
+void fakeqaic_fail_device(int dev) {
+  if (dev >= 0 && dev < MAX_DEV) {
+    gFailed[dev] = 1;
+  }
+}
+
+void fakeqaic_gate(int closed) {
+  pthread_mutex_lock(&gMu);
+  gGateClosed = closed;
+  pthread_cond_broadcast(&gGateCv);
+  pthread_mutex_unlock(&gMu);
+}
+
+void fakeqaic_running(int *running, int *peak, long long *runs) {
+  pthread_mutex_lock(&gMu);
+  *running = gRunning;
+  *peak = gPeak;
+  *runs = gRuns;
+  pthread_mutex_unlock(&gMu);
+}
+
+void fakeqaic_live(int *contexts, int *queues, int *qpcs, int *programs, int *execs, int *nspUsed) {
+  pthread_mutex_lock(&gMu);
+  *contexts = gContexts;
+  *queues = gQueues;
+  *qpcs = gQpcs;
+  *programs = gPrograms;
+  *execs = gExecs;
+  int used = 0;
+  for (int d = 0; d < MAX_DEV; d++) {
+    used += gNspUsed[d];
+  }
+  *nspUsed = used;
+  pthread_mutex_unlock(&gMu);
+}
+
+int fakeqaic_program_count(void) {
+  pthread_mutex_lock(&gMu);
+  int n = gNextProgram;
+  pthread_mutex_unlock(&gMu);
+  return n;
+}
+
+void fakeqaic_program_stats(int index, int *dev, long long *busyNs, long long *runs) {
+  pthread_mutex_lock(&gMu);
+  *dev = gStatDev[index];
+  *busyNs = gStatBusy[index];
+  *runs = gStatRuns[index];
+  pthread_mutex_unlock(&gMu);
+}
+
+long long fakeqaic_device_busy(int dev) {
+  pthread_mutex_lock(&gMu);
+  long long n = gDevBusy[dev];
+  if (gDevActive[dev] > 0) {
+    n += nowNs() - gDevSince[dev];
+  }
+  pthread_mutex_unlock(&gMu);
+  return n;
+}
