@@ -93,7 +93,9 @@ func (f *fakeQAic) config() Config {
 	return c
 }
 
-func (f *fakeQAic) setDelay(base, perRow int64) { f.call("fakeqaic_set_delay", uintptr(base), uintptr(perRow)) }
+func (f *fakeQAic) setDelay(base, perRow int64) {
+	f.call("fakeqaic_set_delay", uintptr(base), uintptr(perRow))
+}
 func (f *fakeQAic) setDeviceDelay(dev int, ns int64) {
 	f.call("fakeqaic_set_device_delay", uintptr(dev), uintptr(ns))
 }
@@ -146,7 +148,9 @@ func (f *fakeQAic) programs() []programStat {
 	return out
 }
 
-func (f *fakeQAic) deviceBusy(dev int) int64 { return int64(f.call("fakeqaic_device_busy", uintptr(dev))) }
+func (f *fakeQAic) deviceBusy(dev int) int64 {
+	return int64(f.call("fakeqaic_device_busy", uintptr(dev)))
+}
 
 // qpc returns a fake QPC: batch, NSP cores, then "input name bytes" and
 // "output name bytes" lines with the bytes of one row.
