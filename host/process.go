@@ -405,6 +405,11 @@ func (b *processBackend) Load(ctx context.Context, m Model) error {
 		}
 		req.ModelBytes = data
 	}
+	if n := len(req.ModelBytes); n > b.cfg.MaxMessageBytes-1024 {
+		return &PluginError{Plugin: b.name, Op: "load", Err: fmt.Errorf(
+			"the model's %d bytes do not fit in one %d-byte message: give the plugin the MODEL_PATH capability, or raise Config.MaxMessageBytes",
+			n, b.cfg.MaxMessageBytes)}
+	}
 	return unary(ctx, b, opLoad, func(ctx context.Context) (*backendv1.LoadResponse, error) { return b.rpc.Load(ctx, req) })
 }
 

@@ -96,6 +96,12 @@ func TestProcessLoad(t *testing.T) {
 	require.ErrorIs(t, err, ErrNotFound)
 	require.NoError(t, b.Err(), "a failed load is not fatal")
 	require.NoError(t, b.Load(ctx, Model{Bytes: []byte("ok")}))
+
+	small := openFake(t, fakeEcho, Config{MaxMessageBytes: 4096})
+	err = small.Load(ctx, Model{Bytes: make([]byte, 8192)})
+	assert.EqualError(t, err, `plugin "fake": load: the model's 8192 bytes do not fit in one 4096-byte message: give the plugin the MODEL_PATH capability, or raise Config.MaxMessageBytes`)
+	require.NoError(t, small.LoadSamples(ctx, []Sample{{Index: 1, Data: make([]byte, 3000)}, {Index: 2, Data: make([]byte, 3000)}}),
+		"samples go through the arena, whatever their size")
 }
 
 func TestProcessLogs(t *testing.T) {

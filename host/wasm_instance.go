@@ -361,7 +361,7 @@ func hostReply(ctx context.Context, mod api.Module, stack []uint64) {
 	ptr, n := uint32(stack[0]), uint32(stack[1])
 	b, ok := mod.Memory().Read(ptr, n)
 	if !ok {
-		in.protoErr = in.violation(opIdle, fmt.Errorf("reply of %d bytes at 0x%x is outside guest memory", n, ptr))
+		in.protoErr = in.violation(callOp(in.callOp.Load()), fmt.Errorf("reply of %d bytes at 0x%x is outside guest memory", n, ptr))
 		return
 	}
 	in.reply = append(in.reply[:0], b...)
