@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mlperf-host/mlperf-host/abi"
@@ -277,4 +278,31 @@ func checkABIMajor(p Plugin) error {
 		return versionMismatch(p.Name, p.ABIMajor)
 	}
 	return nil
+}
+
+// DefaultDirs returns the conventional plugin directories, in search
+// order, from values the caller reads from its process (package host never
+// reads the environment): ./plugins under cwd, mlperf-host/plugins under
+// the XDG data directory (xdgDataHome, else home/.local/share), and
+// plugins next to the executable. Empty inputs drop their directory.
+func DefaultDirs(cwd, xdgDataHome, home, executable string) []string {
+	var dirs []string
+	add := func(d string) {
+		if d != "" && !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	if cwd != "" {
+		add(filepath.Join(cwd, "plugins"))
+	}
+	switch {
+	case xdgDataHome != "":
+		add(filepath.Join(xdgDataHome, "mlperf-host", "plugins"))
+	case home != "":
+		add(filepath.Join(home, ".local", "share", "mlperf-host", "plugins"))
+	}
+	if executable != "" {
+		add(filepath.Join(filepath.Dir(executable), "plugins"))
+	}
+	return dirs
 }

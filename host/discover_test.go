@@ -221,3 +221,25 @@ func TestCheckABIMajor(t *testing.T) {
 	require.ErrorIs(t, err, ErrVersionMismatch)
 	assert.EqualError(t, err, `plugin "x": handshake: speaks another ABI version: plugin speaks ABI v2, this mlperf-host speaks v1: upgrade mlperf-host or install a v1 build of the plugin`)
 }
+
+func TestDefaultDirs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name                string
+		cwd, xdg, home, exe string
+		want                []string
+	}{
+		{name: "all", cwd: "/w", xdg: "/x", home: "/h", exe: "/usr/bin/mlperf-host",
+			want: []string{"/w/plugins", "/x/mlperf-host/plugins", "/usr/bin/plugins"}},
+		{name: "home when no XDG", cwd: "/w", home: "/h", exe: "/opt/m/mlperf-host",
+			want: []string{"/w/plugins", "/h/.local/share/mlperf-host/plugins", "/opt/m/plugins"}},
+		{name: "duplicates once", cwd: "/opt/m", exe: "/opt/m/mlperf-host", want: []string{"/opt/m/plugins"}},
+		{name: "nothing", want: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, DefaultDirs(tt.cwd, tt.xdg, tt.home, tt.exe))
+		})
+	}
+}
