@@ -1,6 +1,10 @@
 package trt
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
@@ -140,4 +144,23 @@ func TestSplitBatches(t *testing.T) {
 			assert.Equal(t, tt.wantSize, sizes)
 		})
 	}
+}
+
+// TestShimHeaderMatchesBinding keeps mlph_trt.h, which the real shim and the
+// fake implement, and the Go binding in step.
+func TestShimHeaderMatchesBinding(t *testing.T) {
+	t.Parallel()
+	header, err := os.ReadFile(filepath.Join("..", "shim", "mlph_trt.h"))
+	require.NoError(t, err)
+	// Declarations start a line with their return type; prose mentions do not.
+	var declared []string
+	for _, m := range regexp.MustCompile(`(?m)^[a-z].*?\b(mlph_trt_[a-z_]+)\(`).FindAllStringSubmatch(string(header), -1) {
+		declared = append(declared, m[1])
+	}
+	var bound []string
+	for _, s := range (&shim{}).symbols() {
+		bound = append(bound, s.name)
+	}
+	assert.ElementsMatch(t, declared, bound)
+	assert.Contains(t, string(header), fmt.Sprintf("#define MLPH_TRT_ABI %d", shimABI))
 }

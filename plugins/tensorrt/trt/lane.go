@@ -26,8 +26,8 @@ type ioBuffer struct {
 func (b *ioBuffer) hostAddr() uintptr { return uintptr(b.host) }
 
 // lane is one CUDA stream with its execution context, event and buffers.
-// A lane runs one batch at a time on its own goroutine, which is locked to
-// an OS thread whose current device is the lane's device.
+// A lane runs one batch at a time, on a goroutine locked to an OS thread
+// whose current device it sets to the lane's device first.
 type lane struct {
 	m   *model
 	dev *device

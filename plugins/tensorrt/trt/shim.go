@@ -33,7 +33,21 @@ func loadShim(paths []string) (*shim, error) {
 		return nil, err
 	}
 	s := &shim{lib: lib}
-	err = lib.bind([]symbol{
+	err = lib.bind(s.symbols())
+	if err != nil {
+		return nil, fmt.Errorf("tensorrt: bind shim: %w", err)
+	}
+	r, _, _ := purego.SyscallN(s.abi)
+	if got := int32(r); got != shimABI {
+		return nil, fmt.Errorf("tensorrt: shim %s has ABI %d, the plugin needs %d: rebuild it with `make tensorrt-shim`",
+			lib.path, got, shimABI)
+	}
+	return s, nil
+}
+
+// symbols lists every function of mlph_trt.h and where it binds.
+func (s *shim) symbols() []symbol {
+	return []symbol{
 		{name: "mlph_trt_abi", fn: &s.abi},
 		{name: "mlph_trt_version", fn: &s.version},
 		{name: "mlph_trt_runtime_create", fn: &s.runtimeCreate},
@@ -53,16 +67,7 @@ func loadShim(paths []string) (*shim, error) {
 		{name: "mlph_trt_context_set_input_shape", fn: &s.setInputShape},
 		{name: "mlph_trt_context_set_tensor_address", fn: &s.setTensorAddress},
 		{name: "mlph_trt_context_enqueue", fn: &s.enqueue},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("tensorrt: bind shim: %w", err)
 	}
-	r, _, _ := purego.SyscallN(s.abi)
-	if got := int32(r); got != shimABI {
-		return nil, fmt.Errorf("tensorrt: shim %s has ABI %d, the plugin needs %d: rebuild it with `make tensorrt-shim`",
-			lib.path, got, shimABI)
-	}
-	return s, nil
 }
 
 // status turns a shim status (0 or -1) and its message into an error.

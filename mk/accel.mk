@@ -1,0 +1,19 @@
+# Accelerator plugins: plugins/tensorrt and plugins/qaic (issue 5). Both
+# build with CGO_ENABLED=0 and bind their native runtimes at run time; their
+# tests compile fake runtimes with gcc, so `make test` needs no SDK.
+ACCEL_BENCHTIME ?= 2s
+TRT_SHIM ?= $(BIN)/libmlph_trt.so
+
+.PHONY: tensorrt-shim bench-accel accel-hw-test
+
+tensorrt-shim: ## build the TensorRT extern "C" shim (needs TensorRT and CUDA headers; says what is missing)
+	./plugins/tensorrt/shim/build.sh $(TRT_SHIM)
+
+bench-accel: ## tensorrt and qaic plugins against fake runtimes: per-sample overhead and stream/activation utilisation
+	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchtime $(ACCEL_BENCHTIME) ./plugins/tensorrt/trt/ ./plugins/qaic/aic/
+
+accel-hw-test: ## CUDA half of the tensorrt plugin on a real GPU (MLPERF_HOST_CUDART=/path/libcudart.so.N)
+	@test -n "$$MLPERF_HOST_CUDART" || { echo "set MLPERF_HOST_CUDART to the libcudart.so.N to test"; exit 1; }
+	MLPERF_HOST_DEVICE=1 $(GO) test -count=1 -run TestHardwareCUDA -v ./plugins/tensorrt/trt/
+
+BENCH_TARGETS += bench-accel
