@@ -44,6 +44,8 @@ const (
 	fakeLogs         = "logs"          // log through hclog, plus lines go-plugin would choke on
 	fakePingStall    = "ping-stall"    // never answer pings
 	fakeServe        = "serve"         // serve mode: print the reattach config, serve until killed
+	fakeOrphan       = "orphan"        // start a helper in its own session that keeps stdout and stderr open
+	fakeSleeper      = "sleeper"       // the orphan's helper: sleep a while
 )
 
 func serveFakePlugin(mode string) {
@@ -51,6 +53,11 @@ func serveFakePlugin(mode string) {
 	logger := hclog.New(&hclog.LoggerOptions{Output: os.Stderr, JSONFormat: true, Level: hclog.Trace})
 	major := abi.Major
 	switch mode {
+	case fakeSleeper:
+		time.Sleep(5 * time.Second)
+		os.Exit(0)
+	case fakeOrphan:
+		startOrphan()
 	case fakeV2:
 		major = 2
 	case fakeStdout:

@@ -35,7 +35,7 @@ func newProcRunner(cmd *exec.Cmd) *procRunner {
 	return &procRunner{cmd: cmd, exited: make(chan struct{})}
 }
 
-func (r *procRunner) Start(context.Context) error {
+func (r *procRunner) Start(ctx context.Context) error {
 	r.cmd.Stdin = nil // plugins get no terminal input
 	stdoutR, stdoutW, err := os.Pipe()
 	if err != nil {
@@ -60,6 +60,10 @@ func (r *procRunner) Start(context.Context) error {
 		return err
 	}
 	r.stdout, r.stderr = stdoutR, stderrR
+	// Reap the process as soon as it exits: go-plugin waits only once its
+	// pipes close, which a helper holding them can delay forever. This
+	// goroutine ends with the process, which Close always kills.
+	go func() { _ = r.Wait(context.WithoutCancel(ctx)) }()
 	return nil
 }
 

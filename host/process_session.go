@@ -443,8 +443,7 @@ func (b *processBackend) close() error {
 	if b.attach != nil {
 		b.detach()
 	} else {
-		b.client.Kill()
-		killGroup(b.pid)
+		b.shutdown()
 	}
 	b.bg.Wait()
 	for _, p := range b.arenas {
@@ -454,4 +453,36 @@ func (b *processBackend) close() error {
 	}
 	b.st.fail(ErrClosed)
 	return closeErr
+}
+
+// shutdown stops a plugin the host started: go-plugin's graceful shutdown,
+// then SIGKILL to the process group. A helper that left the group and
+// keeps the plugin's stdout or stderr open would keep go-plugin's and the
+// host's readers waiting forever: after CloseTimeout the host closes its
+// ends of the pipes.
+func (b *processBackend) shutdown() {
+	killed := make(chan struct{})
+	go func() {
+		b.client.Kill()
+		killGroup(b.pid)
+		close(killed)
+	}()
+	timer := time.NewTimer(b.cfg.CloseTimeout)
+	defer timer.Stop()
+	for {
+		select {
+		case <-killed:
+			select {
+			case <-b.stderrDone:
+				return
+			case <-timer.C:
+			}
+		case <-timer.C:
+		}
+		b.cfg.Logger.Warn("plugin output still open after the plugin ended; closing it", "plugin", b.name)
+		_ = b.proc.stdout.Close()
+		_ = b.proc.stderr.Close()
+		<-killed
+		return
+	}
 }

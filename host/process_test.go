@@ -299,3 +299,20 @@ func FuzzParseReattachConfig(f *testing.F) {
 		require.NoError(t, c.Validate())
 	})
 }
+
+func TestProcessCloseWithOrphanHoldingOutput(t *testing.T) {
+	t.Parallel()
+	b := openFake(t, fakeOrphan, Config{CloseTimeout: 300 * time.Millisecond})
+	rec := newRecorder()
+	b.SetHandler(rec)
+	require.NoError(t, b.Issue(t.Context(), records(1, 1, 1)))
+	rec.wait(t, 1)
+	done := make(chan error, 1)
+	go func() { done <- b.Close() }()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(4 * time.Second): // the helper lives 5 s
+		require.FailNow(t, "Close waited for the orphan's pipes")
+	}
+}
