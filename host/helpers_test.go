@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/abi"
@@ -141,4 +142,23 @@ func (s *logSink) messages(level slog.Level) []string {
 		}
 	}
 	return out
+}
+
+// assertFailed checks how b ended: Issue refused with the same error, a
+// *PluginError naming plugin and wrapping wantErr, with every msg in its
+// text, no sample completed twice, and a clean Close.
+func assertFailed(t *testing.T, b Backend, rec *recorder, plugin string, wantErr error, msgs []string) {
+	t.Helper()
+	assert.ErrorIs(t, b.Issue(t.Context(), records(1000, 0, 1)), wantErr, "later samples are refused; the caller keeps them")
+	assert.Empty(t, rec.dups)
+	err := b.Err()
+	require.ErrorIs(t, err, wantErr)
+	var pe *PluginError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, plugin, pe.Plugin)
+	for _, m := range msgs {
+		assert.Contains(t, err.Error(), m)
+	}
+	require.NoError(t, b.Close(), "closing a failed backend is clean")
+	assert.ErrorIs(t, b.Err(), wantErr, "the failure outlives Close")
 }

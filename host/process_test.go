@@ -152,20 +152,10 @@ func TestProcessFatalFaults(t *testing.T) {
 				require.NoError(t, b.Issue(t.Context(), records(1, 0, 2)))
 			}
 			waitDone(t, b)
-			assert.ErrorIs(t, b.Issue(t.Context(), records(10, 0, 1)), tt.wantErr)
 			if tt.mode != fakePingStall {
 				rec.wait(t, 2)
 			}
-			assert.Empty(t, rec.dups)
-			err := b.Err()
-			require.ErrorIs(t, err, tt.wantErr)
-			var pe *PluginError
-			require.ErrorAs(t, err, &pe)
-			assert.Equal(t, "fake", pe.Plugin)
-			for _, m := range tt.msg {
-				assert.Contains(t, err.Error(), m)
-			}
-			require.NoError(t, b.Close())
+			assertFailed(t, b, rec, "fake", tt.wantErr, tt.msg)
 		})
 	}
 }

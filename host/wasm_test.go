@@ -207,20 +207,8 @@ func TestWASMFatalFaults(t *testing.T) {
 			b.SetHandler(rec)
 			require.NoError(t, b.Issue(t.Context(), []abi.IssueRecord{{ID: 1, Index: tt.mode}, {ID: 2, Index: 2}}))
 			waitDone(t, b)
-			// More samples after the failure: refused, the caller keeps them.
-			assert.ErrorIs(t, b.Issue(t.Context(), records(10, 0, 1)), tt.wantErr)
 			rec.wait(t, 2)
-			assert.Empty(t, rec.dups)
-			err := b.Err()
-			require.ErrorIs(t, err, tt.wantErr)
-			var pe *PluginError
-			require.ErrorAs(t, err, &pe)
-			assert.Equal(t, "watecho", pe.Plugin)
-			for _, m := range tt.msg {
-				assert.Contains(t, err.Error(), m)
-			}
-			require.NoError(t, b.Close(), "closing a failed backend is clean")
-			assert.ErrorIs(t, b.Err(), tt.wantErr, "the failure outlives Close")
+			assertFailed(t, b, rec, "watecho", tt.wantErr, tt.msg)
 		})
 	}
 }

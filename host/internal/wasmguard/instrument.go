@@ -316,13 +316,7 @@ func (rw *rewriter) section(s section) (body []byte, keep bool, err error) {
 }
 
 func (rw *rewriter) globals(body []byte) ([]byte, error) {
-	r := &reader{b: body}
-	n, err := r.count()
-	if err != nil {
-		return nil, err
-	}
-	out := appendU32(nil, uint32(n))
-	for range n {
+	return vec(body, func(r *reader, out []byte) ([]byte, error) {
 		start := r.off
 		if err := r.valType(); err != nil {
 			return nil, err
@@ -330,25 +324,12 @@ func (rw *rewriter) globals(body []byte) ([]byte, error) {
 		if err := r.skip(1); err != nil { // mutability
 			return nil, err
 		}
-		out = append(out, body[start:r.off]...)
-		if out, err = rw.expr(r, out, true); err != nil {
-			return nil, err
-		}
-	}
-	if !r.done() {
-		return nil, errTrailing
-	}
-	return out, nil
+		return rw.expr(r, append(out, r.b[start:r.off]...), true)
+	})
 }
 
 func (rw *rewriter) exports(body []byte) ([]byte, error) {
-	r := &reader{b: body}
-	n, err := r.count()
-	if err != nil {
-		return nil, err
-	}
-	out := appendU32(nil, uint32(n))
-	for range n {
+	return vec(body, func(r *reader, out []byte) ([]byte, error) {
 		start := r.off
 		if err := r.name(); err != nil {
 			return nil, err
@@ -357,7 +338,7 @@ func (rw *rewriter) exports(body []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, body[start:r.off]...)
+		out = append(out, r.b[start:r.off]...)
 		idx, err := r.u32()
 		if err != nil {
 			return nil, err
@@ -365,7 +346,23 @@ func (rw *rewriter) exports(body []byte) ([]byte, error) {
 		if kind == importFunc {
 			idx = rw.fn(idx)
 		}
-		out = appendU32(out, idx)
+		return appendU32(out, idx), nil
+	})
+}
+
+// vec rewrites a vector: it copies the count, lets elem rewrite each
+// element and checks that nothing follows the last.
+func vec(body []byte, elem func(r *reader, out []byte) ([]byte, error)) ([]byte, error) {
+	r := &reader{b: body}
+	n, err := r.count()
+	if err != nil {
+		return nil, err
+	}
+	out := appendU32(make([]byte, 0, len(body)+len(body)/8), uint32(n))
+	for range n {
+		if out, err = elem(r, out); err != nil {
+			return nil, err
+		}
 	}
 	if !r.done() {
 		return nil, errTrailing
@@ -376,13 +373,7 @@ func (rw *rewriter) exports(body []byte) ([]byte, error) {
 // elements rewrites element segments: function index vectors and ref.func
 // in expressions.
 func (rw *rewriter) elements(body []byte) ([]byte, error) {
-	r := &reader{b: body}
-	n, err := r.count()
-	if err != nil {
-		return nil, err
-	}
-	out := appendU32(nil, uint32(n))
-	for range n {
+	return vec(body, func(r *reader, out []byte) ([]byte, error) {
 		flags, err := r.u32()
 		if err != nil {
 			return nil, err
@@ -408,7 +399,7 @@ func (rw *rewriter) elements(body []byte) ([]byte, error) {
 			if err := r.valType(); err != nil {
 				return nil, err
 			}
-			out = append(out, body[start:r.off]...)
+			out = append(out, r.b[start:r.off]...)
 		}
 		k, err := r.count()
 		if err != nil {
@@ -428,23 +419,15 @@ func (rw *rewriter) elements(body []byte) ([]byte, error) {
 			}
 			out = appendU32(out, rw.fn(idx))
 		}
-	}
-	if !r.done() {
-		return nil, errTrailing
-	}
-	return out, nil
+		return out, nil
+	})
 }
 
 // code rewrites every function body.
 func (rw *rewriter) code(body []byte) ([]byte, error) {
-	r := &reader{b: body}
-	n, err := r.count()
-	if err != nil {
-		return nil, err
-	}
-	out := appendU32(make([]byte, 0, len(body)+len(body)/8), uint32(n))
 	var fb []byte
-	for i := range n {
+	i := 0
+	return vec(body, func(r *reader, out []byte) ([]byte, error) {
 		size, err := r.u32()
 		if err != nil {
 			return nil, err
@@ -453,7 +436,7 @@ func (rw *rewriter) code(body []byte) ([]byte, error) {
 		if err := r.skip(int(size)); err != nil {
 			return nil, fmt.Errorf("function %d: %w", i, err)
 		}
-		f := &reader{b: body[start:r.off]}
+		f := &reader{b: r.b[start:r.off]}
 		if err := f.locals(); err != nil {
 			return nil, fmt.Errorf("function %d locals: %w", i, err)
 		}
@@ -461,12 +444,9 @@ func (rw *rewriter) code(body []byte) ([]byte, error) {
 		if fb, err = rw.expr(f, fb, false); err != nil {
 			return nil, fmt.Errorf("function %d: %w", i, wrapUnsupported(err))
 		}
-		out = append(appendU32(out, uint32(len(fb))), fb...)
-	}
-	if !r.done() {
-		return nil, errTrailing
-	}
-	return out, nil
+		i++
+		return append(appendU32(out, uint32(len(fb))), fb...), nil
+	})
 }
 
 func wrapUnsupported(err error) error {
@@ -548,13 +528,7 @@ func (rw *rewriter) names(r *reader, out []byte) ([]byte, error) {
 }
 
 func (rw *rewriter) nameMap(b []byte, indirect bool) ([]byte, error) {
-	r := &reader{b: b}
-	n, err := r.count()
-	if err != nil {
-		return nil, err
-	}
-	out := appendU32(nil, uint32(n))
-	for range n {
+	return vec(b, func(r *reader, out []byte) ([]byte, error) {
 		idx, err := r.u32()
 		if err != nil {
 			return nil, err
@@ -576,7 +550,6 @@ func (rw *rewriter) nameMap(b []byte, indirect bool) ([]byte, error) {
 		} else if err := r.name(); err != nil {
 			return nil, err
 		}
-		out = append(appendU32(out, rw.fn(idx)), b[start:r.off]...)
-	}
-	return out, nil
+		return append(appendU32(out, rw.fn(idx)), r.b[start:r.off]...), nil
+	})
 }
