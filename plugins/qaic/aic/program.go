@@ -64,6 +64,8 @@ type execObj struct {
 	ins     []ioView
 	outs    []ioView
 	scratch []byte
+	// rowOK marks the rows of the current batch that hold a valid sample.
+	rowOK []bool
 }
 
 // layout is the program's I/O, read from its buffer mappings.
@@ -172,7 +174,7 @@ func (p *program) activate(d *device, index int) error {
 		return err
 	}
 	for i := range p.cfg.SetSize {
-		e := &execObj{act: a, index: i}
+		e := &execObj{act: a, index: i, rowOK: make([]bool, p.cfg.BatchSize)}
 		a.execs = append(a.execs, e)
 		if err := p.bind(e, iod); err != nil {
 			return fmt.Errorf("exec object %d: %w", i, err)

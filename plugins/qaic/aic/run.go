@@ -188,9 +188,11 @@ func (p *program) runBatch(e *execObj, q *query, batch []sdk.Sample) {
 }
 
 // fill copies each sample's inputs into its batch row. It fails samples
-// without data of the right size and reports which rows are valid.
+// without data of the right size and reports which rows are valid, in a
+// slice owned by e.
 func (p *program) fill(e *execObj, q *query, batch []sdk.Sample) (ok []bool, want bool) {
-	ok = make([]bool, len(batch))
+	ok = e.rowOK[:len(batch)]
+	clear(ok)
 	for i, s := range batch {
 		data, loaded := p.samples[s.Index]
 		if !loaded {
