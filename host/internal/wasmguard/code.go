@@ -9,10 +9,16 @@ type rewriter struct {
 	// number of functions the module imported before the rewrite, which is
 	// also the index of the new import.
 	firstShifted uint32
-	// global is the index of the budget global.
-	global uint32
-	// budget is what the global is reset to.
-	budget int32
+	// mask is the budget minus one: the check calls the tick when the
+	// counter's low bits are all zero.
+	mask int32
+	// counter is the index of the counting local of the function being
+	// rewritten.
+	counter uint32
+	// funcTypes is the type of each defined function; typeParams the
+	// number of parameters of each type.
+	funcTypes  []uint32
+	typeParams []int
 	// loops counts the loops instrumented.
 	loops int
 }
@@ -24,31 +30,35 @@ func (rw *rewriter) fn(idx uint32) uint32 {
 	return idx
 }
 
-// check is inserted after every loop's block type:
+// check is inserted after every loop's block type. It counts the
+// function's loop iterations down in a local of its own (a register, unlike
+// a global, which compiled code keeps in memory), set to the budget when the
+// function starts (see appendInit):
 //
-//	global.get $budget
-//	i32.eqz
-//	if
-//	  call $tick
-//	  i32.const budget
-//	  global.set $budget
-//	else
-//	  global.get $budget
+//	block
+//	  local.get $counter
 //	  i32.const 1
 //	  i32.sub
-//	  global.set $budget
+//	  local.tee $counter
+//	  br_if 0
+//	  call $tick
+//	  i32.const budget
+//	  local.set $counter
 //	end
 func (rw *rewriter) appendCheck(dst []byte) []byte {
-	dst = appendU32(append(dst, 0x23), rw.global)
-	dst = append(dst, 0x45, 0x04, 0x40)
-	dst = appendU32(append(dst, 0x10), rw.firstShifted)
-	dst = appendS32(append(dst, 0x41), rw.budget)
-	dst = appendU32(append(dst, 0x24), rw.global)
-	dst = append(dst, 0x05)
-	dst = appendU32(append(dst, 0x23), rw.global)
+	dst = append(dst, 0x02, 0x40)
+	dst = appendU32(append(dst, 0x20), rw.counter)
 	dst = append(dst, 0x41, 0x01, 0x6b)
-	dst = appendU32(append(dst, 0x24), rw.global)
-	return append(dst, 0x0b)
+	dst = appendU32(append(dst, 0x22), rw.counter)
+	dst = append(dst, 0x0d, 0x00)
+	dst = appendU32(append(dst, 0x10), rw.firstShifted)
+	return append(rw.appendInit(dst), 0x0b)
+}
+
+// appendInit sets the counter to the budget: i32.const budget; local.set.
+func (rw *rewriter) appendInit(dst []byte) []byte {
+	dst = appendS32(append(dst, 0x41), rw.mask+1)
+	return appendU32(append(dst, 0x21), rw.counter)
 }
 
 // expr copies instructions from r to dst. With constExpr it stops after

@@ -12,7 +12,8 @@ type Config struct {
 	// ImportModule and ImportName name the host function the check calls,
 	// of type () -> (). It must not be one the module imports already.
 	ImportModule, ImportName string
-	// Budget is the number of loop iterations between calls, 1 to 2^31-1.
+	// Budget is the number of iterations of a function's loops between
+	// calls: a power of two, 1 to 2^30.
 	Budget uint32
 }
 
@@ -29,6 +30,7 @@ const (
 	secCustom    = 0
 	secType      = 1
 	secImport    = 2
+	secFunction  = 3
 	secTable     = 4
 	secMemory    = 5
 	secGlobal    = 6
@@ -67,43 +69,36 @@ type Result struct {
 // forms the rewrite does not know wraps [ErrUnsupported]. module is never
 // modified.
 func Instrument(module []byte, cfg Config) (Result, error) {
-	if cfg.Budget == 0 || cfg.Budget > 1<<31-1 {
-		return Result{}, fmt.Errorf("wasmguard: budget %d: want 1 to 2^31-1", cfg.Budget)
+	if cfg.Budget == 0 || cfg.Budget > 1<<30 || cfg.Budget&(cfg.Budget-1) != 0 {
+		return Result{}, fmt.Errorf("wasmguard: budget %d: want a power of two, 1 to 2^30", cfg.Budget)
 	}
 	secs, err := split(module)
 	if err != nil {
 		return Result{}, err
 	}
-	var funcImports, globals uint32
+	var funcImports uint32
+	var funcTypes []uint32
 	for _, s := range secs {
 		switch s.id {
 		case secImport:
-			f, g, err := countImports(s.body)
-			if err != nil {
+			if funcImports, err = countImports(s.body); err != nil {
 				return Result{}, fmt.Errorf("import section: %w", err)
 			}
-			funcImports, globals = f, g
-		}
-	}
-	for _, s := range secs {
-		if s.id == secGlobal {
-			n, err := (&reader{b: s.body}).u32()
-			if err != nil {
-				return Result{}, fmt.Errorf("global section: %w", err)
+		case secFunction:
+			if funcTypes, err = functionTypes(s.body); err != nil {
+				return Result{}, fmt.Errorf("function section: %w", err)
 			}
-			globals += n
 		}
 	}
-	rw := &rewriter{firstShifted: funcImports, global: globals, budget: int32(cfg.Budget)}
-	typeIdx, secs, err := addType(secs)
+	rw := &rewriter{firstShifted: funcImports, mask: int32(cfg.Budget - 1), funcTypes: funcTypes}
+	var typeIdx uint32
+	typeIdx, rw.typeParams, secs, err = addType(secs)
 	if err != nil {
 		return Result{}, fmt.Errorf("type section: %w", err)
 	}
 	imp := appendName(appendName(nil, cfg.ImportModule), cfg.ImportName)
 	imp = appendU32(append(imp, importFunc), typeIdx)
 	secs = appendToVec(secs, secImport, imp)
-	g := append([]byte{0x7f, 0x01, 0x41}, appendS32(nil, int32(cfg.Budget))...) // mut i32 = budget
-	secs = appendToVec(secs, secGlobal, append(g, 0x0b))
 
 	out := append([]byte(nil), module[:8]...)
 	for _, s := range secs {
@@ -156,23 +151,42 @@ func split(module []byte) ([]section, error) {
 	return secs, nil
 }
 
-// countImports returns the number of imported functions and globals.
-func countImports(body []byte) (funcs, globals uint32, err error) {
+// functionTypes returns the type index of each defined function.
+func functionTypes(body []byte) ([]uint32, error) {
 	r := &reader{b: body}
 	n, err := r.count()
 	if err != nil {
-		return 0, 0, err
+		return nil, err
+	}
+	types := make([]uint32, n)
+	for i := range types {
+		if types[i], err = r.u32(); err != nil {
+			return nil, err
+		}
+	}
+	if !r.done() {
+		return nil, errTrailing
+	}
+	return types, nil
+}
+
+// countImports returns the number of imported functions.
+func countImports(body []byte) (funcs uint32, err error) {
+	r := &reader{b: body}
+	n, err := r.count()
+	if err != nil {
+		return 0, err
 	}
 	for range n {
 		if err := r.name(); err != nil {
-			return 0, 0, err
+			return 0, err
 		}
 		if err := r.name(); err != nil {
-			return 0, 0, err
+			return 0, err
 		}
 		kind, err := r.byte()
 		if err != nil {
-			return 0, 0, err
+			return 0, err
 		}
 		switch kind {
 		case importFunc:
@@ -185,7 +199,6 @@ func countImports(body []byte) (funcs, globals uint32, err error) {
 		case 0x02: // memory
 			err = r.limits()
 		case importGlobal:
-			globals++
 			if err = r.valType(); err == nil {
 				err = r.skip(1)
 			}
@@ -194,16 +207,16 @@ func countImports(body []byte) (funcs, globals uint32, err error) {
 				_, err = r.u32()
 			}
 		default:
-			return 0, 0, fmt.Errorf("import kind %d: %w", kind, ErrUnsupported)
+			return 0, fmt.Errorf("import kind %d: %w", kind, ErrUnsupported)
 		}
 		if err != nil {
-			return 0, 0, err
+			return 0, err
 		}
 	}
 	if !r.done() {
-		return 0, 0, errTrailing
+		return 0, errTrailing
 	}
-	return funcs, globals, nil
+	return funcs, nil
 }
 
 func (r *reader) limits() error {
@@ -223,8 +236,9 @@ func (r *reader) limits() error {
 	return err
 }
 
-// addType appends the function type () -> () and returns its index.
-func addType(secs []section) (uint32, []section, error) {
+// addType appends the function type () -> () and returns its index, and
+// the number of parameters of each type.
+func addType(secs []section) (uint32, []int, []section, error) {
 	for _, s := range secs {
 		if s.id != secType {
 			continue
@@ -232,30 +246,34 @@ func addType(secs []section) (uint32, []section, error) {
 		r := &reader{b: s.body}
 		n, err := r.count()
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, nil, err
 		}
-		for range n {
+		params := make([]int, n)
+		for i := range n {
 			if c, err := r.byte(); err != nil || c != 0x60 {
-				return 0, nil, fmt.Errorf("type form 0x%02x: %w", c, ErrUnsupported)
+				return 0, nil, nil, fmt.Errorf("type form 0x%02x: %w", c, ErrUnsupported)
 			}
-			for range 2 { // params, results
+			for side := range 2 { // params, results
 				k, err := r.count()
 				if err != nil {
-					return 0, nil, err
+					return 0, nil, nil, err
+				}
+				if side == 0 {
+					params[i] = k
 				}
 				for range k {
 					if err := r.valType(); err != nil {
-						return 0, nil, err
+						return 0, nil, nil, err
 					}
 				}
 			}
 		}
 		if !r.done() {
-			return 0, nil, errTrailing
+			return 0, nil, nil, errTrailing
 		}
-		return uint32(n), appendToVec(secs, secType, []byte{0x60, 0, 0}), nil
+		return uint32(n), params, appendToVec(secs, secType, []byte{0x60, 0, 0}), nil
 	}
-	return 0, appendToVec(secs, secType, []byte{0x60, 0, 0}), nil
+	return 0, nil, appendToVec(secs, secType, []byte{0x60, 0, 0}), nil
 }
 
 // appendToVec appends elem to the vector that is the body of section id,
@@ -425,6 +443,9 @@ func (rw *rewriter) elements(body []byte) ([]byte, error) {
 
 // code rewrites every function body.
 func (rw *rewriter) code(body []byte) ([]byte, error) {
+	if n, _ := (&reader{b: body}).u32(); int(n) != len(rw.funcTypes) {
+		return nil, fmt.Errorf("%d function bodies for %d functions", n, len(rw.funcTypes))
+	}
 	var fb []byte
 	i := 0
 	return vec(body, func(r *reader, out []byte) ([]byte, error) {
@@ -437,15 +458,32 @@ func (rw *rewriter) code(body []byte) ([]byte, error) {
 			return nil, fmt.Errorf("function %d: %w", i, err)
 		}
 		f := &reader{b: r.b[start:r.off]}
-		if err := f.locals(); err != nil {
+		groups, locals, countEnd, err := f.locals()
+		if err != nil {
 			return nil, fmt.Errorf("function %d locals: %w", i, err)
 		}
-		fb = append(fb[:0], f.b[:f.off]...)
-		if fb, err = rw.expr(f, fb, false); err != nil {
+		if t := rw.funcTypes[i]; int(t) >= len(rw.typeParams) {
+			return nil, fmt.Errorf("function %d has type %d of %d", i, t, len(rw.typeParams))
+		}
+		// The counter is a new local after the others; it is declared
+		// only if the function has a loop.
+		rw.counter = uint32(rw.typeParams[rw.funcTypes[i]]) + locals
+		localsEnd := f.off
+		loops := rw.loops
+		fb, err = rw.expr(f, fb[:0], false)
+		if err != nil {
 			return nil, fmt.Errorf("function %d: %w", i, wrapUnsupported(err))
 		}
 		i++
-		return append(appendU32(out, uint32(len(fb))), fb...), nil
+		decl := f.b[:localsEnd]
+		if rw.loops > loops {
+			decl = appendU32(nil, uint32(groups+1))
+			decl = append(decl, f.b[countEnd:localsEnd]...)
+			decl = append(decl, 1, 0x7f) // one i32
+			decl = rw.appendInit(decl)      // the body's first instructions
+		}
+		out = appendU32(out, uint32(len(decl)+len(fb)))
+		return append(append(out, decl...), fb...), nil
 	})
 }
 
@@ -456,20 +494,28 @@ func wrapUnsupported(err error) error {
 	return err
 }
 
-func (r *reader) locals() error {
+// locals skips a function's local declarations and returns the number of
+// groups, of locals, and the offset just after the group count.
+func (r *reader) locals() (groups int, total uint32, countEnd int, err error) {
 	n, err := r.count()
 	if err != nil {
-		return err
+		return 0, 0, 0, err
 	}
+	countEnd = r.off
 	for range n {
-		if _, err := r.u32(); err != nil {
-			return err
+		k, err := r.u32()
+		if err != nil {
+			return 0, 0, 0, err
 		}
+		if total+k < total || total+k > 1<<20 {
+			return 0, 0, 0, fmt.Errorf("%w: too many locals", ErrUnsupported)
+		}
+		total += k
 		if err := r.valType(); err != nil {
-			return err
+			return 0, 0, 0, err
 		}
 	}
-	return nil
+	return n, total, countEnd, nil
 }
 
 // custom drops sections whose content the rewrite invalidates and

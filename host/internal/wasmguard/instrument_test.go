@@ -14,7 +14,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 )
 
-var cfg = Config{ImportModule: "guard", ImportName: "tick", Budget: 100}
+var cfg = Config{ImportModule: "guard", ImportName: "tick", Budget: 128}
 
 func readFixture(t testing.TB, name string) []byte {
 	t.Helper()
@@ -77,12 +77,12 @@ func TestInstrumentKeepsMeaning(t *testing.T) {
 		fn        string
 		args      []uint64
 		want      uint64
-		wantTicks int // with budget 100
+		wantTicks int // with budget 128, counted per call of a function
 	}{
-		{name: "loop", fn: "count", args: []uint64{1000}, want: 1000, wantTicks: 9},
+		{name: "loop", fn: "count", args: []uint64{1000}, want: 1000, wantTicks: 7},
 		{name: "loop below budget", fn: "count", args: []uint64{100}, want: 100, wantTicks: 0},
-		{name: "call_indirect through the element segment", fn: "indirect", args: []uint64{250}, want: 250, wantTicks: 2},
-		{name: "nested loops and a call", fn: "nested", args: []uint64{20}, want: 200, wantTicks: 2},
+		{name: "call_indirect through the element segment", fn: "indirect", args: []uint64{250}, want: 250, wantTicks: 1},
+		{name: "nested loops and a call", fn: "nested", args: []uint64{20}, want: 200, wantTicks: 0},
 		{name: "start function ran once", fn: "calls", want: 7},
 		{name: "ref.func in a global", fn: "ref_is_null", want: 0},
 	}
@@ -148,6 +148,7 @@ func TestInstrumentErrors(t *testing.T) {
 		{name: "other version", mod: []byte("\x00asm\x0d\x00\x01\x00"), cfg: cfg, unsupp: true},
 		{name: "truncated", mod: good[:len(good)-7], cfg: cfg, msg: "unexpected end"},
 		{name: "zero budget", mod: good, cfg: Config{Budget: 0}, msg: "budget 0"},
+		{name: "budget not a power of two", mod: good, cfg: Config{Budget: 100}, msg: "want a power of two"},
 		{name: "unknown opcode", mod: []byte("\x00asm\x01\x00\x00\x00" +
 			"\x01\x04\x01\x60\x00\x00\x03\x02\x01\x00\x0a\x05\x01\x03\x00\xff\x0b"), cfg: cfg, unsupp: true},
 		{name: "sections out of order", mod: []byte("\x00asm\x01\x00\x00\x00\x03\x01\x00\x01\x01\x00"), cfg: cfg, msg: "out of order"},
@@ -246,7 +247,7 @@ func countImportsOf(t *testing.T, mod []byte) int {
 	require.NoError(t, err)
 	for _, s := range secs {
 		if s.id == secImport {
-			n, _, err := countImports(s.body)
+			n, err := countImports(s.body)
 			require.NoError(t, err)
 			return int(n)
 		}
