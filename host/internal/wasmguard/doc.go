@@ -7,10 +7,13 @@
 // loops) a guest looping forever cannot be interrupted, and the next garbage
 // collection's stop-the-world waits for it forever: the whole process
 // freezes. [Instrument] inserts, at the head of every loop, a countdown of a
-// new global; when it reaches zero the loop calls a new host import (a Go
-// function: a preemption point, where the host may also stop the guest by
-// panicking) and resets the budget. The cost is a few instructions per loop
-// iteration and one host call per budget iterations.
+// new local of the function (set to a budget when the function starts);
+// when it reaches zero the loop calls a new host import (a Go function: a
+// preemption point, where the host may also stop the guest by panicking)
+// and resets the budget. The cost is a few instructions and a branch per
+// loop iteration, and one host call per budget iterations: 1.1x on an
+// unrolled matrix product, 2.5x on a naive one (tiny loop bodies), against
+// 5.5x and 22x for WithCloseOnContextDone (BenchmarkGuard).
 //
 // The rewrite keeps the module's meaning: the new import is appended last,
 // so function indices of defined functions move up by one and every
