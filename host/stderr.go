@@ -66,7 +66,7 @@ func parseHclogLine(line []byte) (level slog.Level, msg string, attrs []slog.Att
 	}
 	for k, v := range m {
 		switch k {
-		case "@message", "@level", "@timestamp":
+		case "@message", "@level", "@timestamp", "":
 		case "@module":
 			attrs = append(attrs, slog.Any("module", v))
 		default:
