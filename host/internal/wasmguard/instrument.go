@@ -480,7 +480,7 @@ func (rw *rewriter) code(body []byte) ([]byte, error) {
 			decl = appendU32(nil, uint32(groups+1))
 			decl = append(decl, f.b[countEnd:localsEnd]...)
 			decl = append(decl, 1, 0x7f) // one i32
-			decl = rw.appendInit(decl)      // the body's first instructions
+			decl = rw.appendInit(decl)   // the body's first instructions
 		}
 		out = appendU32(out, uint32(len(decl)+len(fb)))
 		return append(append(out, decl...), fb...), nil
