@@ -162,3 +162,41 @@ func assertFailed(t *testing.T, b Backend, rec *recorder, plugin string, wantErr
 	require.NoError(t, b.Close(), "closing a failed backend is clean")
 	assert.ErrorIs(t, b.Err(), wantErr, "the failure outlives Close")
 }
+
+// chain is a handler that issues the next one-sample query from the
+// completion of the last, as the LoadGen's SingleStream does, n times.
+type chain struct {
+	b    Backend
+	n    int
+	seen int
+	err  error
+	done chan struct{}
+}
+
+func (c *chain) Complete(batch []Completion) {
+	for range batch {
+		c.seen++
+		if c.seen == c.n {
+			close(c.done)
+			return
+		}
+		if err := c.b.Issue(context.Background(), []abi.IssueRecord{{ID: uint64(c.seen + 1), Index: 1}}); err != nil {
+			c.err = err
+		}
+	}
+}
+
+func (c *chain) FirstTokens([]Completion) {}
+
+func runChain(t *testing.T, b Backend, n int) {
+	t.Helper()
+	c := &chain{b: b, n: n, done: make(chan struct{})}
+	b.SetHandler(c)
+	require.NoError(t, b.Issue(t.Context(), []abi.IssueRecord{{ID: 1, Index: 1}}))
+	select {
+	case <-c.done:
+	case <-time.After(30 * time.Second):
+		require.FailNow(t, "chain stuck", "%d of %d", c.seen, n)
+	}
+	require.NoError(t, c.err)
+}

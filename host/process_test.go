@@ -306,3 +306,8 @@ func TestProcessCloseWithOrphanHoldingOutput(t *testing.T) {
 		require.FailNow(t, "Close waited for the orphan's pipes")
 	}
 }
+
+func TestProcessIssueFromHandler(t *testing.T) {
+	t.Parallel()
+	runChain(t, openFake(t, fakeEcho, Config{}), 200)
+}

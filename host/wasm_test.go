@@ -263,3 +263,8 @@ func TestConfigValidate(t *testing.T) {
 	_, err = OpenWASM(t.Context(), "p", nil, Config{Instances: -1})
 	assert.ErrorContains(t, err, "Instances -1")
 }
+
+func TestWASMIssueFromHandler(t *testing.T) {
+	t.Parallel()
+	runChain(t, openEcho(t, Config{}), 200)
+}
