@@ -393,6 +393,14 @@ func TestSamplesOnDevice(t *testing.T) {
 		assert.Len(t, out, 1)
 		require.Contains(t, failed, uint64(1002))
 		assert.Contains(t, failed[1002].Error(), "no data")
+		assert.Equal(t, []int{2}, f.batches())
+
+		// A batch with no valid sample is not run at all.
+		rec = newRecorder()
+		require.NoError(t, b.Infer(t.Context(), query([]uint64{3, 4}, size, false, true), rec))
+		_, failed, _ = rec.snapshot()
+		assert.Len(t, failed, 2)
+		assert.Equal(t, []int{2}, f.batches())
 	})
 }
 

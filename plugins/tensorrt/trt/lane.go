@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -165,6 +166,7 @@ func (l *lane) exec(b *batch) {
 		return
 	}
 	n := len(b.samples)
+	clear(l.failed[:n])
 	b.call.mu.RLock()
 	if b.call.abandoned {
 		b.call.mu.RUnlock()
@@ -177,6 +179,9 @@ func (l *lane) exec(b *batch) {
 	}
 	want, err := l.stage(b)
 	b.call.mu.RUnlock()
+	if err == nil && !slices.Contains(l.failed[:n], false) {
+		return // every sample failed staging: nothing to run
+	}
 	if err == nil {
 		err = l.launch(l.m.layout.rows(n), n, want)
 	}
@@ -213,7 +218,6 @@ func (l *lane) stage(b *batch) (want bool, err error) {
 	staged := false
 	inBytes := l.m.layout.inBytes
 	for i, s := range b.samples {
-		l.failed[i] = false
 		want = want || s.WantOutput
 		if _, onDevice := l.m.samples.device(s.Index, l.dev.slot); onDevice {
 			continue
