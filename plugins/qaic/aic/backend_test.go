@@ -322,6 +322,8 @@ func TestSampleChecks(t *testing.T) {
 	require.NoError(t, b.Infer(t.Context(), samplesOf(1, 4, false, true), c))
 	_, failed, _ = c.results()
 	assert.Contains(t, failed, uint64(500), "unloaded samples have no data")
+	_, _, runs := f.running()
+	assert.Equal(t, int64(1), runs, "a batch without a valid sample does not run")
 }
 
 func TestInfoProbesDevices(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -168,6 +169,9 @@ func (p *program) runBatch(e *execObj, q *query, batch []sdk.Sample) {
 	}
 	ok, want := p.fill(e, q, batch)
 	q.guard.RUnlock()
+	if !slices.Contains(ok, true) {
+		return // every sample failed: nothing to run
+	}
 	err := p.execute(e)
 	q.guard.RLock()
 	defer q.guard.RUnlock()
