@@ -72,6 +72,7 @@ type processBackend struct {
 	lastProgress atomic.Int64  // ns since epoch of the last completion (or first issue)
 
 	stop      chan struct{}
+	noPing    bool // the plugin answered Unimplemented; owned by monitor
 	bg        sync.WaitGroup // monitor, stderr reader, session goroutines
 	closeOnce sync.Once
 	closeErr  error
@@ -494,7 +495,7 @@ func (b *processBackend) monitor() {
 			exited = nil
 		case <-tick.C:
 			b.checkStall()
-			if b.cfg.HealthInterval > 0 && time.Since(lastPing) >= b.cfg.HealthInterval {
+			if b.cfg.HealthInterval > 0 && !b.noPing && time.Since(lastPing) >= b.cfg.HealthInterval {
 				lastPing = time.Now()
 				b.ping()
 			}
@@ -523,7 +524,8 @@ func (b *processBackend) ping() {
 			ErrHang, timeout, lastWords(b.stdout, b.tail))})
 		b.kill()
 	case status.Code(err) == codes.Unimplemented:
-		b.cfg.Logger.Debug("plugin does not answer pings", "plugin", b.name)
+		b.cfg.Logger.Info("plugin does not implement Ping: health checks off", "plugin", b.name)
+		b.noPing = true
 	}
 }
 
