@@ -1,0 +1,165 @@
+package kernels
+
+// Gemm is a blocked, packed single-precision matrix multiply bound to one
+// micro-kernel. It holds no per-call state and is safe for concurrent use.
+type Gemm struct {
+	kern microKernel
+	// kc is the depth of one packed block; mc and nc bound the rows and
+	// columns one task covers (nc also sizes each worker's B buffer).
+	kc, mc, nc int
+}
+
+// NewGemm returns a GEMM with the portable pure-Go micro-kernel.
+func NewGemm() *Gemm { return newGemm(goKernel()) }
+
+func newGemm(k microKernel) *Gemm { return &Gemm{kern: k, kc: 256, mc: 192, nc: 256} }
+
+// KernelName names the micro-kernel, e.g. "go4x16".
+func (g *Gemm) KernelName() string { return g.kern.name }
+
+// GemmCall is one GEMM problem,
+//
+//	C[b] = Epilogue(A · B[b])   for b in [0, Batch)
+//
+// with A packed (M×K), B supplied block by block by a BSource (K×N per
+// batch item) and C a strided view whose batch item b starts CBatchStride
+// elements after item b-1 (Epilogue.Residual likewise). Keep a GemmCall
+// per planned node and reuse it: running it allocates nothing.
+type GemmCall struct {
+	M, N, K int
+	Batch   int
+	// A is the packed left operand; a grouped problem instead sets
+	// AGroups, and batch item b uses AGroups[b%len(AGroups)] and, for a
+	// per-row bias, Bias[(b%len(AGroups))*M:].
+	A            *PackedA
+	AGroups      []PackedA
+	B            BSource
+	C            Mat
+	CBatchStride int
+	Ep           Epilogue
+
+	g                   *Gemm
+	mBlocks, nBlocks    int
+	mBlock, nBlock      int
+	tasksPerBatch, jobs int
+}
+
+// Run computes the call on pool's threads.
+func (g *Gemm) Run(pool *Pool, c *GemmCall) {
+	if c.M == 0 || c.N == 0 || c.Batch == 0 {
+		return
+	}
+	c.g = g
+	c.split(pool.Threads())
+	pool.For(c.jobs, c)
+}
+
+// split chooses the task grid: blocks of at most mc rows and nc columns,
+// shrunk (in whole panels) until there are a few tasks per thread.
+func (c *GemmCall) split(threads int) {
+	mr, nr := c.g.kern.mr, c.g.kern.nr
+	mPanels, nPanels := ceilDiv(c.M, mr), ceilDiv(c.N, nr)
+	mb := min(mPanels, c.g.mc/mr)
+	nb := min(nPanels, c.g.nc/nr)
+	want := 2 * threads
+	if threads == 1 {
+		want = 1
+	}
+	for c.Batch*ceilDiv(mPanels, mb)*ceilDiv(nPanels, nb) < want && (mb > 1 || nb > 1) {
+		// Halve the dimension with more panels per block; prefer
+		// splitting columns, which does not repeat B packing.
+		if nb >= mb || mb == 1 {
+			nb = ceilDiv(nb, 2)
+		} else {
+			mb = ceilDiv(mb, 2)
+		}
+	}
+	c.mBlock, c.nBlock = mb*mr, nb*nr
+	c.mBlocks, c.nBlocks = ceilDiv(mPanels, mb), ceilDiv(nPanels, nb)
+	c.tasksPerBatch = c.mBlocks * c.nBlocks
+	c.jobs = c.Batch * c.tasksPerBatch
+}
+
+// Run implements Tasker: one block of rows × columns of one batch item.
+func (c *GemmCall) Run(task int, s *Scratch) {
+	g := c.g
+	mr, nr := g.kern.mr, g.kern.nr
+	b := task / c.tasksPerBatch
+	t := task % c.tasksPerBatch
+	i0 := (t / c.nBlocks) * c.mBlock
+	j0 := (t % c.nBlocks) * c.nBlock
+	mm := min(c.mBlock, c.M-i0)
+	nn := min(c.nBlock, c.N-j0)
+	a := c.A
+	if c.AGroups != nil {
+		a = &c.AGroups[b%len(c.AGroups)]
+	}
+	tile := buf(&s.tile, mr*nr)
+	if c.K == 0 {
+		clear(tile)
+		for jr := 0; jr < nn; jr += nr {
+			for ir := 0; ir < mm; ir += mr {
+				c.store(tile, b, i0+ir, j0+jr, min(mr, mm-ir), min(nr, nn-jr), true, true)
+			}
+		}
+		return
+	}
+	packB := buf(&s.packB, g.kc*ceilDiv(nn, nr)*nr)
+	for k0 := 0; k0 < c.K; k0 += g.kc {
+		kc := min(g.kc, c.K-k0)
+		c.B.PackB(packB, b, k0, kc, j0, nn, nr)
+		first, last := k0 == 0, k0+kc == c.K
+		for jr := 0; jr < nn; jr += nr {
+			bp := packB[(jr/nr)*kc*nr : (jr/nr+1)*kc*nr]
+			for ir := 0; ir < mm; ir += mr {
+				g.kern.fn(kc, a.panel((i0+ir)/mr, k0, kc), bp, tile)
+				c.store(tile, b, i0+ir, j0+jr, min(mr, mm-ir), min(nr, nn-jr), first, last)
+			}
+		}
+	}
+}
+
+// store merges one mm×nn tile into C at (i0, j0) of batch item b: the
+// first K block applies Alpha and Beta, later ones accumulate, and the
+// last applies bias, residual and activation.
+func (c *GemmCall) store(tile []float32, b, i0, j0, mm, nn int, first, last bool) {
+	nr := c.g.kern.nr
+	ep := &c.Ep
+	cm := c.C
+	off := b * c.CBatchStride
+	bias := ep.Bias
+	if bias != nil && ep.BiasPerRow && c.AGroups != nil {
+		bias = bias[(b%len(c.AGroups))*c.M:]
+	}
+	res := ep.Residual
+	for r := range mm {
+		i := i0 + r
+		trow := tile[r*nr : r*nr+nn]
+		base := off + i*cm.RS + j0*cm.CS
+		rbase := off + i*res.RS + j0*res.CS
+		for col, v := range trow {
+			idx := base + col*cm.CS
+			v *= ep.Alpha
+			switch {
+			case !first:
+				v += cm.Data[idx]
+			case ep.Beta != 0:
+				v += ep.Beta * cm.Data[idx]
+			}
+			if last {
+				if bias != nil {
+					if ep.BiasPerRow {
+						v += bias[i]
+					} else {
+						v += bias[j0+col]
+					}
+				}
+				if res.Data != nil {
+					v += res.Data[rbase+col*res.CS]
+				}
+				v = ep.Act.one(v)
+			}
+			cm.Data[idx] = v
+		}
+	}
+}
