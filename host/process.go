@@ -22,7 +22,7 @@ import (
 
 // processBackend runs a plugin as a go-plugin subprocess (or talks to one
 // already running) over gRPC. Control operations are unary RPCs; the timed
-// run uses one Session stream with a sender and a receiver goroutine.
+// run uses one Session stream: issuers send, one receiver goroutine reads.
 type processBackend struct {
 	name  string
 	cfg   Config
