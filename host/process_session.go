@@ -480,8 +480,11 @@ func (b *processBackend) shutdown() {
 		case <-timer.C:
 		}
 		b.cfg.Logger.Warn("plugin output still open after the plugin ended; closing it", "plugin", b.name)
-		_ = b.proc.stdout.Close()
-		_ = b.proc.stderr.Close()
+		for _, c := range []io.Closer{b.proc.stdout, b.proc.stderr} {
+			if c != nil {
+				_ = c.Close()
+			}
+		}
 		<-killed
 		return
 	}

@@ -79,7 +79,7 @@ func openProcess(ctx context.Context, p Plugin, cfg Config) (_ Backend, err erro
 	b.client = plugin.NewClient(cc)
 	defer func() {
 		if err != nil {
-			b.client.Kill()
+			b.shutdown()
 			b.bg.Wait()
 		}
 	}()
