@@ -58,7 +58,8 @@ type Config struct {
 	DeviceMemoryFraction float64
 	// BatchCopies gathers device-resident samples with one
 	// cudaMemcpyBatchAsync per batch when the runtime has it (CUDA 12.8+)
-	// instead of one cudaMemcpyAsync per sample.
+	// instead of one cudaMemcpyAsync per sample. Off by default: on an
+	// H100 with CUDA 13.0 it was no faster (docs/tensorrt.md).
 	BatchCopies bool
 	// Timeout is the device watchdog: a batch still running after Timeout
 	// marks its device failed (ErrDeviceTimeout). 0 waits indefinitely.
@@ -76,7 +77,6 @@ func DefaultConfig() Config {
 		Streams:              2,
 		Residency:            ResidencyAuto,
 		DeviceMemoryFraction: 0.8,
-		BatchCopies:          true,
 		CudartPaths:          slices.Clone(DefaultCudartPaths),
 		ShimPaths:            slices.Clone(DefaultShimPaths),
 	}
@@ -131,7 +131,7 @@ var optionKeys = []string{
 //   - batch_size: samples per enqueue (0: the profile maximum)
 //   - samples_on_device: auto, device or host
 //   - device_memory_fraction: share of free device memory for samples
-//   - batch_copies: gather resident samples with cudaMemcpyBatchAsync (true)
+//   - batch_copies: gather resident samples with cudaMemcpyBatchAsync (false)
 //   - timeout: device watchdog per batch, a Go duration, e.g. "30s"
 //   - cudart, shim: library paths, colon-separated to try several
 //

@@ -25,12 +25,12 @@ func TestWithOptions(t *testing.T) {
 		}},
 		{name: "every option", opts: map[string]string{
 			"engine": "/m/resnet.plan", "devices": "1, 3", "streams": "4", "batch_size": "16",
-			"samples_on_device": "host", "device_memory_fraction": "0.5", "timeout": "2s", "batch_copies": "false",
+			"samples_on_device": "host", "device_memory_fraction": "0.5", "timeout": "2s", "batch_copies": "true",
 			"cudart": "/a/libcudart.so.12:/b/libcudart.so", "shim": " /s/libmlph_trt.so ",
 		}, check: func(t *testing.T, c Config) {
 			assert.Equal(t, Config{
 				Engine: "/m/resnet.plan", Devices: []int{1, 3}, Streams: 4, BatchSize: 16,
-				Residency: ResidencyHost, DeviceMemoryFraction: 0.5, Timeout: 2 * time.Second,
+				Residency: ResidencyHost, DeviceMemoryFraction: 0.5, Timeout: 2 * time.Second, BatchCopies: true,
 				CudartPaths: []string{"/a/libcudart.so.12", "/b/libcudart.so"},
 				ShimPaths:   []string{"/s/libmlph_trt.so"},
 			}, c)
