@@ -163,3 +163,12 @@ func (c *GemmCall) store(tile []float32, b, i0, j0, mm, nn int, first, last bool
 		}
 	}
 }
+
+// BestGemm returns the GEMM with the fastest micro-kernel this CPU runs:
+// a native one when available, else the portable one.
+func BestGemm() *Gemm {
+	if ks := nativeKernels(); len(ks) > 0 {
+		return newGemm(ks[0])
+	}
+	return NewGemm()
+}

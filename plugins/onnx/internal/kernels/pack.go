@@ -85,3 +85,6 @@ func (s *MatSource) PackB(dst []float32, b, k0, kc, j0, nc, nr int) {
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// Data returns the packed storage, for reuse as the next PackA's dst.
+func (pa *PackedA) Data() []float32 { return pa.data }

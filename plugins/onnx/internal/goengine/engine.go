@@ -1,0 +1,113 @@
+package goengine
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strconv"
+
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/engine"
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/kernels"
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/onnxpb"
+)
+
+// Name is the engine's name in the plugin's engine option.
+const Name = "go"
+
+// Engine is the pure-Go ONNX engine. The zero value is not valid: use
+// [New].
+type Engine struct{}
+
+var _ engine.Engine = (*Engine)(nil)
+
+// New returns the Go engine.
+func New() *Engine { return &Engine{} }
+
+// Name implements engine.Engine.
+func (*Engine) Name() string { return Name }
+
+// Engine-specific keys of engine.Options.Extra.
+const (
+	// OptKernel selects the GEMM micro-kernel: "auto" (default: the best
+	// this CPU runs) or "go" (the portable one).
+	OptKernel = "kernel"
+	// OptFuse turns load-time fusion off with "false" (for tests).
+	OptFuse = "fuse"
+	// OptMaxArenaMB bounds the activation arena of one plan, in MiB.
+	OptMaxArenaMB = "max_arena_mb"
+)
+
+// config is the parsed engine.Options.
+type config struct {
+	threads  int
+	maxBatch int
+	gemm     *kernels.Gemm
+	fuse     bool
+	maxArena int64
+}
+
+func parseOptions(o engine.Options) (config, error) {
+	c := config{threads: o.Threads, maxBatch: o.MaxBatch, fuse: true, maxArena: defaultMaxArenaMB << 20}
+	if c.threads <= 0 {
+		c.threads = runtime.GOMAXPROCS(0)
+	}
+	if c.maxBatch < 0 {
+		return c, fmt.Errorf("max batch %d is negative", c.maxBatch)
+	}
+	switch k := o.Extra[OptKernel]; k {
+	case "", "auto":
+		c.gemm = kernels.BestGemm()
+	case "go":
+		c.gemm = kernels.NewGemm()
+	default:
+		return c, fmt.Errorf("option %s=%q: want auto or go", OptKernel, k)
+	}
+	if v, ok := o.Extra[OptFuse]; ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("option %s=%q: %w", OptFuse, v, err)
+		}
+		c.fuse = b
+	}
+	if v, ok := o.Extra[OptMaxArenaMB]; ok {
+		mb, err := strconv.ParseInt(v, 10, 32)
+		if err != nil || mb <= 0 {
+			return c, fmt.Errorf("option %s=%q: want a positive number of MiB", OptMaxArenaMB, v)
+		}
+		c.maxArena = mb << 20
+	}
+	return c, nil
+}
+
+// Load implements engine.Engine: decode, validate, fuse, then plan the
+// model once for batch 1 (and Options.MaxBatch) so that shape errors
+// surface here.
+func (e *Engine) Load(ctx context.Context, model []byte, opts engine.Options) (engine.Session, error) {
+	cfg, err := parseOptions(opts)
+	if err != nil {
+		return nil, fmt.Errorf("go engine: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m, err := onnxpb.Decode(model)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", engine.ErrInvalidModel, err)
+	}
+	g, err := buildGraph(m)
+	if err != nil {
+		return nil, err
+	}
+	s := newSession(g, cfg)
+	if cfg.fuse {
+		if err := s.fuse(); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	if err := s.prepare(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
