@@ -13,11 +13,11 @@ import (
 // binary operators; 23 is the newest whose semantics for our operators
 // we implement.
 const (
-	minIR, maxIR         = 3, 11
-	minOpset, maxOpset   = 7, 23
-	defaultDomainAlias   = "ai.onnx"
-	maxNodes, maxValues  = 1 << 16, 1 << 18
-	absent             = -1
+	minIR, maxIR        = 3, 11
+	minOpset, maxOpset  = 7, 23
+	defaultDomainAlias  = "ai.onnx"
+	maxNodes, maxValues = 1 << 16, 1 << 18
+	absent              = -1
 )
 
 // value is one named tensor of the graph.
