@@ -65,6 +65,7 @@ func registry() map[string]opInfo {
 		"Shape":              {since: 1, make: newShape},
 		"Gather":             {since: 1, make: newGather},
 		"Cast":               {since: 6, make: newCast},
+		"Pad":                {since: 2, make: newPad},
 	}
 }
 
@@ -96,7 +97,7 @@ func wantInputs(n *onnxpb.Node, lo, hi int) error {
 		}
 		return invalid("%d inputs, want %d to %d", len(n.Inputs), lo, hi)
 	}
-	if n.Inputs[0] == "" && lo > 0 {
+	if lo > 0 && n.Inputs[0] == "" {
 		return invalid("first input is missing")
 	}
 	return nil

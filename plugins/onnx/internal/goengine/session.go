@@ -55,9 +55,11 @@ func (s *session) prepare(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// A model whose free dimensions cannot all be 2 (several free
+	// dimensions that are not one batch) keeps the dimensions of batch 1.
 	p2, err := inferPlan(s.g, s.env, s.pool, s.freeShapes(2))
 	if err != nil {
-		return err
+		p2 = p1
 	}
 	for i, id := range s.g.outputs {
 		d := engine.TensorDesc{Name: s.g.values[id].name, DType: engine.DType(p1.outputs[i].dt)}
@@ -87,11 +89,9 @@ func (s *session) fuse() error {
 	if err != nil {
 		return err
 	}
-	p2, err := inferPlan(s.g, s.env, s.pool, s.freeShapes(2))
-	if err != nil {
-		return err
+	if p2, err := inferPlan(s.g, s.env, s.pool, s.freeShapes(2)); err == nil {
+		s.g.fuseResiduals(p1, p2)
 	}
-	s.g.fuseResiduals(p1, p2)
 	s.g.fuseActivations()
 	return nil
 }

@@ -1,0 +1,13 @@
+# plugins/onnx: the Go ONNX engine and the onnx plugin backend.
+# The fixture and model tooling (tools/onnxgen) needs Debian's PyTorch:
+#   apt-get install -y python3-torch python3-torchvision python3-onnx dataset-fashion-mnist
+# Its outputs are committed; tests never run it.
+ONNX_PY ?= /usr/bin/python3
+ONNX_TESTDATA := plugins/onnx/testdata
+ONNX_PERF_DIR ?= $(CURDIR)/bin/onnx-models
+ONNX_BENCHTIME ?= 20x
+
+.PHONY: onnx-fixtures onnx-fashion onnx-perf-models bench-onnx onnx-wasm-test
+
+onnx-fixtures: ## regenerate plugins/onnx operator and small-model fixtures with PyTorch
+	cd tools/onnxgen && $(ONNX_PY) fixtures.py --out $(CURDIR)/$(ONNX_TESTDATA)/ops
