@@ -11,3 +11,6 @@ ONNX_BENCHTIME ?= 20x
 
 onnx-fixtures: ## regenerate plugins/onnx operator and small-model fixtures with PyTorch
 	cd tools/onnxgen && $(ONNX_PY) fixtures.py --out $(CURDIR)/$(ONNX_TESTDATA)/ops
+
+onnx-fashion: ## retrain the Fashion-MNIST demo CNN (~1 min) and rewrite plugins/onnx/fashionmnist/data
+	cd tools/onnxgen && $(ONNX_PY) fashion.py --out $(CURDIR)/plugins/onnx/fashionmnist/data
