@@ -21,6 +21,31 @@ type plan struct {
 	arenaSize int
 	inputs    []*tensor
 	outputs   []*tensor
+	// budget is what planning may still allocate outside the arena, in
+	// bytes: inputs, folded constants, non-float values.
+	budget int64
+}
+
+// allocate gives t storage, charging the plan's budget.
+func (p *plan) allocate(t *tensor) error {
+	size := int64(t.size()) * int64(max(elemSize(t.dt), 1))
+	if size > p.budget {
+		return fmt.Errorf("%w: tensor %v%v needs %d bytes, over the memory budget (option %s)", errUnsupported, t.dt, t.shape, size, OptMaxArenaMB)
+	}
+	p.budget -= size
+	t.alloc()
+	return nil
+}
+
+func elemSize(dt dtype) int {
+	switch dt {
+	case onnxpb.Float:
+		return 4
+	case onnxpb.Int64:
+		return 8
+	default:
+		return 1
+	}
 }
 
 type boundStep struct {
@@ -33,8 +58,8 @@ const arenaAlign = 16
 
 // inferPlan runs shape inference and constant folding for the given
 // input shapes. It does not allocate the arena or bind steps.
-func inferPlan(g *graph, env *bindEnv, pool *kernels.Pool, inShapes [][]int) (*plan, error) {
-	p := &plan{vals: make([]*tensor, len(g.values))}
+func inferPlan(g *graph, env *bindEnv, pool *kernels.Pool, inShapes [][]int, budget int64) (*plan, error) {
+	p := &plan{vals: make([]*tensor, len(g.values)), budget: budget}
 	for id, v := range g.values {
 		if v.konst != nil {
 			p.vals[id] = v.konst
@@ -45,7 +70,10 @@ func inferPlan(g *graph, env *bindEnv, pool *kernels.Pool, inShapes [][]int) (*p
 		if _, err := checkedNumel(t.shape); err != nil {
 			return nil, invalid("input %q: %v", g.values[id].name, err)
 		}
-		t.alloc() // inputs own their buffers: Run copies into them
+		// Inputs own their buffers: Run copies into them.
+		if err := p.allocate(t); err != nil {
+			return nil, fmt.Errorf("input %q: %w", g.values[id].name, err)
+		}
 		p.vals[id] = t
 		p.inputs = append(p.inputs, t)
 		p.key = append(p.key, t.shape...)
@@ -104,7 +132,9 @@ func (p *plan) inferNode(n *node, env *bindEnv, pool *kernels.Pool) error {
 	// Every input is known: compute the outputs now.
 	for _, t := range out {
 		if t != nil {
-			t.alloc()
+			if err := p.allocate(t); err != nil {
+				return err
+			}
 			t.konst = true
 		}
 	}
@@ -119,7 +149,7 @@ func (p *plan) inferNode(n *node, env *bindEnv, pool *kernels.Pool) error {
 // layout finds the steps to run, assigns arena offsets to the float
 // values they compute (greedy by size over lifetimes), and gives other
 // computed values their own storage.
-func (p *plan) layout(g *graph) {
+func (p *plan) layout(g *graph) error {
 	// Mark the nodes whose outputs are needed, backwards from the graph
 	// outputs.
 	needed := make([]bool, len(g.values))
@@ -179,8 +209,8 @@ func (p *plan) layout(g *graph) {
 		}
 		if t := p.vals[id]; t.dt == onnxpb.Float {
 			cands = append(cands, id)
-		} else {
-			t.alloc()
+		} else if err := p.allocate(t); err != nil {
+			return err
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b int) int { return p.vals[b].size() - p.vals[a].size() })
@@ -214,6 +244,7 @@ func (p *plan) layout(g *graph) {
 	for i, n := range live {
 		p.steps[i].node = n
 	}
+	return nil
 }
 
 // folded reports whether all of n's outputs are constants of this plan.

@@ -57,7 +57,7 @@ func (s *session) prepare(ctx context.Context) error {
 	}
 	// A model whose free dimensions cannot all be 2 (several free
 	// dimensions that are not one batch) keeps the dimensions of batch 1.
-	p2, err := inferPlan(s.g, s.env, s.pool, s.freeShapes(2))
+	p2, err := inferPlan(s.g, s.env, s.pool, s.freeShapes(2), s.cfg.maxArena)
 	if err != nil {
 		p2 = p1
 	}
@@ -85,11 +85,11 @@ func (s *session) prepare(ctx context.Context) error {
 // probes the graph with free dimensions 1 and 2 first.
 func (s *session) fuse() error {
 	s.g.foldBatchNorms()
-	p1, err := inferPlan(s.g, s.env, s.pool, s.freeShapes(1))
+	p1, err := inferPlan(s.g, s.env, s.pool, s.freeShapes(1), s.cfg.maxArena)
 	if err != nil {
 		return err
 	}
-	if p2, err := inferPlan(s.g, s.env, s.pool, s.freeShapes(2)); err == nil {
+	if p2, err := inferPlan(s.g, s.env, s.pool, s.freeShapes(2), s.cfg.maxArena); err == nil {
 		s.g.fuseResiduals(p1, p2)
 	}
 	s.g.fuseActivations()
@@ -118,11 +118,13 @@ func (s *session) planFor(shapes [][]int) (*plan, error) {
 			return p, nil
 		}
 	}
-	p, err := inferPlan(s.g, s.env, s.pool, shapes)
+	p, err := inferPlan(s.g, s.env, s.pool, shapes, s.cfg.maxArena)
 	if err != nil {
 		return nil, err
 	}
-	p.layout(s.g)
+	if err := p.layout(s.g); err != nil {
+		return nil, err
+	}
 	if p.arenaBytes() > s.cfg.maxArena {
 		return nil, fmt.Errorf("%w: activations for input shapes %v need %d MiB, over the %d MiB limit (option %s)",
 			engine.ErrInput, shapes, p.arenaBytes()>>20, s.cfg.maxArena>>20, OptMaxArenaMB)

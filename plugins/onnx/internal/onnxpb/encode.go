@@ -160,6 +160,9 @@ func EncodeTensor(t *Tensor) []byte {
 		b = protowire.AppendTag(b, tensorDoubleData, protowire.BytesType)
 		b = protowire.AppendBytes(b, pb)
 	}
+	if t.External {
+		b = appendVarintField(b, tensorDataLocation, 1)
+	}
 	if len(t.Uint64Data) > 0 {
 		var pb []byte
 		for _, v := range t.Uint64Data {
