@@ -1,0 +1,71 @@
+package backend
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// The plugin options the backend reads from sdk.Model.Options ("--set
+// onnx.<key>=<value>"). Every other key is passed to the engine as
+// engine.Options.Extra.
+const (
+	// OptEngine selects the engine by name: "go" (default) or "ort".
+	OptEngine = "engine"
+	// OptThreads is the number of threads one inference may use; 0 (the
+	// default) lets the engine choose.
+	OptThreads = "threads"
+	// OptBatch is the largest number of samples run together; a query
+	// with more samples runs in several batches. Default 32.
+	OptBatch = "batch"
+	// OptInstances is the number of sessions, hence of Infer calls that
+	// run at once. Default 1.
+	OptInstances = "instances"
+)
+
+// config is the parsed options.
+type config struct {
+	engine    string
+	threads   int
+	batch     int
+	instances int
+	extra     map[string]string
+}
+
+const (
+	defaultBatch = 32
+	maxBatch     = 1 << 16
+	maxInstances = 1024
+)
+
+// parseOptions reads the backend's options and collects the rest for the
+// engine. Errors name every bad option.
+func parseOptions(opts map[string]string, maxInFlight int) (config, error) {
+	c := config{engine: "go", batch: defaultBatch, instances: 1, extra: map[string]string{}}
+	var errs []error
+	num := func(key string, lo, hi int, dst *int) {
+		v, ok := opts[key]
+		if !ok {
+			return
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < lo || n > hi {
+			errs = append(errs, fmt.Errorf("option %s=%q: want an integer from %d to %d", key, v, lo, hi))
+			return
+		}
+		*dst = n
+	}
+	for k, v := range opts {
+		switch k {
+		case OptEngine:
+			c.engine = v
+		case OptThreads, OptBatch, OptInstances:
+		default:
+			c.extra[k] = v
+		}
+	}
+	num(OptThreads, 0, 4096, &c.threads)
+	num(OptBatch, 1, maxBatch, &c.batch)
+	num(OptInstances, 1, min(maxInstances, maxInFlight), &c.instances)
+	return c, errors.Join(errs...)
+}
