@@ -14,3 +14,6 @@ onnx-fixtures: ## regenerate plugins/onnx operator and small-model fixtures with
 
 onnx-fashion: ## retrain the Fashion-MNIST demo CNN (~1 min) and rewrite plugins/onnx/fashionmnist/data
 	cd tools/onnxgen && $(ONNX_PY) fashion.py --out $(CURDIR)/plugins/onnx/fashionmnist/data
+
+onnx-perf-models: ## write random-weight ResNet-50 v1.5 and MobileNetV2 ONNX models into ONNX_PERF_DIR (not committed)
+	cd tools/onnxgen && $(ONNX_PY) perf_models.py --out $(ONNX_PERF_DIR)

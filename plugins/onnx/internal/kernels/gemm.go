@@ -12,7 +12,7 @@ type Gemm struct {
 // NewGemm returns a GEMM with the portable pure-Go micro-kernel.
 func NewGemm() *Gemm { return newGemm(goKernel()) }
 
-func newGemm(k microKernel) *Gemm { return &Gemm{kern: k, kc: 256, mc: 192, nc: 256} }
+func newGemm(k microKernel) *Gemm { return &Gemm{kern: k, kc: 512, mc: 192, nc: 256} }
 
 // KernelName names the micro-kernel, e.g. "go4x16".
 func (g *Gemm) KernelName() string { return g.kern.name }
@@ -105,6 +105,9 @@ func (c *GemmCall) Run(task int, s *Scratch) {
 		return
 	}
 	packB := buf(&s.packB, g.kc*ceilDiv(nn, nr)*nr)
+	// Full tiles go straight to C when the kernel can and the epilogue
+	// allows it (plain C = A·B + bias, residual, activation).
+	direct := g.kern.direct != nil && c.C.CS == 1 && c.Ep.Alpha == 1 && c.Ep.Beta == 0
 	for k0 := 0; k0 < c.K; k0 += g.kc {
 		kc := min(g.kc, c.K-k0)
 		c.B.PackB(packB, b, k0, kc, j0, nn, nr)
@@ -112,7 +115,16 @@ func (c *GemmCall) Run(task int, s *Scratch) {
 		for jr := 0; jr < nn; jr += nr {
 			bp := packB[(jr/nr)*kc*nr : (jr/nr+1)*kc*nr]
 			for ir := 0; ir < mm; ir += mr {
-				g.kern.fn(kc, a.panel((i0+ir)/mr, k0, kc), bp, tile)
+				ap := a.panel((i0+ir)/mr, k0, kc)
+				if direct && ir+mr <= mm && jr+nr <= nn {
+					base := b*c.CBatchStride + (i0+ir)*c.C.RS + j0 + jr
+					g.kern.direct(kc, ap, bp, c.C.Data[base:], c.C.RS, !first)
+					if last {
+						c.finish(b, i0+ir, j0+jr, mr, nr)
+					}
+					continue
+				}
+				g.kern.fn(kc, ap, bp, tile)
 				c.store(tile, b, i0+ir, j0+jr, min(mr, mm-ir), min(nr, nn-jr), first, last)
 			}
 		}
@@ -123,14 +135,117 @@ func (c *GemmCall) Run(task int, s *Scratch) {
 // first K block applies Alpha and Beta, later ones accumulate, and the
 // last applies bias, residual and activation.
 func (c *GemmCall) store(tile []float32, b, i0, j0, mm, nn int, first, last bool) {
+	if c.C.CS != 1 {
+		c.storeStrided(tile, b, i0, j0, mm, nn, first, last)
+		return
+	}
 	nr := c.g.kern.nr
 	ep := &c.Ep
 	cm := c.C
 	off := b * c.CBatchStride
-	bias := ep.Bias
-	if bias != nil && ep.BiasPerRow && c.AGroups != nil {
+	bias := c.bias(b)
+	res := ep.Residual
+	for r := range mm {
+		i := i0 + r
+		src := tile[r*nr : r*nr+nn]
+		base := off + i*cm.RS + j0
+		dst := cm.Data[base : base+nn]
+		switch {
+		case first && ep.Beta == 0 && ep.Alpha == 1:
+			copy(dst, src)
+		case first && ep.Beta == 0:
+			for j, v := range src {
+				dst[j] = ep.Alpha * v
+			}
+		case first:
+			for j, v := range src {
+				dst[j] = ep.Alpha*v + ep.Beta*dst[j]
+			}
+		case ep.Alpha == 1:
+			for j, v := range src {
+				dst[j] += v
+			}
+		default:
+			for j, v := range src {
+				dst[j] += ep.Alpha * v
+			}
+		}
+		if !last {
+			continue
+		}
+		if bias != nil {
+			if ep.BiasPerRow {
+				bv := bias[i]
+				for j := range dst {
+					dst[j] += bv
+				}
+			} else {
+				for j, bv := range bias[j0 : j0+nn] {
+					dst[j] += bv
+				}
+			}
+		}
+		if res.Data != nil {
+			rbase := off + i*res.RS + j0*res.CS
+			for j := range dst {
+				dst[j] += res.Data[rbase+j*res.CS]
+			}
+		}
+		ep.Act.Apply(dst)
+	}
+}
+
+// finish applies the last-pass epilogue (bias, residual, activation) to
+// an mm×nn block of C that already holds A·B.
+func (c *GemmCall) finish(b, i0, j0, mm, nn int) {
+	ep := &c.Ep
+	bias := c.bias(b)
+	if bias == nil && ep.Residual.Data == nil && ep.Act.Kind == ActNone {
+		return
+	}
+	off := b * c.CBatchStride
+	res := ep.Residual
+	for i := i0; i < i0+mm; i++ {
+		base := off + i*c.C.RS + j0
+		dst := c.C.Data[base : base+nn]
+		if bias != nil {
+			if ep.BiasPerRow {
+				bv := bias[i]
+				for j := range dst {
+					dst[j] += bv
+				}
+			} else {
+				for j, bv := range bias[j0 : j0+nn] {
+					dst[j] += bv
+				}
+			}
+		}
+		if res.Data != nil {
+			rbase := off + i*res.RS + j0*res.CS
+			for j := range dst {
+				dst[j] += res.Data[rbase+j*res.CS]
+			}
+		}
+		ep.Act.Apply(dst)
+	}
+}
+
+// bias returns the bias of batch item b (groups offset per-row biases).
+func (c *GemmCall) bias(b int) []float32 {
+	bias := c.Ep.Bias
+	if bias != nil && c.Ep.BiasPerRow && c.AGroups != nil {
 		bias = bias[(b%len(c.AGroups))*c.M:]
 	}
+	return bias
+}
+
+// storeStrided is store for a C whose columns are not contiguous.
+func (c *GemmCall) storeStrided(tile []float32, b, i0, j0, mm, nn int, first, last bool) {
+	nr := c.g.kern.nr
+	ep := &c.Ep
+	cm := c.C
+	off := b * c.CBatchStride
+	bias := c.bias(b)
 	res := ep.Residual
 	for r := range mm {
 		i := i0 + r

@@ -8,6 +8,10 @@ type microKernel struct {
 	name   string
 	mr, nr int
 	fn     func(kc int, a, b, tile []float32)
+	// direct, when set, writes a full mr×nr tile straight into a
+	// row-major C (rows ldc apart): C = A·B, or C += A·B with acc. kc is
+	// at least 1.
+	direct func(kc int, a, b, c []float32, ldc int, acc bool)
 }
 
 // goKernel is the portable micro-kernel: 4 rows × 16 columns. Its

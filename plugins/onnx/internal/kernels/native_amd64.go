@@ -2,6 +2,49 @@
 
 package kernels
 
+import "golang.org/x/sys/cpu"
+
+// kernel6x16AVX2 is implemented in kernel_amd64.s.
+//
+//go:noescape
+func kernel6x16AVX2(kc int, a, b, c *float32)
+
+// kernel6x16AVX2C is implemented in kernel_amd64.s.
+//
+//go:noescape
+func kernel6x16AVX2C(kc int, a, b, c *float32, ldc int, acc int)
+
+// avx2Kernel is a 6×16 micro-kernel in AVX2+FMA assembly: twelve 8-wide
+// accumulators, one broadcast of A and two loads of B per k.
+func avx2Kernel() microKernel {
+	return microKernel{name: "avx2-6x16", mr: 6, nr: 16, fn: func(kc int, a, b, tile []float32) {
+		// Bounds are checked here, once, so that the assembly stays in
+		// range.
+		_, _, _ = a[kc*6-1+boolInt(kc == 0)], b[kc*16-1+boolInt(kc == 0)], tile[95]
+		if kc == 0 {
+			clear(tile[:96])
+			return
+		}
+		kernel6x16AVX2(kc, &a[0], &b[0], &tile[0])
+	}, direct: func(kc int, a, b, c []float32, ldc int, acc bool) {
+		// Bounds are checked here: kc >= 1, a full tile of C.
+		_, _, _ = a[kc*6-1], b[kc*16-1], c[5*ldc+15]
+		kernel6x16AVX2C(kc, &a[0], &b[0], &c[0], ldc, boolInt(acc))
+	}}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // nativeKernels lists the micro-kernels this CPU offers besides the
 // portable one, best first.
-func nativeKernels() []microKernel { return nil }
+func nativeKernels() []microKernel {
+	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		return []microKernel{avx2Kernel()}
+	}
+	return nil
+}
