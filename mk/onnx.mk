@@ -17,3 +17,15 @@ onnx-fashion: ## retrain the Fashion-MNIST demo CNN (~1 min) and rewrite plugins
 
 onnx-perf-models: ## write random-weight ResNet-50 v1.5 and MobileNetV2 ONNX models into ONNX_PERF_DIR (not committed)
 	cd tools/onnxgen && $(ONNX_PY) perf_models.py --out $(ONNX_PERF_DIR)
+
+# The WASM build of the engine runs the same tests as the native one, in
+# wazero (the runtime the host embeds), through a go test -exec runner.
+ONNX_WAZERO := $(BIN)/wazero
+
+$(ONNX_WAZERO): go.mod
+	$(GO) build -o $@ github.com/tetratelabs/wazero/cmd/wazero
+
+onnx-wasm-test: $(ONNX_WAZERO) ## run the plugins/onnx tests compiled for GOOS=wasip1 in wazero
+	WAZERO=$(ONNX_WAZERO) GOOS=wasip1 GOARCH=wasm $(GO) test -count=1 -exec $(CURDIR)/tools/onnxgen/wasip1_exec.sh ./plugins/onnx/...
+
+TEST_DEPS += onnx-wasm-test

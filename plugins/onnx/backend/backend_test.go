@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -131,7 +133,9 @@ func TestConcurrentInstances(t *testing.T) {
 	require.NoError(t, err)
 	ref, err := fashionmnist.LoadReference()
 	require.NoError(t, err)
-	b := loadFashion(t, map[string]string{OptInstances: "2", OptThreads: "1", OptBatch: "4"})
+	// The WASM build allows one instance (GOMAXPROCS is 1 there).
+	instances := min(2, runtime.GOMAXPROCS(0))
+	b := loadFashion(t, map[string]string{OptInstances: strconv.Itoa(instances), OptThreads: "1", OptBatch: "4"})
 	c := newCompleter()
 	var wg sync.WaitGroup
 	for g := range 4 {
