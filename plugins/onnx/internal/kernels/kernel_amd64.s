@@ -165,3 +165,113 @@ overwrite:
 	VMOVUPS Y11, 32(DX)
 	VZEROUPPER
 	RET
+
+// Two rows of the 8×32 AVX-512 kernel: Z(lo) and Z(hi) += a[r]·(Z16, Z17)
+// with a[r] broadcast from memory.
+#define ROW512(off, lo, hi) \
+	VFMADD231PS.BCST off(SI), Z16, lo \
+	VFMADD231PS.BCST off(SI), Z17, hi
+
+// func kernel8x32AVX512(kc int, a, b, c *float32, ldc int, acc int)
+//
+// C (rows ldc floats apart) = A·B, or += with acc, for a packed 8-row
+// panel a (8 floats per k) and a packed 32-column panel b (32 floats per
+// k). Accumulators: Z0..Z15 (row r in Z(2r), Z(2r+1)); B in Z16, Z17; A
+// is broadcast from memory by each FMA.
+TEXT ·kernel8x32AVX512(SB), NOSPLIT, $0-48
+	MOVQ kc+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ acc+40(FP), R9
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	TESTQ CX, CX
+	JEQ store512
+
+loop512:
+	VMOVUPS (DI), Z16
+	VMOVUPS 64(DI), Z17
+	ROW512(0, Z0, Z1)
+	ROW512(4, Z2, Z3)
+	ROW512(8, Z4, Z5)
+	ROW512(12, Z6, Z7)
+	ROW512(16, Z8, Z9)
+	ROW512(20, Z10, Z11)
+	ROW512(24, Z12, Z13)
+	ROW512(28, Z14, Z15)
+	ADDQ $32, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNE loop512
+
+store512:
+	TESTQ R9, R9
+	JEQ over512
+	MOVQ DX, R10
+	VADDPS (R10), Z0, Z0
+	VADDPS 64(R10), Z1, Z1
+	ADDQ R8, R10
+	VADDPS (R10), Z2, Z2
+	VADDPS 64(R10), Z3, Z3
+	ADDQ R8, R10
+	VADDPS (R10), Z4, Z4
+	VADDPS 64(R10), Z5, Z5
+	ADDQ R8, R10
+	VADDPS (R10), Z6, Z6
+	VADDPS 64(R10), Z7, Z7
+	ADDQ R8, R10
+	VADDPS (R10), Z8, Z8
+	VADDPS 64(R10), Z9, Z9
+	ADDQ R8, R10
+	VADDPS (R10), Z10, Z10
+	VADDPS 64(R10), Z11, Z11
+	ADDQ R8, R10
+	VADDPS (R10), Z12, Z12
+	VADDPS 64(R10), Z13, Z13
+	ADDQ R8, R10
+	VADDPS (R10), Z14, Z14
+	VADDPS 64(R10), Z15, Z15
+
+over512:
+	VMOVUPS Z0, (DX)
+	VMOVUPS Z1, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z2, (DX)
+	VMOVUPS Z3, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z4, (DX)
+	VMOVUPS Z5, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z6, (DX)
+	VMOVUPS Z7, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z8, (DX)
+	VMOVUPS Z9, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z10, (DX)
+	VMOVUPS Z11, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z12, (DX)
+	VMOVUPS Z13, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z14, (DX)
+	VMOVUPS Z15, 64(DX)
+	VZEROUPPER
+	RET

@@ -14,6 +14,29 @@ func kernel6x16AVX2(kc int, a, b, c *float32)
 //go:noescape
 func kernel6x16AVX2C(kc int, a, b, c *float32, ldc int, acc int)
 
+// kernel8x32AVX512 is implemented in kernel_amd64.s.
+//
+//go:noescape
+func kernel8x32AVX512(kc int, a, b, c *float32, ldc int, acc int)
+
+// avx512Kernel is an 8×32 micro-kernel in AVX-512F assembly: sixteen
+// 16-wide accumulators, two loads of B and eight broadcast FMAs from A
+// per k.
+func avx512Kernel() microKernel {
+	return microKernel{name: "avx512-8x32", mr: 8, nr: 32, fn: func(kc int, a, b, tile []float32) {
+		_ = tile[255]
+		if kc == 0 {
+			clear(tile[:256])
+			return
+		}
+		_, _ = a[kc*8-1], b[kc*32-1]
+		kernel8x32AVX512(kc, &a[0], &b[0], &tile[0], 32, 0)
+	}, direct: func(kc int, a, b, c []float32, ldc int, acc bool) {
+		_, _, _ = a[kc*8-1], b[kc*32-1], c[7*ldc+31]
+		kernel8x32AVX512(kc, &a[0], &b[0], &c[0], ldc, boolInt(acc))
+	}}
+}
+
 // avx2Kernel is a 6×16 micro-kernel in AVX2+FMA assembly: twelve 8-wide
 // accumulators, one broadcast of A and two loads of B per k.
 func avx2Kernel() microKernel {
@@ -43,8 +66,12 @@ func boolInt(b bool) int {
 // nativeKernels lists the micro-kernels this CPU offers besides the
 // portable one, best first.
 func nativeKernels() []microKernel {
-	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
-		return []microKernel{avx2Kernel()}
+	var ks []microKernel
+	if cpu.X86.HasAVX512F {
+		ks = append(ks, avx512Kernel())
 	}
-	return nil
+	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		ks = append(ks, avx2Kernel())
+	}
+	return ks
 }
