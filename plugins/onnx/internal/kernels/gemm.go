@@ -108,6 +108,10 @@ func (c *GemmCall) Run(task int, s *Scratch) {
 	// Full tiles go straight to C when the kernel can and the epilogue
 	// allows it (plain C = A·B + bias, residual, activation).
 	direct := g.kern.direct != nil && c.C.CS == 1 && c.Ep.Alpha == 1 && c.Ep.Beta == 0
+	// The kernel applies the epilogue itself when it can: per-row bias
+	// and a residual with contiguous rows.
+	fused := direct && g.kern.fusedEpilogue && (c.Ep.Bias == nil || c.Ep.BiasPerRow) &&
+		(c.Ep.Residual.Data == nil || c.Ep.Residual.CS == 1)
 	for k0 := 0; k0 < c.K; k0 += g.kc {
 		kc := min(g.kc, c.K-k0)
 		c.B.PackB(packB, b, k0, kc, j0, nn, nr)
@@ -118,8 +122,12 @@ func (c *GemmCall) Run(task int, s *Scratch) {
 				ap := a.panel((i0+ir)/mr, k0, kc)
 				if direct && ir+mr <= mm && jr+nr <= nn {
 					base := b*c.CBatchStride + (i0+ir)*c.C.RS + j0 + jr
-					g.kern.direct(kc, ap, bp, c.C.Data[base:], c.C.RS, !first)
-					if last {
+					var ep *tileEpilogue
+					if last && fused {
+						ep = c.tileEpilogue(&s.ep, b, i0+ir, j0+jr)
+					}
+					g.kern.direct(kc, ap, bp, c.C.Data[base:], c.C.RS, !first, ep)
+					if last && !fused {
 						c.finish(b, i0+ir, j0+jr, mr, nr)
 					}
 					continue
@@ -193,6 +201,31 @@ func (c *GemmCall) store(tile []float32, b, i0, j0, mm, nn int, first, last bool
 		}
 		ep.Act.Apply(dst)
 	}
+}
+
+// tileEpilogue fills e for the full tile at (i0, j0) of batch item b, or
+// returns nil when there is nothing to apply.
+func (c *GemmCall) tileEpilogue(e *tileEpilogue, b, i0, j0 int) *tileEpilogue {
+	ep := &c.Ep
+	*e = tileEpilogue{}
+	if bias := c.bias(b); bias != nil {
+		e.biasS = bias[i0:]
+		e.bias = &e.biasS[0]
+	}
+	if res := ep.Residual; res.Data != nil {
+		e.resS = res.Data[b*c.CBatchStride+i0*res.RS+j0:]
+		e.res, e.ldr = &e.resS[0], res.RS
+	}
+	switch ep.Act.Kind {
+	case ActRelu:
+		e.act = 1
+	case ActClip:
+		e.act, e.lo, e.hi = 2, ep.Act.Min, ep.Act.Max
+	}
+	if e.bias == nil && e.res == nil && e.act == 0 {
+		return nil
+	}
+	return e
 }
 
 // finish applies the last-pass epilogue (bias, residual, activation) to

@@ -77,6 +77,7 @@ func TestGemm(t *testing.T) {
 		{name: "bias row relu", m: 20, n: 50, k: 30, ep: Epilogue{Alpha: 1, BiasPerRow: true, Act: Relu()}},
 		{name: "bias col clip", m: 20, n: 50, k: 30, perCol: true, ep: Epilogue{Alpha: 1, Act: Clip(-0.1, 0.2)}},
 		{name: "residual threads", m: 70, n: 300, k: 270, withRes: true, threads: 3, ep: Epilogue{Alpha: 1, BiasPerRow: true, Act: Relu()}},
+		{name: "bias row clip residual", m: 17, n: 70, k: 9, withRes: true, ep: Epilogue{Alpha: 1, BiasPerRow: true, Act: Clip(-0.3, 0.4)}},
 		{name: "tall threads", m: 500, n: 9, k: 40, threads: 4, ep: Epilogue{Alpha: 1}},
 		{name: "K zero", m: 3, n: 4, k: 0, ep: Epilogue{Alpha: 1, Beta: 1, BiasPerRow: true}},
 	}

@@ -172,13 +172,31 @@ overwrite:
 	VFMADD231PS.BCST off(SI), Z16, lo \
 	VFMADD231PS.BCST off(SI), Z17, hi
 
-// func kernel8x32AVX512(kc int, a, b, c *float32, ldc int, acc int)
+// Epilogue steps on one row pair: add the bias broadcast in Z16, add a
+// residual row at R11, apply max(lo)=Z18 / min(hi)=Z19 keeping NaN.
+#define BIAS(off, lo, hi) \
+	VBROADCASTSS off(R10), Z16 \
+	VADDPS Z16, lo, lo \
+	VADDPS Z16, hi, hi
+#define RES(lo, hi) \
+	VADDPS (R11), lo, lo \
+	VADDPS 64(R11), hi, hi \
+	ADDQ R12, R11
+#define MAXLO(lo, hi) \
+	VMAXPS lo, Z18, lo \
+	VMAXPS hi, Z18, hi
+#define MINHI(lo, hi) \
+	VMINPS lo, Z19, lo \
+	VMINPS hi, Z19, hi
+
+// func kernel8x32AVX512(kc int, a, b, c *float32, ldc int, acc int, ep *tileEpilogue)
 //
 // C (rows ldc floats apart) = A·B, or += with acc, for a packed 8-row
 // panel a (8 floats per k) and a packed 32-column panel b (32 floats per
-// k). Accumulators: Z0..Z15 (row r in Z(2r), Z(2r+1)); B in Z16, Z17; A
-// is broadcast from memory by each FMA.
-TEXT ·kernel8x32AVX512(SB), NOSPLIT, $0-48
+// k), then, when ep is not nil, C = act(C + bias[row] + residual).
+// Accumulators: Z0..Z15 (row r in Z(2r), Z(2r+1)); B in Z16, Z17; A is
+// broadcast from memory by each FMA.
+TEXT ·kernel8x32AVX512(SB), NOSPLIT, $0-56
 	MOVQ kc+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -250,6 +268,62 @@ store512:
 	VADDPS 64(R10), Z15, Z15
 
 over512:
+	MOVQ ep+48(FP), R13
+	TESTQ R13, R13
+	JEQ write512
+	MOVQ 0(R13), R10
+	TESTQ R10, R10
+	JEQ nobias512
+	BIAS(0, Z0, Z1)
+	BIAS(4, Z2, Z3)
+	BIAS(8, Z4, Z5)
+	BIAS(12, Z6, Z7)
+	BIAS(16, Z8, Z9)
+	BIAS(20, Z10, Z11)
+	BIAS(24, Z12, Z13)
+	BIAS(28, Z14, Z15)
+
+nobias512:
+	MOVQ 8(R13), R11
+	TESTQ R11, R11
+	JEQ nores512
+	MOVQ 16(R13), R12
+	SHLQ $2, R12
+	RES(Z0, Z1)
+	RES(Z2, Z3)
+	RES(Z4, Z5)
+	RES(Z6, Z7)
+	RES(Z8, Z9)
+	RES(Z10, Z11)
+	RES(Z12, Z13)
+	RES(Z14, Z15)
+
+nores512:
+	MOVQ 24(R13), R10
+	TESTQ R10, R10
+	JEQ write512
+	VBROADCASTSS 32(R13), Z18
+	MAXLO(Z0, Z1)
+	MAXLO(Z2, Z3)
+	MAXLO(Z4, Z5)
+	MAXLO(Z6, Z7)
+	MAXLO(Z8, Z9)
+	MAXLO(Z10, Z11)
+	MAXLO(Z12, Z13)
+	MAXLO(Z14, Z15)
+	CMPQ R10, $2
+	JNE write512
+	VBROADCASTSS 36(R13), Z19
+	MINHI(Z0, Z1)
+	MINHI(Z2, Z3)
+	MINHI(Z4, Z5)
+	MINHI(Z6, Z7)
+	MINHI(Z8, Z9)
+	MINHI(Z10, Z11)
+	MINHI(Z12, Z13)
+	MINHI(Z14, Z15)
+
+write512:
 	VMOVUPS Z0, (DX)
 	VMOVUPS Z1, 64(DX)
 	ADDQ R8, DX

@@ -10,8 +10,35 @@ type microKernel struct {
 	fn     func(kc int, a, b, tile []float32)
 	// direct, when set, writes a full mr×nr tile straight into a
 	// row-major C (rows ldc apart): C = A·B, or C += A·B with acc. kc is
-	// at least 1.
-	direct func(kc int, a, b, c []float32, ldc int, acc bool)
+	// at least 1. With fusedEpilogue it also applies ep when not nil.
+	direct        func(kc int, a, b, c []float32, ldc int, acc bool, ep *tileEpilogue)
+	fusedEpilogue bool
+}
+
+// tileEpilogue is the last-pass epilogue of one full tile in the layout
+// the assembly kernels read (offsets 0, 8, 16, 24, 32, 36): per-row bias
+// (nil for none, else the tile's first row's), residual (nil, else the
+// tile's first element) with its row stride, activation kind (ActKind)
+// and clip bounds. Relu is kind 1 with lo 0.
+type tileEpilogue struct {
+	bias   *float32
+	res    *float32
+	ldr    int
+	act    int
+	lo, hi float32
+	// biasS and resS keep the slices the pointers come from, for check.
+	biasS, resS []float32
+}
+
+// check panics unless the epilogue's slices cover an mr×nr tile; it
+// guards the assembly against out-of-range reads.
+func (e *tileEpilogue) check(mr, nr int) {
+	if e.bias != nil {
+		_ = e.biasS[mr-1]
+	}
+	if e.res != nil {
+		_ = e.resS[(mr-1)*e.ldr+nr-1]
+	}
 }
 
 // goKernel is the portable micro-kernel: 4 rows × 16 columns. Its

@@ -17,7 +17,7 @@ func kernel6x16AVX2C(kc int, a, b, c *float32, ldc int, acc int)
 // kernel8x32AVX512 is implemented in kernel_amd64.s.
 //
 //go:noescape
-func kernel8x32AVX512(kc int, a, b, c *float32, ldc int, acc int)
+func kernel8x32AVX512(kc int, a, b, c *float32, ldc int, acc int, ep *tileEpilogue)
 
 // avx512Kernel is an 8×32 micro-kernel in AVX-512F assembly: sixteen
 // 16-wide accumulators, two loads of B and eight broadcast FMAs from A
@@ -30,11 +30,14 @@ func avx512Kernel() microKernel {
 			return
 		}
 		_, _ = a[kc*8-1], b[kc*32-1]
-		kernel8x32AVX512(kc, &a[0], &b[0], &tile[0], 32, 0)
-	}, direct: func(kc int, a, b, c []float32, ldc int, acc bool) {
+		kernel8x32AVX512(kc, &a[0], &b[0], &tile[0], 32, 0, nil)
+	}, direct: func(kc int, a, b, c []float32, ldc int, acc bool, ep *tileEpilogue) {
 		_, _, _ = a[kc*8-1], b[kc*32-1], c[7*ldc+31]
-		kernel8x32AVX512(kc, &a[0], &b[0], &c[0], ldc, boolInt(acc))
-	}}
+		if ep != nil {
+			ep.check(8, 32)
+		}
+		kernel8x32AVX512(kc, &a[0], &b[0], &c[0], ldc, boolInt(acc), ep)
+	}, fusedEpilogue: true}
 }
 
 // avx2Kernel is a 6×16 micro-kernel in AVX2+FMA assembly: twelve 8-wide
@@ -49,7 +52,7 @@ func avx2Kernel() microKernel {
 			return
 		}
 		kernel6x16AVX2(kc, &a[0], &b[0], &tile[0])
-	}, direct: func(kc int, a, b, c []float32, ldc int, acc bool) {
+	}, direct: func(kc int, a, b, c []float32, ldc int, acc bool, _ *tileEpilogue) {
 		// Bounds are checked here: kc >= 1, a full tile of C.
 		_, _, _ = a[kc*6-1], b[kc*16-1], c[5*ldc+15]
 		kernel6x16AVX2C(kc, &a[0], &b[0], &c[0], ldc, boolInt(acc))

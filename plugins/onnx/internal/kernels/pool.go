@@ -33,6 +33,7 @@ type Scratch struct {
 	packB []float32
 	tile  []float32
 	cols  []float32
+	ep    tileEpilogue
 }
 
 // buf returns a slice of n elements from *b, growing it when needed.
