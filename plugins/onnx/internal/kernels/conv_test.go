@@ -70,6 +70,8 @@ func TestConv(t *testing.T) {
 		{name: "depthwise 3x3", s: ConvShape{C: 8, H: 9, W: 11, M: 8, KH: 3, KW: 3, SH: 1, SW: 1, DH: 1, DW: 1, PadT: 1, PadL: 1, PadB: 1, PadR: 1, Group: 8}, n: 2, bias: true, act: Clip(0, 6)},
 		{name: "depthwise stride2 residual", s: ConvShape{C: 4, H: 10, W: 9, M: 4, KH: 3, KW: 3, SH: 2, SW: 2, DH: 1, DW: 1, PadT: 1, PadL: 0, PadB: 1, PadR: 2, Group: 4}, n: 2, res: true},
 		{name: "depthwise dilated 5x5", s: ConvShape{C: 3, H: 12, W: 12, M: 3, KH: 5, KW: 5, SH: 1, SW: 2, DH: 2, DW: 1, PadT: 4, PadL: 2, PadB: 4, PadR: 2, Group: 3}, n: 1},
+		{name: "depthwise wide rows", s: ConvShape{C: 3, H: 5, W: 70, M: 3, KH: 3, KW: 3, SH: 1, SW: 1, DH: 1, DW: 1, PadT: 1, PadL: 1, PadB: 1, PadR: 1, Group: 3}, n: 2, bias: true, act: Clip(-0.5, 0.5)},
+		{name: "depthwise wide rows relu no pad", s: ConvShape{C: 2, H: 4, W: 53, M: 2, KH: 3, KW: 3, SH: 1, SW: 1, DH: 1, DW: 1, Group: 2}, n: 1, act: Relu()},
 		{name: "depth multiplier 2", s: ConvShape{C: 3, H: 6, W: 6, M: 6, KH: 3, KW: 3, SH: 1, SW: 1, DH: 1, DW: 1, PadT: 1, PadL: 1, PadB: 1, PadR: 1, Group: 3}, n: 1},
 		{name: "wide threaded", s: ConvShape{C: 16, H: 20, W: 20, M: 40, KH: 3, KW: 3, SH: 1, SW: 1, DH: 1, DW: 1, PadT: 1, PadL: 1, PadB: 1, PadR: 1, Group: 1}, n: 3, bias: true, threads: 3, act: Relu()},
 	}
@@ -139,6 +141,7 @@ func BenchmarkConv(b *testing.B) {
 		{"resnet-stem-7x7s2", ConvShape{C: 3, H: 224, W: 224, M: 64, KH: 7, KW: 7, SH: 2, SW: 2, DH: 1, DW: 1, PadT: 3, PadL: 3, PadB: 3, PadR: 3, Group: 1}},
 		{"resnet-3x3-56", ConvShape{C: 64, H: 56, W: 56, M: 64, KH: 3, KW: 3, SH: 1, SW: 1, DH: 1, DW: 1, PadT: 1, PadL: 1, PadB: 1, PadR: 1, Group: 1}},
 		{"resnet-1x1-56", ConvShape{C: 64, H: 56, W: 56, M: 256, KH: 1, KW: 1, SH: 1, SW: 1, DH: 1, DW: 1, Group: 1}},
+		{"mobilenet-dw-3x3-s1-56", ConvShape{C: 144, H: 56, W: 56, M: 144, KH: 3, KW: 3, SH: 1, SW: 1, DH: 1, DW: 1, PadT: 1, PadL: 1, PadB: 1, PadR: 1, Group: 144}},
 		{"mobilenet-dw-3x3-112", ConvShape{C: 96, H: 112, W: 112, M: 96, KH: 3, KW: 3, SH: 2, SW: 2, DH: 1, DW: 1, PadT: 1, PadL: 1, PadB: 1, PadR: 1, Group: 96}},
 	}
 	for kname, g := range gemms() {

@@ -25,7 +25,7 @@ func (t *depthwiseTask) Run(task int, sc *Scratch) {
 		res = t.res[task*oh*ow : (task+1)*oh*ow]
 	}
 	if s.KH == 3 && s.KW == 3 && s.DH == 1 && s.DW == 1 {
-		depthwise3x3(s, in, out, res, w, bias, c.act, sc)
+		depthwise3x3(s, in, out, res, w, bias, c.act, sc, c.g.dwRow)
 		return
 	}
 	for oy := range oh {
@@ -90,7 +90,8 @@ func axpyStrided(dst, src []float32, stride int, a float32) {
 // stride and padding): one pass per output row over three input rows,
 // with the bounds checks confined to the border columns. Rows outside
 // the input read a zero row.
-func depthwise3x3(s *ConvShape, in, out, res, w []float32, bias float32, act Activation, sc *Scratch) {
+func depthwise3x3(s *ConvShape, in, out, res, w []float32, bias float32, act Activation, sc *Scratch,
+	vec func(n int, r0, r1, r2, out, w []float32, ep *tileEpilogue)) {
 	oh, ow := s.OutH(), s.OutW()
 	zero := buf(&sc.cols, s.W)
 	clear(zero)
@@ -130,7 +131,26 @@ func depthwise3x3(s *ConvShape, in, out, res, w []float32, bias float32, act Act
 			orow[ox] = edge(ox)
 		}
 		ix := lo*s.SW - s.PadL
-		for ox := lo; ox < hi; ox++ {
+		start := lo
+		if vec != nil && s.SW == 1 && res == nil && hi-lo >= 16 {
+			// The vector routine covers the interior's multiple of 16 and
+			// applies the activation itself.
+			n := (hi - lo) &^ 15
+			ep := &sc.ep
+			sc.one[0] = bias
+			*ep = tileEpilogue{biasS: sc.one[:], bias: &sc.one[0]}
+			switch act.Kind {
+			case ActRelu:
+				ep.act = 1
+			case ActClip:
+				ep.act, ep.lo, ep.hi = 2, act.Min, act.Max
+			}
+			vec(n, r0[ix:], r1[ix:], r2[ix:], orow[lo:], w, ep)
+			act.Apply(orow[:lo])
+			start = lo + n
+			ix += n
+		}
+		for ox := start; ox < hi; ox++ {
 			a, b, c := r0[ix:ix+3:ix+3], r1[ix:ix+3:ix+3], r2[ix:ix+3:ix+3]
 			orow[ox] = bias + w0*a[0] + w1*a[1] + w2*a[2] + w3*b[0] + w4*b[1] + w5*b[2] + w6*c[0] + w7*c[1] + w8*c[2]
 			ix += s.SW
@@ -143,6 +163,10 @@ func depthwise3x3(s *ConvShape, in, out, res, w []float32, bias float32, act Act
 				orow[i] += v
 			}
 		}
-		act.Apply(orow)
+		if start == lo {
+			act.Apply(orow)
+		} else {
+			act.Apply(orow[start:])
+		}
 	}
 }

@@ -7,6 +7,9 @@ type Gemm struct {
 	// kc is the depth of one packed block; mc and nc bound the rows and
 	// columns one task covers (nc also sizes each worker's B buffer).
 	kc, mc, nc int
+	// dwRow is the vectorized stride-1 3×3 depthwise row routine that
+	// goes with a native micro-kernel, nil for the portable build.
+	dwRow func(n int, r0, r1, r2, out, w []float32, ep *tileEpilogue)
 }
 
 // NewGemm returns a GEMM with the portable pure-Go micro-kernel.
@@ -316,7 +319,9 @@ func (c *GemmCall) storeStrided(tile []float32, b, i0, j0, mm, nn int, first, la
 // a native one when available, else the portable one.
 func BestGemm() *Gemm {
 	if ks := nativeKernels(); len(ks) > 0 {
-		return newGemm(ks[0])
+		g := newGemm(ks[0])
+		g.dwRow = depthwiseRow()
+		return g
 	}
 	return NewGemm()
 }

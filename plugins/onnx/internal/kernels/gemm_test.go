@@ -54,7 +54,9 @@ func requireClose(t testing.TB, want, got []float32, tol float64) {
 func gemms() map[string]*Gemm {
 	out := map[string]*Gemm{"go": NewGemm()}
 	for _, k := range nativeKernels() {
-		out[k.name] = newGemm(k)
+		g := newGemm(k)
+		g.dwRow = depthwiseRow()
+		out[k.name] = g
 	}
 	return out
 }

@@ -349,3 +349,71 @@ write512:
 	VMOVUPS Z15, 64(DX)
 	VZEROUPPER
 	RET
+
+// func dwRow3x3AVX512(n int, r0, r1, r2, out, w *float32, ep *tileEpilogue)
+//
+// One output row of a 3×3 depthwise convolution with stride 1, for n
+// outputs (a multiple of 16): out[i] = act(bias + Σ w[3y+x]·r_y[i+x]).
+// r0..r2 point at the input rows' first tap. ep holds the bias (as a
+// pointer to one float), the activation and its bounds; it is never nil.
+TEXT ·dwRow3x3AVX512(SB), NOSPLIT, $0-56
+	MOVQ n+0(FP), CX
+	MOVQ r0+8(FP), R8
+	MOVQ r1+16(FP), R9
+	MOVQ r2+24(FP), R10
+	MOVQ out+32(FP), DX
+	MOVQ w+40(FP), SI
+	MOVQ ep+48(FP), R13
+	VBROADCASTSS 0(SI), Z0
+	VBROADCASTSS 4(SI), Z1
+	VBROADCASTSS 8(SI), Z2
+	VBROADCASTSS 12(SI), Z3
+	VBROADCASTSS 16(SI), Z4
+	VBROADCASTSS 20(SI), Z5
+	VBROADCASTSS 24(SI), Z6
+	VBROADCASTSS 28(SI), Z7
+	VBROADCASTSS 32(SI), Z8
+	VPXORD Z9, Z9, Z9
+	MOVQ 0(R13), R11
+	TESTQ R11, R11
+	JEQ nobiasdw
+	VBROADCASTSS (R11), Z9
+
+nobiasdw:
+	MOVQ 24(R13), R12
+	VBROADCASTSS 32(R13), Z18
+	VBROADCASTSS 36(R13), Z19
+	SHRQ $4, CX
+	TESTQ CX, CX
+	JEQ donedw
+
+loopdw:
+	VMOVAPS Z9, Z10
+	VFMADD231PS (R8), Z0, Z10
+	VFMADD231PS 4(R8), Z1, Z10
+	VFMADD231PS 8(R8), Z2, Z10
+	VFMADD231PS (R9), Z3, Z10
+	VFMADD231PS 4(R9), Z4, Z10
+	VFMADD231PS 8(R9), Z5, Z10
+	VFMADD231PS (R10), Z6, Z10
+	VFMADD231PS 4(R10), Z7, Z10
+	VFMADD231PS 8(R10), Z8, Z10
+	TESTQ R12, R12
+	JEQ storedw
+	VMAXPS Z10, Z18, Z10
+	CMPQ R12, $2
+	JNE storedw
+	VMINPS Z10, Z19, Z10
+
+storedw:
+	VMOVUPS Z10, (DX)
+	ADDQ $64, R8
+	ADDQ $64, R9
+	ADDQ $64, R10
+	ADDQ $64, DX
+	DECQ CX
+	JNE loopdw
+
+donedw:
+	VZEROUPPER
+	RET

@@ -40,6 +40,27 @@ func avx512Kernel() microKernel {
 	}, fusedEpilogue: true}
 }
 
+// dwRow3x3AVX512 is implemented in kernel_amd64.s.
+//
+//go:noescape
+func dwRow3x3AVX512(n int, r0, r1, r2, out, w *float32, ep *tileEpilogue)
+
+// dwRowAVX512 computes n outputs (a multiple of 16) of one stride-1 3×3
+// depthwise row with AVX-512; r0..r2 start at the first tap.
+func dwRowAVX512(n int, r0, r1, r2, out, w []float32, ep *tileEpilogue) {
+	_, _, _, _, _ = r0[n+1], r1[n+1], r2[n+1], out[n-1], w[8]
+	dwRow3x3AVX512(n, &r0[0], &r1[0], &r2[0], &out[0], &w[0], ep)
+}
+
+// depthwiseRow returns the vectorized stride-1 3×3 depthwise row
+// routine, or nil without AVX-512.
+func depthwiseRow() func(n int, r0, r1, r2, out, w []float32, ep *tileEpilogue) {
+	if cpu.X86.HasAVX512F {
+		return dwRowAVX512
+	}
+	return nil
+}
+
 // avx2Kernel is a 6×16 micro-kernel in AVX2+FMA assembly: twelve 8-wide
 // accumulators, one broadcast of A and two loads of B per k.
 func avx2Kernel() microKernel {

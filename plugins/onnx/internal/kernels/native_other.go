@@ -5,3 +5,6 @@ package kernels
 // nativeKernels lists the micro-kernels this platform offers besides the
 // portable one: none.
 func nativeKernels() []microKernel { return nil }
+
+// depthwiseRow returns the vectorized depthwise row routine: none here.
+func depthwiseRow() func(n int, r0, r1, r2, out, w []float32, ep *tileEpilogue) { return nil }

@@ -34,6 +34,7 @@ type Scratch struct {
 	tile  []float32
 	cols  []float32
 	ep    tileEpilogue
+	one   [1]float32
 }
 
 // buf returns a slice of n elements from *b, growing it when needed.
