@@ -7,14 +7,44 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/engine"
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/zoo"
 )
 
-var modelDir = flag.String("models", "../../../../bin/onnx-models", "directory of the perf models written by make onnx-perf-models")
+// zooOrFile reads name from -models when set, else builds the zoo model.
+func zooOrFile(name string, build func(uint64) []byte) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		if *modelDir != "" {
+			return os.ReadFile(filepath.Join(*modelDir, name))
+		}
+		return build(1), nil
+	}
+}
+
+var (
+	modelDir     = flag.String("models", "", "directory with resnet50.onnx and mobilenetv2.onnx to benchmark instead of the zoo's (make onnx-perf-models)")
+	benchThreads = flag.String("threads", "1,0", "comma-separated thread counts for BenchmarkModels; 0 is GOMAXPROCS")
+	benchBatches = flag.String("batches", "1,8", "comma-separated batch sizes for BenchmarkModels")
+)
+
+func intList(t testing.TB, s string) []int {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		require.NoError(t, err, "list %q", s)
+		if n == 0 {
+			n = runtime.GOMAXPROCS(0)
+		}
+		out = append(out, n)
+	}
+	return out
+}
 
 // benchModel measures one inference of batch images: latency per run and
 // images per second.
@@ -38,25 +68,32 @@ func benchModel(b *testing.B, m []byte, threads, batch int, kernel string) {
 	b.ReportMetric(float64(batch*b.N)/b.Elapsed().Seconds(), "images/s")
 }
 
-// BenchmarkModels runs the Fashion-MNIST CNN (committed) and the
-// MobileNetV2 and ResNet-50 perf models (make onnx-perf-models) on one
-// thread and on all, at batch 1 and 8.
+// BenchmarkModels runs the Fashion-MNIST CNN (committed) and the zoo's
+// random-weight MobileNetV2 and ResNet-50 v1.5 (or the files in -models)
+// for each of -threads and -batches.
 func BenchmarkModels(b *testing.B) {
-	models := []struct{ name, path string }{
-		{"fashion", "../../fashionmnist/data/model.onnx"},
-		{"mobilenetv2", filepath.Join(*modelDir, "mobilenetv2.onnx")},
-		{"resnet50", filepath.Join(*modelDir, "resnet50.onnx")},
+	models := []struct {
+		name string
+		m    func() ([]byte, error)
+	}{
+		{"fashion", func() ([]byte, error) { return os.ReadFile("../../fashionmnist/data/model.onnx") }},
+		{"mobilenetv2", zooOrFile("mobilenetv2.onnx", zoo.MobileNetV2)},
+		{"resnet50", zooOrFile("resnet50.onnx", zoo.ResNet50)},
 	}
 	for _, mm := range models {
-		m, err := os.ReadFile(mm.path)
-		if err != nil {
-			b.Logf("skipping %s: %v (run make onnx-perf-models)", mm.name, err)
-			continue
+		var model []byte
+		get := func(b *testing.B) []byte {
+			if model == nil {
+				var err error
+				model, err = mm.m()
+				require.NoError(b, err)
+			}
+			return model
 		}
-		for _, threads := range []int{1, runtime.GOMAXPROCS(0)} {
-			for _, batch := range []int{1, 8} {
+		for _, threads := range intList(b, *benchThreads) {
+			for _, batch := range intList(b, *benchBatches) {
 				b.Run(fmt.Sprintf("%s/threads=%d/batch=%d", mm.name, threads, batch), func(b *testing.B) {
-					benchModel(b, m, threads, batch, "auto")
+					benchModel(b, get(b), threads, batch, "auto")
 				})
 			}
 		}

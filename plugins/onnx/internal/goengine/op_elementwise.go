@@ -360,6 +360,6 @@ func (o *batchNormOp) bind(_ *bindEnv, in, out []*tensor) (step, error) {
 			ys[i] = v*s + b
 		}
 	}
-	planes := sh[0] * ch
-	return runFunc(func(pool *kernels.Pool) { pool.For(planes, t) }), nil
+	planes, work := sh[0]*ch, numel(sh)
+	return runFunc(func(pool *kernels.Pool) { pool.ForWork(planes, work, t) }), nil
 }

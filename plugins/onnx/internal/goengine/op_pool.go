@@ -72,7 +72,8 @@ func (o *poolOp) bind(_ *bindEnv, in, out []*tensor) (step, error) {
 		OH: win.oh, OW: win.ow, CountIncludePad: o.includePad,
 	}}
 	planes := x.shape[0] * x.shape[1]
-	return runFunc(func(pool *kernels.Pool) { pool.For(planes, t) }), nil
+	work := planes * win.oh * win.ow * win.kh * win.kw
+	return runFunc(func(pool *kernels.Pool) { pool.ForWork(planes, work, t) }), nil
 }
 
 // globalAvgPoolOp averages over all spatial dimensions.
@@ -99,5 +100,6 @@ func (globalAvgPoolOp) bind(_ *bindEnv, in, out []*tensor) (step, error) {
 	x := in[0]
 	t := &kernels.GlobalAvgTask{Size: numel(x.shape[2:]), X: x.f, Y: out[0].f}
 	planes := x.shape[0] * x.shape[1]
-	return runFunc(func(pool *kernels.Pool) { pool.For(planes, t) }), nil
+	work := x.size()
+	return runFunc(func(pool *kernels.Pool) { pool.ForWork(planes, work, t) }), nil
 }

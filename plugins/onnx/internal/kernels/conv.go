@@ -58,7 +58,13 @@ type Conv struct {
 	call GemmCall
 	im   im2colSource
 	mat  MatSource
+	// taps holds, for each GEMM row k of the implicit im2col matrix, the
+	// input plane offset and the (dy, dx) shift of its kernel tap.
+	taps []convTap
 }
+
+// convTap locates one row of the implicit im2col matrix.
+type convTap struct{ plane, dy, dx int }
 
 // NewConv plans a convolution with weights w ([M, C/Group, KH, KW]),
 // optional bias (len M) and a fused activation.
@@ -78,6 +84,11 @@ func NewConv(g *Gemm, s ConvShape, w, bias []float32, act Activation) (*Conv, er
 	if s.Group == s.C && s.M == s.C {
 		c.dw = w
 		return c, nil
+	}
+	c.taps = make([]convTap, k)
+	for kk := range c.taps {
+		ch, r := kk/(s.KH*s.KW), kk%(s.KH*s.KW)
+		c.taps[kk] = convTap{plane: ch * s.H * s.W, dy: r/s.KW*s.DH - s.PadT, dx: r%s.KW*s.DW - s.PadL}
 	}
 	c.packed = make([]PackedA, s.Group)
 	for gi := range s.Group {
@@ -104,7 +115,7 @@ func (c *Conv) Run(pool *Pool, n int, x, y, residual []float32) {
 	p := oh * ow
 	if c.dw != nil {
 		c.dwT = depthwiseTask{c: c, x: x, y: y, res: residual}
-		pool.For(n*s.C, &c.dwT)
+		pool.ForWork(n*s.C, n*s.M*p*s.KH*s.KW, &c.dwT)
 		return
 	}
 	cg, mg := s.C/s.Group, s.M/s.Group
@@ -113,7 +124,7 @@ func (c *Conv) Run(pool *Pool, n int, x, y, residual []float32) {
 		c.mat = MatSource{M: RowMajor(x, p), BatchStride: cg * p}
 		src = &c.mat
 	} else {
-		c.im = im2colSource{s: s, x: x, ow: ow}
+		c.im = im2colSource{s: s, x: x, ow: ow, taps: c.taps}
 		src = &c.im
 	}
 	c.call = GemmCall{
@@ -131,9 +142,10 @@ func (c *Conv) Run(pool *Pool, n int, x, y, residual []float32) {
 // row k = (channel, ky, kx) of the group, column j = output pixel. Batch
 // item b is image b/Group, group b%Group.
 type im2colSource struct {
-	s  *ConvShape
-	x  []float32
-	ow int
+	s    *ConvShape
+	x    []float32
+	ow   int
+	taps []convTap
 }
 
 // PackB implements BSource.
@@ -141,21 +153,17 @@ func (m *im2colSource) PackB(dst []float32, b, k0, kc, j0, nc, nr int) {
 	s := m.s
 	cg := s.C / s.Group
 	img := m.x[(b/s.Group)*s.C*s.H*s.W+(b%s.Group)*cg*s.H*s.W:]
-	khw := s.KH * s.KW
+	hw := s.H * s.W
 	for q := 0; q*nr < nc; q++ {
 		panel := dst[q*kc*nr : (q+1)*kc*nr]
 		cols := min(nr, nc-q*nr)
 		jStart := j0 + q*nr
 		oy0, ox0 := jStart/m.ow, jStart%m.ow
-		for kk := range kc {
-			k := k0 + kk
-			ch, r := k/khw, k%khw
-			ky, kx := r/s.KW, r%s.KW
-			plane := img[ch*s.H*s.W : (ch+1)*s.H*s.W]
+		for kk, tap := range m.taps[k0 : k0+kc] {
+			plane := img[tap.plane : tap.plane+hw]
 			row := panel[kk*nr : kk*nr+nr]
 			oy, ox := oy0, ox0
-			dy := ky*s.DH - s.PadT
-			dx := kx*s.DW - s.PadL
+			dy, dx := tap.dy, tap.dx
 			for col := 0; col < cols; {
 				iy := oy*s.SH + dy
 				// Columns left on this output row.

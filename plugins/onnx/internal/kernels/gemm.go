@@ -10,7 +10,13 @@ type Gemm struct {
 	// dwRow is the vectorized stride-1 3×3 depthwise row routine that
 	// goes with a native micro-kernel, nil for the portable build.
 	dwRow func(n int, r0, r1, r2, out, w []float32, ep *tileEpilogue)
+	// dot is the native dot product, nil for the portable build.
+	dot func(a, b []float32) float32
 }
+
+// Dot returns the GEMM's dot product routine for SmallM.Dot (nil means
+// the portable one).
+func (g *Gemm) Dot() func(a, b []float32) float32 { return g.dot }
 
 // NewGemm returns a GEMM with the portable pure-Go micro-kernel.
 func NewGemm() *Gemm { return newGemm(goKernel()) }
@@ -53,8 +59,13 @@ func (g *Gemm) Run(pool *Pool, c *GemmCall) {
 		return
 	}
 	c.g = g
-	c.split(pool.Threads())
-	pool.For(c.jobs, c)
+	threads := pool.Threads()
+	work := c.Batch * c.M * c.N * max(c.K, 1)
+	if work < minParallelWork {
+		threads = 1
+	}
+	c.split(threads)
+	pool.ForWork(c.jobs, work, c)
 }
 
 // split chooses the task grid: blocks of at most mc rows and nc columns,
@@ -321,6 +332,7 @@ func BestGemm() *Gemm {
 	if ks := nativeKernels(); len(ks) > 0 {
 		g := newGemm(ks[0])
 		g.dwRow = depthwiseRow()
+		g.dot = dotVec()
 		return g
 	}
 	return NewGemm()

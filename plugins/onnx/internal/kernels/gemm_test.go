@@ -56,6 +56,7 @@ func gemms() map[string]*Gemm {
 	for _, k := range nativeKernels() {
 		g := newGemm(k)
 		g.dwRow = depthwiseRow()
+		g.dot = dotVec()
 		out[k.name] = g
 	}
 	return out
@@ -151,6 +152,37 @@ func BenchmarkGemm(b *testing.B) {
 			for _, sz := range sizes {
 				b.Run(fmt.Sprintf("%s/threads=%d/%dx%dx%d", kname, threads, sz.m, sz.n, sz.k), func(b *testing.B) {
 					benchGemm(b, g, threads, sz.m, sz.n, sz.k)
+				})
+			}
+		}
+	}
+}
+
+func TestSmallM(t *testing.T) {
+	t.Parallel()
+	for kname, g := range gemms() {
+		for _, trans := range []bool{true, false} {
+			for _, k := range []int{1, 31, 32, 100, 1568} {
+				t.Run(fmt.Sprintf("%s/trans=%v/k=%d", kname, trans, k), func(t *testing.T) {
+					t.Parallel()
+					const m, n = 3, 70
+					r := rand.New(rand.NewPCG(uint64(k), 1))
+					a := randSlice(r, m*k)
+					b := randSlice(r, n*k)
+					bm := RowMajor(b, n)
+					ldb := n
+					if trans {
+						bm, ldb = Mat{Data: b, RS: 1, CS: k}, k
+					}
+					ep := Epilogue{Alpha: 1, Bias: randSlice(r, n), Act: Relu()}
+					want := make([]float32, m*n)
+					refGemm(m, n, k, RowMajor(a, k), bm, RowMajor(want, n), ep)
+					got := make([]float32, m*n)
+					pool := NewPool(2)
+					defer pool.Close()
+					s := SmallM{M: m, N: n, K: k, A: a, LDA: k, B: b, LDB: ldb, TransposeB: trans, C: got, LDC: n, Ep: ep, Dot: g.Dot()}
+					s.Run(pool)
+					requireClose(t, want, got, 1e-4*float64(k))
 				})
 			}
 		}

@@ -17,6 +17,9 @@ type SmallM struct {
 	C          []float32
 	LDC        int
 	Ep         Epilogue
+	// Dot, when set, replaces the portable dot product (a native one
+	// from Gemm.Dot).
+	Dot func(a, b []float32) float32
 
 	cols int
 }
@@ -30,7 +33,7 @@ func (s *SmallM) Run(pool *Pool) {
 		return
 	}
 	s.cols = smallMCols
-	pool.For(ceilDiv(s.N, s.cols), (*smallMTask)(s))
+	pool.ForWork(ceilDiv(s.N, s.cols), s.M*s.N*s.K, (*smallMTask)(s))
 }
 
 // smallMTask is the Tasker of a SmallM run.
@@ -46,8 +49,12 @@ func (t *smallMTask) Run(task int, _ *Scratch) {
 		a := s.A[i*s.LDA : i*s.LDA+s.K]
 		c := s.C[i*s.LDC+j0 : i*s.LDC+j1]
 		if s.TransposeB {
+			d := s.Dot
+			if d == nil {
+				d = dot
+			}
 			for j := range c {
-				c[j] = mergeOne(ep, dot(a, s.B[(j0+j)*s.LDB:(j0+j)*s.LDB+s.K]), c[j], j0+j)
+				c[j] = mergeOne(ep, d(a, s.B[(j0+j)*s.LDB:(j0+j)*s.LDB+s.K]), c[j], j0+j)
 			}
 			continue
 		}

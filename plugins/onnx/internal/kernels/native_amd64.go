@@ -61,6 +61,27 @@ func depthwiseRow() func(n int, r0, r1, r2, out, w []float32, ep *tileEpilogue) 
 	return nil
 }
 
+// dotAVX2 is implemented in kernel_amd64.s.
+//
+//go:noescape
+func dotAVX2(n int, a, b *float32) float32
+
+// dotVec returns the vectorized dot product for multiples of 32
+// elements, or nil without AVX2.
+func dotVec() func(a, b []float32) float32 {
+	if !cpu.X86.HasAVX2 || !cpu.X86.HasFMA {
+		return nil
+	}
+	return func(a, b []float32) float32 {
+		n := len(a) &^ 31
+		if n == 0 {
+			return dot(a, b)
+		}
+		_ = b[len(a)-1]
+		return dotAVX2(n, &a[0], &b[0]) + dot(a[n:], b[n:len(a)])
+	}
+}
+
 // avx2Kernel is a 6×16 micro-kernel in AVX2+FMA assembly: twelve 8-wide
 // accumulators, one broadcast of A and two loads of B per k.
 func avx2Kernel() microKernel {

@@ -8,3 +8,6 @@ func nativeKernels() []microKernel { return nil }
 
 // depthwiseRow returns the vectorized depthwise row routine: none here.
 func depthwiseRow() func(n int, r0, r1, r2, out, w []float32, ep *tileEpilogue) { return nil }
+
+// dotVec returns the vectorized dot product: none here.
+func dotVec() func(a, b []float32) float32 { return nil }

@@ -113,6 +113,23 @@ func (p *Pool) For(tasks int, fn Tasker) {
 	j.fn = nil
 }
 
+// minParallelWork is the work (in multiply-adds or elements touched)
+// below which ForWork runs a loop on the calling goroutine: waking
+// workers costs microseconds.
+const minParallelWork = 1 << 17
+
+// ForWork is For for a loop whose total work is about work operations:
+// small loops run inline on the caller.
+func (p *Pool) ForWork(tasks, work int, fn Tasker) {
+	if work < minParallelWork || p.threads == 1 {
+		for t := range tasks {
+			fn.Run(t, &p.scratch[0])
+		}
+		return
+	}
+	p.For(tasks, fn)
+}
+
 // Close stops the workers and waits for them. It is idempotent.
 func (p *Pool) Close() {
 	p.once.Do(func() {

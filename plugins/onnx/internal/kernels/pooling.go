@@ -40,6 +40,10 @@ func (t *PoolTask) Run(task int, _ *Scratch) {
 	s := &t.Shape
 	in := t.X[task*s.H*s.W : (task+1)*s.H*s.W]
 	out := t.Y[task*s.OH*s.OW : (task+1)*s.OH*s.OW]
+	if t.Kind == MaxPool {
+		maxPlane(s, in, out)
+		return
+	}
 	for oy := range s.OH {
 		y0 := oy*s.SH - s.PadT
 		for ox := range s.OW {
@@ -107,4 +111,40 @@ func (t *GlobalAvgTask) Run(task int, _ *Scratch) {
 		sum += v
 	}
 	t.Y[task] = sum / float32(t.Size)
+}
+
+// maxPlane max-pools one plane: windows wholly inside the input take a
+// path without bounds checks, the others maxWindow.
+func maxPlane(s *PoolShape, in, out []float32) {
+	// Output columns whose window lies inside the row: lo..hi-1.
+	lo := ceilDiv(s.PadL, s.SW)
+	hi := 0
+	if last := s.W - 1 - (s.KW-1)*s.DW + s.PadL; last >= 0 {
+		hi = min(s.OW, last/s.SW+1)
+	}
+	lo = min(lo, s.OW)
+	hi = max(hi, lo)
+	for oy := range s.OH {
+		y0 := oy*s.SH - s.PadT
+		orow := out[oy*s.OW : (oy+1)*s.OW]
+		inside := y0 >= 0 && y0+(s.KH-1)*s.DH < s.H
+		for ox := range s.OW {
+			if !inside || ox < lo || ox >= hi {
+				orow[ox] = maxWindow(in, s, y0, ox*s.SW-s.PadL)
+				continue
+			}
+			x0 := ox*s.SW - s.PadL
+			m := in[y0*s.W+x0]
+			for ky := range s.KH {
+				row := in[(y0+ky*s.DH)*s.W+x0:]
+				row = row[:(s.KW-1)*s.DW+1]
+				for kx := 0; kx < len(row); kx += s.DW {
+					if v := row[kx]; v > m || v != v {
+						m = v
+					}
+				}
+			}
+			orow[ox] = m
+		}
+	}
 }
