@@ -1,0 +1,242 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
+)
+
+// The top-level keys. Settings (LoadGen's mlperf.conf keys) live under
+// "settings.", plugin options under "options.<plugin>.".
+const (
+	KeyBenchmark  = "benchmark"
+	KeyScenario   = "scenario"
+	KeyMode       = "mode"
+	KeyPlugin     = "plugin"
+	KeyModel      = "model"
+	KeyDataset    = "dataset"
+	KeyLabelMap   = "label_map"
+	KeyOut        = "out"
+	KeyMLPerfConf = "mlperf_conf"
+	KeyUserConf   = "user_conf"
+	KeyProgress   = "progress"
+	KeyCategory   = "category"
+	KeyDivision   = "division"
+	KeySubmitter  = "submitter"
+	KeySystem     = "system"
+
+	KeyHostInstances  = "host.instances"
+	KeyHostTimeout    = "host.call_timeout"
+	KeyHostMemory     = "host.memory_limit_mib"
+	KeyHostGuard      = "host.guard"
+	KeyHostPluginDirs = "host.plugin_dirs"
+	KeyHostCacheDir   = "host.compilation_cache_dir"
+
+	// PrefixSettings starts every LoadGen setting key.
+	PrefixSettings = "settings."
+	// PrefixOptions starts every plugin option key.
+	PrefixOptions = "options."
+)
+
+// Modes are the values of the mode key.
+const (
+	ModePerformance = "performance"
+	ModeAccuracy    = "accuracy"
+	ModeSubmission  = "submission"
+	ModeFindPeak    = "find-peak"
+)
+
+// keySpec describes one top-level key.
+type keySpec struct {
+	key, help string
+	// def is the built-in default; "" for none.
+	def string
+	checker
+}
+
+// checker validates a value; allowed describes valid values for errors.
+type checker struct {
+	allowed string
+	check   func(string) error
+}
+
+func oneOf(vals ...string) checker {
+	return checker{"one of " + strings.Join(vals, ", "), func(v string) error {
+		if !slices.Contains(vals, v) {
+			return errBad
+		}
+		return nil
+	}}
+}
+
+var errBad = fmt.Errorf("not allowed")
+
+func anyString(string) error { return nil }
+
+func nonEmpty(v string) error {
+	if v == "" {
+		return errBad
+	}
+	return nil
+}
+
+func intRange(lo, hi int) checker {
+	return checker{fmt.Sprintf("an integer from %d to %d", lo, hi), func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return err
+		}
+		if n < lo || n > hi {
+			return errBad
+		}
+		return nil
+	}}
+}
+
+func duration(v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return err
+	}
+	if d < 0 {
+		return errBad
+	}
+	return nil
+}
+
+func scenarioNames() []string {
+	var s []string
+	for _, x := range benchmarks.Scenarios() {
+		s = append(s, string(x))
+	}
+	return s
+}
+
+// keySpecs returns the top-level keys in the order config show prints them.
+func keySpecs() []keySpec {
+	with := func(k keySpec, c checker) keySpec {
+		k.checker = c
+		return k
+	}
+	str := func(allowed string, check func(string) error) checker { return checker{allowed, check} }
+	return []keySpec{
+		with(keySpec{key: KeyBenchmark, def: benchmarks.DemoName, help: "benchmark of the built-in table (mlperf.conf model name)"},
+			oneOf(benchmarks.Names()...)),
+		with(keySpec{key: KeyScenario, def: string(benchmarks.Offline), help: "MLPerf scenario"}, oneOf(scenarioNames()...)),
+		with(keySpec{key: KeyMode, def: ModePerformance, help: "what the run measures"},
+			oneOf(ModePerformance, ModeAccuracy, ModeSubmission, ModeFindPeak)),
+		{key: KeyPlugin, def: "onnx", help: "plugin name (searched in host.plugin_dirs) or path", checker: str("a plugin name or path", nonEmpty)},
+		{key: KeyModel, help: "model file the plugin loads; empty: the benchmark's bundled model", checker: str("a path", anyString)},
+		{key: KeyDataset, help: "data set: a directory of .npy files or a compact .mlph file; empty: the bundled one", checker: str("a path", anyString)},
+		{key: KeyLabelMap, help: "label map of a .npy directory (default DIR/val_map.txt)", checker: str("a path", anyString)},
+		{key: KeyOut, def: "mlperf-results", help: "directory the logs are written to", checker: str("a path", nonEmpty)},
+		{key: KeyMLPerfConf, help: "mlperf.conf (the rules) to apply over the built-in table", checker: str("a path", anyString)},
+		{key: KeyUserConf, help: "user.conf (your tuning) to apply over mlperf.conf", checker: str("a path", anyString)},
+		with(keySpec{key: KeyProgress, def: "auto", help: "progress bar: auto (only on a terminal), always, never"},
+			oneOf("auto", "always", "never")),
+		with(keySpec{key: KeyCategory, def: string(benchmarks.Edge), help: "submission category"},
+			oneOf(string(benchmarks.Edge), string(benchmarks.Datacenter))),
+		with(keySpec{key: KeyDivision, def: "open", help: "submission division"}, oneOf("closed", "open")),
+		{key: KeySubmitter, def: "mlperf-host", help: "submitter (organization) name in the submission tree", checker: str("a name without /", pathSafe)},
+		{key: KeySystem, def: "local", help: "system name in the submission tree", checker: str("a name without /", pathSafe)},
+		with(keySpec{key: KeyHostInstances, def: "0", help: "WASM instances (0: one per CPU)"}, intRange(0, 1024)),
+		{key: KeyHostTimeout, def: "5m", help: "longest call into a plugin", checker: str("a Go duration such as 30s or 5m", duration)},
+		with(keySpec{key: KeyHostMemory, def: "0", help: "memory cap of each WASM instance in MiB (0: the manifest's, else 1024)"}, intRange(0, 65536)),
+		with(keySpec{key: KeyHostGuard, def: "loops", help: "hang protection of WASM plugins"}, oneOf("loops", "strict", "off")),
+		{key: KeyHostPluginDirs, help: "plugin directories, comma-separated (default ./plugins, the XDG data dir, next to the binary)", checker: str("comma-separated paths", anyString)},
+		{key: KeyHostCacheDir, help: "WASM compilation cache (default the user cache dir)", checker: str("a path", anyString)},
+	}
+}
+
+func pathSafe(v string) error {
+	if v == "" || strings.ContainsAny(v, `/\`) || v == "." || v == ".." {
+		return errBad
+	}
+	return nil
+}
+
+func specFor(key string) (keySpec, bool) {
+	for _, k := range keySpecs() {
+		if k.key == key {
+			return k, true
+		}
+	}
+	return keySpec{}, false
+}
+
+// TopLevelKeys lists the keys config accepts besides settings.* and
+// options.*.
+func TopLevelKeys() []string {
+	var keys []string
+	for _, k := range keySpecs() {
+		keys = append(keys, k.key)
+	}
+	return keys
+}
+
+// settingKind is how a LoadGen setting's value is written.
+type settingKind int
+
+const (
+	kindUint settingKind = iota
+	kindFloat
+	kindBool // 0 or 1
+	kindMode // 0 to 3
+)
+
+// settingKinds lists the mlperf.conf keys LoadGen reads (after
+// model.scenario.), with how their values are written. Durations are
+// integer milliseconds, as in mlperf.conf.
+var settingKinds = map[string]settingKind{
+	"qsl_rng_seed": kindUint, "sample_index_rng_seed": kindUint, "schedule_rng_seed": kindUint,
+	"accuracy_log_rng_seed": kindUint, "accuracy_log_probability": kindFloat, "accuracy_log_sampling_target": kindUint,
+	"test05": kindBool, "test05_qsl_rng_seed": kindUint, "test05_sample_index_rng_seed": kindUint, "test05_schedule_rng_seed": kindUint,
+	"target_latency_percentile": kindFloat, "target_latency": kindUint, "target_qps": kindFloat, "target_duration": kindUint,
+	"min_duration": kindUint, "max_duration": kindUint, "min_query_count": kindUint, "max_query_count": kindUint,
+	"mode": kindMode, "performance_sample_count_override": kindUint, "samples_per_query": kindUint,
+	"max_async_queries": kindUint, "coalesce_queries": kindBool, "print_timestamps": kindBool,
+	"performance_issue_unique": kindBool, "performance_issue_same": kindBool, "performance_issue_same_index": kindUint,
+	"sample_concatenate_permutation": kindBool, "use_token_latencies": kindBool, "ttft_latency": kindUint, "tpot_latency": kindUint,
+	"infer_token_latencies": kindBool, "token_latency_scaling_factor": kindUint, "constant_gen": kindBool,
+	"num_issue_query_threads": kindUint, "use_grouped_qsl": kindBool, "find_peak_qps_decimals_of_precision": kindUint,
+	"find_peak_qps_boundary_step_size": kindFloat,
+}
+
+// SettingKeys lists the LoadGen setting names config accepts, sorted.
+func SettingKeys() []string {
+	keys := make([]string, 0, len(settingKinds))
+	for k := range settingKinds {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// checkSetting validates a settings.* value and says what is allowed.
+func checkSetting(name, v string) (string, error) {
+	kind, ok := settingKinds[name]
+	if !ok {
+		return "a LoadGen setting: " + strings.Join(SettingKeys(), ", "), fmt.Errorf("unknown setting %q", name)
+	}
+	switch kind {
+	case kindUint:
+		_, err := strconv.ParseUint(v, 10, 64)
+		return "a non-negative integer", err
+	case kindFloat:
+		_, err := strconv.ParseFloat(v, 64)
+		return "a number", err
+	case kindBool:
+		if v != "0" && v != "1" {
+			return "0 or 1", errBad
+		}
+	case kindMode:
+		if len(v) != 1 || v[0] < '0' || v[0] > '3' {
+			return "0 (SubmissionRun) to 3 (FindPeakPerformance)", errBad
+		}
+	}
+	return "", nil
+}

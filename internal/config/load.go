@@ -1,0 +1,267 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
+)
+
+// Inputs is everything Load reads. The caller gathers it from the process.
+type Inputs struct {
+	// ConfigFile is the --config file; "" for none.
+	ConfigFile string
+	// Environ is the environment as os.Environ returns it.
+	Environ []string
+	// Flags are the flags the user set, in order.
+	Flags []FlagValue
+	// ReadConf reads mlperf.conf and user.conf.
+	ReadConf ConfReader
+}
+
+// Value is one effective key.
+type Value struct {
+	Key, Value string
+	Source     Source
+	// Help describes the key; empty for settings and options.
+	Help string
+}
+
+// Config is the effective configuration. It is never modified after Load.
+type Config struct {
+	Benchmark benchmarks.Benchmark
+	Scenario  benchmarks.Scenario
+	Mode      string
+	Plugin    string
+	Model     string
+	Dataset   string
+	LabelMap  string
+	Out       string
+	Progress  string
+	Category  benchmarks.Category
+	Division  string
+	Submitter string
+	System    string
+	Host      HostConfig
+
+	values  []Value
+	ignored []string
+}
+
+// HostConfig is the host.* keys.
+type HostConfig struct {
+	Instances           int
+	CallTimeout         time.Duration
+	MemoryLimitMiB      int
+	Guard               string
+	PluginDirs          []string
+	CompilationCacheDir string
+}
+
+// Load builds the effective configuration from its layers.
+//
+// # Errors
+//
+// Every error matches [ErrConfig]: a [*FileError] for a file that cannot be
+// read or parsed, an [*Error] naming key, value, source and allowed values
+// for a bad value (all bad values, joined).
+func Load(in Inputs) (*Config, error) {
+	var upper []*layer
+	if in.ConfigFile != "" {
+		l, err := fileLayer(in.ConfigFile)
+		if err != nil {
+			return nil, err
+		}
+		upper = append(upper, l)
+	}
+	env, ignored, err := envLayer(in.Environ)
+	if err != nil {
+		return nil, err
+	}
+	flags, err := flagLayer(in.Flags)
+	if err != nil {
+		return nil, err
+	}
+	upper = append(upper, env, flags)
+	top, err := merge(upper...)
+	if err != nil {
+		return nil, err
+	}
+
+	// The benchmark and scenario select the lower layers' values, so they
+	// are read from the upper layers first.
+	pick := func(key string) (string, Source, error) {
+		spec, _ := specFor(key)
+		v, src := spec.def, Source{LayerBuiltin, "default"}
+		if top.k.Exists(key) {
+			v, src = top.k.String(key), top.source[key]
+		}
+		if spec.check(v) != nil {
+			return "", src, &Error{Key: key, Value: v, Source: src, Allowed: spec.allowed}
+		}
+		return v, src, nil
+	}
+	name, _, err := pick(KeyBenchmark)
+	if err != nil {
+		return nil, err
+	}
+	bench, err := benchmarks.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	sc, _, err := pick(KeyScenario)
+	if err != nil {
+		return nil, err
+	}
+	layers := []*layer{}
+	builtin, err := builtinLayer(bench, benchmarks.Scenario(sc))
+	if err != nil {
+		return nil, err
+	}
+	layers = append(layers, builtin)
+	for _, c := range []struct {
+		key string
+		lay Layer
+	}{{KeyMLPerfConf, LayerMLPerfConf}, {KeyUserConf, LayerUserConf}} {
+		if path := top.k.String(c.key); path != "" {
+			l, err := confLayer(c.lay, path, bench.Name, sc, in.ReadConf)
+			if err != nil {
+				return nil, err
+			}
+			layers = append(layers, l)
+		}
+	}
+	all, err := merge(append(layers, upper...)...)
+	if err != nil {
+		return nil, err
+	}
+	return build(all, bench, ignored)
+}
+
+// build validates every key and makes the Config.
+func build(all *layer, bench benchmarks.Benchmark, ignored []string) (*Config, error) {
+	keys := all.k.Keys()
+	var errs []error
+	var values []Value
+	for _, key := range keys {
+		v := all.k.String(key)
+		src := all.source[key]
+		val := Value{Key: key, Value: v, Source: src}
+		switch {
+		case strings.HasPrefix(key, PrefixSettings):
+			if allowed, err := checkSetting(strings.TrimPrefix(key, PrefixSettings), v); err != nil {
+				errs = append(errs, &Error{Key: key, Value: v, Source: src, Allowed: allowed})
+			}
+		case strings.HasPrefix(key, PrefixOptions):
+			if !isConfigKey(key) {
+				errs = append(errs, &Error{Key: key, Value: v, Source: src, Allowed: "a key options.PLUGIN.OPTION"})
+			}
+		default:
+			spec, ok := specFor(key)
+			if !ok {
+				errs = append(errs, &Error{Key: key, Value: v, Source: src, Err: errors.New("unknown key"),
+					Allowed: "a key among " + strings.Join(TopLevelKeys(), ", ") + ", settings.NAME or options.PLUGIN.OPTION"})
+				continue
+			}
+			if spec.check(v) != nil {
+				errs = append(errs, &Error{Key: key, Value: v, Source: src, Allowed: spec.allowed})
+			}
+			val.Help = spec.help
+		}
+		values = append(values, val)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	get := all.k.String
+	atoi := func(k string) int { n, _ := strconv.Atoi(get(k)); return n }
+	timeout, _ := time.ParseDuration(get(KeyHostTimeout))
+	c := &Config{
+		Benchmark: bench, Scenario: benchmarks.Scenario(get(KeyScenario)), Mode: get(KeyMode),
+		Plugin: get(KeyPlugin), Model: get(KeyModel), Dataset: get(KeyDataset), LabelMap: get(KeyLabelMap),
+		Out: get(KeyOut), Progress: get(KeyProgress), Category: benchmarks.Category(get(KeyCategory)),
+		Division: get(KeyDivision), Submitter: get(KeySubmitter), System: get(KeySystem),
+		Host: HostConfig{
+			Instances: atoi(KeyHostInstances), CallTimeout: timeout, MemoryLimitMiB: atoi(KeyHostMemory),
+			Guard: get(KeyHostGuard), CompilationCacheDir: get(KeyHostCacheDir),
+		},
+		values: values, ignored: ignored,
+	}
+	if d := get(KeyHostPluginDirs); d != "" {
+		c.Host.PluginDirs = strings.Split(d, ",")
+	}
+	return c, nil
+}
+
+// Values returns every effective key with its value and source, sorted by
+// key.
+func (c *Config) Values() []Value {
+	v := slices.Clone(c.values)
+	slices.SortFunc(v, func(a, b Value) int { return strings.Compare(a.Key, b.Key) })
+	return v
+}
+
+// Lookup returns one key's effective value.
+func (c *Config) Lookup(key string) (Value, bool) {
+	for _, v := range c.values {
+		if v.Key == key {
+			return v, true
+		}
+	}
+	return Value{}, false
+}
+
+// Ignored lists the MLPERF_HOST_* variables that name no config key.
+func (c *Config) Ignored() []string { return slices.Clone(c.ignored) }
+
+// Settings returns the effective LoadGen settings (the keys under
+// settings., without the prefix) and their sources.
+func (c *Config) Settings() []Value {
+	var out []Value
+	for _, v := range c.Values() {
+		if s, ok := strings.CutPrefix(v.Key, PrefixSettings); ok {
+			v.Key = s
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// PluginOptions returns the options of plugin (options.PLUGIN.*), as the
+// plugin receives them.
+func (c *Config) PluginOptions(plugin string) map[string]string {
+	opts := map[string]string{}
+	prefix := PrefixOptions + plugin + "."
+	for _, v := range c.values {
+		if o, ok := strings.CutPrefix(v.Key, prefix); ok {
+			opts[o] = v.Value
+		}
+	}
+	return opts
+}
+
+// With returns a copy of c with the given settings set by source (for
+// the runs of a submission: TEST04 sets performance_issue_same and so on).
+func (c *Config) With(src Source, settings map[string]string) *Config {
+	n := *c
+	n.values = slices.Clone(c.values)
+	for k, v := range settings {
+		key := PrefixSettings + k
+		i := slices.IndexFunc(n.values, func(x Value) bool { return x.Key == key })
+		if i < 0 {
+			n.values = append(n.values, Value{Key: key, Value: v, Source: src})
+		} else {
+			n.values[i] = Value{Key: key, Value: v, Source: src}
+		}
+	}
+	return &n
+}
+
+// String describes the run: "fashion-mnist Offline performance".
+func (c *Config) String() string {
+	return fmt.Sprintf("%s %s %s", c.Benchmark.Name, c.Scenario, c.Mode)
+}
