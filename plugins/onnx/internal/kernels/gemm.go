@@ -51,6 +51,22 @@ type GemmCall struct {
 	mBlocks, nBlocks    int
 	mBlock, nBlock      int
 	tasksPerBatch, jobs int
+	// shared holds B packed once for all tasks (one batch item whose
+	// columns fit one block, rows split over threads), K block by K block;
+	// nil when every task packs its own.
+	shared []float32
+}
+
+// gemmPackTask packs K block `task` of B into GemmCall.shared.
+type gemmPackTask GemmCall
+
+// Run implements Tasker.
+func (p *gemmPackTask) Run(task int, _ *Scratch) {
+	c := (*GemmCall)(p)
+	kc, nr := c.g.kc, c.g.kern.nr
+	np := ceilDiv(c.N, nr) * nr
+	k0 := task * kc
+	c.B.PackB(c.shared[task*kc*np:], 0, k0, min(kc, c.K-k0), 0, c.N, nr)
 }
 
 // Run computes the call on pool's threads.
@@ -65,6 +81,12 @@ func (g *Gemm) Run(pool *Pool, c *GemmCall) {
 		threads = 1
 	}
 	c.split(threads)
+	c.shared = nil
+	if threads > 1 && c.Batch == 1 && c.nBlocks == 1 && c.mBlocks > 1 && c.K > 0 {
+		kb := ceilDiv(c.K, g.kc)
+		c.shared = buf(&pool.shared, kb*g.kc*ceilDiv(c.N, g.kern.nr)*g.kern.nr)
+		pool.For(kb, (*gemmPackTask)(c))
+	}
 	pool.ForWork(c.jobs, work, c)
 }
 
@@ -118,7 +140,10 @@ func (c *GemmCall) Run(task int, s *Scratch) {
 		}
 		return
 	}
-	packB := buf(&s.packB, g.kc*ceilDiv(nn, nr)*nr)
+	var packB []float32
+	if c.shared == nil {
+		packB = buf(&s.packB, g.kc*ceilDiv(nn, nr)*nr)
+	}
 	// Full tiles go straight to C when the kernel can and the epilogue
 	// allows it (plain C = A·B + bias, residual, activation).
 	direct := g.kern.direct != nil && c.C.CS == 1 && c.Ep.Alpha == 1 && c.Ep.Beta == 0
@@ -128,7 +153,12 @@ func (c *GemmCall) Run(task int, s *Scratch) {
 		(c.Ep.Residual.Data == nil || c.Ep.Residual.CS == 1)
 	for k0 := 0; k0 < c.K; k0 += g.kc {
 		kc := min(g.kc, c.K-k0)
-		c.B.PackB(packB, b, k0, kc, j0, nn, nr)
+		if c.shared != nil {
+			np := ceilDiv(nn, nr) * nr
+			packB = c.shared[(k0/g.kc)*g.kc*np:]
+		} else {
+			c.B.PackB(packB, b, k0, kc, j0, nn, nr)
+		}
 		first, last := k0 == 0, k0+kc == c.K
 		for jr := 0; jr < nn; jr += nr {
 			bp := packB[(jr/nr)*kc*nr : (jr/nr+1)*kc*nr]

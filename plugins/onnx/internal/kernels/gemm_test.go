@@ -81,6 +81,8 @@ func TestGemm(t *testing.T) {
 		{name: "bias col clip", m: 20, n: 50, k: 30, perCol: true, ep: Epilogue{Alpha: 1, Act: Clip(-0.1, 0.2)}},
 		{name: "residual threads", m: 70, n: 300, k: 270, withRes: true, threads: 3, ep: Epilogue{Alpha: 1, BiasPerRow: true, Act: Relu()}},
 		{name: "bias row clip residual", m: 17, n: 70, k: 9, withRes: true, ep: Epilogue{Alpha: 1, BiasPerRow: true, Act: Clip(-0.3, 0.4)}},
+		// One column block, rows split: B is packed once and shared.
+		{name: "shared B deep K", m: 300, n: 20, k: 700, threads: 3, withRes: true, ep: Epilogue{Alpha: 1, BiasPerRow: true, Act: Relu()}},
 		{name: "tall threads", m: 500, n: 9, k: 40, threads: 4, ep: Epilogue{Alpha: 1}},
 		{name: "K zero", m: 3, n: 4, k: 0, ep: Epilogue{Alpha: 1, Beta: 1, BiasPerRow: true}},
 	}

@@ -18,6 +18,9 @@ type Pool struct {
 	wg      sync.WaitGroup // joins the workers at Close
 	once    sync.Once
 	job     job
+	// shared is scratch one parallel loop's tasks share (a GEMM's packed
+	// B); only the loop that set it up uses it.
+	shared []float32
 }
 
 // Tasker is a parallel loop body: Run does task number task with the
