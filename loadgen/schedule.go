@@ -1,0 +1,273 @@
+package loadgen
+
+import (
+	"github.com/mlperf-host/mlperf-host/loadgen/internal/rng"
+)
+
+// loadableSet is a set of QSL samples loaded together: the official
+// LoadableSampleSet.
+type loadableSet struct {
+	// samples are QSL indices in load order, followed in MultiStream by
+	// samplesPerQuery-1 padding samples repeated from the front, so that a
+	// query can start at any of the first end samples and stay contiguous.
+	samples []uint64
+	// end is the number of samples without the padding
+	// (sample_distribution_end).
+	end int
+}
+
+// generateLoadableSets shuffles the QSL with the qsl_rng_seed engine and
+// cuts it into sets of performance_sample_count samples (the last set may
+// be smaller), as the official GenerateLoadableSets does.
+func generateLoadableSets(total uint64, e *effective) []loadableSet {
+	all := make([]uint64, total)
+	for i := range all {
+		all[i] = uint64(i)
+	}
+	rng.Shuffle(rng.NewMT19937(e.qslRNGSeed), all)
+
+	size := int(min(e.performanceSampleCount, total))
+	if e.performanceSampleCount == 0 {
+		// A set of size 0 never fills up: everything lands in one set.
+		size = len(all)
+	}
+	padding := 0
+	if e.scenario == MultiStream && e.samplesPerQuery > 0 {
+		padding = int(e.samplesPerQuery - 1)
+	}
+	var sets []loadableSet
+	for len(all) > 0 {
+		n := min(size, len(all))
+		set := make([]uint64, n, n+padding)
+		copy(set, all[:n])
+		all = all[n:]
+		for i := range padding {
+			set = append(set, set[i%n])
+		}
+		sets = append(sets, loadableSet{samples: set, end: n})
+	}
+	return sets
+}
+
+// querySchedule is the whole run as data: every sample of every query in
+// issue order and, in the Server scenario, every query's scheduled time.
+type querySchedule struct {
+	// samples holds the QSL index of every sample; query k is
+	// samples[k*perQuery : min((k+1)*perQuery, len(samples))].
+	samples []uint64
+	// perQuery is the generated samples per query.
+	perQuery int
+	// queries is the number of queries.
+	queries int
+	// scheduled holds, for the Server scenario, each query's scheduled time
+	// in nanoseconds from the start of issuing; nil otherwise.
+	scheduled []int64
+	// duration is the generator's final timestamp
+	// (generated_query_duration), in nanoseconds.
+	duration int64
+}
+
+// span returns the sample range of query k.
+func (q *querySchedule) span(k int) (lo, hi int) {
+	lo = k * q.perQuery
+	return lo, min(lo+q.perQuery, len(q.samples))
+}
+
+// queryOf returns the query sample i belongs to.
+func (q *querySchedule) queryOf(i int) int {
+	return min(i/q.perQuery, q.queries-1)
+}
+
+// strideShuffle is the official accuracy-mode SampleDistribution: the
+// positions 0, stride, 2*stride... below count, shuffled with g.
+func strideShuffle(g *rng.MT19937, count, stride int) []int {
+	if stride <= 0 {
+		stride = 1
+	}
+	idx := make([]int, 0, (count+stride-1)/stride)
+	for i := 0; i < count; i += stride {
+		idx = append(idx, i)
+	}
+	rng.Shuffle(g, idx)
+	return idx
+}
+
+// equalIssueOrder is the official SampleDistributionEqualIssue: enough
+// back-to-back permutations of 0..setSize-1 to cover count draws.
+func equalIssueOrder(g *rng.MT19937, count uint64, setSize int) []int {
+	if setSize == 0 {
+		return nil
+	}
+	perm := make([]int, setSize)
+	for i := range perm {
+		perm[i] = i
+	}
+	var idx []int
+	for j := uint64(0); j < count; j += uint64(setSize) {
+		rng.Shuffle(g, perm)
+		idx = append(idx, perm...)
+	}
+	return idx
+}
+
+// generateQueries builds the queries of one run over set, consuming the
+// sample_index_rng_seed and schedule_rng_seed engines exactly as the
+// official GenerateQueries does: both accuracy-style permutations and the
+// equal-issue permutations are drawn up front whether used or not, then one
+// uniform draw per sample (or per query start in MultiStream), then one
+// exponential draw per Server query.
+func generateQueries(e *effective, mode Mode, set loadableSet) querySchedule {
+	loaded := set.samples
+	n := len(loaded)
+	isServer := e.scenario == Server
+	isMulti := e.scenario == MultiStream
+	isOffline := e.scenario == Offline
+
+	durationMultiplier := int64(2)
+	if isServer {
+		durationMultiplier = 1
+	}
+	genDuration := durationMultiplier * e.targetDuration.Milliseconds() * 1e6
+	minQueries := e.minQueryCount
+	perQuery := int(e.samplesPerQuery)
+	if mode == AccuracyOnly && isOffline {
+		perQuery = set.end
+	}
+	if perQuery <= 0 {
+		perQuery = 1
+	}
+	if mode == AccuracyOnly || e.performanceIssueUnique {
+		// Never exit early: one pass over the loaded samples.
+		genDuration = 0
+		minQueries = uint64(n / perQuery)
+	}
+
+	sampleRNG := rng.NewMT19937(e.sampleIndexRNGSeed)
+	scheduleRNG := rng.NewMT19937(e.scheduleRNGSeed)
+	stride := 1
+	if isMulti {
+		stride = perQuery
+	}
+	var accuracyOrder []int
+	if mode == AccuracyOnly {
+		accuracyOrder = strideShuffle(sampleRNG, set.end, stride)
+	}
+	uniqueOrder := strideShuffle(sampleRNG, set.end, stride)
+	equalOrder := equalIssueOrder(sampleRNG, minQueries, n)
+
+	equalIssue := e.sampleConcatenatePermutation
+	if mode != AccuracyOnly && equalIssue && n > 0 {
+		switch {
+		case isOffline && perQuery%n != 0:
+			perQuery += n - perQuery%n
+		case !isOffline && minQueries%uint64(n) != 0:
+			minQueries += uint64(n) - minQueries%uint64(n)
+		}
+	}
+
+	var accuracyNext, uniqueNext, equalNext int
+	distribution := func() int {
+		if mode == AccuracyOnly {
+			v := accuracyOrder[accuracyNext%len(accuracyOrder)]
+			accuracyNext++
+			return v
+		}
+		return rng.UniformInt(sampleRNG, 0, set.end-1)
+	}
+	unique := func() int {
+		v := uniqueOrder[uniqueNext%len(uniqueOrder)]
+		uniqueNext++
+		return v
+	}
+	same := int(e.performanceIssueSameIndex)
+	if n > 0 {
+		same %= n
+	}
+
+	var gap func() int64
+	switch {
+	case isServer && e.requested.ServerConstantGen:
+		period := 1 / e.targetQPS
+		gap = func() int64 { return int64(rng.UniformReal(scheduleRNG, period, period) * 1e9) }
+	case isServer:
+		gap = func() int64 { return int64(rng.Exponential(scheduleRNG, e.targetQPS) * 1e9) }
+	default:
+		period := int64((1 / e.targetQPS) * 1e9)
+		gap = func() int64 { return period }
+	}
+
+	q := querySchedule{perQuery: perQuery}
+	if n == 0 || set.end == 0 {
+		return q
+	}
+	var timestamp, prev int64
+	for prev < genDuration || uint64(q.queries) < minQueries {
+		switch {
+		case isMulti:
+			var start int
+			switch {
+			case e.performanceIssueUnique:
+				start = unique()
+			case e.performanceIssueSame:
+				start = same
+			default:
+				start = distribution()
+			}
+			for s := range perQuery {
+				q.samples = append(q.samples, loaded[(start+s)%n])
+			}
+		case isOffline:
+			if e.performanceIssueSame {
+				for range perQuery {
+					q.samples = append(q.samples, loaded[same])
+				}
+				break
+			}
+			for range perQuery / n {
+				chunk := len(q.samples)
+				q.samples = append(q.samples, loaded...)
+				if e.sampleConcatenatePermutation {
+					rng.Shuffle(sampleRNG, q.samples[chunk:])
+				}
+			}
+			q.samples = append(q.samples, loaded[:perQuery%n]...)
+		default:
+			for range perQuery {
+				var i int
+				switch {
+				case e.performanceIssueUnique:
+					i = unique()
+				case e.performanceIssueSame:
+					i = same
+				case equalIssue && len(equalOrder) > 0:
+					i = equalOrder[equalNext%len(equalOrder)]
+					equalNext++
+				default:
+					i = distribution()
+				}
+				q.samples = append(q.samples, loaded[i])
+			}
+		}
+		q.queries++
+		prev = timestamp
+		if isServer {
+			q.scheduled = append(q.scheduled, timestamp)
+		}
+		timestamp += gap()
+		if equalIssue && uint64(q.queries) >= minQueries && prev < genDuration && !isOffline {
+			minQueries += uint64(n)
+		}
+	}
+
+	// Offline accuracy: a remainder query for what a full query left out.
+	if isOffline && mode == AccuracyOnly {
+		if rem := n % perQuery; rem != 0 {
+			for range rem {
+				q.samples = append(q.samples, loaded[distribution()])
+			}
+			q.queries++
+		}
+	}
+	q.duration = timestamp
+	return q
+}
