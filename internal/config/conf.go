@@ -22,15 +22,15 @@ type ConfEntry struct {
 
 // ConfReader returns the entries of the conf file at path that apply to
 // model and scenario, one per setting: the most specific match wins, as in
-// the official LoadGen. cmd/mlperf-host passes LoadGen's parser.
-type ConfReader func(path, model, scenario string) ([]ConfEntry, error)
+// the official LoadGen. kind is LayerMLPerfConf or LayerUserConf. cmd/mlperf-host passes LoadGen's parser.
+type ConfReader func(kind Layer, path, model, scenario string) ([]ConfEntry, error)
 
 // confLayer reads one conf file through read.
 func confLayer(lay Layer, path, model, scenario string, read ConfReader) (*layer, error) {
 	if read == nil {
 		return nil, &FileError{Layer: lay, Path: path, Err: fmt.Errorf("no conf reader")}
 	}
-	entries, err := read(path, model, scenario)
+	entries, err := read(lay, path, model, scenario)
 	if err != nil {
 		return nil, &FileError{Layer: lay, Path: path, Err: err}
 	}

@@ -14,7 +14,7 @@ import (
 
 // fakeConf reads "model.scenario.key = value" lines; the most specific
 // pattern wins, which is all Load relies on from a ConfReader.
-func fakeConf(path, model, scenario string) ([]ConfEntry, error) {
+func fakeConf(_ Layer, path, model, scenario string) ([]ConfEntry, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,72 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/internal/config"
+	"github.com/mlperf-host/mlperf-host/loadgen"
+)
+
+func TestTestSettings(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	user := filepath.Join(dir, "user.conf")
+	require.NoError(t, os.WriteFile(user, []byte(
+		"# tuning\nresnet50.Server.target_qps = 200\n*.*.qsl_rng_seed = 7\n*.Server.min_duration = 60000\n"), 0o644))
+	c, err := config.Load(config.Inputs{
+		Flags: []config.FlagValue{
+			{Key: "benchmark", Value: "resnet50", Flag: "--benchmark"},
+			{Key: "scenario", Value: "Server", Flag: "--scenario"},
+			{Key: "user_conf", Value: user, Flag: "--user-conf"},
+		},
+		ReadConf: ReadConf,
+	})
+	require.NoError(t, err)
+	v, ok := c.Lookup("settings.target_qps")
+	require.True(t, ok)
+	assert.Equal(t, config.Source{Layer: config.LayerUserConf, Where: user + ":2 (resnet50.Server.target_qps)"}, v.Source)
+	s, err := TestSettings(c)
+	require.NoError(t, err)
+	assert.Equal(t, loadgen.Server, s.Scenario)
+	assert.Equal(t, loadgen.PerformanceOnly, s.Mode)
+	assert.InDelta(t, 200.0, s.ServerTargetQPS, 0)
+	assert.Equal(t, 15*time.Millisecond, s.ServerTargetLatency)
+	assert.InDelta(t, 0.99, s.ServerTargetLatencyPercentile, 1e-12)
+	assert.Equal(t, time.Minute, s.MinDuration)
+	assert.Equal(t, uint64(270336), s.MinQueryCount)
+	assert.Equal(t, uint64(1024), s.PerformanceSampleCountOverride)
+	// user.conf may not change the rules' seeds.
+	assert.Equal(t, uint64(1780908523862526354), s.QSLRNGSeed)
+	assert.Equal(t, uint64(18209322760996052031), s.ScheduleRNGSeed)
+}
+
+func TestTestSettingsModes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		mode string
+		want loadgen.Mode
+	}{
+		{config.ModePerformance, loadgen.PerformanceOnly},
+		{config.ModeAccuracy, loadgen.AccuracyOnly},
+		{config.ModeSubmission, loadgen.SubmissionRun},
+		{config.ModeFindPeak, loadgen.FindPeakPerformance},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			t.Parallel()
+			c, err := config.Load(config.Inputs{Flags: []config.FlagValue{{Key: "mode", Value: tt.mode, Flag: "--mode"}}})
+			require.NoError(t, err)
+			s, err := TestSettings(c)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, s.Mode)
+			assert.Equal(t, loadgen.Offline, s.Scenario)
+			assert.Equal(t, uint64(1000), s.MinQueryCount)
+		})
+	}
+}
