@@ -52,7 +52,7 @@ func requireClose(t testing.TB, want, got []float32, tol float64) {
 }
 
 func gemms() map[string]*Gemm {
-	out := map[string]*Gemm{"go": NewGemm()}
+	out := map[string]*Gemm{"go": NewGemm(), "go4x16": newGemm(go4x16()), "go4x8": newGemm(go4x8())}
 	for _, k := range nativeKernels() {
 		g := newGemm(k)
 		g.dwRow = depthwiseRow()
