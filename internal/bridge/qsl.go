@@ -1,0 +1,68 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mlperf-host/mlperf-host/host"
+	"github.com/mlperf-host/mlperf-host/internal/dataset"
+	"github.com/mlperf-host/mlperf-host/loadgen"
+)
+
+// QSL is a data set seen as a loadgen.QSL: loading samples reads them into
+// an arena and hands them to the plugin.
+type QSL struct {
+	b       host.Backend
+	d       dataset.Dataset
+	arena   *dataset.Arena
+	perf    uint64
+	samples []host.Sample
+}
+
+var _ loadgen.QSL = (*QSL)(nil)
+
+// NewQSL makes the QSL of d for backend b; performanceCount is how many
+// samples fit in memory (0 or more than the data set: all of them).
+func NewQSL(b host.Backend, d dataset.Dataset, performanceCount int) *QSL {
+	n := uint64(d.Len())
+	perf := uint64(performanceCount)
+	if perf == 0 || perf > n {
+		perf = n
+	}
+	return &QSL{b: b, d: d, arena: dataset.NewArena(d), perf: perf}
+}
+
+// Name returns the data set's name.
+func (q *QSL) Name() string { return q.d.Name() }
+
+// TotalSampleCount returns the data set's size.
+func (q *QSL) TotalSampleCount() uint64 { return uint64(q.d.Len()) }
+
+// PerformanceSampleCount returns how many samples fit in memory.
+func (q *QSL) PerformanceSampleCount() uint64 { return q.perf }
+
+// LoadSamplesToRAM reads the samples and gives them to the plugin.
+func (q *QSL) LoadSamplesToRAM(ctx context.Context, indices []uint64) error {
+	if err := q.arena.Load(ctx, q.d, indices); err != nil {
+		return err
+	}
+	q.samples = q.samples[:0]
+	for _, idx := range q.arena.Loaded() {
+		q.samples = append(q.samples, host.Sample{Index: idx, Data: q.arena.Sample(idx)})
+	}
+	if err := q.b.LoadSamples(ctx, q.samples); err != nil {
+		return fmt.Errorf("load %d samples into the plugin: %w", len(q.samples), err)
+	}
+	return nil
+}
+
+// UnloadSamplesFromRAM tells the plugin to release the samples and
+// forgets them.
+func (q *QSL) UnloadSamplesFromRAM(ctx context.Context, indices []uint64) error {
+	err := q.b.UnloadSamples(ctx, indices)
+	q.arena.Reset()
+	if err != nil {
+		return fmt.Errorf("unload %d samples from the plugin: %w", len(indices), err)
+	}
+	return nil
+}
