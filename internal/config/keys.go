@@ -28,6 +28,9 @@ const (
 	KeyDivision   = "division"
 	KeySubmitter  = "submitter"
 	KeySystem     = "system"
+	// KeyAccuracyOutput is how responses encode the predicted class for
+	// the top-1 checker; "" means the benchmark's own.
+	KeyAccuracyOutput = "accuracy_output"
 
 	KeyHostInstances  = "host.instances"
 	KeyHostTimeout    = "host.call_timeout"
@@ -136,6 +139,8 @@ func keySpecs() []keySpec {
 		{key: KeyOut, def: "mlperf-results", help: "directory the logs are written to", checker: str("a path", nonEmpty)},
 		{key: KeyMLPerfConf, help: "mlperf.conf (the rules) to apply over the built-in table", checker: str("a path", anyString)},
 		{key: KeyUserConf, help: "user.conf (your tuning) to apply over mlperf.conf", checker: str("a path", anyString)},
+		with(keySpec{key: KeyAccuracyOutput, help: "how responses encode the class for top-1 (default: the benchmark's)"},
+			oneOf("", "class-float32", "class-int32", "class-int64", "logits-float32")),
 		with(keySpec{key: KeyProgress, def: "auto", help: "progress bar: auto (only on a terminal), always, never"},
 			oneOf("auto", "always", "never")),
 		with(keySpec{key: KeyCategory, def: string(benchmarks.Edge), help: "submission category"},

@@ -42,11 +42,13 @@ type Config struct {
 	LabelMap  string
 	Out       string
 	Progress  string
-	Category  benchmarks.Category
-	Division  string
-	Submitter string
-	System    string
-	Host      HostConfig
+	// AccuracyOutput is the accuracy_output key; "" for the benchmark's.
+	AccuracyOutput string
+	Category       benchmarks.Category
+	Division       string
+	Submitter      string
+	System         string
+	Host           HostConfig
 
 	values  []Value
 	ignored []string
@@ -183,7 +185,7 @@ func build(all *layer, bench benchmarks.Benchmark, ignored []string) (*Config, e
 	c := &Config{
 		Benchmark: bench, Scenario: benchmarks.Scenario(get(KeyScenario)), Mode: get(KeyMode),
 		Plugin: get(KeyPlugin), Model: get(KeyModel), Dataset: get(KeyDataset), LabelMap: get(KeyLabelMap),
-		Out: get(KeyOut), Progress: get(KeyProgress), Category: benchmarks.Category(get(KeyCategory)),
+		Out: get(KeyOut), Progress: get(KeyProgress), AccuracyOutput: get(KeyAccuracyOutput), Category: benchmarks.Category(get(KeyCategory)),
 		Division: get(KeyDivision), Submitter: get(KeySubmitter), System: get(KeySystem),
 		Host: HostConfig{
 			Instances: atoi(KeyHostInstances), CallTimeout: timeout, MemoryLimitMiB: atoi(KeyHostMemory),
