@@ -15,8 +15,11 @@ onnx-fixtures: ## regenerate plugins/onnx operator and small-model fixtures with
 onnx-fashion: ## retrain the Fashion-MNIST demo CNN (~1 min) and rewrite plugins/onnx/fashionmnist/data
 	cd tools/onnxgen && $(ONNX_PY) fashion.py --out $(CURDIR)/plugins/onnx/fashionmnist/data
 
-onnx-perf-models: ## write random-weight ResNet-50 v1.5 and MobileNetV2 ONNX models into ONNX_PERF_DIR (not committed)
-	cd tools/onnxgen && $(ONNX_PY) perf_models.py --out $(ONNX_PERF_DIR)
+onnx-perf-models: ## write the Go zoo's random-weight ResNet-50 v1.5 and MobileNetV2 ONNX files into ONNX_PERF_DIR (not committed)
+	$(GO) run ./plugins/onnx/internal/zoo/zoogen $(ONNX_PERF_DIR)
+
+onnx-perf-models-torch: ## the same topologies exported from torchvision (needs python3-torchvision)
+	cd tools/onnxgen && $(ONNX_PY) perf_models.py --out $(ONNX_PERF_DIR)/torch
 
 # The WASM build of the engine runs the same tests as the native one, in
 # wazero (the runtime the host embeds), through a go test -exec runner.
@@ -25,7 +28,23 @@ ONNX_WAZERO := $(BIN)/wazero
 $(ONNX_WAZERO): go.mod
 	$(GO) build -o $@ github.com/tetratelabs/wazero/cmd/wazero
 
+# Every package of the plugin except the zoo (a perf-model generator whose
+# test builds 30M random weights: 20 s in wazero for nothing WASM-specific).
+ONNX_WASM_PKGS := ./plugins/onnx/backend ./plugins/onnx/fashionmnist ./plugins/onnx/internal/engine \
+	./plugins/onnx/internal/goengine ./plugins/onnx/internal/kernels ./plugins/onnx/internal/onnxpb
+
 onnx-wasm-test: $(ONNX_WAZERO) ## run the plugins/onnx tests compiled for GOOS=wasip1 in wazero
-	WAZERO=$(ONNX_WAZERO) GOOS=wasip1 GOARCH=wasm $(GO) test -count=1 -exec $(CURDIR)/tools/onnxgen/wasip1_exec.sh ./plugins/onnx/...
+	WAZERO=$(ONNX_WAZERO) GOOS=wasip1 GOARCH=wasm $(GO) test -count=1 -exec $(CURDIR)/tools/onnxgen/wasip1_exec.sh $(ONNX_WASM_PKGS)
 
 TEST_DEPS += onnx-wasm-test
+
+bench-onnx: ## Go engine benchmarks: GEMM GFLOP/s, conv kernels, whole models (1 thread and all), backend queries
+	$(GO) test -run '^$$' -bench 'Gemm|Conv' -benchtime $(ONNX_BENCHTIME) ./plugins/onnx/internal/kernels
+	$(GO) test -run '^$$' -bench 'Models' -benchtime $(ONNX_BENCHTIME) ./plugins/onnx/internal/goengine
+	$(GO) test -run '^$$' -bench 'Infer' -benchtime 200x ./plugins/onnx/backend
+
+onnx-wasm-bench: $(ONNX_WAZERO) ## the Go engine's model benchmarks compiled for GOOS=wasip1, in wazero (one thread)
+	cd plugins/onnx/internal/goengine && WAZERO=$(ONNX_WAZERO) GOOS=wasip1 GOARCH=wasm $(GO) test -exec $(CURDIR)/tools/onnxgen/wasip1_exec.sh \
+		-run '^$$' -bench 'Models' -benchtime 3x . -args -threads 1 -batches 1
+
+BENCH_TARGETS += bench-onnx

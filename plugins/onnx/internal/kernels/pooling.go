@@ -114,7 +114,8 @@ func (t *GlobalAvgTask) Run(task int, _ *Scratch) {
 }
 
 // maxPlane max-pools one plane: windows wholly inside the input take a
-// path without bounds checks, the others maxWindow.
+// path without bounds checks (specialized for 2×2 and 3×3; Go's max
+// propagates NaN as maxWindow does), the others maxWindow.
 func maxPlane(s *PoolShape, in, out []float32) {
 	// Output columns whose window lies inside the row: lo..hi-1.
 	lo := ceilDiv(s.PadL, s.SW)
@@ -124,27 +125,42 @@ func maxPlane(s *PoolShape, in, out []float32) {
 	}
 	lo = min(lo, s.OW)
 	hi = max(hi, lo)
+	plain := s.DH == 1 && s.DW == 1
 	for oy := range s.OH {
 		y0 := oy*s.SH - s.PadT
 		orow := out[oy*s.OW : (oy+1)*s.OW]
-		inside := y0 >= 0 && y0+(s.KH-1)*s.DH < s.H
-		for ox := range s.OW {
-			if !inside || ox < lo || ox >= hi {
+		if y0 < 0 || y0+(s.KH-1)*s.DH >= s.H {
+			for ox := range orow {
 				orow[ox] = maxWindow(in, s, y0, ox*s.SW-s.PadL)
-				continue
 			}
-			x0 := ox*s.SW - s.PadL
-			m := in[y0*s.W+x0]
-			for ky := range s.KH {
-				row := in[(y0+ky*s.DH)*s.W+x0:]
-				row = row[:(s.KW-1)*s.DW+1]
-				for kx := 0; kx < len(row); kx += s.DW {
-					if v := row[kx]; v > m || v != v {
-						m = v
-					}
-				}
+			continue
+		}
+		for ox := 0; ox < lo; ox++ {
+			orow[ox] = maxWindow(in, s, y0, ox*s.SW-s.PadL)
+		}
+		for ox := hi; ox < s.OW; ox++ {
+			orow[ox] = maxWindow(in, s, y0, ox*s.SW-s.PadL)
+		}
+		x0 := lo*s.SW - s.PadL
+		mid := orow[lo:hi]
+		switch {
+		case plain && s.KH == 2 && s.KW == 2:
+			r0, r1 := in[y0*s.W:(y0+1)*s.W], in[(y0+1)*s.W:(y0+2)*s.W]
+			for i := range mid {
+				x := x0 + i*s.SW
+				mid[i] = max(r0[x], r0[x+1], r1[x], r1[x+1])
 			}
-			orow[ox] = m
+		case plain && s.KH == 3 && s.KW == 3:
+			r0, r1, r2 := in[y0*s.W:(y0+1)*s.W], in[(y0+1)*s.W:(y0+2)*s.W], in[(y0+2)*s.W:(y0+3)*s.W]
+			for i := range mid {
+				x := x0 + i*s.SW
+				a, b, c := r0[x:x+3:x+3], r1[x:x+3:x+3], r2[x:x+3:x+3]
+				mid[i] = max(a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2])
+			}
+		default:
+			for i := range mid {
+				mid[i] = maxWindow(in, s, y0, x0+i*s.SW)
+			}
 		}
 	}
 }
