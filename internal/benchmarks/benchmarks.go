@@ -101,6 +101,37 @@ type Benchmark struct {
 	Compliance []Test
 	// Demo marks mlperf-host's own bundled benchmark, not an MLPerf one.
 	Demo bool
+	// Minimums overrides the MLPerf run minimums per scenario; nil for
+	// the MLPerf benchmarks, which all use [OfficialMinimums].
+	Minimums map[Scenario]Minimum
+}
+
+// Minimum is what a valid performance run must reach in a scenario:
+// both the duration and the query count (samples for Offline).
+type Minimum struct {
+	Duration time.Duration
+	Queries  int
+}
+
+// OfficialMinimums returns the MLPerf Inference minimums for a scenario
+// (the official mlperf.conf and submission checker); datasetSize caps
+// Offline's sample count.
+func OfficialMinimums(sc Scenario, datasetSize int) Minimum {
+	switch sc {
+	case SingleStream:
+		return Minimum{10 * time.Minute, 1024}
+	case MultiStream, Server:
+		return Minimum{10 * time.Minute, 270336}
+	}
+	return Minimum{10 * time.Minute, min(24576, datasetSize)}
+}
+
+// Minimum returns the run minimums of scenario sc for b.
+func (b Benchmark) Minimum(sc Scenario) Minimum {
+	if m, ok := b.Minimums[sc]; ok {
+		return m
+	}
+	return OfficialMinimums(sc, b.DatasetSize)
 }
 
 // Requires reports the scenarios category requires, in table order.
@@ -203,6 +234,12 @@ func All() []Benchmark {
 			// The reference is PyTorch FP32's top-1 on the bundled subset.
 			Quality: Quality{Top1, 88.70, 0.99}, ServerLatency: 15 * time.Millisecond,
 			Required: vision, Compliance: []Test{TEST01, TEST04, TEST05}, Demo: true,
+			// The demo's own rules: runs of seconds, not of ten minutes, so
+			// that a whole submission runs in minutes on a laptop.
+			Minimums: map[Scenario]Minimum{
+				SingleStream: {time.Second, 256}, MultiStream: {time.Second, 64},
+				Server: {time.Second, 256}, Offline: {time.Second, 1000},
+			},
 		},
 	}
 }

@@ -80,21 +80,19 @@ func builtinLayer(b benchmarks.Benchmark, sc benchmarks.Scenario) (*layer, error
 		{"test05_qsl_rng_seed", officialTest05QSLSeed, "official seed"},
 		{"test05_sample_index_rng_seed", officialTest05IndexSeed, "official seed"},
 		{"test05_schedule_rng_seed", officialTest05SchedSeed, "official seed"},
-		{"min_duration", ms(10 * time.Minute), rules},
+		{"min_duration", ms(b.Minimum(sc).Duration), rules},
+		{"min_query_count", strconv.Itoa(b.Minimum(sc).Queries), rules},
 	}
 	switch sc {
 	case benchmarks.SingleStream:
-		vals = append(vals, kv{"target_latency_percentile", "90", rules}, kv{"min_query_count", "1024", rules})
+		vals = append(vals, kv{"target_latency_percentile", "90", rules})
 	case benchmarks.MultiStream:
-		vals = append(vals, kv{"target_latency_percentile", "99", rules}, kv{"samples_per_query", "8", rules},
-			kv{"min_query_count", "270336", rules})
+		vals = append(vals, kv{"target_latency_percentile", "99", rules}, kv{"samples_per_query", "8", rules})
 	case benchmarks.Server:
-		vals = append(vals, kv{"target_latency_percentile", "99", rules}, kv{"min_query_count", "270336", rules})
+		vals = append(vals, kv{"target_latency_percentile", "99", rules})
 		if b.ServerLatency > 0 {
 			vals = append(vals, kv{"target_latency", ms(b.ServerLatency), table})
 		}
-	case benchmarks.Offline:
-		vals = append(vals, kv{"min_query_count", strconv.Itoa(min(24576, b.DatasetSize)), rules})
 	}
 	for _, v := range vals {
 		if err := l.set(PrefixSettings+v.key, v.value, Source{LayerBuiltin, v.where}); err != nil {
