@@ -104,6 +104,18 @@ type Benchmark struct {
 	// Minimums overrides the MLPerf run minimums per scenario; nil for
 	// the MLPerf benchmarks, which all use [OfficialMinimums].
 	Minimums map[Scenario]Minimum
+	// Tolerance is how much worse a compliance run's result may be than
+	// the performance run's (TEST01, TEST05) or better (TEST04), as a
+	// fraction; 0 means the official 0.10.
+	Tolerance float64
+}
+
+// ComplianceTolerance returns b's Tolerance, or the official 0.10.
+func (b Benchmark) ComplianceTolerance() float64 {
+	if b.Tolerance > 0 {
+		return b.Tolerance
+	}
+	return 0.10
 }
 
 // Minimum is what a valid performance run must reach in a scenario:
@@ -240,6 +252,9 @@ func All() []Benchmark {
 				SingleStream: {time.Second, 256}, MultiStream: {time.Second, 64},
 				Server: {time.Second, 256}, Offline: {time.Second, 1000},
 			},
+			// Second-long runs on a shared machine vary more than ten-minute
+			// ones: the demo's compliance runs may differ by half.
+			Tolerance: 0.5,
 		},
 	}
 }
