@@ -87,86 +87,50 @@ func axpyStrided(dst, src []float32, stride int, a float32) {
 }
 
 // depthwise3x3 is the common depthwise case (3×3, no dilation, any
-// stride and padding): one pass per output row over three input rows,
-// with the bounds checks confined to the border columns. Rows outside
-// the input read a zero row.
+// stride and padding). The plane is first copied into a zero-padded
+// scratch plane, so every output column reads three in-range rows: one
+// uniform loop per output row, vectorized for stride 1 when vec is set.
 func depthwise3x3(s *ConvShape, in, out, res, w []float32, bias float32, act Activation, sc *Scratch,
 	vec func(n int, r0, r1, r2, out, w []float32, ep *tileEpilogue)) {
 	oh, ow := s.OutH(), s.OutW()
-	zero := buf(&sc.cols, s.W)
-	clear(zero)
-	w0, w1, w2, w3, w4, w5, w6, w7, w8 := w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8]
-	// Interior columns: ox*SW-PadL >= 0 and ox*SW-PadL+2 < W.
-	lo := ceilDiv(s.PadL, s.SW)
-	hi := 0
-	if s.W-3+s.PadL >= 0 {
-		hi = min(ow, (s.W-3+s.PadL)/s.SW+1)
+	hp := max(s.H+s.PadT, (oh-1)*s.SH+3)
+	wp := max(s.W+s.PadL, (ow-1)*s.SW+3)
+	pad := buf(&sc.cols, hp*wp)
+	clear(pad)
+	for y := range s.H {
+		copy(pad[(y+s.PadT)*wp+s.PadL:], in[y*s.W:(y+1)*s.W])
 	}
-	lo = min(lo, ow)
-	hi = max(hi, lo)
-	row := func(iy int) []float32 {
-		if iy < 0 || iy >= s.H {
-			return zero
+	w0, w1, w2, w3, w4, w5, w6, w7, w8 := w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8]
+	useVec := vec != nil && s.SW == 1 && res == nil && ow >= 16
+	if useVec {
+		sc.one[0] = bias
+		sc.ep = tileEpilogue{biasS: sc.one[:], bias: &sc.one[0]}
+		switch act.Kind {
+		case ActRelu:
+			sc.ep.act = 1
+		case ActClip:
+			sc.ep.act, sc.ep.lo, sc.ep.hi = 2, act.Min, act.Max
 		}
-		return in[iy*s.W : (iy+1)*s.W]
 	}
 	for oy := range oh {
-		iy := oy*s.SH - s.PadT
-		r0, r1, r2 := row(iy), row(iy+1), row(iy+2)
+		y := oy * s.SH
+		r0, r1, r2 := pad[y*wp:(y+1)*wp], pad[(y+1)*wp:(y+2)*wp], pad[(y+2)*wp:(y+3)*wp]
 		orow := out[oy*ow : (oy+1)*ow]
-		at := func(r []float32, ix int) float32 {
-			if uint(ix) < uint(s.W) {
-				return r[ix]
-			}
-			return 0
+		start := 0
+		if useVec {
+			start = ow &^ 15
+			vec(start, r0, r1, r2, orow, w, &sc.ep)
 		}
-		edge := func(ox int) float32 {
-			ix := ox*s.SW - s.PadL
-			return bias +
-				w0*at(r0, ix) + w1*at(r0, ix+1) + w2*at(r0, ix+2) +
-				w3*at(r1, ix) + w4*at(r1, ix+1) + w5*at(r1, ix+2) +
-				w6*at(r2, ix) + w7*at(r2, ix+1) + w8*at(r2, ix+2)
-		}
-		for ox := 0; ox < lo; ox++ {
-			orow[ox] = edge(ox)
-		}
-		ix := lo*s.SW - s.PadL
-		start := lo
-		if vec != nil && s.SW == 1 && res == nil && hi-lo >= 16 {
-			// The vector routine covers the interior's multiple of 16 and
-			// applies the activation itself.
-			n := (hi - lo) &^ 15
-			ep := &sc.ep
-			sc.one[0] = bias
-			*ep = tileEpilogue{biasS: sc.one[:], bias: &sc.one[0]}
-			switch act.Kind {
-			case ActRelu:
-				ep.act = 1
-			case ActClip:
-				ep.act, ep.lo, ep.hi = 2, act.Min, act.Max
-			}
-			vec(n, r0[ix:], r1[ix:], r2[ix:], orow[lo:], w, ep)
-			act.Apply(orow[:lo])
-			start = lo + n
-			ix += n
-		}
-		for ox := start; ox < hi; ox++ {
-			a, b, c := r0[ix:ix+3:ix+3], r1[ix:ix+3:ix+3], r2[ix:ix+3:ix+3]
+		for ox := start; ox < ow; ox++ {
+			x := ox * s.SW
+			a, b, c := r0[x:x+3:x+3], r1[x:x+3:x+3], r2[x:x+3:x+3]
 			orow[ox] = bias + w0*a[0] + w1*a[1] + w2*a[2] + w3*b[0] + w4*b[1] + w5*b[2] + w6*c[0] + w7*c[1] + w8*c[2]
-			ix += s.SW
-		}
-		for ox := hi; ox < ow; ox++ {
-			orow[ox] = edge(ox)
 		}
 		if res != nil {
 			for i, v := range res[oy*ow : (oy+1)*ow] {
 				orow[i] += v
 			}
 		}
-		if start == lo {
-			act.Apply(orow)
-		} else {
-			act.Apply(orow[start:])
-		}
+		act.Apply(orow[start:])
 	}
 }
