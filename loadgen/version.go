@@ -1,0 +1,54 @@
+package loadgen
+
+import (
+	"runtime/debug"
+)
+
+// moduleVersion reports this LoadGen's build from the Go build information:
+// the module version and the VCS stamp, when the binary has them.
+func moduleVersion() VersionInfo {
+	v := VersionInfo{Version: "mlperf-host loadgen (devel)", GitRevision: "NA",
+		BuildDateLocal: "NA", BuildDateUTC: "NA", GitCommitDate: "NA", GitLog: "NA", GitStatus: "NA"}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return v
+	}
+	if bi.Main.Version != "" {
+		v.Version = "mlperf-host loadgen " + bi.Main.Version
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v.GitRevision = s.Value
+		case "vcs.time":
+			v.GitCommitDate = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				v.GitStatus = "modified"
+			} else {
+				v.GitStatus = ""
+			}
+		}
+	}
+	return v
+}
+
+// logVersion writes the official LogLoadgenVersion keys.
+func (v VersionInfo) log(l *logs) {
+	const file = "loadgen/version.go"
+	d := func(key string, val value) { l.detail(key, val, levelInfo, file) }
+	d("loadgen_version", vString(v.Version+" @ "+v.GitRevision))
+	d("loadgen_build_date_local", vString(v.BuildDateLocal))
+	d("loadgen_build_date_utc", vString(v.BuildDateUTC))
+	d("loadgen_git_commit_date", vString(v.GitCommitDate))
+	d("loadgen_git_log_message", vString(v.GitLog))
+	d("loadgen_git_status_message", vString(v.GitStatus))
+	if v.GitStatus != "" && v.GitStatus != "NA" {
+		l.detail("error_uncommitted_loadgen_changes", vString("Loadgen built with uncommitted changes!"), levelError, file)
+	}
+	sha := v.FileSHA1
+	if sha == nil {
+		sha = map[string]string{}
+	}
+	d("loadgen_file_sha1", vDict(sha))
+}
