@@ -19,12 +19,12 @@ import (
 type logs struct {
 	mu sync.Mutex
 
-	files   []*os.File
-	bufs    []*bufio.Writer
+	files    []*os.File
+	bufs     []*bufio.Writer
 	summaryW io.Writer
 	detailW  io.Writer
-	acc     *bufio.Writer
-	trace   *bufio.Writer
+	acc      *bufio.Writer
+	trace    *bufio.Writer
 
 	console io.Writer
 	origin  time.Time
