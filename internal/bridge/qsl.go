@@ -17,6 +17,7 @@ type QSL struct {
 	arena   *dataset.Arena
 	perf    uint64
 	samples []host.Sample
+	warm    bool
 }
 
 var _ loadgen.QSL = (*QSL)(nil)
@@ -41,7 +42,9 @@ func (q *QSL) TotalSampleCount() uint64 { return uint64(q.d.Len()) }
 // PerformanceSampleCount returns how many samples fit in memory.
 func (q *QSL) PerformanceSampleCount() uint64 { return q.perf }
 
-// LoadSamplesToRAM reads the samples and gives them to the plugin.
+// LoadSamplesToRAM reads the samples and gives them to the plugin. The
+// first time, it then runs the plugin's warm-up: untimed, after the
+// samples are loaded and before the first query, as the ABI orders it.
 func (q *QSL) LoadSamplesToRAM(ctx context.Context, indices []uint64) error {
 	if err := q.arena.Load(ctx, q.d, indices); err != nil {
 		return err
@@ -52,6 +55,12 @@ func (q *QSL) LoadSamplesToRAM(ctx context.Context, indices []uint64) error {
 	}
 	if err := q.b.LoadSamples(ctx, q.samples); err != nil {
 		return fmt.Errorf("load %d samples into the plugin: %w", len(q.samples), err)
+	}
+	if !q.warm {
+		q.warm = true
+		if err := q.b.Warmup(ctx); err != nil {
+			return fmt.Errorf("plugin warm-up: %w", err)
+		}
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -132,8 +131,9 @@ func (s *SUT) fail(c host.Completion) {
 }
 
 func (s *SUT) reject(err error, n int) {
-	var re *loadgen.ResponseError
-	if errors.As(err, &re) {
+	// A type assertion, not errors.As: this runs per completion batch and
+	// must not allocate; LoadGen returns the *ResponseError itself.
+	if re, ok := err.(*loadgen.ResponseError); ok {
 		s.rejected.Add(int64(re.Rejected))
 	} else {
 		s.rejected.Add(int64(n))

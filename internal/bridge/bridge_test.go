@@ -1,0 +1,107 @@
+package bridge
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/host"
+	"github.com/mlperf-host/mlperf-host/host/hosttest"
+	"github.com/mlperf-host/mlperf-host/internal/dataset"
+	"github.com/mlperf-host/mlperf-host/loadgen"
+)
+
+// echoBackend completes every issued sample at once from a preallocated
+// batch: the cheapest possible plugin, to measure the bridge alone.
+type echoBackend struct {
+	*hosttest.Backend
+	h     host.Handler
+	batch []host.Completion
+}
+
+func (e *echoBackend) SetHandler(h host.Handler) { e.h = h }
+
+func (e *echoBackend) Issue(_ context.Context, recs []abi.IssueRecord) error {
+	e.batch = e.batch[:0]
+	for _, r := range recs {
+		e.batch = append(e.batch, host.Completion{ID: r.ID})
+	}
+	e.h.Complete(e.batch)
+	return nil
+}
+
+func memSet(t testing.TB, n int) dataset.Dataset {
+	spec := dataset.Spec{DType: dataset.Uint8, Shape: []int{4}}
+	var s [][]byte
+	for i := range n {
+		s = append(s, []byte{byte(i), 1, 2, 3})
+	}
+	d, err := dataset.NewMemory("mem", spec, s, nil)
+	require.NoError(t, err)
+	return d
+}
+
+func responder(t testing.TB, sut loadgen.SUT, qsl loadgen.QSL) *loadgen.Responder {
+	r, err := loadgen.NewRun(sut, qsl, loadgen.DefaultTestSettings(), loadgen.LogSettings{OutDir: t.TempDir()})
+	require.NoError(t, err)
+	return r.Responder()
+}
+
+func TestQSL(t *testing.T) {
+	t.Parallel()
+	b := hosttest.New(host.Info{Name: "x"})
+	q := NewQSL(b, memSet(t, 10), 4)
+	assert.Equal(t, uint64(10), q.TotalSampleCount())
+	assert.Equal(t, uint64(4), q.PerformanceSampleCount())
+	assert.Equal(t, uint64(10), NewQSL(b, memSet(t, 10), 0).PerformanceSampleCount())
+	require.NoError(t, q.LoadSamplesToRAM(context.Background(), []uint64{3, 5}))
+	require.NoError(t, q.LoadSamplesToRAM(context.Background(), []uint64{6}))
+	assert.Equal(t, []uint64{3, 5, 6}, b.Loaded(), "the plugin keeps what it was given until unloaded")
+	assert.Equal(t, []string{"LoadSamples", "Warmup", "LoadSamples"}, b.Calls(), "one warm-up, after the first load")
+	require.NoError(t, q.UnloadSamplesFromRAM(context.Background(), []uint64{6}))
+	assert.Equal(t, []uint64{3, 5}, b.Loaded())
+	require.Error(t, q.LoadSamplesToRAM(context.Background(), []uint64{10}))
+}
+
+func TestSUTCountsFailures(t *testing.T) {
+	t.Parallel()
+	b := hosttest.New(host.Info{Name: "x"})
+	b.Status = func(r abi.IssueRecord) abi.Code {
+		if r.Index == 2 {
+			return abi.Internal
+		}
+		return abi.OK
+	}
+	s := NewSUT(b, "x")
+	r := responder(t, s, NewQSL(b, memSet(t, 4), 0))
+	require.NoError(t, s.IssueQuery(context.Background(), []loadgen.QuerySample{{ID: 1, Index: 1}, {ID: 2, Index: 2}}, r))
+	st := s.Stats()
+	assert.Equal(t, Stats{Issued: 2, Completed: 2, Failed: 1, Rejected: 2}, st, "before the run, LoadGen rejects the responses")
+	require.ErrorContains(t, s.Err(), "1 samples failed")
+	issued, _ := b.Issued()
+	assert.Equal(t, []abi.IssueRecord{{ID: 1, Index: 1}, {ID: 2, Index: 2}}, issued)
+
+	b.Fail(assert.AnError)
+	require.Error(t, s.IssueQuery(context.Background(), []loadgen.QuerySample{{ID: 3}}, r))
+}
+
+func BenchmarkIssueComplete(b *testing.B) {
+	for _, n := range []int{1, 64} {
+		b.Run(map[int]string{1: "1 sample", 64: "64 samples"}[n], func(b *testing.B) {
+			be := &echoBackend{Backend: hosttest.New(host.Info{Name: "x"})}
+			s := NewSUT(be, "x")
+			r := responder(b, s, NewQSL(be, memSet(b, 64), 0))
+			q := make([]loadgen.QuerySample, n)
+			for i := range q {
+				q[i] = loadgen.QuerySample{ID: uint64(i), Index: uint64(i)}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = s.IssueQuery(context.Background(), q, r)
+			}
+		})
+	}
+}

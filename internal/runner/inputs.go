@@ -1,0 +1,136 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/mlperf-host/mlperf-host/host"
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
+	"github.com/mlperf-host/mlperf-host/internal/config"
+	"github.com/mlperf-host/mlperf-host/internal/conformance"
+	"github.com/mlperf-host/mlperf-host/internal/dataset"
+	"github.com/mlperf-host/mlperf-host/internal/exitcode"
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/fashionmnist"
+)
+
+// BuiltinPrefix names bundled data sets and models: "builtin:fashion-mnist".
+const BuiltinPrefix = "builtin:"
+
+// DemoSpec is the bundled demo's sample: one 28x28 grey image.
+var DemoSpec = dataset.Spec{DType: dataset.Uint8, Shape: []int{1, 28, 28}}
+
+// DemoDataset returns the bundled Fashion-MNIST subset as a data set.
+func DemoDataset() (dataset.Dataset, error) {
+	set, err := fashionmnist.Load()
+	if err != nil {
+		return nil, fmt.Errorf("bundled data set: %w", err)
+	}
+	labels := make([]int, len(set.Labels))
+	for i, l := range set.Labels {
+		labels[i] = int(l)
+	}
+	return dataset.NewMemory(BuiltinPrefix+benchmarks.DemoName, DemoSpec, set.Images, labels)
+}
+
+// OpenDataset opens the configured data set: the dataset key's path, or
+// the benchmark's bundled one when it is empty.
+func OpenDataset(c *config.Config) (dataset.Dataset, error) {
+	switch c.Dataset {
+	case "", BuiltinPrefix + benchmarks.DemoName:
+		if c.Dataset == "" && !c.Benchmark.Demo {
+			return nil, exitcode.New(exitcode.Dataset,
+				fmt.Errorf("benchmark %s has no bundled data set", c.Benchmark.Name),
+				"pass --dataset: a directory of preprocessed .npy files with val_map.txt, or a .mlph file")
+		}
+		return DemoDataset()
+	}
+	d, err := dataset.Open(c.Dataset, dataset.Options{LabelMap: c.LabelMap})
+	if err != nil {
+		return nil, err
+	}
+	if c.Benchmark.Demo {
+		if err := dataset.Check(d, DemoSpec); err != nil {
+			d.Close()
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// Model returns what the plugin loads: the model key's file, or the
+// benchmark's bundled model.
+func Model(c *config.Config) (path string, bytes []byte, err error) {
+	if c.Model != "" && c.Model != BuiltinPrefix+benchmarks.DemoName {
+		if _, err := os.Stat(c.Model); err != nil {
+			return "", nil, exitcode.New(exitcode.Config, fmt.Errorf("model %s: %w", c.Model, err), "pass --model FILE")
+		}
+		return c.Model, nil, nil
+	}
+	if !c.Benchmark.Demo {
+		return "", nil, exitcode.New(exitcode.Config, fmt.Errorf("benchmark %s has no bundled model", c.Benchmark.Name),
+			"pass --model FILE with the model your plugin loads")
+	}
+	return "", fashionmnist.Model(), nil
+}
+
+// AccuracyOutput returns how the benchmark's responses encode the class.
+func AccuracyOutput(c *config.Config) accuracy.Output {
+	if c.AccuracyOutput != "" {
+		return accuracy.Output(c.AccuracyOutput)
+	}
+	if c.Benchmark.Demo {
+		return accuracy.LogitsFloat32
+	}
+	return accuracy.ClassFloat32
+}
+
+// ScoreAccuracy scores an accuracy log with the configured data set's
+// labels against the benchmark's quality target.
+func ScoreAccuracy(c *config.Config, log string) (accuracy.Result, error) {
+	d, err := OpenDataset(c)
+	if err != nil {
+		return accuracy.Result{}, err
+	}
+	defer d.Close()
+	labels := d.Labels()
+	if labels == nil {
+		return accuracy.Result{}, exitcode.New(exitcode.Dataset,
+			fmt.Errorf("data set %s has no labels", d.Name()), "pass --label-map FILE (val_map.txt: one \"NAME LABEL\" per sample)")
+	}
+	f, err := os.Open(log)
+	if err != nil {
+		return accuracy.Result{}, exitcode.New(exitcode.Dataset, fmt.Errorf("accuracy log: %w", err),
+			"run with --mode accuracy first, or pass the log's path")
+	}
+	defer f.Close()
+	res, err := accuracy.Top1(f, labels, AccuracyOutput(c), c.Benchmark.Quality)
+	if err != nil {
+		return accuracy.Result{}, fmt.Errorf("accuracy log %s: %w", log, err)
+	}
+	return res, nil
+}
+
+// CheckInput is what `plugins check` feeds a plugin: the configured model
+// and the first n samples of the data set.
+func CheckInput(c *config.Config, n int) (conformance.Input, error) {
+	path, b, err := Model(c)
+	if err != nil {
+		return conformance.Input{}, err
+	}
+	d, err := OpenDataset(c)
+	if err != nil {
+		return conformance.Input{}, err
+	}
+	defer d.Close()
+	n = max(1, min(n, d.Len()))
+	in := conformance.Input{Model: host.Model{Path: path, Bytes: b, Options: c.PluginOptions(c.Plugin)}}
+	for i := range n {
+		buf := make([]byte, d.Spec().Bytes())
+		if err := d.ReadSample(i, buf); err != nil {
+			return conformance.Input{}, err
+		}
+		in.Samples = append(in.Samples, host.Sample{Index: uint64(i), Data: buf})
+	}
+	return in, nil
+}

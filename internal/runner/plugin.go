@@ -1,0 +1,106 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/mlperf-host/mlperf-host/host"
+	"github.com/mlperf-host/mlperf-host/internal/config"
+)
+
+// Plugins is where plugins come from: directories, and the plugin built
+// into the binary.
+type Plugins struct {
+	// Dirs are searched in order for plugin.json manifests.
+	Dirs []string
+	// EmbeddedName is the name of the plugin built into the binary; used
+	// when no installed plugin has the name.
+	EmbeddedName string
+	// Embedded returns the embedded plugin's WASM module, or an error
+	// saying the binary was built without it.
+	Embedded func() ([]byte, error)
+	// CacheDir is the default WASM compilation cache directory.
+	CacheDir string
+	// Logger receives the plugins' log lines.
+	Logger *slog.Logger
+	// OpenFunc, when set, replaces how Open opens the plugin (tests open a
+	// fake backend).
+	OpenFunc func(ctx context.Context, c *config.Config) (host.Backend, error)
+}
+
+// HostConfig maps the host.* keys onto host.Config.
+func (p Plugins) HostConfig(c *config.Config) host.Config {
+	cache := c.Host.CompilationCacheDir
+	if cache == "" {
+		cache = p.CacheDir
+	}
+	return host.Config{
+		Logger: p.Logger, CallTimeout: c.Host.CallTimeout, CompilationCacheDir: cache,
+		Instances: c.Host.Instances, MemoryLimitMiB: c.Host.MemoryLimitMiB, Guard: host.Guard(c.Host.Guard),
+	}
+}
+
+// Dirs returns the configured plugin directories, else p.Dirs.
+func (p Plugins) dirs(c *config.Config) []string {
+	if len(c.Host.PluginDirs) > 0 {
+		return c.Host.PluginDirs
+	}
+	return p.Dirs
+}
+
+// Open opens the configured plugin: an installed plugin of that name or
+// path, else the embedded one when the name is its name.
+//
+// # Errors
+//
+// host's errors: host.ErrPluginNotFound (also when the embedded plugin is
+// asked for and the binary has none), host.ErrVersionMismatch, a
+// *host.PluginError for a plugin that fails to start.
+func (p Plugins) Open(ctx context.Context, c *config.Config) (host.Backend, error) {
+	if p.OpenFunc != nil {
+		return p.OpenFunc(ctx, c)
+	}
+	pl, err := host.Resolve(c.Plugin, p.dirs(c))
+	if err == nil {
+		return host.Open(ctx, pl, p.HostConfig(c))
+	}
+	if !errors.Is(err, host.ErrPluginNotFound) || c.Plugin != p.EmbeddedName || p.Embedded == nil {
+		return nil, err
+	}
+	module, eerr := p.Embedded()
+	if eerr != nil {
+		return nil, fmt.Errorf("%w (%v)", eerr, err)
+	}
+	return host.OpenWASM(ctx, p.EmbeddedName, module, p.HostConfig(c))
+}
+
+// Entry is one plugin for "plugins list".
+type Entry struct {
+	Name, Version, Kind, Path, Description string
+	ABIMajor                               int
+}
+
+// List lists the installed plugins and the embedded one, and the problems
+// with manifests that could not be read.
+func (p Plugins) List(c *config.Config) ([]Entry, error) {
+	found, problems := host.List(p.dirs(c))
+	var out []Entry
+	have := false
+	for _, f := range found {
+		out = append(out, Entry{Name: f.Name, Version: f.Version, Kind: string(f.Kind), Path: f.Manifest,
+			Description: f.Description, ABIMajor: f.ABIMajor})
+		have = have || f.Name == p.EmbeddedName
+	}
+	if p.Embedded != nil {
+		if _, err := p.Embedded(); err == nil {
+			e := Entry{Name: p.EmbeddedName, Kind: "wasm", Path: "(embedded)", Description: "built into this binary"}
+			if have {
+				e.Description += "; the installed one above takes precedence"
+			}
+			out = append(out, e)
+		}
+	}
+	return out, problems
+}

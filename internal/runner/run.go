@@ -1,0 +1,187 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mlperf-host/mlperf-host/host"
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/bridge"
+	"github.com/mlperf-host/mlperf-host/internal/config"
+	"github.com/mlperf-host/mlperf-host/internal/exitcode"
+	"github.com/mlperf-host/mlperf-host/loadgen"
+)
+
+// Spec is one run to make.
+type Spec struct {
+	Config  *config.Config
+	Plugins Plugins
+	// OutDir overrides Config.Out.
+	OutDir string
+	// Audit is an audit.config's settings (compliance tests), applied by
+	// LoadGen over the settings; nil for none.
+	Audit map[string]string
+	// Watch, when set, is called with the run once it starts and returns
+	// a function that stops watching (the progress bar).
+	Watch func(ctx context.Context, r *loadgen.Run) (stop func())
+	// Trace writes mlperf_log_trace.json as well.
+	Trace bool
+	// Console receives LoadGen's console lines; nil drops them.
+	Console io.Writer
+}
+
+// Outcome is what a run produced.
+type Outcome struct {
+	Result loadgen.Result
+	OutDir string
+	// Files are the files the run wrote in OutDir, sorted.
+	Files  []string
+	Plugin host.Info
+	SUT    bridge.Stats
+	// Accuracy is the score of an accuracy run (AccuracyOnly or
+	// SubmissionRun) of a top-1 benchmark; nil otherwise.
+	Accuracy *accuracy.Result
+}
+
+// AccuracyTextFile is the accuracy result next to the accuracy log.
+const AccuracyTextFile = "accuracy.txt"
+
+// Run makes one LoadGen test of the configured plugin on the configured
+// data set and writes its logs.
+//
+// # Errors
+//
+// Configuration, data set and plugin errors before the test; after it, a
+// *host.PluginError when the plugin failed during the test, an error
+// counting failed samples, or ctx's error when the run was interrupted —
+// the Outcome then holds what was written.
+func Run(ctx context.Context, sp Spec) (*Outcome, error) {
+	c := sp.Config
+	settings, err := TestSettings(c)
+	if err != nil {
+		return nil, err
+	}
+	var opts []loadgen.Option
+	if len(sp.Audit) > 0 {
+		audit, err := auditConfig(sp.Audit)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, loadgen.WithAuditConfig(audit))
+	}
+	d, err := OpenDataset(c)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	path, modelBytes, err := Model(c)
+	if err != nil {
+		return nil, err
+	}
+	out := c.Out
+	if sp.OutDir != "" {
+		out = sp.OutDir
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	b, err := sp.Plugins.Open(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	if err := b.Load(ctx, host.Model{Path: path, Bytes: modelBytes, Options: c.PluginOptions(c.Plugin)}); err != nil {
+		return nil, err
+	}
+	sut := bridge.NewSUT(b, b.Info().Name)
+	qsl := bridge.NewQSL(b, d, c.Benchmark.PerformanceSampleCount)
+	run, err := loadgen.NewRun(sut, qsl, settings, loadgen.LogSettings{OutDir: out, EnableTrace: sp.Trace, Console: sp.Console}, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", config.ErrConfig, err)
+	}
+	stop := func() {}
+	if sp.Watch != nil {
+		stop = sp.Watch(ctx, run)
+	}
+	res, runErr := run.Start(ctx)
+	stop()
+	o := &Outcome{Result: res, OutDir: out, Plugin: b.Info(), SUT: sut.Stats()}
+	closeErr := b.Close()
+	o.Files = listFiles(out)
+	if runErr != nil {
+		return o, runErr
+	}
+	if err := b.Err(); err != nil && !errors.Is(err, host.ErrClosed) {
+		return o, err
+	}
+	if err := sut.Err(); err != nil {
+		return o, exitcode.New(exitcode.PluginFailed, fmt.Errorf("plugin %s: %w", b.Info().Name, err),
+			"the plugin failed samples: its log lines above say why")
+	}
+	if closeErr != nil && !errors.Is(closeErr, host.ErrClosed) {
+		return o, closeErr
+	}
+	if (res.Mode == loadgen.AccuracyOnly || res.Mode == loadgen.SubmissionRun) && len(sp.Audit) == 0 {
+		if err := o.scoreAccuracy(c); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+func (o *Outcome) scoreAccuracy(c *config.Config) error {
+	if c.Benchmark.Quality.Metric != "acc" {
+		return nil
+	}
+	res, err := ScoreAccuracy(c, filepath.Join(o.OutDir, "mlperf_log_accuracy.json"))
+	if err != nil {
+		return err
+	}
+	o.Accuracy = &res
+	if err := os.WriteFile(filepath.Join(o.OutDir, AccuracyTextFile), []byte(res.Text()+"\n"), 0o644); err != nil {
+		return fmt.Errorf("write accuracy result: %w", err)
+	}
+	o.Files = listFiles(o.OutDir)
+	return nil
+}
+
+// auditConfig parses audit settings as LoadGen's audit.config.
+func auditConfig(settings map[string]string) (*loadgen.Config, error) {
+	c, err := loadgen.ParseConfig(strings.NewReader(AuditConfigText(settings)), "audit.config")
+	if err != nil {
+		return nil, fmt.Errorf("audit settings: %w", err)
+	}
+	return c, nil
+}
+
+// AuditConfigText is the audit.config that settings make, for the
+// submission tree.
+func AuditConfigText(settings map[string]string) string {
+	keys := make([]string, 0, len(settings))
+	for k := range settings {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "*.*.%s = %s\n", k, settings[k])
+	}
+	return b.String()
+}
+
+func listFiles(dir string) []string {
+	es, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range es {
+		if !e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
