@@ -414,8 +414,11 @@ func (p *phase) issue(ctx context.Context) issueStats {
 		st.queriesIssued += k - first + 1
 		st.samplesIssued = hi
 		if err := p.r.sut.IssueQuery(ctx, p.samples[lo:hi:hi], &p.r.resp); err != nil {
+			// The SUT refused the query: none of its samples is in flight.
 			st.issueErr = err
 			st.ranOutOfQueries = false
+			st.queriesIssued -= k - first + 1
+			st.samplesIssued = lo
 			break
 		}
 
