@@ -12,15 +12,18 @@ import (
 // Counts is a snapshot of a run's counters.
 type Counts struct {
 	Issued, Completed int64
+	// Elapsed is the time since the run started issuing; when zero, the
+	// bar's own clock since Start is used.
+	Elapsed time.Duration
+	// Expected is the expected duration; 0 when unknown.
+	Expected time.Duration
 }
 
 // Bar draws progress lines on a writer.
 type Bar struct {
 	w io.Writer
 	// Label starts the line, e.g. "Offline performance".
-	label string
-	// expected is the expected duration; 0 when unknown.
-	expected time.Duration
+	label    string
 	counts   func() Counts
 	interval time.Duration
 
@@ -31,11 +34,11 @@ type Bar struct {
 
 // New makes a bar that reads counts every interval (0: 250ms) and writes to
 // w. Start it with Start; Stop erases it.
-func New(w io.Writer, label string, expected time.Duration, counts func() Counts, interval time.Duration) *Bar {
+func New(w io.Writer, label string, counts func() Counts, interval time.Duration) *Bar {
 	if interval <= 0 {
 		interval = 250 * time.Millisecond
 	}
-	return &Bar{w: w, label: label, expected: expected, counts: counts, interval: interval,
+	return &Bar{w: w, label: label, counts: counts, interval: interval,
 		stop: make(chan struct{}), done: make(chan struct{})}
 }
 
@@ -64,7 +67,10 @@ func (b *Bar) Start(ctx context.Context) {
 					qps = float64(c.Completed-prev.Completed) / dt
 				}
 				prev, prevAt = c, now
-				line := Line(b.label, now.Sub(start), b.expected, c, qps)
+				if c.Elapsed == 0 {
+					c.Elapsed = now.Sub(start)
+				}
+				line := Line(b.label, c, qps)
 				pad := max(0, width-len(line))
 				width = len(line)
 				fmt.Fprintf(b.w, "\r%s%s", line, strings.Repeat(" ", pad))
@@ -85,7 +91,8 @@ const barWidth = 24
 
 // Line renders one progress line:
 // "Offline performance [#########...............] 12s / 60s  issued 1200  done 1180  98.5/s".
-func Line(label string, elapsed, expected time.Duration, c Counts, rate float64) string {
+func Line(label string, c Counts, rate float64) string {
+	elapsed, expected := c.Elapsed, c.Expected
 	var b strings.Builder
 	b.WriteString(label)
 	if expected > 0 {

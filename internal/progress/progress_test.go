@@ -32,7 +32,7 @@ func TestLine(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.want, Line("Offline", tt.elapsed, tt.expected, Counts{10, 4}, 2.5))
+			assert.Equal(t, tt.want, Line("Offline", Counts{Issued: 10, Completed: 4, Elapsed: tt.elapsed, Expected: tt.expected}, 2.5))
 		})
 	}
 }
@@ -60,8 +60,8 @@ func TestBarRedrawsAndErases(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var out syncBuffer
 		var done atomic.Int64
-		bar := New(&out, "Server", 10*time.Second, func() Counts {
-			return Counts{Issued: done.Load() + 1, Completed: done.Load()}
+		bar := New(&out, "Server", func() Counts {
+			return Counts{Issued: done.Load() + 1, Completed: done.Load(), Expected: 10 * time.Second}
 		}, time.Second)
 		bar.Start(context.Background())
 		for range 3 {
@@ -85,7 +85,7 @@ func TestBarStopsWithContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		var out syncBuffer
-		bar := New(&out, "x", 0, func() Counts { return Counts{} }, 0)
+		bar := New(&out, "x", func() Counts { return Counts{} }, 0)
 		bar.Start(ctx)
 		time.Sleep(time.Second)
 		cancel()
