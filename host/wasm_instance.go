@@ -331,9 +331,11 @@ func (in *wasmInstance) classify(op callOp, err error) *PluginError {
 	words := lastWords(in.stdout, in.stderr)
 	var kind error = ErrTrap
 	var exit *sys.ExitError
-	what := err.Error()
+	what := trapSummary(err.Error())
 	if errors.As(err, &exit) {
 		what = fmt.Sprintf("exited with code %d", exit.ExitCode())
+	} else {
+		in.log.Error("guest trapped", "op", op.String(), "trap", err.Error())
 	}
 	used := uint64(0)
 	if in.mem != nil {
@@ -346,6 +348,28 @@ func (in *wasmInstance) classify(op callOp, err error) *PluginError {
 	}
 	return &PluginError{Plugin: in.b.name, Op: fmt.Sprintf("%s (instance %d)", op, in.idx),
 		Err: fmt.Errorf("%w: %s%s", kind, what, words)}
+}
+
+// trapSummary shortens wazero's trap message, "wasm error: unreachable"
+// followed by a stack trace, to its first line and the innermost function
+// that is not the language runtime's: "wasm error: unreachable (in
+// main.issue)". The whole trace goes to the log.
+func trapSummary(msg string) string {
+	first, trace, ok := strings.Cut(msg, "\nwasm stack trace:\n")
+	if !ok {
+		return msg
+	}
+	for _, line := range strings.Split(trace, "\n") {
+		frame := strings.TrimSpace(line)
+		if _, f, ok := strings.Cut(frame, "."); ok { // "<module>.<function>(<params>) <results>"
+			frame = f
+		}
+		frame, _, _ = strings.Cut(frame, "(")
+		if frame != "" && !strings.HasPrefix(frame, "runtime.") && !strings.HasPrefix(frame, "wasm_pc_f_loop") {
+			return first + " (in " + frame + ")"
+		}
+	}
+	return first
 }
 
 func (in *wasmInstance) flushLogs() {

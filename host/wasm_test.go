@@ -268,3 +268,20 @@ func TestWASMIssueFromHandler(t *testing.T) {
 	t.Parallel()
 	runChain(t, openEcho(t, Config{}), 200)
 }
+
+func TestTrapSummary(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, in, want string }{
+		{name: "plain", in: "wasm error: unreachable", want: "wasm error: unreachable"},
+		{name: "user frame", in: "wasm error: unreachable\nwasm stack trace:\n\t.runtime.abort(i32) i32\n\t.main.issue(i32) i32\n\t.mlperf_v1_issue(i32,i32) i32",
+			want: "wasm error: unreachable (in main.issue)"},
+		{name: "named module", in: "wasm error: integer divide by zero\nwasm stack trace:\n\tonnx.conv2d(i32) i32", want: "wasm error: integer divide by zero (in conv2d)"},
+		{name: "runtime only", in: "wasm error: unreachable\nwasm stack trace:\n\t.runtime.abort(i32) i32", want: "wasm error: unreachable"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, trapSummary(tt.in))
+		})
+	}
+}
