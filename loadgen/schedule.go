@@ -200,6 +200,10 @@ func generateQueries(e *effective, mode Mode, set loadableSet) querySchedule {
 	if n == 0 || set.end == 0 {
 		return q
 	}
+	q.samples = make([]uint64, 0, estimateSamples(e, genDuration, minQueries, perQuery))
+	if isServer {
+		q.scheduled = make([]int64, 0, cap(q.samples)/perQuery)
+	}
 	var timestamp, prev int64
 	for prev < genDuration || uint64(q.queries) < minQueries {
 		switch {
@@ -270,4 +274,19 @@ func generateQueries(e *effective, mode Mode, set loadableSet) querySchedule {
 	}
 	q.duration = timestamp
 	return q
+}
+
+// estimateSamples guesses how many samples generateQueries will produce, to
+// allocate once: the queries the duration needs at the target rate, or the
+// minimum count, whichever is larger (capped, since it is only a hint).
+func estimateSamples(e *effective, genDuration int64, minQueries uint64, perQuery int) int {
+	const maxHint = 1 << 26
+	queries := float64(minQueries)
+	if e.targetQPS > 0 {
+		queries = max(queries, float64(genDuration)/1e9*e.targetQPS+2)
+	}
+	if e.scenario == Offline {
+		queries = 1
+	}
+	return int(min(queries*float64(perQuery), maxHint))
 }
