@@ -267,3 +267,11 @@ func (c *Config) With(src Source, settings map[string]string) *Config {
 func (c *Config) String() string {
 	return fmt.Sprintf("%s %s %s", c.Benchmark.Name, c.Scenario, c.Mode)
 }
+
+// WithMode returns a copy of c that runs in mode m (one of the Mode*
+// constants).
+func (c *Config) WithMode(m string) *Config {
+	n := *c
+	n.Mode = m
+	return &n
+}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/mlperf-host/mlperf-host/internal/dataset"
+	"github.com/mlperf-host/mlperf-host/internal/exitcode"
+	"github.com/mlperf-host/mlperf-host/internal/runner"
+)
+
+func (a *app) cmdDataset(ctx context.Context, args []string) error {
+	usage := exitcode.New(exitcode.Usage, fmt.Errorf("dataset: want info, convert or export"),
+		"mlperf-host dataset info PATH | convert [--label-map FILE] SRC DST.mlph | export --format npy|mlph DST")
+	if len(args) == 0 {
+		return usage
+	}
+	switch args[0] {
+	case "info":
+		return a.datasetInfo(args[1:])
+	case "convert":
+		return a.datasetConvert(args[1:])
+	case "export":
+		return a.datasetExport(args[1:])
+	}
+	return usage
+}
+
+func (a *app) datasetInfo(args []string) error {
+	fs := a.newFlagSet("dataset info", "[--label-map FILE] PATH", "Describe a data set and check every sample.")
+	labelMap := fs.String("label-map", "", "label map `FILE` of a .npy directory")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return exitcode.New(exitcode.Usage, fmt.Errorf("dataset info: want one PATH"), "")
+	}
+	d, err := openDatasetArg(fs.Arg(0), *labelMap)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	// Read every sample: a corrupt or mismatched file shows now, not mid-run.
+	buf := make([]byte, d.Spec().Bytes())
+	for i := range d.Len() {
+		if err := d.ReadSample(i, buf); err != nil {
+			return err
+		}
+	}
+	if v, ok := d.(dataset.Verifier); ok {
+		if err := v.Verify(); err != nil {
+			return err
+		}
+	}
+	labels := "none"
+	if l := d.Labels(); l != nil {
+		labels = fmt.Sprintf("%d", len(l))
+	}
+	fmt.Fprintf(a.stdout, "data set %s\nsamples  %d\nsample   %s (%d bytes)\nlabels   %s\nchecked  every sample reads and matches\n",
+		d.Name(), d.Len(), d.Spec(), d.Spec().Bytes(), labels)
+	return nil
+}
+
+func openDatasetArg(path, labelMap string) (dataset.Dataset, error) {
+	if path == runner.BuiltinPrefix+"fashion-mnist" {
+		return runner.DemoDataset()
+	}
+	return dataset.Open(path, dataset.Options{LabelMap: labelMap})
+}
+
+func (a *app) datasetConvert(args []string) error {
+	fs := a.newFlagSet("dataset convert", "[--label-map FILE] SRC DST.mlph",
+		"Convert a data set (a directory of .npy files with its label map) to the compact single-file form.")
+	labelMap := fs.String("label-map", "", "label map `FILE` of the .npy directory (default SRC/val_map.txt)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return exitcode.New(exitcode.Usage, fmt.Errorf("dataset convert: want SRC and DST"), "")
+	}
+	d, err := openDatasetArg(fs.Arg(0), *labelMap)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := writeCompact(fs.Arg(1), d); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "wrote %s: %d samples of %s\n", fs.Arg(1), d.Len(), d.Spec())
+	return nil
+}
+
+func writeCompact(path string, d dataset.Dataset) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if err := dataset.WriteCompact(f, d); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func (a *app) datasetExport(args []string) error {
+	fs := a.newFlagSet("dataset export", "--format npy|mlph DST",
+		"Write the bundled Fashion-MNIST subset as a .npy directory with val_map.txt (the MLPerf\nreference form) or as one .mlph file.")
+	format := fs.String("format", "npy", "`FORMAT`: npy (a directory) or mlph (one file)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return exitcode.New(exitcode.Usage, fmt.Errorf("dataset export: want one DST"), "")
+	}
+	d, err := runner.DemoDataset()
+	if err != nil {
+		return err
+	}
+	dst := fs.Arg(0)
+	switch *format {
+	case "mlph":
+		err = writeCompact(dst, d)
+	case "npy":
+		err = exportNPY(dst, d)
+	default:
+		return exitcode.New(exitcode.Usage, fmt.Errorf("dataset export: --format %q: want npy or mlph", *format), "")
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "wrote %s: %d samples of %s\n", dst, d.Len(), d.Spec())
+	return nil
+}
+
+// exportNPY writes one .npy per sample, named as ImageNet's, and
+// val_map.txt.
+func exportNPY(dir string, d dataset.Dataset) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	buf := make([]byte, d.Spec().Bytes())
+	m, err := os.Create(filepath.Join(dir, dataset.DefaultLabelMap))
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	for i := range d.Len() {
+		if err := d.ReadSample(i, buf); err != nil {
+			return err
+		}
+		name := fmt.Sprintf("fashion_test_%05d.png", i)
+		f, err := os.Create(filepath.Join(dir, name+".npy"))
+		if err != nil {
+			return err
+		}
+		err = dataset.WriteNPY(f, d.Spec(), buf)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(m, "%s %d\n", name, d.Labels()[i]); err != nil {
+			return err
+		}
+	}
+	return m.Close()
+}
