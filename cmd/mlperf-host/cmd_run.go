@@ -145,4 +145,3 @@ func yes(b bool) string {
 	}
 	return "NOT met"
 }
-

@@ -249,4 +249,3 @@ func memTotal() string {
 	}
 	return "N/A"
 }
-
