@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -97,6 +98,8 @@ func BenchmarkOffline(b *testing.B) {
 	s.MinQueryCount = samples
 	dir := b.TempDir()
 	var rate float64
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	b.ReportAllocs()
 	for b.Loop() {
 		res, err := StartTest(context.Background(), &nullSUT{}, &fakeQSL{total: 50000, perf: 1024}, s, LogSettings{OutDir: dir})
@@ -105,7 +108,9 @@ func BenchmarkOffline(b *testing.B) {
 		}
 		rate = float64(res.Performance.SamplesCompleted) / res.Performance.Duration.Seconds()
 	}
+	runtime.ReadMemStats(&after)
 	b.ReportMetric(rate, "samples/s")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N*samples), "allocs/sample")
 }
 
 // BenchmarkOfflinePeakMemory reports the process's peak resident memory
