@@ -2,7 +2,6 @@ package goengine
 
 import (
 	"math"
-	"slices"
 
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/kernels"
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/onnxpb"
@@ -39,10 +38,12 @@ func (g *graph) producerOf(id int) (*node, bool) {
 	return g.nodes[p], true
 }
 
-// absorb makes fused take over the outputs of the node it swallowed.
-func (g *graph) absorb(fused, gone *node) {
+// absorb makes fused take over the outputs of the node it swallowed. The
+// value between them loses its only reader.
+func (g *graph) absorb(fused, gone *node, uses []int) {
+	uses[fused.out[0]]--
 	fused.out[0] = gone.out[0]
-	g.values[gone.out[0]].producer = slices.Index(g.nodes, fused)
+	g.values[gone.out[0]].producer = fused.idx
 	gone.dead = true
 }
 
@@ -112,8 +113,8 @@ func (g *graph) foldBatchNorms() {
 			nb.f[o] = v
 		}
 		conv.in = []int{conv.in[0], g.addConst(bn.name+"/folded_w", nw), g.addConst(bn.name+"/folded_b", nb)}
-		g.absorb(conv, bn)
-		uses = g.consumers()
+		uses = append(uses, 1, 1)
+		g.absorb(conv, bn, uses)
 	}
 }
 
@@ -148,8 +149,7 @@ func (g *graph) fuseActivations() {
 		default:
 			continue
 		}
-		g.absorb(prod, an)
-		uses = g.consumers()
+		g.absorb(prod, an, uses)
 	}
 }
 
@@ -202,7 +202,7 @@ func (g *graph) fuseResiduals(probe1, probe2 *plan) {
 			if !ok || co.residual || co.act.Kind != kernels.ActNone {
 				continue
 			}
-			if best == nil || slices.Index(g.nodes, conv) > slices.Index(g.nodes, best) {
+			if best == nil || conv.idx > best.idx {
 				best, res = conv, other
 			}
 		}
@@ -215,14 +215,14 @@ func (g *graph) fuseResiduals(probe1, probe2 *plan) {
 		}
 		best.in = append(best.in, res)
 		co.residual = true
-		g.absorb(best, add)
-		uses = g.consumers()
+		g.absorb(best, add, uses)
 	}
 	g.resort()
 }
 
 // resort restores a topological order of the live nodes after fusion
-// gave nodes new inputs.
+// gave nodes new inputs (Kahn's algorithm, linear in nodes and edges),
+// and renumbers them.
 func (g *graph) resort() {
 	var live []*node
 	for _, n := range g.nodes {
@@ -230,42 +230,50 @@ func (g *graph) resort() {
 			live = append(live, n)
 		}
 	}
-	ready := make([]bool, len(g.values))
-	for id, v := range g.values {
-		ready[id] = v.producer == absent
+	// waiting counts each node's inputs not yet computed; readers lists
+	// the nodes reading each value.
+	waiting := make([]int, len(live))
+	readers := make([][]int, len(g.values))
+	for i, n := range live {
+		for _, id := range n.in {
+			if id != absent && g.values[id].producer != absent {
+				waiting[i]++
+				readers[id] = append(readers[id], i)
+			}
+		}
 	}
-	var order []*node
-	placed := make([]bool, len(live))
-	for len(order) < len(live) {
-		progress := false
-		for i, n := range live {
-			if placed[i] {
+	var ready, order []int
+	for i := range live {
+		if waiting[i] == 0 {
+			ready = append(ready, i)
+		}
+	}
+	for len(ready) > 0 {
+		i := ready[0]
+		ready = ready[1:]
+		order = append(order, i)
+		for _, id := range live[i].out {
+			if id == absent {
 				continue
 			}
-			ok := true
-			for _, id := range n.in {
-				ok = ok && (id == absent || ready[id])
-			}
-			if !ok {
-				continue
-			}
-			placed[i], progress = true, true
-			order = append(order, n)
-			for _, id := range n.out {
-				if id != absent {
-					ready[id] = true
+			for _, r := range readers[id] {
+				if waiting[r]--; waiting[r] == 0 {
+					ready = append(ready, r)
 				}
 			}
 		}
-		if !progress {
-			return // cannot happen: fusion only adds earlier values
-		}
 	}
-	g.nodes = order
-	for i, n := range g.nodes {
+	if len(order) != len(live) {
+		return // cannot happen: fusion only adds inputs computed earlier
+	}
+	g.nodes = g.nodes[:0]
+	for _, i := range order {
+		n := live[i]
+		n.idx = len(g.nodes)
+		g.nodes = append(g.nodes, n)
 		for _, id := range n.out {
 			if id != absent {
-				g.values[id].producer = i
+				g.values[id].producer = n.idx
 			}
 		}
 	}

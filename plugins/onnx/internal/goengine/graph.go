@@ -39,6 +39,8 @@ type node struct {
 	in     []int // value ids; absent for an omitted optional input
 	out    []int // value ids; absent for an omitted optional output
 	op     op
+	// idx is the node's position in graph.nodes.
+	idx int
 	// dead marks a node removed by fusion or dead-code elimination.
 	dead bool
 }
@@ -147,7 +149,7 @@ func buildGraph(m *onnxpb.Model) (*graph, error) {
 	}
 	for _, ni := range order {
 		pn := &pg.Nodes[ni]
-		n := &node{name: nodeLabel(pn, ni), opType: pn.OpType}
+		n := &node{name: nodeLabel(pn, ni), opType: pn.OpType, idx: len(g.nodes)}
 		wrap := func(err error) error { return &NodeError{Node: n.name, Op: pn.OpType, Err: err} }
 		for _, name := range pn.Inputs {
 			if name == "" {
