@@ -16,7 +16,7 @@ const (
 	minIR, maxIR        = 3, 11
 	minOpset, maxOpset  = 7, 23
 	defaultDomainAlias  = "ai.onnx"
-	maxNodes, maxValues = 1 << 16, 1 << 18
+	maxNodes, maxValues = 1 << 14, 1 << 16
 	absent              = -1
 )
 
