@@ -186,7 +186,7 @@ func BenchmarkServerQPS(b *testing.B) {
 	var late LatencyStats
 	for b.Loop() {
 		best = 0
-		for _, qps := range []float64{50e3, 100e3, 200e3, 300e3, 500e3, 750e3, 1e6, 1.5e6, 2e6, 3e6} {
+		for _, qps := range []float64{50e3, 100e3, 200e3, 500e3, 1e6, 2e6, 3e6, 4e6, 5e6, 6e6, 8e6} {
 			s := DefaultTestSettings()
 			s.Scenario = Server
 			s.ServerTargetQPS = qps
