@@ -21,6 +21,7 @@ type NodeError struct {
 	Err  error
 }
 
+// Error implements error.
 func (e *NodeError) Error() string { return fmt.Sprintf("node %s (%s): %v", e.Node, e.Op, e.Err) }
 
 // Unwrap returns the cause.

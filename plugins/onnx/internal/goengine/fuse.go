@@ -242,27 +242,16 @@ func (g *graph) resort() {
 			}
 		}
 	}
-	var ready, order []int
-	for i := range live {
-		if waiting[i] == 0 {
-			ready = append(ready, i)
-		}
-	}
-	for len(ready) > 0 {
-		i := ready[0]
-		ready = ready[1:]
-		order = append(order, i)
+	var next []int
+	order := kahn(waiting, func(i int) []int {
+		next = next[:0]
 		for _, id := range live[i].out {
-			if id == absent {
-				continue
-			}
-			for _, r := range readers[id] {
-				if waiting[r]--; waiting[r] == 0 {
-					ready = append(ready, r)
-				}
+			if id != absent {
+				next = append(next, readers[id]...)
 			}
 		}
-	}
+		return next
+	})
 	if len(order) != len(live) {
 		return // cannot happen: fusion only adds inputs computed earlier
 	}

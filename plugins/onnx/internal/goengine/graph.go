@@ -226,22 +226,7 @@ func topoSort(nodes []onnxpb.Node, known map[string]int) ([]int, error) {
 			}
 		}
 	}
-	var ready, order []int
-	for i := range nodes {
-		if waiting[i] == 0 {
-			ready = append(ready, i)
-		}
-	}
-	for len(ready) > 0 {
-		i := ready[0]
-		ready = ready[1:]
-		order = append(order, i)
-		for _, u := range users[i] {
-			if waiting[u]--; waiting[u] == 0 {
-				ready = append(ready, u)
-			}
-		}
-	}
+	order := kahn(waiting, func(i int) []int { return users[i] })
 	if len(order) != len(nodes) {
 		for i := range nodes {
 			if waiting[i] > 0 {
@@ -285,4 +270,28 @@ func asInvalid(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %w", errInvalid, err)
+}
+
+// kahn orders nodes 0..len(waiting)-1 topologically: waiting[i] counts
+// node i's unfinished producers (it is consumed) and next(i) lists the
+// nodes that wait for i, once per edge. The order is short when there is
+// a cycle.
+func kahn(waiting []int, next func(i int) []int) []int {
+	var ready, order []int
+	for i, w := range waiting {
+		if w == 0 {
+			ready = append(ready, i)
+		}
+	}
+	for len(ready) > 0 {
+		i := ready[0]
+		ready = ready[1:]
+		order = append(order, i)
+		for _, u := range next(i) {
+			if waiting[u]--; waiting[u] == 0 {
+				ready = append(ready, u)
+			}
+		}
+	}
+	return order
 }

@@ -196,7 +196,6 @@ func (c *GemmCall) store(tile []float32, b, i0, j0, mm, nn int, first, last bool
 	cm := c.C
 	off := b * c.CBatchStride
 	bias := c.bias(b)
-	res := ep.Residual
 	for r := range mm {
 		i := i0 + r
 		src := tile[r*nr : r*nr+nn]
@@ -222,28 +221,9 @@ func (c *GemmCall) store(tile []float32, b, i0, j0, mm, nn int, first, last bool
 				dst[j] += ep.Alpha * v
 			}
 		}
-		if !last {
-			continue
+		if last {
+			c.finishRow(dst, bias, off, i, j0)
 		}
-		if bias != nil {
-			if ep.BiasPerRow {
-				bv := bias[i]
-				for j := range dst {
-					dst[j] += bv
-				}
-			} else {
-				for j, bv := range bias[j0 : j0+nn] {
-					dst[j] += bv
-				}
-			}
-		}
-		if res.Data != nil {
-			rbase := off + i*res.RS + j0*res.CS
-			for j := range dst {
-				dst[j] += res.Data[rbase+j*res.CS]
-			}
-		}
-		ep.Act.Apply(dst)
 	}
 }
 
@@ -281,30 +261,35 @@ func (c *GemmCall) finish(b, i0, j0, mm, nn int) {
 		return
 	}
 	off := b * c.CBatchStride
-	res := ep.Residual
 	for i := i0; i < i0+mm; i++ {
 		base := off + i*c.C.RS + j0
-		dst := c.C.Data[base : base+nn]
-		if bias != nil {
-			if ep.BiasPerRow {
-				bv := bias[i]
-				for j := range dst {
-					dst[j] += bv
-				}
-			} else {
-				for j, bv := range bias[j0 : j0+nn] {
-					dst[j] += bv
-				}
-			}
-		}
-		if res.Data != nil {
-			rbase := off + i*res.RS + j0*res.CS
-			for j := range dst {
-				dst[j] += res.Data[rbase+j*res.CS]
-			}
-		}
-		ep.Act.Apply(dst)
+		c.finishRow(c.C.Data[base:base+nn], bias, off, i, j0)
 	}
+}
+
+// finishRow applies bias, residual and activation to dst, the part of
+// row i of C from column j0 in the batch item at offset off.
+func (c *GemmCall) finishRow(dst, bias []float32, off, i, j0 int) {
+	ep := &c.Ep
+	if bias != nil {
+		if ep.BiasPerRow {
+			bv := bias[i]
+			for j := range dst {
+				dst[j] += bv
+			}
+		} else {
+			for j, bv := range bias[j0 : j0+len(dst)] {
+				dst[j] += bv
+			}
+		}
+	}
+	if res := ep.Residual; res.Data != nil {
+		rbase := off + i*res.RS + j0*res.CS
+		for j := range dst {
+			dst[j] += res.Data[rbase+j*res.CS]
+		}
+	}
+	ep.Act.Apply(dst)
 }
 
 // bias returns the bias of batch item b (groups offset per-row biases).

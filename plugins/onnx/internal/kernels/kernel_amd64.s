@@ -2,78 +2,12 @@
 
 #include "textflag.h"
 
-// func kernel6x16AVX2(kc int, a, b, c *float32)
-//
-// c[0:96] = A·B for a packed 6-row panel a (6 floats per k) and a packed
-// 16-column panel b (16 floats per k), kc steps. c is a row-major 6×16
-// tile. Accumulators: Y0..Y11 (row r in Y(2r), Y(2r+1)); B in Y12, Y13;
-// broadcasts of A alternate between Y14 and Y15.
-TEXT ·kernel6x16AVX2(SB), NOSPLIT, $0-32
-	MOVQ kc+0(FP), CX
-	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DI
-	MOVQ c+24(FP), DX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	VXORPS Y8, Y8, Y8
-	VXORPS Y9, Y9, Y9
-	VXORPS Y10, Y10, Y10
-	VXORPS Y11, Y11, Y11
-	TESTQ CX, CX
-	JEQ store
-
-loop:
-	VMOVUPS (DI), Y12
-	VMOVUPS 32(DI), Y13
-	VBROADCASTSS (SI), Y14
-	VFMADD231PS Y12, Y14, Y0
-	VFMADD231PS Y13, Y14, Y1
-	VBROADCASTSS 4(SI), Y15
-	VFMADD231PS Y12, Y15, Y2
-	VFMADD231PS Y13, Y15, Y3
-	VBROADCASTSS 8(SI), Y14
-	VFMADD231PS Y12, Y14, Y4
-	VFMADD231PS Y13, Y14, Y5
-	VBROADCASTSS 12(SI), Y15
-	VFMADD231PS Y12, Y15, Y6
-	VFMADD231PS Y13, Y15, Y7
-	VBROADCASTSS 16(SI), Y14
-	VFMADD231PS Y12, Y14, Y8
-	VFMADD231PS Y13, Y14, Y9
-	VBROADCASTSS 20(SI), Y15
-	VFMADD231PS Y12, Y15, Y10
-	VFMADD231PS Y13, Y15, Y11
-	ADDQ $24, SI
-	ADDQ $64, DI
-	DECQ CX
-	JNE loop
-
-store:
-	VMOVUPS Y0, (DX)
-	VMOVUPS Y1, 32(DX)
-	VMOVUPS Y2, 64(DX)
-	VMOVUPS Y3, 96(DX)
-	VMOVUPS Y4, 128(DX)
-	VMOVUPS Y5, 160(DX)
-	VMOVUPS Y6, 192(DX)
-	VMOVUPS Y7, 224(DX)
-	VMOVUPS Y8, 256(DX)
-	VMOVUPS Y9, 288(DX)
-	VMOVUPS Y10, 320(DX)
-	VMOVUPS Y11, 352(DX)
-	VZEROUPPER
-	RET
-
 // func kernel6x16AVX2C(kc int, a, b, c *float32, ldc int, acc int)
 //
-// As kernel6x16AVX2, but the 6×16 result goes straight to C, whose rows
-// are ldc floats apart: C = A·B when acc is 0, C += A·B otherwise.
+// C = A·B (acc 0) or C += A·B for a packed 6-row panel a (6 floats per
+// k) and a packed 16-column panel b (16 floats per k), kc steps; C's rows
+// are ldc floats apart. Accumulators: Y0..Y11 (row r in Y(2r), Y(2r+1));
+// B in Y12, Y13; broadcasts of A alternate between Y14 and Y15.
 TEXT ·kernel6x16AVX2C(SB), NOSPLIT, $0-48
 	MOVQ kc+0(FP), CX
 	MOVQ a+8(FP), SI

@@ -4,11 +4,6 @@ package kernels
 
 import "golang.org/x/sys/cpu"
 
-// kernel6x16AVX2 is implemented in kernel_amd64.s.
-//
-//go:noescape
-func kernel6x16AVX2(kc int, a, b, c *float32)
-
 // kernel6x16AVX2C is implemented in kernel_amd64.s.
 //
 //go:noescape
@@ -93,7 +88,7 @@ func avx2Kernel() microKernel {
 			clear(tile[:96])
 			return
 		}
-		kernel6x16AVX2(kc, &a[0], &b[0], &tile[0])
+		kernel6x16AVX2C(kc, &a[0], &b[0], &tile[0], 16, 0)
 	}, direct: func(kc int, a, b, c []float32, ldc int, acc bool, _ *tileEpilogue) {
 		// Bounds are checked here: kc >= 1, a full tile of C.
 		_, _, _ = a[kc*6-1], b[kc*16-1], c[5*ldc+15]

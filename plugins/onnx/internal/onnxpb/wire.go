@@ -18,6 +18,7 @@ type DecodeError struct {
 	Err  error
 }
 
+// Error implements error.
 func (e *DecodeError) Error() string {
 	if e.Path == "" {
 		return fmt.Sprintf("%v: %v", ErrMalformed, e.Err)
