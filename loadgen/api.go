@@ -58,3 +58,15 @@ type QSL interface {
 	LoadSamplesToRAM(ctx context.Context, indices []uint64) error
 	UnloadSamplesFromRAM(ctx context.Context, indices []uint64) error
 }
+
+// GroupedQSL is a QSL whose samples come in groups issued together, one
+// sample per query at a constant rate (use_grouped_qsl, the official
+// NumberOfGroups, GroupSize and GroupOf). Groups are numbered from 0 and
+// hold consecutive sample indices: group g starts after the samples of
+// groups 0..g-1.
+type GroupedQSL interface {
+	QSL
+	NumberOfGroups() uint64
+	GroupSize(group uint64) uint64
+	GroupOf(index uint64) uint64
+}

@@ -1,5 +1,7 @@
 package loadgen
 
+import "slices"
+
 // perfResult is the official PerformanceResult: what one phase measured.
 type perfResult struct {
 	sampleLatencies []int64 // ns, in sample order
@@ -19,6 +21,10 @@ type perfResult struct {
 	tokensPerSample []int64
 
 	issueDelays []int64 // ns, Server only: issue time minus scheduled time
+
+	// groupLatencies are the summed sample latencies of each whole group
+	// issued (use_grouped_qsl), in issue order.
+	groupLatencies []int64
 }
 
 // collect reads the phase's arrays once every response is in (or the
@@ -66,6 +72,9 @@ func (p *phase) collect(st issueStats) perfResult {
 			pr.issueDelays[k] = p.issuedAt[k] - p.schedAt[k]
 		}
 	}
+	if p.eff.useGroupedQSL && p.r.groups != nil {
+		pr.groupLatencies = p.groupLatencies(st.samplesIssued)
+	}
 	if st.queriesIssued > 0 {
 		last := st.queriesIssued - 1
 		if p.q.scheduled != nil {
@@ -79,4 +88,46 @@ func (p *phase) collect(st issueStats) perfResult {
 		pr.finalQueryAllDone = float64(done) / 1e9
 	}
 	return pr
+}
+
+// groupLatencies is the official ProcessGroupLatencies walk: from the first
+// sample, each run of samples that starts a group and covers it whole adds
+// the sum of their latencies; the walk stops at the first sample that does
+// not start a group (or at an incomplete group).
+func (p *phase) groupLatencies(issued int) []int64 {
+	g := p.r.groups
+	n := g.NumberOfGroups()
+	starts := make([]uint64, n)
+	var acc uint64
+	for i := range starts {
+		starts[i] = acc
+		acc += g.GroupSize(uint64(i))
+	}
+	var out []int64
+	for i := 0; i < issued; {
+		s := p.samples[i].Index
+		k, found := slices.BinarySearch(starts, s)
+		if !found {
+			break
+		}
+		size := int(g.GroupSize(uint64(k)))
+		if size == 0 || i+size > issued {
+			break
+		}
+		var sum int64
+		complete := true
+		for j := i; j < i+size; j++ {
+			if p.state[j].Load()&stateDone == 0 {
+				complete = false
+				break
+			}
+			sum += p.doneAt[j] - p.schedAt[p.q.queryOf(j)]
+		}
+		if !complete {
+			break
+		}
+		out = append(out, sum)
+		i += size
+	}
+	return out
 }

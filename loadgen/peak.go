@@ -31,7 +31,7 @@ func (r *run) findPeakPerformance(ctx context.Context, base *effective) (*Perfor
 		return newPerfSummary(r.sutName, e, pr, sutErrors)
 	}
 	withSet := func(e *effective, f func(set loadableSet) *perfSummary) (*perfSummary, error) {
-		sets := generateLoadableSets(r.qsl.TotalSampleCount(), e)
+		sets := generateLoadableSets(r.qsl.TotalSampleCount(), e, r.groups)
 		if len(sets) == 0 {
 			return nil, errors.New("find peak performance: the QSL has no samples")
 		}

@@ -122,6 +122,11 @@ type PerformanceResult struct {
 	IssueDelay *LatencyStats
 	// PeakQPS is the Server QPS FindPeakPerformance found.
 	PeakQPS float64
+
+	// GroupLatency describes the summed latency of each whole group issued
+	// (use_grouped_qsl); GroupsPerSecond is groups over the longest latency.
+	GroupLatency    *LatencyStats
+	GroupsPerSecond float64
 }
 
 func stats(sorted []int64, mean int64, entries []percentileEntry, query bool) LatencyStats {
@@ -209,6 +214,13 @@ func (ps *perfSummary) result() *PerformanceResult {
 		r.IssueDelay = &d
 	case Offline:
 		r.SamplesPerSecond = float64(ps.sampleCount) / pr.maxLatency
+	}
+	if s.useGroupedQSL && ps.groupCount > 0 {
+		gl := slices.Clone(pr.groupLatencies)
+		slices.Sort(gl)
+		g := stats(gl, ps.groupMean, ps.groupPercentiles[:], true)
+		r.GroupLatency = &g
+		r.GroupsPerSecond = float64(ps.groupCount) / pr.maxLatency
 	}
 	if s.useTokenLatencies && len(pr.firstToken) > 0 {
 		ft := stats(pr.firstToken, ps.firstTokenMean, ps.tokenPercentiles[:], false)

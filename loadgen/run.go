@@ -41,8 +41,9 @@ type run struct {
 	// spin is how much of each Server wait is spun rather than slept.
 	spin time.Duration
 
-	logs *logs
-	resp Responder
+	logs   *logs
+	resp   Responder
+	groups GroupedQSL // set when use_grouped_qsl is on
 
 	firstSampleID uint64
 	nextSampleID  uint64
@@ -196,9 +197,18 @@ func (r *run) start(ctx context.Context) (res Result, err error) {
 
 	res = Result{Scenario: e.scenario, Mode: e.mode, SUTName: r.sutName}
 	if e.useGroupedQSL {
-		err = errors.New("start test: use_grouped_qsl is not supported")
-		r.logs.detail("error_invalid_config", vString(err.Error()), levelError, file)
-		return res, err
+		g, ok := r.qsl.(GroupedQSL)
+		switch {
+		case !ok:
+			err = errors.New("start test: use_grouped_qsl needs a QSL that implements GroupedQSL")
+		case e.scenario != SingleStream && e.scenario != Server:
+			err = fmt.Errorf("start test: use_grouped_qsl is defined for SingleStream and Server, not %s", e.scenario)
+		}
+		if err != nil {
+			r.logs.detail("error_invalid_config", vString(err.Error()), levelError, file)
+			return res, err
+		}
+		r.groups = g
 	}
 	switch e.mode {
 	case SubmissionRun:
@@ -245,7 +255,7 @@ func (r *run) unloadSamples(ctx context.Context, set []uint64) error {
 func (r *run) runAccuracy(ctx context.Context, e *effective) (int, error) {
 	r.logs.detail("generic_message", vString("Starting accuracy mode"), levelInfo, "loadgen/run.go")
 	samples := 0
-	for _, set := range generateLoadableSets(r.qsl.TotalSampleCount(), e) {
+	for _, set := range generateLoadableSets(r.qsl.TotalSampleCount(), e, r.groups) {
 		if err := r.loadSamples(ctx, set.samples); err != nil {
 			return samples, err
 		}
@@ -265,7 +275,7 @@ func (r *run) runAccuracy(ctx context.Context, e *effective) (int, error) {
 // set, one timed pass, the summary and the detail results.
 func (r *run) runPerformance(ctx context.Context, e *effective) (*PerformanceResult, error) {
 	r.logs.detail("generic_message", vString("Starting performance mode"), levelInfo, "loadgen/run.go")
-	sets := generateLoadableSets(r.qsl.TotalSampleCount(), e)
+	sets := generateLoadableSets(r.qsl.TotalSampleCount(), e, r.groups)
 	if len(sets) == 0 {
 		return nil, errors.New("run performance: the QSL has no samples")
 	}
@@ -302,7 +312,7 @@ func (r *run) runPerformance(ctx context.Context, e *effective) (*PerformanceRes
 // runtime errors the SUT caused.
 func (r *run) issueQueries(ctx context.Context, e *effective, mode Mode, set loadableSet) (perfResult, int) {
 	const file = "loadgen/run.go"
-	q := generateQueries(e, mode, set)
+	q := generateQueries(e, mode, set, r.groups)
 	r.logs.detail("generated_query_count", vUint(uint64(q.queries)), levelInfo, file)
 	r.logs.detail("generated_samples_per_query", vUint(uint64(q.perQuery)), levelInfo, file)
 	r.logs.detail("generated_query_duration", vInt(q.duration), levelInfo, file)

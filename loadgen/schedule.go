@@ -19,7 +19,10 @@ type loadableSet struct {
 // generateLoadableSets shuffles the QSL with the qsl_rng_seed engine and
 // cuts it into sets of performance_sample_count samples (the last set may
 // be smaller), as the official GenerateLoadableSets does.
-func generateLoadableSets(total uint64, e *effective) []loadableSet {
+func generateLoadableSets(total uint64, e *effective, groups GroupedQSL) []loadableSet {
+	if e.useGroupedQSL && groups != nil {
+		return generateGroupedSets(total, e, groups)
+	}
 	all := make([]uint64, total)
 	for i := range all {
 		all[i] = uint64(i)
@@ -38,13 +41,57 @@ func generateLoadableSets(total uint64, e *effective) []loadableSet {
 	var sets []loadableSet
 	for len(all) > 0 {
 		n := min(size, len(all))
-		set := make([]uint64, n, n+padding)
-		copy(set, all[:n])
+		sets = append(sets, padded(all[:n], padding))
 		all = all[n:]
-		for i := range padding {
-			set = append(set, set[i%n])
+	}
+	return sets
+}
+
+// padded copies set and appends the MultiStream padding.
+func padded(set []uint64, padding int) loadableSet {
+	n := len(set)
+	s := make([]uint64, n, n+padding)
+	copy(s, set)
+	for i := range padding {
+		s = append(s, s[i%n])
+	}
+	return loadableSet{samples: s, end: n}
+}
+
+// generateGroupedSets is the grouped branch of the official
+// GenerateLoadableSets: the groups are shuffled (their samples keep their
+// order) and whole groups fill each set until it reaches the performance
+// sample count.
+func generateGroupedSets(total uint64, e *effective, g GroupedQSL) []loadableSet {
+	n := g.NumberOfGroups()
+	groups := make([]uint64, n)
+	first := make([]uint64, n)
+	var acc uint64
+	for i := range groups {
+		groups[i] = uint64(i)
+		first[i] = acc
+		acc += g.GroupSize(uint64(i))
+	}
+	rng.Shuffle(rng.NewMT19937(e.qslRNGSeed), groups)
+	padding := 0
+	if e.scenario == MultiStream && e.samplesPerQuery > 0 {
+		padding = int(e.samplesPerQuery - 1)
+	}
+	var sets []loadableSet
+	var set []uint64
+	for _, grp := range groups {
+		for j := range g.GroupSize(grp) {
+			if first[grp]+j < total {
+				set = append(set, first[grp]+j)
+			}
 		}
-		sets = append(sets, loadableSet{samples: set, end: n})
+		if uint64(len(set)) >= e.performanceSampleCount && len(set) > 0 {
+			sets = append(sets, padded(set, padding))
+			set = set[:0]
+		}
+	}
+	if len(set) > 0 {
+		sets = append(sets, padded(set, padding))
 	}
 	return sets
 }
@@ -116,7 +163,7 @@ func equalIssueOrder(g *rng.MT19937, count uint64, setSize int) []int {
 // equal-issue permutations are drawn up front whether used or not, then one
 // uniform draw per sample (or per query start in MultiStream), then one
 // exponential draw per Server query.
-func generateQueries(e *effective, mode Mode, set loadableSet) querySchedule {
+func generateQueries(e *effective, mode Mode, set loadableSet, groups GroupedQSL) querySchedule {
 	loaded := set.samples
 	n := len(loaded)
 	isServer := e.scenario == Server
@@ -184,16 +231,41 @@ func generateQueries(e *effective, mode Mode, set loadableSet) querySchedule {
 		same %= n
 	}
 
+	period := 1 / e.targetQPS
+	constantGap := func() int64 { return int64(rng.UniformReal(scheduleRNG, period, period) * 1e9) }
 	var gap func() int64
 	switch {
 	case isServer && e.requested.ServerConstantGen:
-		period := 1 / e.targetQPS
-		gap = func() int64 { return int64(rng.UniformReal(scheduleRNG, period, period) * 1e9) }
+		gap = constantGap
 	case isServer:
 		gap = func() int64 { return int64(rng.Exponential(scheduleRNG, e.targetQPS) * 1e9) }
 	default:
-		period := int64((1 / e.targetQPS) * 1e9)
-		gap = func() int64 { return period }
+		gap = func() int64 { return int64(period * 1e9) }
+	}
+
+	// Grouped QSL: where each group of the loaded set starts, and the
+	// distribution over groups (drawn after everything above, as the
+	// official does).
+	grouped := e.useGroupedQSL && groups != nil
+	var groupFirst []int
+	var groupOrder []int
+	groupNext := 0
+	if grouped {
+		for i := 0; i < n; {
+			groupFirst = append(groupFirst, i)
+			i += int(max(groups.GroupSize(groups.GroupOf(loaded[i])), 1))
+		}
+		if mode == AccuracyOnly {
+			groupOrder = strideShuffle(sampleRNG, len(groupFirst), stride)
+		}
+	}
+	nextGroup := func() int {
+		if mode == AccuracyOnly {
+			g := groupOrder[groupNext%len(groupOrder)]
+			groupNext++
+			return g
+		}
+		return rng.UniformInt(sampleRNG, 0, len(groupFirst)-1)
 	}
 
 	q := querySchedule{perQuery: perQuery}
@@ -206,6 +278,25 @@ func generateQueries(e *effective, mode Mode, set loadableSet) querySchedule {
 	}
 	var timestamp, prev int64
 	for prev < genDuration || uint64(q.queries) < minQueries {
+		if grouped && !isMulti && !isOffline {
+			// A whole group, one sample per query, evenly spaced.
+			g := nextGroup()
+			first := groupFirst[g]
+			size := int(groups.GroupSize(groups.GroupOf(loaded[first])))
+			for i := range size {
+				q.samples = append(q.samples, loaded[(first+i)%n])
+				q.queries++
+				if isServer {
+					q.scheduled = append(q.scheduled, timestamp)
+				}
+				timestamp += constantGap()
+			}
+			prev = timestamp - constantGap()
+			if equalIssue && uint64(q.queries) >= minQueries && prev < genDuration {
+				minQueries += uint64(n)
+			}
+			continue
+		}
 		switch {
 		case isMulti:
 			var start int

@@ -69,7 +69,7 @@ func TestGenerateLoadableSets(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			e := testEffective(t, func(s *TestSettings) { s.Scenario = tt.scenario }, tt.perfCount)
-			sets := generateLoadableSets(100, &e)
+			sets := generateLoadableSets(100, &e, nil)
 			require.Len(t, sets, len(tt.sizes))
 			off := 0
 			for i, set := range sets {
@@ -87,7 +87,7 @@ func TestGenerateLoadableSets(t *testing.T) {
 
 func firstSet(t *testing.T, e *effective) loadableSet {
 	t.Helper()
-	sets := generateLoadableSets(100, e)
+	sets := generateLoadableSets(100, e, nil)
 	require.NotEmpty(t, sets)
 	return sets[0]
 }
@@ -95,7 +95,7 @@ func firstSet(t *testing.T, e *effective) loadableSet {
 func TestGenerateQueriesSingleStreamPerformance(t *testing.T) {
 	t.Parallel()
 	e := testEffective(t, func(s *TestSettings) { s.MinQueryCount = 1024; s.MinDuration = time.Millisecond }, 32)
-	q := generateQueries(&e, PerformanceOnly, firstSet(t, &e))
+	q := generateQueries(&e, PerformanceOnly, firstSet(t, &e), nil)
 	assert.Equal(t, parseVector(t, vecSSPerf), q.samples[:40])
 	assert.Equal(t, 1, q.perQuery)
 	// 1024 queries cover twice the 1 ms duration at the 1 ms expected latency.
@@ -106,7 +106,7 @@ func TestGenerateQueriesSingleStreamPerformance(t *testing.T) {
 func TestGenerateQueriesSingleStreamAccuracy(t *testing.T) {
 	t.Parallel()
 	e := testEffective(t, func(s *TestSettings) { s.Mode = AccuracyOnly }, 32)
-	q := generateQueries(&e, AccuracyOnly, firstSet(t, &e))
+	q := generateQueries(&e, AccuracyOnly, firstSet(t, &e), nil)
 	assert.Equal(t, parseVector(t, vecSSAcc), q.samples)
 	assert.Equal(t, 32, q.queries, "every loaded sample once")
 }
@@ -119,7 +119,7 @@ func TestGenerateQueriesMultiStream(t *testing.T) {
 		s.MinDuration = 0
 	}, 32)
 	set := firstSet(t, &e)
-	q := generateQueries(&e, PerformanceOnly, set)
+	q := generateQueries(&e, PerformanceOnly, set, nil)
 	require.Equal(t, 270, q.queries)
 	for k, start := range parseVector(t, vecMS) {
 		lo, hi := q.span(k)
@@ -132,7 +132,7 @@ func TestGenerateQueriesMultiStreamAccuracyCoversSet(t *testing.T) {
 	t.Parallel()
 	e := testEffective(t, func(s *TestSettings) { s.Scenario = MultiStream; s.Mode = AccuracyOnly }, 30)
 	set := firstSet(t, &e)
-	q := generateQueries(&e, AccuracyOnly, set)
+	q := generateQueries(&e, AccuracyOnly, set, nil)
 	// Starts 0, 8, 16, 24: four queries, the last reaching into the padding.
 	assert.Equal(t, 4, q.queries)
 	seen := map[uint64]bool{}
@@ -152,7 +152,7 @@ func TestGenerateQueriesServer(t *testing.T) {
 		s.MinDuration = 50 * time.Millisecond
 		s.MinQueryCount = 10
 	}, 32)
-	q := generateQueries(&e, PerformanceOnly, firstSet(t, &e))
+	q := generateQueries(&e, PerformanceOnly, firstSet(t, &e), nil)
 	want := parseVector(t, vecServer)
 	for i, w := range want {
 		assert.Equal(t, int64(w), q.scheduled[i], "query %d", i)
@@ -173,7 +173,7 @@ func TestGenerateQueriesServerConstant(t *testing.T) {
 		s.MinDuration = time.Second
 		s.MinQueryCount = 1
 	}, 32)
-	q := generateQueries(&e, PerformanceOnly, firstSet(t, &e))
+	q := generateQueries(&e, PerformanceOnly, firstSet(t, &e), nil)
 	// 1/3 s truncates to 333333333 ns, so the fourth query lands just
 	// before 1 s and a fifth is generated.
 	require.Equal(t, 5, q.queries)
@@ -189,7 +189,7 @@ func TestGenerateQueriesOfflineConcatenatePermutation(t *testing.T) {
 		s.MinQueryCount = 30
 		s.MinDuration = 0
 	}, 10)
-	q := generateQueries(&e, PerformanceOnly, firstSet(t, &e))
+	q := generateQueries(&e, PerformanceOnly, firstSet(t, &e), nil)
 	assert.Equal(t, 1, q.queries)
 	assert.Equal(t, parseVector(t, vecConcat), q.samples)
 }
@@ -203,7 +203,7 @@ func TestGenerateQueriesOfflineRepeatsLoadedSet(t *testing.T) {
 		s.MinQueryCount = 1
 	}, 4)
 	set := firstSet(t, &e)
-	q := generateQueries(&e, PerformanceOnly, set)
+	q := generateQueries(&e, PerformanceOnly, set, nil)
 	// 1.1 * 0.1 s * 100 QPS = 11 samples: the 4 loaded ones twice, then 3.
 	require.Equal(t, 11, len(q.samples))
 	want := append(append(append([]uint64{}, set.samples...), set.samples...), set.samples[:3]...)
@@ -216,7 +216,7 @@ func TestGenerateQueriesPerformanceIssueModes(t *testing.T) {
 		t.Parallel()
 		e := testEffective(t, func(s *TestSettings) { s.Scenario = Server; s.PerformanceIssueUnique = true }, 32)
 		set := firstSet(t, &e)
-		q := generateQueries(&e, PerformanceOnly, set)
+		q := generateQueries(&e, PerformanceOnly, set, nil)
 		assert.ElementsMatch(t, set.samples, q.samples)
 	})
 	t.Run("same repeats one sample", func(t *testing.T) {
@@ -228,7 +228,7 @@ func TestGenerateQueriesPerformanceIssueModes(t *testing.T) {
 			s.MinDuration = 0
 		}, 32)
 		set := firstSet(t, &e)
-		q := generateQueries(&e, PerformanceOnly, set)
+		q := generateQueries(&e, PerformanceOnly, set, nil)
 		for _, s := range q.samples {
 			require.Equal(t, set.samples[3], s)
 		}
@@ -245,7 +245,7 @@ func TestGenerateQueriesEqualIssueServer(t *testing.T) {
 		s.MinDuration = 0
 	}, 8)
 	set := firstSet(t, &e)
-	q := generateQueries(&e, PerformanceOnly, set)
+	q := generateQueries(&e, PerformanceOnly, set, nil)
 	// min_queries rounds up to a multiple of the 8 loaded samples, and each
 	// block of 8 queries is a permutation.
 	require.Equal(t, 16, q.queries)
@@ -261,9 +261,9 @@ func BenchmarkGenerateQueriesServer(b *testing.B) {
 	s.MinDuration = 60 * time.Second
 	s.MinQueryCount = 270336
 	e, _ := newEffective(s, 1024)
-	set := generateLoadableSets(50000, &e)[0]
+	set := generateLoadableSets(50000, &e, nil)[0]
 	b.ReportAllocs()
 	for b.Loop() {
-		generateQueries(&e, PerformanceOnly, set)
+		generateQueries(&e, PerformanceOnly, set, nil)
 	}
 }

@@ -53,6 +53,11 @@ type perfSummary struct {
 	tpotTarget        percentileEntry
 	tpotPercentiles   [len(percentileFractions)]percentileEntry
 	overlatencyTokens uint64
+	groupCount        uint64
+	groupMin          int64
+	groupMax          int64
+	groupMean         int64
+	groupPercentiles  [len(percentileFractions)]percentileEntry
 }
 
 func newPerfSummary(sutName string, s *effective, pr perfResult, errors int) *perfSummary {
@@ -64,7 +69,9 @@ func newPerfSummary(sutName string, s *effective, pr perfResult, errors int) *pe
 		ps.percentiles[i].fraction = f
 		ps.tokenPercentiles[i].fraction = f
 		ps.tpotPercentiles[i].fraction = f
+		ps.groupPercentiles[i].fraction = f
 	}
+	ps.processGroupLatencies()
 	ps.processLatencies()
 	return ps
 }
@@ -120,6 +127,21 @@ func (ps *perfSummary) processLatencies() {
 	ps.target.queryLatency = at(ql, qc, ps.target.fraction)
 	for i := range ps.percentiles {
 		ps.percentiles[i].queryLatency = at(ql, qc, ps.percentiles[i].fraction)
+	}
+}
+
+func (ps *perfSummary) processGroupLatencies() {
+	gl := ps.pr.groupLatencies
+	if !ps.s.useGroupedQSL || len(gl) == 0 {
+		return
+	}
+	ps.groupCount = uint64(len(gl))
+	ps.groupMean = sum(gl) / int64(ps.groupCount)
+	gl = slices.Clone(gl)
+	slices.Sort(gl)
+	ps.groupMin, ps.groupMax = gl[0], gl[len(gl)-1]
+	for i := range ps.groupPercentiles {
+		ps.groupPercentiles[i].queryLatency = at(gl, ps.groupCount, ps.groupPercentiles[i].fraction)
 	}
 }
 
@@ -379,6 +401,11 @@ func (ps *perfSummary) writeSummary(l *logs) {
 				float64(s.tokenLatencyScalingFactor)*float64(ps.sampleCount-1)/pr.finalQueryAllDone, 2)))
 		}
 	}
+	if s.useGroupedQSL {
+		l.summaryLine("Groups per second: ", vDouble(float64(ps.groupCount)/pr.maxLatency))
+		// The official labels the completed group rate so.
+		l.summaryLine("Completed tokens per second: ", vString(fixed(float64(ps.groupCount)/pr.finalQueryAllDone, 2)))
+	}
 
 	v := ps.verdict()
 	yes := func(b bool) value {
@@ -473,6 +500,14 @@ func (ps *perfSummary) writeSummary(l *logs) {
 			for _, lp := range ps.tpotPercentiles {
 				l.summaryLine(fixed(lp.fraction*100, 2)+" percentile time to output token (ns)   : ", vInt(lp.sampleLatency))
 			}
+		}
+	}
+	if s.useGroupedQSL {
+		l.summaryLine("Min group latency (ns)          : ", vInt(ps.groupMin))
+		l.summaryLine("Max group latency (ns)          : ", vInt(ps.groupMax))
+		l.summaryLine("Mean group latency (ns)         : ", vInt(ps.groupMean))
+		for _, lp := range ps.groupPercentiles {
+			l.summaryLine(fixed(lp.fraction*100, 2)+" group percentile latency (ns)   : ", vInt(lp.queryLatency))
 		}
 	}
 	l.summaryLine("\n================================================\nTest Parameters Used\n================================================")
@@ -613,6 +648,14 @@ func (ps *perfSummary) writeDetail(l *logs) {
 			d("result_inferred_completed_tokens_per_second", vDouble(float64(ps.sampleCount-1)*float64(s.tokenLatencyScalingFactor)/pr.finalQueryAllDone))
 		case Offline:
 			d("result_inferred_tokens_per_second", vDouble(float64(ps.sampleCount)*float64(s.tokenLatencyScalingFactor)/pr.maxLatency))
+		}
+	}
+	if s.useGroupedQSL {
+		d("result_group_min_latency_ns", vInt(ps.groupMin))
+		d("result_group_max_latency_ns", vInt(ps.groupMax))
+		d("result_group_mean_latency_ns", vInt(ps.groupMean))
+		for _, lp := range ps.groupPercentiles {
+			d("result_group_"+fixed(lp.fraction*100, 2)+"_percentile_latency_ns", vInt(lp.queryLatency))
 		}
 	}
 	errs, _ := l.counts()
