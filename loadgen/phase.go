@@ -128,13 +128,11 @@ func (p *phase) reject(msg string) {
 func (p *phase) complete(rs []QuerySampleResponse) error {
 	p.enter()
 	defer p.leave()
-	if p.r.resp.phase.Load() != p {
-		p.r.resp.late.Add(int64(len(rs)))
+	if !p.admit(len(rs)) {
 		return ErrRunEnded
 	}
 	now := p.now()
-	var rejected int
-	var first string
+	var rej rejections
 	accepted := 0
 	for k := range rs {
 		resp := &rs[k]
@@ -143,11 +141,7 @@ func (p *phase) complete(rs []QuerySampleResponse) error {
 			msg = "Attempted to complete a sample twice."
 		}
 		if msg != "" {
-			if rejected == 0 {
-				first = msg
-			}
-			rejected++
-			p.reject(msg)
+			rej.add(p, msg)
 			continue
 		}
 		p.doneAt[i] = now
@@ -173,10 +167,38 @@ func (p *phase) complete(rs []QuerySampleResponse) error {
 			p.signalFinished()
 		}
 	}
-	if rejected > 0 {
-		return &ResponseError{Rejected: rejected, First: first}
+	return rej.err()
+}
+
+// admit reports whether a Responder call may proceed: the phase is still
+// the run's current one. It must be called between enter and leave.
+func (p *phase) admit(n int) bool {
+	if p.r.resp.phase.Load() == p {
+		return true
 	}
-	return nil
+	p.r.resp.late.Add(int64(n))
+	return false
+}
+
+// rejections collects the invalid responses of one Responder call.
+type rejections struct {
+	n     int
+	first string
+}
+
+func (r *rejections) add(p *phase, msg string) {
+	if r.n == 0 {
+		r.first = msg
+	}
+	r.n++
+	p.reject(msg)
+}
+
+func (r *rejections) err() error {
+	if r.n == 0 {
+		return nil
+	}
+	return &ResponseError{Rejected: r.n, First: r.first}
 }
 
 func (p *phase) signalFinished() {
@@ -234,13 +256,11 @@ func (p *phase) logAccuracy(i int, resp *QuerySampleResponse) {
 func (p *phase) firstTokens(rs []QuerySampleResponse) error {
 	p.enter()
 	defer p.leave()
-	if p.r.resp.phase.Load() != p {
-		p.r.resp.late.Add(int64(len(rs)))
+	if !p.admit(len(rs)) {
 		return ErrRunEnded
 	}
 	now := p.now()
-	var rejected int
-	var first string
+	var rej rejections
 	for k := range rs {
 		resp := &rs[k]
 		i, msg := p.index(resp.ID)
@@ -248,11 +268,7 @@ func (p *phase) firstTokens(rs []QuerySampleResponse) error {
 			msg = p.markFirstToken(i)
 		}
 		if msg != "" {
-			if rejected == 0 {
-				first = msg
-			}
-			rejected++
-			p.reject(msg)
+			rej.add(p, msg)
 			continue
 		}
 		if p.firstAt != nil {
@@ -266,10 +282,7 @@ func (p *phase) firstTokens(rs []QuerySampleResponse) error {
 			p.tokenMu.Unlock()
 		}
 	}
-	if rejected > 0 {
-		return &ResponseError{Rejected: rejected, First: first}
-	}
-	return nil
+	return rej.err()
 }
 
 func (p *phase) markFirstToken(i int) string {

@@ -365,6 +365,39 @@ func (ps *perfSummary) metric() (string, float64) {
 	return "Samples per second", float64(ps.sampleCount) / ps.pr.maxLatency
 }
 
+// statLabels are the official labels of a block of latency statistics:
+// min, max, mean, and what follows each percentile.
+type statLabels struct{ min, max, mean, percentile string }
+
+var (
+	latencyLabels = statLabels{
+		"Min latency (ns)                : ", "Max latency (ns)                : ",
+		"Mean latency (ns)               : ", " percentile latency (ns)   : "}
+	firstTokenLabels = statLabels{
+		"Min First Token latency (ns)                : ", "Max First Token latency (ns)                : ",
+		"Mean First Token latency (ns)               : ", " percentile first token latency (ns)   : "}
+	tpotLabels = statLabels{
+		"Min Time to Output Token (ns)                : ", "Max Time to Output Token (ns)                : ",
+		"Mean Time to Output Token (ns)               : ", " percentile time to output token (ns)   : "}
+	groupLabels = statLabels{
+		"Min group latency (ns)          : ", "Max group latency (ns)          : ",
+		"Mean group latency (ns)         : ", " group percentile latency (ns)   : "}
+)
+
+// writeStats writes one block of latency statistics to the summary.
+func writeStats(l *logs, labels statLabels, minV, maxV, mean int64, entries []percentileEntry, query bool) {
+	l.summaryLine(labels.min, vInt(minV))
+	l.summaryLine(labels.max, vInt(maxV))
+	l.summaryLine(labels.mean, vInt(mean))
+	for _, lp := range entries {
+		v := lp.sampleLatency
+		if query {
+			v = lp.queryLatency
+		}
+		l.summaryLine(fixed(lp.fraction*100, 2)+labels.percentile, vInt(v))
+	}
+}
+
 // writeSummary writes the official mlperf_log_summary.txt body.
 func (ps *perfSummary) writeSummary(l *logs) {
 	s, pr := ps.s, &ps.pr
@@ -462,20 +495,10 @@ func (ps *perfSummary) writeSummary(l *logs) {
 		l.summaryLine("Scheduled samples per second : ", vString(fixed(float64(ps.sampleCount-1)/pr.finalQueryScheduled, 2)))
 	case MultiStream:
 		l.summaryLine("Per-query latency:  ")
-		l.summaryLine("Min latency (ns)                : ", vInt(ps.queryMin))
-		l.summaryLine("Max latency (ns)                : ", vInt(ps.queryMax))
-		l.summaryLine("Mean latency (ns)               : ", vInt(ps.queryMean))
-		for _, lp := range ps.percentiles {
-			l.summaryLine(fixed(lp.fraction*100, 2)+" percentile latency (ns)   : ", vInt(lp.queryLatency))
-		}
+		writeStats(l, latencyLabels, ps.queryMin, ps.queryMax, ps.queryMean, ps.percentiles[:], true)
 	}
 	if s.scenario != MultiStream {
-		l.summaryLine("Min latency (ns)                : ", vInt(ps.sampleMin))
-		l.summaryLine("Max latency (ns)                : ", vInt(ps.sampleMax))
-		l.summaryLine("Mean latency (ns)               : ", vInt(ps.sampleMean))
-		for _, lp := range ps.percentiles {
-			l.summaryLine(fixed(lp.fraction*100, 2)+" percentile latency (ns)   : ", vInt(lp.sampleLatency))
-		}
+		writeStats(l, latencyLabels, ps.sampleMin, ps.sampleMax, ps.sampleMean, ps.percentiles[:], false)
 	}
 	if s.useTokenLatencies {
 		l.summaryLine("")
@@ -487,28 +510,13 @@ func (ps *perfSummary) writeSummary(l *logs) {
 			l.summaryLine("Completed tokens per second                 : ", vString(fixed(float64(ps.tokenCount)/pr.finalQueryAllDone, 2)))
 		}
 		if s.scenario != Offline {
-			l.summaryLine("Min First Token latency (ns)                : ", vInt(ps.firstTokenMin))
-			l.summaryLine("Max First Token latency (ns)                : ", vInt(ps.firstTokenMax))
-			l.summaryLine("Mean First Token latency (ns)               : ", vInt(ps.firstTokenMean))
-			for _, lp := range ps.tokenPercentiles {
-				l.summaryLine(fixed(lp.fraction*100, 2)+" percentile first token latency (ns)   : ", vInt(lp.sampleLatency))
-			}
+			writeStats(l, firstTokenLabels, ps.firstTokenMin, ps.firstTokenMax, ps.firstTokenMean, ps.tokenPercentiles[:], false)
 			l.summaryLine("")
-			l.summaryLine("Min Time to Output Token (ns)                : ", vInt(ps.tpotMin))
-			l.summaryLine("Max Time to Output Token (ns)                : ", vInt(ps.tpotMax))
-			l.summaryLine("Mean Time to Output Token (ns)               : ", vInt(ps.tpotMean))
-			for _, lp := range ps.tpotPercentiles {
-				l.summaryLine(fixed(lp.fraction*100, 2)+" percentile time to output token (ns)   : ", vInt(lp.sampleLatency))
-			}
+			writeStats(l, tpotLabels, ps.tpotMin, ps.tpotMax, ps.tpotMean, ps.tpotPercentiles[:], false)
 		}
 	}
 	if s.useGroupedQSL {
-		l.summaryLine("Min group latency (ns)          : ", vInt(ps.groupMin))
-		l.summaryLine("Max group latency (ns)          : ", vInt(ps.groupMax))
-		l.summaryLine("Mean group latency (ns)         : ", vInt(ps.groupMean))
-		for _, lp := range ps.groupPercentiles {
-			l.summaryLine(fixed(lp.fraction*100, 2)+" group percentile latency (ns)   : ", vInt(lp.queryLatency))
-		}
+		writeStats(l, groupLabels, ps.groupMin, ps.groupMax, ps.groupMean, ps.groupPercentiles[:], true)
 	}
 	l.summaryLine("\n================================================\nTest Parameters Used\n================================================")
 	s.writeSummary(l)
