@@ -74,6 +74,10 @@ type Info struct {
 	MaxBatch int
 	// MaxInFlight is how many Infer calls may run at once; 0 means 1.
 	MaxInFlight int
+	// FirstTokens says the backend reports first tokens through
+	// [Completer.FirstToken] (LLM backends): the host then measures the
+	// time to first token.
+	FirstTokens bool
 }
 
 // Device is one accelerator visible to a backend.

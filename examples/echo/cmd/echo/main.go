@@ -1,0 +1,54 @@
+// Command echo serves the echo backend as an mlperf-host plugin. The same
+// source builds both ways:
+//
+//	go build -o echo ./examples/echo/cmd/echo                                         # subprocess
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o echo.wasm ./examples/echo/cmd/echo # WASM
+//
+// The subprocess reads its configuration from the environment (the host
+// passes Config.Env): MLPERF_ECHO_MAX_BATCH, MLPERF_ECHO_MAX_IN_FLIGHT,
+// MLPERF_ECHO_FIRST_TOKENS=1, and MLPERF_ECHO_START, a start-up fault for
+// the host's tests: "slow" (no handshake for a minute) or "die" (exit 1
+// before the handshake).
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/mlperf-host/mlperf-host/examples/echo"
+	"github.com/mlperf-host/mlperf-host/sdk"
+)
+
+// A WASM reactor runs init and never main.
+func init() { sdk.Register(echo.New(echo.Config{})) }
+
+func main() {
+	switch os.Getenv("MLPERF_ECHO_START") {
+	case "slow":
+		time.Sleep(time.Minute)
+	case "die":
+		fmt.Fprintln(os.Stderr, "echo: injected failure before the handshake")
+		os.Exit(1)
+	}
+	cfg := echo.Config{
+		MaxBatch:    envInt("MLPERF_ECHO_MAX_BATCH"),
+		MaxInFlight: envInt("MLPERF_ECHO_MAX_IN_FLIGHT"),
+		FirstTokens: os.Getenv("MLPERF_ECHO_FIRST_TOKENS") == "1",
+	}
+	sdk.Serve(echo.New(cfg))
+}
+
+func envInt(key string) int {
+	v := os.Getenv(key)
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		fmt.Fprintf(os.Stderr, "echo: %s=%q: want a number\n", key, v)
+		os.Exit(2)
+	}
+	return n
+}

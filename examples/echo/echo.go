@@ -1,0 +1,210 @@
+package echo
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"runtime"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/sdk"
+)
+
+// Version is the echo backend's version.
+const Version = "0.1.0"
+
+// Config sizes the backend. The zero value takes the defaults.
+type Config struct {
+	// MaxBatch is the most samples per Infer call; 0 means DefaultMaxBatch.
+	MaxBatch int
+	// MaxInFlight is how many Infer calls may run at once; 0 means
+	// DefaultMaxInFlight.
+	MaxInFlight int
+	// FirstTokens makes the backend report each sample's first byte as
+	// its first token, as an LLM backend would.
+	FirstTokens bool
+}
+
+// Defaults of Config's zero fields.
+const (
+	DefaultMaxBatch    = 256
+	DefaultMaxInFlight = 2
+)
+
+// BadModel is the model content Load rejects with abi.InvalidArgument:
+// the "bad model" of conformance tests.
+var BadModel = []byte("fail")
+
+// Backend is the echo backend. Create it with [New].
+type Backend struct {
+	cfg    Config
+	loaded bool
+	fault  fault
+	after  uint64
+	served atomic.Uint64 // samples seen by Infer, for fault_after
+
+	// Counters the tests read.
+	loadedSamples atomic.Int64
+	flushes       atomic.Int64
+	warmups       atomic.Int64
+
+	hog     [][]byte // the grow fault's memory
+	growMiB uint64   // its bound; 0 means none
+	spin    uint64   // the loop fault's work
+}
+
+var (
+	_ sdk.Backend      = (*Backend)(nil)
+	_ sdk.SampleLoader = (*Backend)(nil)
+	_ sdk.Flusher      = (*Backend)(nil)
+	_ sdk.Warmer       = (*Backend)(nil)
+)
+
+// New returns an echo backend.
+func New(cfg Config) *Backend {
+	if cfg.MaxBatch == 0 {
+		cfg.MaxBatch = DefaultMaxBatch
+	}
+	if cfg.MaxInFlight == 0 {
+		cfg.MaxInFlight = DefaultMaxInFlight
+	}
+	return &Backend{cfg: cfg}
+}
+
+// Info implements sdk.Backend.
+func (b *Backend) Info() sdk.Info {
+	return sdk.Info{
+		Name: "echo", Version: Version,
+		Description: "null backend: completes each sample with its own bytes",
+		MaxBatch:    b.cfg.MaxBatch, MaxInFlight: b.cfg.MaxInFlight, FirstTokens: b.cfg.FirstTokens,
+	}
+}
+
+// The options Load takes.
+const (
+	// OptFault picks a fault from [Faults].
+	OptFault = "fault"
+	// OptFaultAfter is how many samples Infer serves before the fault
+	// strikes (default 0: at the first call).
+	OptFaultAfter = "fault_after"
+	// OptGrowLimitMiB bounds the "grow" fault (default 0: no bound); past
+	// it the call stalls instead.
+	OptGrowLimitMiB = "grow_limit_mib"
+)
+
+// Load implements sdk.Backend. Any model is accepted except [BadModel].
+func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
+	if b.loaded {
+		return sdk.Errorf(abi.FailedPrecondition, "echo: model already loaded")
+	}
+	if bytes.Equal(m.Bytes, BadModel) {
+		return sdk.Errorf(abi.InvalidArgument, "echo: model rejected (its content is %q)", BadModel)
+	}
+	for k, v := range m.Options {
+		switch k {
+		case OptFault:
+			f, ok := faultByName[v]
+			if !ok {
+				return sdk.Errorf(abi.InvalidArgument, "echo: option %s=%q: want one of %v", k, v, Faults())
+			}
+			b.fault = f
+		case OptFaultAfter:
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				return sdk.Errorf(abi.InvalidArgument, "echo: option %s=%q: want a number of samples", k, v)
+			}
+			b.after = n
+		case OptGrowLimitMiB:
+			if _, err := strconv.ParseUint(v, 10, 32); err != nil {
+				return sdk.Errorf(abi.InvalidArgument, "echo: option %s=%q: want a number of MiB", k, v)
+			}
+		default:
+			return sdk.Errorf(abi.InvalidArgument, "echo: unknown option %q (known: %s, %s, %s)", k, OptFault, OptFaultAfter, OptGrowLimitMiB)
+		}
+	}
+	if b.fault == faultGrow {
+		b.growLimit(m.Options[OptGrowLimitMiB])
+	}
+	sdk.Logger(ctx).Info("echo loaded", "model_bytes", len(m.Bytes), "model_path", m.Path, "fault", b.fault.String())
+	b.loaded = true
+	return nil
+}
+
+// LoadSamples implements sdk.SampleLoader: echo needs nothing beyond the
+// bytes the SDK hands Infer; it counts them.
+func (b *Backend) LoadSamples(_ context.Context, samples []sdk.LoadedSample) error {
+	b.loadedSamples.Add(int64(len(samples)))
+	return nil
+}
+
+// UnloadSamples implements sdk.SampleLoader.
+func (b *Backend) UnloadSamples(_ context.Context, indices []uint64) error {
+	b.loadedSamples.Add(-int64(len(indices)))
+	return nil
+}
+
+// Flush implements sdk.Flusher: echo holds nothing back.
+func (b *Backend) Flush(context.Context) error {
+	b.flushes.Add(1)
+	return nil
+}
+
+// Warmup implements sdk.Warmer.
+func (b *Backend) Warmup(ctx context.Context) error {
+	b.warmups.Add(1)
+	sdk.Logger(ctx).Debug("echo warm-up: nothing to warm")
+	return nil
+}
+
+// Infer implements sdk.Backend: each sample completes with its bytes when
+// its output is wanted, else with none.
+func (b *Backend) Infer(ctx context.Context, q sdk.Query, c sdk.Completer) error {
+	if !b.loaded {
+		return sdk.Errorf(abi.FailedPrecondition, "echo: Infer before Load")
+	}
+	if b.fault != faultNone && b.served.Add(uint64(len(q.Samples)))-uint64(len(q.Samples)) >= b.after {
+		return b.misbehave(ctx, q, c)
+	}
+	b.serve(q, c)
+	return nil
+}
+
+// serve completes every sample normally.
+func (b *Backend) serve(q sdk.Query, c sdk.Completer) {
+	for _, s := range q.Samples {
+		var out []byte
+		if s.WantOutput {
+			out = s.Data
+		}
+		if b.cfg.FirstTokens && len(out) > 0 {
+			c.FirstToken(s.ID, out[:1])
+		}
+		c.Complete(s.ID, out, int64(len(out)))
+	}
+}
+
+// Close implements sdk.Backend.
+func (b *Backend) Close() error {
+	b.hog = nil
+	return nil
+}
+
+// Counters returns how many samples are loaded, and how many flushes and
+// warm-ups the backend saw.
+func (b *Backend) Counters() (loadedSamples, flushes, warmups int64) {
+	return b.loadedSamples.Load(), b.flushes.Load(), b.warmups.Load()
+}
+
+// wasm reports whether this is a WASM build: a stall there is a deadlock
+// the Go runtime reports, so it spins instead.
+var wasm = runtime.GOOS == "wasip1"
+
+// sampleIDs formats a query's ids for messages.
+func sampleIDs(q sdk.Query) string {
+	if len(q.Samples) == 1 {
+		return fmt.Sprintf("sample id %d", q.Samples[0].ID)
+	}
+	return fmt.Sprintf("%d samples", len(q.Samples))
+}

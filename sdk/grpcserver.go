@@ -1,0 +1,157 @@
+//go:build !wasip1
+
+package sdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/abi/backendv1"
+	"github.com/mlperf-host/mlperf-host/abi/backendv1grpc"
+)
+
+// MaxMessageBytes caps one gRPC message either way, as the host's default
+// does.
+const MaxMessageBytes = 256 << 20
+
+// grpcBackend is the gRPC service of a subprocess plugin over a [Server].
+type grpcBackend struct {
+	backendv1grpc.UnimplementedBackendServer
+	srv        *Server
+	maxMessage int
+}
+
+var _ backendv1grpc.BackendServer = (*grpcBackend)(nil)
+
+func newGRPCBackend(srv *Server) *grpcBackend {
+	return &grpcBackend{srv: srv, maxMessage: MaxMessageBytes}
+}
+
+func (g *grpcBackend) Info(_ context.Context, req *backendv1.InfoRequest) (*backendv1.InfoResponse, error) {
+	return g.srv.Info(req), nil
+}
+
+func (g *grpcBackend) Load(ctx context.Context, req *backendv1.LoadRequest) (*backendv1.LoadResponse, error) {
+	return g.srv.Load(ctx, req), nil
+}
+
+// LoadSamples resolves the samples' bytes: inline data as it arrived (the
+// request owns it), or ranges of the host's shared arena, mapped
+// read-only: zero copies either way.
+func (g *grpcBackend) LoadSamples(ctx context.Context, req *backendv1.LoadSamplesRequest) (*backendv1.LoadSamplesResponse, error) {
+	samples, release, err := resolveSamples(req)
+	if err != nil {
+		return &backendv1.LoadSamplesResponse{Status: status(err)}, nil
+	}
+	return g.srv.LoadSamples(ctx, samples, release), nil
+}
+
+// resolveSamples turns a request into samples and the function that
+// releases the memory they live in.
+func resolveSamples(req *backendv1.LoadSamplesRequest) ([]LoadedSample, func(), error) {
+	var arena []byte
+	var release func()
+	if a := req.GetArena(); a != nil {
+		var err error
+		if arena, release, err = mapArena(a.GetPath(), a.GetSize()); err != nil {
+			return nil, nil, Errorf(abi.InvalidArgument, "%v", err)
+		}
+	}
+	samples := make([]LoadedSample, len(req.GetSamples()))
+	for i, r := range req.GetSamples() {
+		switch off, n := r.GetOffset(), r.GetLength(); {
+		case r.GetData() != nil:
+			samples[i] = LoadedSample{Index: r.GetIndex(), Data: r.GetData()}
+		case arena != nil && off <= uint64(len(arena)) && n <= uint64(len(arena))-off:
+			samples[i] = LoadedSample{Index: r.GetIndex(), Data: arena[off : off+n : off+n]}
+		case arena != nil:
+			if release != nil {
+				release()
+			}
+			return nil, nil, Errorf(abi.InvalidArgument, "sample index %d: bytes [%d, %d+%d) are outside the %d-byte arena",
+				r.GetIndex(), off, off, n, len(arena))
+		case n != 0:
+			return nil, nil, Errorf(abi.InvalidArgument, "sample index %d: %d bytes but neither data nor an arena", r.GetIndex(), n)
+		default:
+			samples[i] = LoadedSample{Index: r.GetIndex(), Data: []byte{}}
+		}
+	}
+	return samples, release, nil
+}
+
+func (g *grpcBackend) UnloadSamples(ctx context.Context, req *backendv1.UnloadSamplesRequest) (*backendv1.UnloadSamplesResponse, error) {
+	return g.srv.UnloadSamples(ctx, req), nil
+}
+
+func (g *grpcBackend) Warmup(ctx context.Context, _ *backendv1.WarmupRequest) (*backendv1.WarmupResponse, error) {
+	return g.srv.Warmup(ctx), nil
+}
+
+func (g *grpcBackend) Ping(_ context.Context, req *backendv1.PingRequest) (*backendv1.PingResponse, error) {
+	return &backendv1.PingResponse{Nonce: req.GetNonce()}, nil
+}
+
+func (g *grpcBackend) Close(context.Context, *backendv1.CloseRequest) (*backendv1.CloseResponse, error) {
+	return g.srv.Close(), nil
+}
+
+// Session runs the timed part of a run: this goroutine receives queries
+// and hands them to the session's workers, a sender goroutine sends the
+// completions. When the host closes its side, every query still in the
+// plugin completes first; when the stream breaks, the Infer calls in
+// progress see their context canceled.
+func (g *grpcBackend) Session(stream backendv1grpc.Backend_SessionServer) error {
+	ctx := stream.Context()
+	out := newOutbox(g.maxMessage)
+	sess, err := g.srv.OpenSession(ctx, out)
+	if err != nil {
+		return stream.Send(&backendv1.PluginMessage{Kind: &backendv1.PluginMessage_Error{Error: &backendv1.SessionError{Status: status(err)}}})
+	}
+	sendCtx, stopSend := context.WithCancel(ctx)
+	defer stopSend()
+	sent := make(chan error, 1)
+	go func() { sent <- out.run(sendCtx, stream) }()
+
+	recvErr := g.receive(stream, sess, out)
+	if recvErr != nil {
+		sess.Abort()
+	} else {
+		sess.End()
+	}
+	out.close()
+	if err := <-sent; err != nil && recvErr == nil {
+		return err
+	}
+	return recvErr
+}
+
+// receive reads the host's messages until it closes its side (nil) or the
+// stream breaks.
+func (g *grpcBackend) receive(stream backendv1grpc.Backend_SessionServer, sess *Session, out *outbox) error {
+	var msg backendv1.HostMessage
+	for {
+		if err := stream.RecvMsg(&msg); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		switch k := msg.GetKind().(type) {
+		case *backendv1.HostMessage_Issue:
+			if err := sess.Issue(k.Issue.GetSamples()); err != nil {
+				out.event(outEvent{code: abi.InvalidArgument, message: fmt.Sprintf("host sent a bad query: %v", err)})
+				return err
+			}
+		case *backendv1.HostMessage_Flush:
+			if err := sess.Flush(); err != nil {
+				return err
+			}
+		default:
+			// A message of a later minor version: not for this plugin.
+			g.srv.log.Debug("ignoring an unknown session message")
+		}
+	}
+}

@@ -1,0 +1,220 @@
+//go:build !wasip1
+
+package sdk
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/abi/backendv1"
+)
+
+// outbox is the [SessionOutput] of a subprocess session: workers append
+// completions to a pending batch, and one sender goroutine swaps it out
+// and sends it, so that whatever finished while a message was on its way
+// shares the next one. Steady state allocates nothing: both batches keep
+// their storage.
+type outbox struct {
+	// maxData bounds the data of one message; maxOutput the output of one
+	// sample (what fits in one message under the gRPC limit).
+	maxData, maxOutput int
+
+	mu      sync.Mutex
+	pending outBatch
+	closed  bool
+	wake    chan struct{} // holds a token when pending is non-empty or closed
+}
+
+// outBatch is what the sender sends next, in this order: first tokens,
+// completions, then events.
+type outBatch struct {
+	recs, data   []byte
+	frecs, fdata []byte
+	events       []outEvent
+}
+
+// outEvent is a flush answer or a fatal session error.
+type outEvent struct {
+	flushed bool
+	code    abi.Code
+	message string
+}
+
+func (b *outBatch) empty() bool {
+	return len(b.recs) == 0 && len(b.frecs) == 0 && len(b.events) == 0
+}
+
+func (b *outBatch) reset() {
+	b.recs, b.data, b.frecs, b.fdata = b.recs[:0], b.data[:0], b.frecs[:0], b.fdata[:0]
+	clear(b.events)
+	b.events = b.events[:0]
+}
+
+var _ SessionOutput = (*outbox)(nil)
+
+func newOutbox(maxMessage int) *outbox {
+	// Leave room for the records and the message framing.
+	maxData := max(maxMessage/2, 1<<10)
+	return &outbox{maxData: min(maxData, 4<<20), maxOutput: maxMessage - 64<<10, wake: make(chan struct{}, 1)}
+}
+
+// signal wakes the sender when the batch just stopped being empty; o.mu
+// is held.
+func (o *outbox) signal(wasEmpty bool) {
+	if wasEmpty {
+		select {
+		case o.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (o *outbox) Complete(id uint64, code abi.Code, data []byte, nTokens int64) {
+	if len(data) > o.maxOutput {
+		code, data = abi.ResourceExhausted, fmt.Appendf(nil,
+			"the output of sample id %d has %d bytes, more than fit in one message (%d)", id, len(data), o.maxOutput)
+	}
+	o.mu.Lock()
+	wasEmpty := o.pending.empty()
+	o.pending.recs, o.pending.data = abi.AppendCompletion(o.pending.recs, o.pending.data, id, code, data, nTokens)
+	o.signal(wasEmpty)
+	o.mu.Unlock()
+}
+
+func (o *outbox) FirstToken(id uint64, data []byte) {
+	if len(data) > o.maxOutput {
+		data = data[:0]
+	}
+	o.mu.Lock()
+	wasEmpty := o.pending.empty()
+	o.pending.frecs, o.pending.fdata = abi.AppendCompletion(o.pending.frecs, o.pending.fdata, id, abi.OK, data, 1)
+	o.signal(wasEmpty)
+	o.mu.Unlock()
+}
+
+func (o *outbox) Flushed(code abi.Code, message string) {
+	o.event(outEvent{flushed: true, code: code, message: message})
+}
+
+func (o *outbox) Violation(_ uint64, err error) {
+	o.event(outEvent{code: abi.Internal, message: "backend bug: " + err.Error()})
+}
+
+func (o *outbox) event(e outEvent) {
+	o.mu.Lock()
+	wasEmpty := o.pending.empty()
+	o.pending.events = append(o.pending.events, e)
+	o.signal(wasEmpty)
+	o.mu.Unlock()
+}
+
+// close tells the sender to stop once it sent what is pending. Nothing
+// may be added after it.
+func (o *outbox) close() {
+	o.mu.Lock()
+	o.closed = true
+	o.mu.Unlock()
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pluginSender is the send side of the session stream.
+type pluginSender interface {
+	Send(*backendv1.PluginMessage) error
+}
+
+// run is the sender: it sends pending batches until close, or until ctx
+// ends or a send fails (the stream is gone).
+func (o *outbox) run(ctx context.Context, s pluginSender) error {
+	var batch outBatch
+	m := newOutMessages()
+	for {
+		select {
+		case <-o.wake:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		o.mu.Lock()
+		o.pending, batch = batch, o.pending
+		closed := o.closed
+		o.mu.Unlock()
+		if err := o.send(s, m, &batch); err != nil {
+			return err
+		}
+		batch.reset()
+		if closed {
+			return nil
+		}
+	}
+}
+
+// outMessages are the reused outgoing messages. gRPC marshals a message
+// before Send returns, and the SDK installs no stats handler that could
+// keep it.
+type outMessages struct {
+	completions, firstTokens, flushed, failed *backendv1.PluginMessage
+	c, f                                      *backendv1.Completions
+	fd                                        *backendv1.FlushDone
+	se                                        *backendv1.SessionError
+}
+
+func newOutMessages() *outMessages {
+	m := &outMessages{c: &backendv1.Completions{}, f: &backendv1.Completions{}, fd: &backendv1.FlushDone{Status: &backendv1.Status{}},
+		se: &backendv1.SessionError{Status: &backendv1.Status{}}}
+	m.completions = &backendv1.PluginMessage{Kind: &backendv1.PluginMessage_Completions{Completions: m.c}}
+	m.firstTokens = &backendv1.PluginMessage{Kind: &backendv1.PluginMessage_FirstTokens{FirstTokens: m.f}}
+	m.flushed = &backendv1.PluginMessage{Kind: &backendv1.PluginMessage_Flushed{Flushed: m.fd}}
+	m.failed = &backendv1.PluginMessage{Kind: &backendv1.PluginMessage_Error{Error: m.se}}
+	return m
+}
+
+// send sends one batch: first tokens, completions (split so that no
+// message carries more than maxData bytes of data, unless one record
+// alone does), then the events.
+func (o *outbox) send(s pluginSender, m *outMessages, b *outBatch) error {
+	if err := o.sendRecords(s, m.firstTokens, m.f, b.frecs, b.fdata); err != nil {
+		return err
+	}
+	if err := o.sendRecords(s, m.completions, m.c, b.recs, b.data); err != nil {
+		return err
+	}
+	for _, e := range b.events {
+		msg := m.failed
+		m.se.Status.Code, m.se.Status.Message = uint32(e.code), e.message
+		if e.flushed {
+			msg = m.flushed
+			m.fd.Status.Code, m.fd.Status.Message = uint32(e.code), e.message
+		}
+		if err := s.Send(msg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (o *outbox) sendRecords(s pluginSender, msg *backendv1.PluginMessage, c *backendv1.Completions, recs, data []byte) error {
+	for len(recs) > 0 {
+		n, size := 0, 0
+		for off := 0; off < len(recs); off += abi.CompletionRecordSize {
+			l := int(binary.LittleEndian.Uint32(recs[off+12:]))
+			if n > 0 && size+l > o.maxData {
+				break
+			}
+			n++
+			size += l
+		}
+		c.Records, c.Data = recs[:n*abi.CompletionRecordSize], data[:size]
+		err := s.Send(msg)
+		c.Records, c.Data = nil, nil
+		if err != nil {
+			return err
+		}
+		recs, data = recs[n*abi.CompletionRecordSize:], data[size:]
+	}
+	return nil
+}

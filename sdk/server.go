@@ -1,0 +1,354 @@
+package sdk
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"sync"
+
+	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/abi/backendv1"
+)
+
+// Server is the plugin side of ABI v1 for one [Backend], without a
+// transport: it checks the order of calls, keeps the loaded samples,
+// derives the capabilities, recovers panics and turns errors into status
+// codes, and runs the timed part of a run in a [Session]. [Serve] puts a
+// Server behind gRPC and [Register] behind the WASM exports;
+// sdk/sdktest drives one directly, so the conformance kit tests the code
+// that ships. Plugin authors do not need it.
+//
+// Control methods (Info, Load, LoadSamples, UnloadSamples, Warmup, Close)
+// are serialized; they never fail with a Go error, only with a status in
+// their response.
+type Server struct {
+	b   Backend
+	cfg ServerConfig
+	log *slog.Logger
+
+	mu       sync.Mutex // serializes control calls and guards the fields below
+	info     Info
+	infoResp *backendv1.InfoResponse
+	loaded   bool
+	closed   bool
+	session  *Session
+
+	// samplesMu is held for writing by (Un)LoadSamples and Close, for
+	// reading by workers filling a query.
+	samplesMu sync.RWMutex
+	samples   map[uint64]loadedEntry
+}
+
+// ServerConfig says what the transport behind a [Server] can do.
+type ServerConfig struct {
+	// Logger receives the SDK's own diagnostics and is handed to the
+	// backend through every context ([Logger]). nil discards.
+	Logger *slog.Logger
+	// ModelPath: the backend can open files, so it advertises
+	// [abi.CapModelPath].
+	ModelPath bool
+	// SharedArena: the transport can map the host's sample arena, so the
+	// server advertises [abi.CapSharedArena].
+	SharedArena bool
+	// Inline runs Infer calls on the goroutine that issues, one at a time
+	// (WASM guests), instead of on MaxInFlight workers.
+	Inline bool
+}
+
+// loadedEntry is one loaded sample: its bytes and what holds them.
+type loadedEntry struct {
+	data  []byte
+	owner *sampleOwner
+}
+
+// sampleOwner is the memory a group of samples lives in (a shared-memory
+// mapping, a request buffer). It is released once no loaded sample
+// refers to it and the backend no longer may.
+type sampleOwner struct {
+	refs    int
+	release func()
+}
+
+// NewServer returns a Server for b.
+func NewServer(b Backend, cfg ServerConfig) *Server {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{b: b, cfg: cfg, log: log, samples: map[uint64]loadedEntry{}}
+}
+
+// ctx returns ctx carrying the server's logger.
+func (s *Server) ctx(ctx context.Context) context.Context { return WithLogger(ctx, s.log) }
+
+// status converts an error into an ABI status.
+func status(err error) *backendv1.Status {
+	if err == nil {
+		return &backendv1.Status{}
+	}
+	return &backendv1.Status{Code: uint32(CodeOf(err)), Message: err.Error()}
+}
+
+// errClosed is the status of every call after Close.
+var errClosed = Errorf(abi.FailedPrecondition, "the backend was closed")
+
+// Info calls the backend's Info once and describes it: who it is, the ABI
+// version, its capabilities. A host whose ABI major differs gets
+// [abi.VersionMismatch].
+func (s *Server) Info(req *backendv1.InfoRequest) *backendv1.InfoResponse {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m := req.GetHostAbiMajor(); m != 0 && m != abi.Major {
+		return &backendv1.InfoResponse{AbiMajor: abi.Major, AbiMinor: abi.Minor, Status: status(Errorf(abi.VersionMismatch,
+			"the host speaks ABI v%d, this plugin speaks v%d", m, abi.Major))}
+	}
+	if err := s.describe(); err != nil {
+		return &backendv1.InfoResponse{AbiMajor: abi.Major, AbiMinor: abi.Minor, Status: status(err)}
+	}
+	return s.infoResp
+}
+
+// describe calls Info once and builds the response; s.mu is held.
+func (s *Server) describe() error {
+	if s.infoResp != nil {
+		return nil
+	}
+	var info Info
+	if err := guard("Info", func() error { info = s.b.Info(); return nil }); err != nil {
+		return err
+	}
+	if info.MaxBatch < 0 || info.MaxInFlight < 0 || info.MaxBatch > math.MaxUint32 || info.MaxInFlight > math.MaxUint32 {
+		return Errorf(abi.Internal, "backend %q: Info has MaxBatch %d and MaxInFlight %d: want 0 or more",
+			info.Name, info.MaxBatch, info.MaxInFlight)
+	}
+	if info.Name == "" {
+		return Errorf(abi.Internal, "backend Info has no Name")
+	}
+	s.info = info
+	r := &backendv1.InfoResponse{
+		Status: &backendv1.Status{}, AbiMajor: abi.Major, AbiMinor: abi.Minor,
+		Name: info.Name, Version: info.Version, Description: info.Description,
+		Capabilities: uint64(s.capabilities()), MaxBatch: uint32(info.MaxBatch), MaxInFlight: uint32(info.MaxInFlight),
+	}
+	for _, d := range info.Devices {
+		r.Devices = append(r.Devices, &backendv1.Device{Id: int32(d.ID), Name: d.Name, Kind: d.Kind, MemoryBytes: d.MemoryBytes, Driver: d.Driver})
+	}
+	s.infoResp = r
+	return nil
+}
+
+// capabilities derives the capability bits from the optional interfaces
+// the backend implements and from what the transport can do.
+func (s *Server) capabilities() abi.Capability {
+	var c abi.Capability
+	if _, ok := s.b.(Flusher); ok {
+		c |= abi.CapFlush
+	}
+	if _, ok := s.b.(Warmer); ok {
+		c |= abi.CapWarmup
+	}
+	if _, ok := s.b.(SampleLoader); ok {
+		c |= abi.CapSampleLoader
+	}
+	if s.info.FirstTokens {
+		c |= abi.CapFirstToken
+	}
+	if s.cfg.ModelPath {
+		c |= abi.CapModelPath
+	}
+	if s.cfg.SharedArena {
+		c |= abi.CapSharedArena
+	}
+	return c
+}
+
+// ready checks that the backend was described and, when wantLoaded, that
+// a model is loaded; s.mu is held.
+func (s *Server) ready(op string, wantLoaded bool) error {
+	if s.closed {
+		return errClosed
+	}
+	if err := s.describe(); err != nil {
+		return err
+	}
+	if wantLoaded && !s.loaded {
+		return Errorf(abi.FailedPrecondition, "%s before Load", op)
+	}
+	return nil
+}
+
+// Load loads the model, once.
+func (s *Server) Load(ctx context.Context, req *backendv1.LoadRequest) *backendv1.LoadResponse {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.ready("Load", false); err != nil {
+		return &backendv1.LoadResponse{Status: status(err)}
+	}
+	if s.loaded {
+		return &backendv1.LoadResponse{Status: status(Errorf(abi.FailedPrecondition, "a model is already loaded"))}
+	}
+	m := Model{Path: req.GetModelPath(), Bytes: req.GetModelBytes(), Options: req.GetOptions()}
+	if m.Options == nil {
+		m.Options = map[string]string{}
+	}
+	err := guard("Load", func() error { return s.b.Load(s.ctx(ctx), m) })
+	if err != nil {
+		s.log.Error("load failed", "err", err)
+		return &backendv1.LoadResponse{Status: status(fmt.Errorf("load: %w", err))}
+	}
+	s.loaded = true
+	return &backendv1.LoadResponse{Status: &backendv1.Status{}}
+}
+
+// LoadSamples makes samples resident: the server keeps their bytes for
+// Infer's [Sample.Data], and a [SampleLoader] backend gets them too. The
+// samples' Data must stay valid until release is called: once they are
+// all unloaded (or replaced, or the server closed) and the backend was
+// told. release may be nil.
+func (s *Server) LoadSamples(ctx context.Context, samples []LoadedSample, release func()) *backendv1.LoadSamplesResponse {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	owner := &sampleOwner{release: release}
+	if err := s.ready("LoadSamples", true); err != nil {
+		owner.releaseIfUnused()
+		return &backendv1.LoadSamplesResponse{Status: status(err)}
+	}
+	s.idle()
+	if sl, ok := s.b.(SampleLoader); ok {
+		if err := guard("LoadSamples", func() error { return sl.LoadSamples(s.ctx(ctx), samples) }); err != nil {
+			owner.releaseIfUnused()
+			return &backendv1.LoadSamplesResponse{Status: status(fmt.Errorf("load samples: %w", err))}
+		}
+	}
+	s.samplesMu.Lock()
+	for _, smp := range samples {
+		if old, ok := s.samples[smp.Index]; ok {
+			old.owner.drop()
+		}
+		s.samples[smp.Index] = loadedEntry{data: smp.Data, owner: owner}
+		owner.refs++
+	}
+	s.samplesMu.Unlock()
+	owner.releaseIfUnused()
+	return &backendv1.LoadSamplesResponse{Status: &backendv1.Status{}}
+}
+
+// UnloadSamples releases samples; indices not loaded are ignored.
+func (s *Server) UnloadSamples(ctx context.Context, req *backendv1.UnloadSamplesRequest) *backendv1.UnloadSamplesResponse {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.ready("UnloadSamples", true); err != nil {
+		return &backendv1.UnloadSamplesResponse{Status: status(err)}
+	}
+	s.idle()
+	indices := req.GetIndices()
+	if sl, ok := s.b.(SampleLoader); ok {
+		if err := guard("UnloadSamples", func() error { return sl.UnloadSamples(s.ctx(ctx), indices) }); err != nil {
+			return &backendv1.UnloadSamplesResponse{Status: status(fmt.Errorf("unload samples: %w", err))}
+		}
+	}
+	s.samplesMu.Lock()
+	for _, i := range indices {
+		if e, ok := s.samples[i]; ok {
+			delete(s.samples, i)
+			e.owner.drop()
+		}
+	}
+	s.samplesMu.Unlock()
+	return &backendv1.UnloadSamplesResponse{Status: &backendv1.Status{}}
+}
+
+func (o *sampleOwner) drop() {
+	o.refs--
+	o.releaseIfUnused()
+}
+
+func (o *sampleOwner) releaseIfUnused() {
+	if o.refs == 0 && o.release != nil {
+		o.release()
+		o.release = nil
+	}
+}
+
+// Warmup runs the backend's warm-up, if it is a [Warmer].
+func (s *Server) Warmup(ctx context.Context) *backendv1.WarmupResponse {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.ready("Warmup", true); err != nil {
+		return &backendv1.WarmupResponse{Status: status(err)}
+	}
+	s.idle()
+	w, ok := s.b.(Warmer)
+	if !ok {
+		return &backendv1.WarmupResponse{Status: &backendv1.Status{}}
+	}
+	if err := guard("Warmup", func() error { return w.Warmup(s.ctx(ctx)) }); err != nil {
+		return &backendv1.WarmupResponse{Status: status(fmt.Errorf("warmup: %w", err))}
+	}
+	return &backendv1.WarmupResponse{Status: &backendv1.Status{}}
+}
+
+// OpenSession starts the timed part of a run after Load. One session is
+// open at a time; out receives its results. ctx bounds the session: the
+// Infer calls get a context derived from it, which Abort also cancels.
+func (s *Server) OpenSession(ctx context.Context, out SessionOutput) (*Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.ready("a session", true); err != nil {
+		return nil, err
+	}
+	if s.session != nil {
+		return nil, Errorf(abi.FailedPrecondition, "a session is already open")
+	}
+	s.session = newSession(s.ctx(ctx), s, out, s.cfg.Inline)
+	return s.session, nil
+}
+
+// idle waits until the open session, if any, runs no Infer or Flush call
+// and has nothing queued: the backend's other methods never run
+// concurrently with Infer. The host issues nothing during control calls,
+// so the wait is for calls already on their way out; s.mu is held.
+func (s *Server) idle() {
+	if s.session != nil {
+		s.session.idle()
+	}
+}
+
+// sessionEnded forgets a session that ended.
+func (s *Server) sessionEnded(sess *Session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.session == sess {
+		s.session = nil
+	}
+}
+
+// Close aborts an open session, closes the backend once and releases
+// every sample. Later calls answer OK and do nothing.
+func (s *Server) Close() *backendv1.CloseResponse {
+	s.mu.Lock()
+	sess := s.session
+	s.mu.Unlock()
+	if sess != nil {
+		s.log.Warn("closing with a session open: aborting it")
+		sess.Abort()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return &backendv1.CloseResponse{Status: &backendv1.Status{}}
+	}
+	s.closed = true
+	err := guard("Close", s.b.Close)
+	s.samplesMu.Lock()
+	for i, e := range s.samples {
+		delete(s.samples, i)
+		e.owner.drop()
+	}
+	s.samplesMu.Unlock()
+	if err != nil {
+		return &backendv1.CloseResponse{Status: status(fmt.Errorf("close: %w", err))}
+	}
+	return &backendv1.CloseResponse{Status: &backendv1.Status{}}
+}

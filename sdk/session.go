@@ -1,0 +1,344 @@
+package sdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/mlperf-host/mlperf-host/abi"
+)
+
+// SessionOutput receives what a [Session] produces. Its methods may be
+// called from several goroutines at once, and must copy data before they
+// return.
+type SessionOutput interface {
+	// Complete reports one finished sample: code is abi.OK and data its
+	// output, or code says why it failed and data is the message.
+	Complete(id uint64, code abi.Code, data []byte, nTokens int64)
+	// FirstToken reports the first token of a sample (LLM backends).
+	FirstToken(id uint64, data []byte)
+	// Flushed answers a [Session.Flush].
+	Flushed(code abi.Code, message string)
+	// Violation reports a backend bug about sample id: a completion for an
+	// id not in the Infer call, a second completion, or one after Infer
+	// returned. The results of the run cannot be trusted.
+	Violation(id uint64, err error)
+}
+
+// ErrSessionEnded is returned by Issue and Flush after End or Abort.
+var ErrSessionEnded = errors.New("session ended")
+
+// Session is the timed part of a run: it turns issued queries into Infer
+// calls and their results into completions. Without
+// [ServerConfig.Inline] it runs up to MaxInFlight Infer calls at once on
+// a fixed set of workers, each call at most MaxBatch samples; inline, it
+// runs them one at a time on the goroutine that issues.
+//
+// Issue, Flush, End and Abort are called from one goroutine (a transport's
+// receive loop).
+type Session struct {
+	srv      *Server
+	out      SessionOutput
+	ctx      context.Context
+	cancel   context.CancelFunc
+	maxBatch int
+	inline   *worker // set in inline mode
+	inJob    job     // the inline mode's reused job
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	queue    fifo[*job]
+	free     []*job
+	running  int  // Infer calls in progress
+	flushing bool // a flush runs: nothing else starts
+	idlers   int  // goroutines waiting in idle
+	ending   bool
+	workers  sync.WaitGroup
+	stopOnce sync.Once
+	stopped  chan struct{}
+}
+
+// job is one Infer call's samples, or a flush.
+type job struct {
+	samples []Sample // Data is filled in by the worker
+	flush   bool
+}
+
+// worker runs jobs with its own reused query and completer.
+type worker struct {
+	s       *Session
+	c       *call
+	q       Query
+	unknown []uint64
+}
+
+func newSession(ctx context.Context, srv *Server, out SessionOutput, inline bool) *Session {
+	ctx, cancel := context.WithCancel(ctx)
+	s := &Session{srv: srv, out: out, ctx: ctx, cancel: cancel, maxBatch: srv.info.MaxBatch, stopped: make(chan struct{})}
+	s.cond = sync.NewCond(&s.mu)
+	if inline {
+		s.inline = s.newWorker()
+		return s
+	}
+	for range max(1, srv.info.MaxInFlight) {
+		w := s.newWorker()
+		s.workers.Add(1)
+		go w.loop()
+	}
+	return s
+}
+
+func (s *Session) newWorker() *worker {
+	return &worker{s: s, c: newCall(s.out, s.srv.info.Name)}
+}
+
+// Issue queues one query: packed [abi.IssueRecord] values. It never waits
+// for the backend, except inline, where it returns once every sample has
+// completed.
+func (s *Session) Issue(records []byte) error {
+	recs, err := abi.ParseIssueRecords(records)
+	if err != nil {
+		return fmt.Errorf("issue: %w", err)
+	}
+	n := recs.Len()
+	if n == 0 {
+		return nil
+	}
+	per := n
+	if s.maxBatch > 0 {
+		per = min(per, s.maxBatch)
+	}
+	if s.inline != nil {
+		if s.isEnding() {
+			return ErrSessionEnded
+		}
+		for off := 0; off < n; off += per {
+			s.inJob.fill(recs, off, min(off+per, n))
+			s.inline.run(&s.inJob)
+		}
+		return nil
+	}
+	s.mu.Lock()
+	if s.ending {
+		s.mu.Unlock()
+		return ErrSessionEnded
+	}
+	jobs := 0
+	for off := 0; off < n; off += per {
+		j := s.newJob()
+		j.fill(recs, off, min(off+per, n))
+		s.queue.push(j)
+		jobs++
+	}
+	s.mu.Unlock()
+	if jobs == 1 {
+		s.cond.Signal()
+	} else {
+		s.cond.Broadcast()
+	}
+	return nil
+}
+
+// Flush queues a flush behind the queries issued before it: once those
+// have completed, the backend's Flush runs (when it is a [Flusher]) with
+// no Infer call in progress, and the output's Flushed answers it. Queries
+// issued after it start once it is done.
+func (s *Session) Flush() error {
+	if s.inline != nil {
+		if s.isEnding() {
+			return ErrSessionEnded
+		}
+		s.inline.flush()
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ending {
+		return ErrSessionEnded
+	}
+	j := s.newJob()
+	j.flush = true
+	s.queue.push(j)
+	s.cond.Broadcast()
+	return nil
+}
+
+// idle waits until no Infer or Flush call runs and nothing is queued.
+func (s *Session) idle() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.idlers++
+	for s.running > 0 || s.flushing || s.queue.len() > 0 {
+		s.cond.Wait()
+	}
+	s.idlers--
+}
+
+func (s *Session) isEnding() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ending
+}
+
+// newJob takes a job from the free list; s.mu is held.
+func (s *Session) newJob() *job {
+	if k := len(s.free); k > 0 {
+		j := s.free[k-1]
+		s.free = s.free[:k-1]
+		return j
+	}
+	return &job{}
+}
+
+// fill sets the job to records [from, to).
+func (j *job) fill(recs abi.IssueRecords, from, to int) {
+	j.flush = false
+	j.samples = j.samples[:0]
+	for i := from; i < to; i++ {
+		r := recs.At(i)
+		j.samples = append(j.samples, Sample{ID: r.ID, Index: r.Index, WantOutput: r.Flags&abi.FlagWantOutput != 0})
+	}
+}
+
+// End completes every query issued and answers every flush, then stops
+// the workers and releases the session. It is idempotent.
+func (s *Session) End() { s.stop(false) }
+
+// Abort cancels the context of the Infer calls in progress, drops the
+// queries and flushes not started (their samples are never completed),
+// waits for the calls in progress and releases the session. It is
+// idempotent.
+func (s *Session) Abort() { s.stop(true) }
+
+// Done is closed once the session has ended.
+func (s *Session) Done() <-chan struct{} { return s.stopped }
+
+func (s *Session) stop(abort bool) {
+	s.stopOnce.Do(func() {
+		s.mu.Lock()
+		s.ending = true
+		if abort {
+			s.cancel()
+			for s.queue.len() > 0 {
+				s.queue.pop()
+			}
+		}
+		s.mu.Unlock()
+		s.cond.Broadcast()
+		s.workers.Wait()
+		s.cancel()
+		s.srv.sessionEnded(s)
+		close(s.stopped)
+	})
+	<-s.stopped
+}
+
+// loop takes jobs until the session ends and the queue is empty.
+func (w *worker) loop() {
+	s := w.s
+	defer s.workers.Done()
+	for {
+		s.mu.Lock()
+		var j *job
+		for j == nil {
+			switch {
+			case s.flushing:
+			case s.queue.len() > 0 && s.queue.peek().flush:
+				if s.running == 0 {
+					j = s.queue.pop()
+					s.flushing = true
+				}
+			case s.queue.len() > 0:
+				j = s.queue.pop()
+				s.running++
+			case s.ending:
+				s.mu.Unlock()
+				return
+			}
+			if j == nil {
+				s.cond.Wait()
+			}
+		}
+		s.mu.Unlock()
+
+		if j.flush {
+			w.flush()
+		} else {
+			w.run(j)
+		}
+
+		s.mu.Lock()
+		wake := j.flush
+		if j.flush {
+			s.flushing = false
+		} else {
+			s.running--
+			// A flush, or a control call waiting for idle, waits for the
+			// last call in progress.
+			wake = s.running == 0 && (s.idlers > 0 || s.queue.len() > 0 && s.queue.peek().flush)
+		}
+		j.samples = j.samples[:0]
+		s.free = append(s.free, j)
+		s.mu.Unlock()
+		if wake {
+			s.cond.Broadcast()
+		}
+	}
+}
+
+// run makes one Infer call of the job's samples. Samples whose index is
+// not loaded fail at once and are left out of the call.
+func (w *worker) run(j *job) {
+	srv := w.s.srv
+	w.q.Samples, w.unknown = w.q.Samples[:0], w.unknown[:0]
+	srv.samplesMu.RLock()
+	for _, smp := range j.samples {
+		e, ok := srv.samples[smp.Index]
+		if !ok {
+			w.unknown = append(w.unknown, smp.ID, smp.Index)
+			continue
+		}
+		smp.Data = e.data
+		w.q.Samples = append(w.q.Samples, smp)
+	}
+	srv.samplesMu.RUnlock()
+	for i := 0; i < len(w.unknown); i += 2 {
+		w.s.out.Complete(w.unknown[i], abi.InvalidArgument,
+			fmt.Appendf(nil, "sample index %d of sample id %d is not loaded", w.unknown[i+1], w.unknown[i]), 0)
+	}
+	if len(w.q.Samples) == 0 {
+		return
+	}
+	w.c.start(w.q)
+	err := w.infer()
+	w.c.finish(err)
+	clear(w.q.Samples) // drop references to sample data
+}
+
+// infer calls Infer, recovering a panic.
+func (w *worker) infer() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			pe := newPanicError("Infer", r)
+			w.s.srv.log.Error("backend panicked in Infer", "panic", fmt.Sprint(r), "samples", len(w.q.Samples))
+			err = pe
+		}
+	}()
+	return w.s.srv.b.Infer(w.s.ctx, w.q, w.c)
+}
+
+// flush runs the backend's Flush, if any, and answers.
+func (w *worker) flush() {
+	f, ok := w.s.srv.b.(Flusher)
+	if !ok {
+		w.s.out.Flushed(abi.OK, "")
+		return
+	}
+	err := guard("Flush", func() error { return f.Flush(w.s.ctx) })
+	if err != nil {
+		w.s.out.Flushed(CodeOf(err), err.Error())
+		return
+	}
+	w.s.out.Flushed(abi.OK, "")
+}
