@@ -4,6 +4,7 @@ package ort
 
 import (
 	"fmt"
+	"strings"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -109,7 +110,7 @@ func (a api) status(i apiIndex, args ...uintptr) error {
 func (a api) takeStatus(st uintptr) error {
 	code, _, _ := purego.SyscallN(a.fn(apiGetErrorCode), st)
 	msg, _, _ := purego.SyscallN(a.fn(apiGetErrorMessage), st)
-	err := &StatusError{Code: ErrorCode(int32(code)), Message: goString(msg)}
+	err := &StatusError{Code: ErrorCode(int32(code)), Message: strings.TrimSpace(goString(msg))}
 	purego.SyscallN(a.fn(apiReleaseStatus), st)
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/engine"
@@ -144,16 +145,26 @@ func (e *Engine) Load(ctx context.Context, model []byte, opts engine.Options) (e
 	return s, nil
 }
 
-// loadError classifies a failed CreateSessionFromArray status.
+// loadError classifies a failed CreateSessionFromArray status as
+// [engine.ErrUnsupported] or [engine.ErrInvalidModel], keeping the status.
 func loadError(err error) error {
 	var st *StatusError
 	if !errors.As(err, &st) {
 		return err
 	}
-	switch st.Code {
-	case CodeNotImplemented:
-		return fmt.Errorf("%w: %w", engine.ErrUnsupported, err)
-	default:
-		return fmt.Errorf("%w: %w", engine.ErrInvalidModel, err)
+	// ONNX Runtime reports what it does not implement with the generic
+	// codes ORT_FAIL and ORT_INVALID_GRAPH too, so for those the message
+	// is the only signal.
+	unsupported := st.Code == CodeNotImplemented
+	for _, phrase := range []string{
+		"Unsupported model IR version", // IR version newer than the runtime's
+		"is under development",         // opset newer than the runtime's
+		"No Op registered for",         // operator unknown to the runtime
+	} {
+		unsupported = unsupported || strings.Contains(st.Message, phrase)
 	}
+	if unsupported {
+		return fmt.Errorf("%w: %w", engine.ErrUnsupported, err)
+	}
+	return fmt.Errorf("%w: %w", engine.ErrInvalidModel, err)
 }
