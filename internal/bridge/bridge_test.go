@@ -59,10 +59,10 @@ func TestQSL(t *testing.T) {
 	assert.Equal(t, uint64(10), NewQSL(b, memSet(t, 10), 0).PerformanceSampleCount())
 	require.NoError(t, q.LoadSamplesToRAM(context.Background(), []uint64{3, 5}))
 	require.NoError(t, q.LoadSamplesToRAM(context.Background(), []uint64{6}))
-	assert.Equal(t, []uint64{3, 5, 6}, b.Loaded(), "the plugin keeps what it was given until unloaded")
+	assert.ElementsMatch(t, []uint64{3, 5, 6}, b.Loaded(), "the plugin keeps what it was given until unloaded")
 	assert.Equal(t, []string{"LoadSamples", "Warmup", "LoadSamples"}, b.Calls(), "one warm-up, after the first load")
 	require.NoError(t, q.UnloadSamplesFromRAM(context.Background(), []uint64{6}))
-	assert.Equal(t, []uint64{3, 5}, b.Loaded())
+	assert.ElementsMatch(t, []uint64{3, 5}, b.Loaded())
 	require.Error(t, q.LoadSamplesToRAM(context.Background(), []uint64{10}))
 }
 

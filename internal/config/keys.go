@@ -200,7 +200,7 @@ var settingKinds = map[string]settingKind{
 	"qsl_rng_seed": kindUint, "sample_index_rng_seed": kindUint, "schedule_rng_seed": kindUint,
 	"accuracy_log_rng_seed": kindUint, "accuracy_log_probability": kindFloat, "accuracy_log_sampling_target": kindUint,
 	"test05": kindBool, "test05_qsl_rng_seed": kindUint, "test05_sample_index_rng_seed": kindUint, "test05_schedule_rng_seed": kindUint,
-	"target_latency_percentile": kindFloat, "target_latency": kindUint, "target_qps": kindFloat, "target_duration": kindUint,
+	"target_latency_percentile": kindFloat, "target_latency": kindFloat, "target_qps": kindFloat, "target_duration": kindUint,
 	"min_duration": kindUint, "max_duration": kindUint, "min_query_count": kindUint, "max_query_count": kindUint,
 	"mode": kindMode, "performance_sample_count_override": kindUint, "samples_per_query": kindUint,
 	"max_async_queries": kindUint, "coalesce_queries": kindBool, "print_timestamps": kindBool,

@@ -1,0 +1,336 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/internal/dataset"
+	"github.com/mlperf-host/mlperf-host/internal/exitcode"
+	"github.com/mlperf-host/mlperf-host/internal/runner"
+)
+
+// binary is the mlperf-host built once for the end-to-end tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mlperf-host-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "mlperf-host")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build mlperf-host: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// echoPlugin is the host's hand-written WASM test plugin: every sample
+// completes with its 8-byte little-endian index.
+func echoPlugin(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "host", "testdata", "wasm", "echo.wasm"))
+	require.NoError(t, err)
+	return p
+}
+
+type result struct {
+	stdout, stderr string
+	code           exitcode.Code
+}
+
+// mlperfHost runs the binary in dir with a private home and no progress
+// bar.
+func mlperfHost(t *testing.T, dir string, args ...string) result {
+	t.Helper()
+	return mlperfHostEnv(t, dir, nil, args...)
+}
+
+// mlperfHostEnv is mlperfHost with extra environment variables.
+func mlperfHostEnv(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+filepath.Join(dir, "xdg"),
+		"XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "MLPERF_HOST_PROGRESS=never"), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	code := 0
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return result{out.String(), errb.String(), exitcode.Code(code)}
+}
+
+// identityDataset writes a compact data set of n demo-shaped samples whose
+// label is their index, so that the echo plugin (output: the index) is
+// always right when its output is read as class-int64.
+func identityDataset(t *testing.T, dir string, n int) string {
+	t.Helper()
+	samples := make([][]byte, n)
+	labels := make([]int, n)
+	for i := range samples {
+		samples[i] = bytes.Repeat([]byte{byte(i)}, runner.DemoSpec.Bytes())
+		labels[i] = i
+	}
+	d, err := dataset.NewMemory("identity", runner.DemoSpec, samples, labels)
+	require.NoError(t, err)
+	p := filepath.Join(dir, "identity.mlph")
+	f, err := os.Create(p)
+	require.NoError(t, err)
+	require.NoError(t, dataset.WriteCompact(f, d))
+	require.NoError(t, f.Close())
+	return p
+}
+
+// fastConf is a user.conf that makes the echo plugin's runs last a
+// fraction of a second and be VALID: the expected latencies and rates
+// size the query schedules for the plugin's microseconds.
+const fastConf = `*.*.min_duration = 200
+*.SingleStream.target_latency = 0.002
+*.MultiStream.target_latency = 0.001
+*.Server.target_qps = 2000
+*.Server.target_latency = 1000
+*.Offline.target_qps = 2000000
+`
+
+// fast writes fastConf into dir and returns the flags that use it.
+func fast(t *testing.T, dir string) []string {
+	t.Helper()
+	p := filepath.Join(dir, "fast.conf")
+	require.NoError(t, os.WriteFile(p, []byte(fastConf), 0o644))
+	return []string{"--user-conf", p}
+}
+
+func TestEchoScenarios(t *testing.T) {
+	t.Parallel()
+	for _, sc := range []string{"SingleStream", "MultiStream", "Server", "Offline"} {
+		t.Run(sc, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			args := append([]string{"run", "--plugin", echoPlugin(t), "--scenario", sc, "--out", "logs"}, fast(t, dir)...)
+			r := mlperfHost(t, dir, args...)
+			require.Equal(t, exitcode.OK, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			assert.Regexp(t, `result\s+VALID\n`, r.stdout)
+			assert.Contains(t, r.stdout, sc+" / PerformanceOnly")
+			summary, err := os.ReadFile(filepath.Join(dir, "logs", "mlperf_log_summary.txt"))
+			require.NoError(t, err)
+			assert.Contains(t, string(summary), "Result is : VALID")
+		})
+	}
+}
+
+func TestBadInputs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir string) []string
+		env   []string
+		code  exitcode.Code
+		want  []string
+	}{
+		{name: "unknown flag", code: exitcode.Usage, want: []string{"flag provided but not defined: -scenari", "hint: run `mlperf-host run -h`"},
+			setup: func(*testing.T, string) []string { return []string{"run", "--scenari", "Server"} }},
+		{name: "unknown command", code: exitcode.Usage, want: []string{`unknown command "rnu"`},
+			setup: func(*testing.T, string) []string { return []string{"rnu"} }},
+		{name: "bad --set", code: exitcode.Usage, want: []string{"want KEY=VALUE"},
+			setup: func(*testing.T, string) []string { return []string{"run", "--set", "onnx.threads"} }},
+		{name: "bad scenario flag", code: exitcode.Config,
+			want:  []string{`scenario = "Sever" (flag --scenario): want one of SingleStream, MultiStream, Server, Offline`, "config show"},
+			setup: func(*testing.T, string) []string { return []string{"run", "--scenario", "Sever"} }},
+		{name: "bad env", code: exitcode.Config, want: []string{`mode = "fast" (environment MLPERF_HOST_MODE)`},
+			env: []string{"MLPERF_HOST_MODE=fast"}, setup: func(*testing.T, string) []string { return []string{"run"} }},
+		{name: "bad user.conf value", code: exitcode.Config, want: []string{"user.conf ", `user.conf:2: key "*.Offline.target_qps": value "lots" needs to be an integer or a double`},
+			setup: func(t *testing.T, dir string) []string {
+				p := filepath.Join(dir, "user.conf")
+				require.NoError(t, os.WriteFile(p, []byte("# tuning\n*.Offline.target_qps = lots\n"), 0o644))
+				return []string{"run", "--user-conf", p}
+			}},
+		{name: "missing mlperf.conf", code: exitcode.Config, want: []string{"mlperf.conf /nonexistent/mlperf.conf"},
+			setup: func(*testing.T, string) []string { return []string{"run", "--mlperf-conf", "/nonexistent/mlperf.conf"} }},
+		{name: "config file syntax", code: exitcode.Config, want: []string{"config file ", "run.toml"},
+			setup: func(t *testing.T, dir string) []string {
+				p := filepath.Join(dir, "run.toml")
+				require.NoError(t, os.WriteFile(p, []byte("scenario = [\n"), 0o644))
+				return []string{"run", "--config", p}
+			}},
+		{name: "missing data set", code: exitcode.Dataset, want: []string{"data set /nonexistent: not found", "hint: check --dataset"},
+			setup: func(t *testing.T, _ string) []string {
+				return []string{"run", "--plugin", echoPlugin(t), "--dataset", "/nonexistent"}
+			}},
+		{name: "corrupt data set", code: exitcode.Dataset, want: []string{"truncated or appended"},
+			setup: func(t *testing.T, dir string) []string {
+				p := identityDataset(t, dir, 8)
+				b, err := os.ReadFile(p)
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(p, b[:len(b)-5], 0o644))
+				return []string{"run", "--plugin", echoPlugin(t), "--dataset", p}
+			}},
+		{name: "data set shape", code: exitcode.Dataset, want: []string{"samples are float32[3 4], the benchmark wants uint8[1 28 28]"},
+			setup: func(t *testing.T, dir string) []string {
+				spec := dataset.Spec{DType: dataset.Float32, Shape: []int{3, 4}}
+				var b bytes.Buffer
+				require.NoError(t, dataset.WriteNPY(&b, spec, make([]byte, spec.Bytes())))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "a.npy"), b.Bytes(), 0o644))
+				return []string{"run", "--plugin", echoPlugin(t), "--dataset", dir}
+			}},
+		{name: "missing plugin", code: exitcode.PluginNotFound, want: []string{`plugin not found: "nosuch"`, "plugins list"},
+			setup: func(*testing.T, string) []string { return []string{"run", "--plugin", "nosuch"} }},
+		{name: "plugin ABI mismatch", code: exitcode.PluginABI, want: []string{"speaks another ABI version", "hint: install a build of the plugin"},
+			setup: func(t *testing.T, _ string) []string {
+				return []string{"run", "--plugin", filepath.Join(filepath.Dir(echoPlugin(t)), "v2.wasm")}
+			}},
+		{name: "invalid result", code: exitcode.InvalidResult, want: []string{"the result is INVALID"},
+			setup: func(t *testing.T, _ string) []string {
+				// Offline at the default expected QPS of 1 cannot fill a minute.
+				return []string{"run", "--plugin", echoPlugin(t), "--set", "settings.min_duration=60000"}
+			}},
+		{name: "accuracy below target", code: exitcode.AccuracyBelowTarget, want: []string{"does not reach the target acc >= 87.8130"},
+			setup: func(t *testing.T, _ string) []string {
+				return []string{"run", "--plugin", echoPlugin(t), "--mode", "accuracy", "--set", "accuracy_output=class-int64"}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			r := mlperfHostEnv(t, dir, tt.env, tt.setup(t, dir)...)
+			assert.Equal(t, tt.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			for _, w := range tt.want {
+				assert.Contains(t, r.stderr, w)
+			}
+		})
+	}
+}
+
+func TestAccuracyWithOracle(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ds := identityDataset(t, dir, 1000)
+	common := append([]string{"--plugin", echoPlugin(t), "--dataset", ds, "--set", "accuracy_output=class-int64"}, fast(t, dir)...)
+
+	r := mlperfHost(t, dir, append([]string{"run", "--mode", "accuracy", "--out", "acc"}, common...)...)
+	require.Equal(t, exitcode.OK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "accuracy=100.000%, good=1000, total=1000")
+
+	// The accuracy command re-scores the log the run wrote.
+	r = mlperfHost(t, dir, append([]string{"accuracy", "--out", "acc", "--write", "acc.txt"}, common...)...)
+	require.Equal(t, exitcode.OK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "target acc >= 87.8130 (99% of 88.7): PASS")
+	txt, err := os.ReadFile(filepath.Join(dir, "acc.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "accuracy=100.000%, good=1000, total=1000\n", string(txt))
+
+	// Scored with the bundled labels instead, the same log fails.
+	r = mlperfHost(t, dir, "accuracy", "--out", "acc", "--set", "accuracy_output=class-int64")
+	assert.Equal(t, exitcode.AccuracyBelowTarget, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "FAIL")
+}
+
+func TestInterrupt(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT on windows")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(binary, "run", "--plugin", echoPlugin(t), "--scenario", "SingleStream", "--out", "logs",
+		"--set", "settings.min_duration=600000", "--set", "settings.min_query_count=100000000")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir, "MLPERF_HOST_PROGRESS=never")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	require.NoError(t, cmd.Start())
+	// Interrupt once the run is issuing queries (its detail log exists).
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "logs", "mlperf_log_detail.txt")); err == nil {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the run never started: %s", errb.String())
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, int(exitcode.Interrupted), ee.ExitCode(), errb.String())
+	assert.Contains(t, errb.String(), "interrupted: the plugin was closed and the logs flushed; kept ")
+	assert.Contains(t, errb.String(), "mlperf_log_detail.txt")
+	summary, err := os.ReadFile(filepath.Join(dir, "logs", "mlperf_log_summary.txt"))
+	require.NoError(t, err)
+	assert.Contains(t, string(summary), "INVALID", "an interrupted run is not valid")
+}
+
+func TestCommands(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{name: "help", args: []string{"help"}, want: []string{"Commands:", "submit", "plugins"}},
+		{name: "version", args: []string{"version"}, want: []string{"plugin ABI v1."}},
+		{name: "config show", args: []string{"config", "show", "--set", "onnx.threads=4"},
+			want: []string{"options.onnx.threads", "flag --set onnx.threads=4", "settings.qsl_rng_seed", "built-in official seed"}},
+		{name: "plugins list", args: []string{"plugins", "list"}, want: []string{"NAME", "VERSION"}},
+		{name: "dataset info builtin", args: []string{"dataset", "info", "builtin:fashion-mnist"},
+			want: []string{"samples  1000", "uint8[1 28 28] (784 bytes)", "labels   1000"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := mlperfHost(t, t.TempDir(), tt.args...)
+			require.Equal(t, exitcode.OK, r.code, r.stderr)
+			for _, w := range tt.want {
+				assert.Contains(t, r.stdout, w)
+			}
+		})
+	}
+}
+
+func TestPluginsCheckEcho(t *testing.T) {
+	t.Parallel()
+	r := mlperfHost(t, t.TempDir(), "plugins", "check", echoPlugin(t))
+	// The echo plugin completes samples it never loaded: the check names it.
+	assert.Contains(t, r.stdout, "single sample")
+	if r.code != exitcode.OK {
+		assert.Equal(t, exitcode.PluginFailed, r.code)
+		assert.Contains(t, r.stdout, "FAIL")
+	}
+}
+
+func TestDatasetRoundTrip(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := mlperfHost(t, dir, "dataset", "export", "--format", "npy", "npy")
+	require.Equal(t, exitcode.OK, r.code, r.stderr)
+	r = mlperfHost(t, dir, "dataset", "convert", "npy", "fm.mlph")
+	require.Equal(t, exitcode.OK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "1000 samples of uint8[1 28 28]")
+	r = mlperfHost(t, dir, "dataset", "info", "fm.mlph")
+	require.Equal(t, exitcode.OK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "labels   1000")
+	assert.True(t, strings.Contains(r.stdout, "every sample reads and matches"))
+}

@@ -1,0 +1,29 @@
+# cmd/mlperf-host: the binary, with the onnx plugin built as a WASM module
+# and embedded (cmd/mlperf-host/embedded/onnx.wasm, not committed), and the
+# demo. A binary built by plain `go build` has no embedded plugin and says
+# so when asked for it.
+MLPERF_HOST := $(BIN)/mlperf-host
+# The onnx plugin's WASM reactor main (plugins/onnx, built for wasip1).
+ONNX_WASM_PKG ?= ./plugins/onnx/cmd/onnx
+EMBED_DIR := cmd/mlperf-host/embedded
+DEMO_OUT ?= $(CURDIR)/out/demo
+DEMO_ARGS ?=
+
+.PHONY: build embed-onnx demo
+
+embed-onnx: ## build the onnx plugin as a WASM module into cmd/mlperf-host/embedded/
+	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $(EMBED_DIR)/onnx.wasm $(ONNX_WASM_PKG)
+
+build: embed-onnx ## build bin/mlperf-host with the onnx plugin embedded
+	CGO_ENABLED=0 $(GO) build -o $(MLPERF_HOST) ./cmd/mlperf-host
+
+demo: build $(DEMO_DEPS) ## build, then run the bundled Fashion-MNIST benchmark: Offline performance, then accuracy
+	@mkdir -p $(DEMO_OUT)
+	$(MLPERF_HOST) version
+	$(MLPERF_HOST) run --scenario Offline --mode performance --user-conf cmd/mlperf-host/demo/user.conf \
+		--out $(DEMO_OUT)/performance --trace $(DEMO_ARGS)
+	$(MLPERF_HOST) run --scenario Offline --mode accuracy --user-conf cmd/mlperf-host/demo/user.conf \
+		--out $(DEMO_OUT)/accuracy $(DEMO_ARGS)
+	$(MLPERF_HOST) report $(DEMO_OUT)/performance
+	@echo "demo logs: $(DEMO_OUT) (open $(DEMO_OUT)/performance/report.html)"
+
