@@ -20,7 +20,7 @@ type app struct {
 	xdgDataHome    string
 	cacheDir       string
 	executable     string
-	// terminal: stdout is a terminal (progress bar, colors).
+	// terminal: stderr is a terminal, where the progress bar draws.
 	terminal bool
 }
 

@@ -18,7 +18,7 @@ func main() {
 	a.xdgDataHome = os.Getenv("XDG_DATA_HOME")
 	a.cacheDir, _ = os.UserCacheDir()
 	a.executable, _ = os.Executable()
-	a.terminal = term.IsTerminal(int(os.Stdout.Fd()))
+	a.terminal = term.IsTerminal(int(os.Stderr.Fd())) // the progress bar draws on stderr
 	code := a.main(ctx, os.Args[1:])
 	stop()
 	os.Exit(int(code))
