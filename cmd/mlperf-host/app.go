@@ -112,13 +112,27 @@ func (a *app) newFlagSet(name, args, summary string) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args and classifies a bad flag as a usage error.
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+// parse parses args, flags and arguments in any order (`plugins check
+// NAME --plugin-dirs D` as well as `plugins check --plugin-dirs D NAME`;
+// everything after "--" is an argument), returns the arguments, and
+// classifies a bad flag as a usage error.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, exitcode.New(exitcode.Usage, err, fmt.Sprintf("run `mlperf-host %s -h` for its flags", fs.Name()))
 		}
-		return exitcode.New(exitcode.Usage, err, fmt.Sprintf("run `mlperf-host %s -h` for its flags", fs.Name()))
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if i := len(args) - len(rest); i > 0 && args[i-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
 	}
-	return nil
 }

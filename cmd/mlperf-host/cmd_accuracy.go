@@ -17,7 +17,8 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 	var cf configFlags
 	cf.register(fs)
 	write := fs.String("write", "", "also write the result line to `FILE` (accuracy.txt)")
-	if err := parse(fs, args); err != nil {
+	pos, err := parse(fs, args)
+	if err != nil {
 		return err
 	}
 	c, err := a.load(&cf)
@@ -25,12 +26,12 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 		return err
 	}
 	log := filepath.Join(c.Out, "mlperf_log_accuracy.json")
-	switch fs.NArg() {
+	switch len(pos) {
 	case 0:
 	case 1:
-		log = fs.Arg(0)
+		log = pos[0]
 	default:
-		return exitcode.New(exitcode.Usage, fmt.Errorf("accuracy: want at most one LOG, got %d arguments", fs.NArg()), "")
+		return exitcode.New(exitcode.Usage, fmt.Errorf("accuracy: want at most one LOG, got %d arguments", len(pos)), "")
 	}
 	res, err := runner.ScoreAccuracy(c, log)
 	if err != nil {

@@ -16,8 +16,12 @@ func (a *app) cmdConfig(ctx context.Context, args []string) error {
 	fs := a.newFlagSet("config show", "[flags]", "Print every effective configuration value and the layer that set it.")
 	var cf configFlags
 	cf.register(fs)
-	if err := parse(fs, args[1:]); err != nil {
+	pos, err := parse(fs, args[1:])
+	if err != nil {
 		return err
+	}
+	if len(pos) > 0 {
+		return exitcode.New(exitcode.Usage, fmt.Errorf("config show: unexpected argument %q", pos[0]), "")
 	}
 	c, err := a.load(&cf)
 	if err != nil {

@@ -31,13 +31,14 @@ func (a *app) cmdDataset(ctx context.Context, args []string) error {
 func (a *app) datasetInfo(args []string) error {
 	fs := a.newFlagSet("dataset info", "[--label-map FILE] PATH", "Describe a data set and check every sample.")
 	labelMap := fs.String("label-map", "", "label map `FILE` of a .npy directory")
-	if err := parse(fs, args); err != nil {
+	pos, err := parse(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		return exitcode.New(exitcode.Usage, fmt.Errorf("dataset info: want one PATH"), "")
 	}
-	d, err := openDatasetArg(fs.Arg(0), *labelMap)
+	d, err := openDatasetArg(pos[0], *labelMap)
 	if err != nil {
 		return err
 	}
@@ -74,21 +75,22 @@ func (a *app) datasetConvert(args []string) error {
 	fs := a.newFlagSet("dataset convert", "[--label-map FILE] SRC DST.mlph",
 		"Convert a data set (a directory of .npy files with its label map) to the compact single-file form.")
 	labelMap := fs.String("label-map", "", "label map `FILE` of the .npy directory (default SRC/val_map.txt)")
-	if err := parse(fs, args); err != nil {
+	pos, err := parse(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 2 {
+	if len(pos) != 2 {
 		return exitcode.New(exitcode.Usage, fmt.Errorf("dataset convert: want SRC and DST"), "")
 	}
-	d, err := openDatasetArg(fs.Arg(0), *labelMap)
+	d, err := openDatasetArg(pos[0], *labelMap)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	if err := writeCompact(fs.Arg(1), d); err != nil {
+	if err := writeCompact(pos[1], d); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "wrote %s: %d samples of %s\n", fs.Arg(1), d.Len(), d.Spec())
+	fmt.Fprintf(a.stdout, "wrote %s: %d samples of %s\n", pos[1], d.Len(), d.Spec())
 	return nil
 }
 
@@ -114,17 +116,18 @@ func (a *app) datasetExport(args []string) error {
 	fs := a.newFlagSet("dataset export", "--format npy|mlph DST",
 		"Write the bundled Fashion-MNIST subset as a .npy directory with val_map.txt (the MLPerf\nreference form) or as one .mlph file.")
 	format := fs.String("format", "npy", "`FORMAT`: npy (a directory) or mlph (one file)")
-	if err := parse(fs, args); err != nil {
+	pos, err := parse(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		return exitcode.New(exitcode.Usage, fmt.Errorf("dataset export: want one DST"), "")
 	}
 	d, err := runner.DemoDataset()
 	if err != nil {
 		return err
 	}
-	dst := fs.Arg(0)
+	dst := pos[0]
 	switch *format {
 	case "mlph":
 		err = writeCompact(dst, d)

@@ -45,8 +45,12 @@ func (a *app) pluginsList(args []string) error {
 	fs := a.newFlagSet("plugins list", "[flags]", "List the installed plugins and the embedded one.")
 	var cf configFlags
 	cf.register(fs)
-	if err := parse(fs, args); err != nil {
+	pos, err := parse(fs, args)
+	if err != nil {
 		return err
+	}
+	if len(pos) > 0 {
+		return exitcode.New(exitcode.Usage, fmt.Errorf("plugins list: unexpected argument %q", pos[0]), "")
 	}
 	c, err := a.load(&cf)
 	if err != nil {
@@ -78,13 +82,14 @@ func (a *app) pluginsCheck(ctx context.Context, args []string) error {
 	var cf configFlags
 	cf.register(fs)
 	samples := fs.Int("samples", 8, "number of data set `N` samples to load")
-	if err := parse(fs, args); err != nil {
+	pos, err := parse(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		return exitcode.New(exitcode.Usage, errors.New("plugins check: want one plugin NAME"), "`mlperf-host plugins list` shows the names")
 	}
-	cf.vals = append(cf.vals, configFlagValue("plugin", fs.Arg(0)))
+	cf.vals = append(cf.vals, configFlagValue("plugin", pos[0]))
 	c, err := a.load(&cf)
 	if err != nil {
 		return err

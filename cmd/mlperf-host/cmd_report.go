@@ -17,13 +17,14 @@ func (a *app) cmdReport(ctx context.Context, args []string) error {
 	fs := a.newFlagSet("report", "[--html FILE] DIR",
 		"Write a self-contained HTML page for the run whose logs are in DIR: settings, results and,\nwhen the run was traced (run --trace), latency histogram, latency over time and throughput.")
 	out := fs.String("html", "", "output `FILE` (default DIR/report.html)")
-	if err := parse(fs, args); err != nil {
+	pos, err := parse(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		return exitcode.New(exitcode.Usage, errors.New("report: want the run's log directory"), "mlperf-host report mlperf-results")
 	}
-	dir := fs.Arg(0)
+	dir := pos[0]
 	f, err := os.Open(filepath.Join(dir, "mlperf_log_detail.txt"))
 	if err != nil {
 		return exitcode.New(exitcode.Dataset, fmt.Errorf("report: %w", err), "pass the --out directory of a run")

@@ -20,11 +20,12 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	var cf configFlags
 	cf.register(fs)
 	trace := fs.Bool("trace", false, "also write mlperf_log_trace.json (for `mlperf-host report`)")
-	if err := parse(fs, args); err != nil {
+	pos, err := parse(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return exitcode.New(exitcode.Usage, fmt.Errorf("run: unexpected argument %q", fs.Arg(0)), "run takes flags only: `mlperf-host run -h`")
+	if len(pos) > 0 {
+		return exitcode.New(exitcode.Usage, fmt.Errorf("run: unexpected argument %q", pos[0]), "run takes flags only: `mlperf-host run -h`")
 	}
 	c, err := a.load(&cf)
 	if err != nil {

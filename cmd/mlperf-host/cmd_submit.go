@@ -24,11 +24,12 @@ func (a *app) cmdSubmit(ctx context.Context, args []string) error {
 	root := fs.String("submission", "mlperf-submission", "submission tree `DIR`")
 	checkOnly := fs.Bool("check-only", false, "only check the tree in --submission")
 	scenarios := fs.String("scenarios", "", "comma-separated `SCENARIOS` to run (default: those the category requires)")
-	if err := parse(fs, args); err != nil {
+	pos, err := parse(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return exitcode.New(exitcode.Usage, fmt.Errorf("submit: unexpected argument %q", fs.Arg(0)), "")
+	if len(pos) > 0 {
+		return exitcode.New(exitcode.Usage, fmt.Errorf("submit: unexpected argument %q", pos[0]), "")
 	}
 	if !*checkOnly {
 		c, err := a.load(&cf)
