@@ -23,8 +23,8 @@ const (
 	// Config: a bad value or file in a configuration layer (mlperf.conf,
 	// user.conf, the config file, MLPERF_HOST_* variables, --set).
 	Config Code = 3
-	// Dataset: the data set is missing, unreadable, corrupt, or its shape
-	// or dtype does not match.
+	// Dataset: the data set, or an input log, is missing, unreadable,
+	// corrupt, or its shape or dtype does not match.
 	Dataset Code = 4
 	// PluginNotFound: no plugin of that name, or the path is not a plugin.
 	PluginNotFound Code = 5
@@ -63,7 +63,7 @@ func Table() []Row {
 		{Internal, "internal", "a bug or an unexpected failure of the machine (disk full, permission denied)", "read the message; report a bug if it names no cause of yours"},
 		{Usage, "usage", "unknown command, flag or argument", "run `mlperf-host help` or `mlperf-host CMD -h`"},
 		{Config, "config", "a bad value or file in a configuration layer; the message names the source, key and allowed values", "fix the named file, variable or flag; `mlperf-host config show` prints every value and its source"},
-		{Dataset, "dataset", "the data set is missing, unreadable, corrupt, or has the wrong shape or dtype", "check --dataset and the files the message names"},
+		{Dataset, "dataset", "the data set, or an input log (accuracy log, detail log, trace), is missing, unreadable, corrupt, or has the wrong shape or dtype", "check --dataset (or the log) and the files the message names; `mlperf-host dataset info PATH` checks a data set"},
 		{PluginNotFound, "plugin-not-found", "no plugin of that name in the plugin directories, or the path is not a plugin", "`mlperf-host plugins list`; install the plugin or pass its path"},
 		{PluginABI, "plugin-abi", "the plugin speaks another ABI version, or breaks the ABI", "install a plugin built for this mlperf-host's ABI, or upgrade mlperf-host"},
 		{PluginFailed, "plugin-failed", "the plugin failed to start or load the model, or failed during the run (crash, trap, hang, stall, failed samples)", "read the plugin's log lines above the error; `mlperf-host plugins check NAME`"},
