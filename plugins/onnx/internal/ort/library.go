@@ -16,7 +16,7 @@ const Version = "1.30.0"
 
 // The C enum values passed to ONNX Runtime.
 const (
-	loggingLevelError = 3 // ORT_LOGGING_LEVEL_ERROR
+	loggingLevelFatal = 4 // ORT_LOGGING_LEVEL_FATAL
 	arenaAllocator    = 1 // OrtArenaAllocator
 	memTypeDefault    = 0 // OrtMemTypeDefault
 	onnxTypeTensor    = 1 // ONNX_TYPE_TENSOR
@@ -66,7 +66,7 @@ func (l *library) acquire() error {
 	}
 	logID := cString("mlperf-host")
 	var env, mem, alloc uintptr
-	if err := l.api.status(apiCreateEnv, loggingLevelError, uintptr(unsafe.Pointer(&logID[0])), uintptr(unsafe.Pointer(&env))); err != nil {
+	if err := l.api.status(apiCreateEnv, loggingLevelFatal, uintptr(unsafe.Pointer(&logID[0])), uintptr(unsafe.Pointer(&env))); err != nil {
 		return fmt.Errorf("create environment: %w", err)
 	}
 	if err := l.api.status(apiCreateCPUMemoryInfo, arenaAllocator, memTypeDefault, uintptr(unsafe.Pointer(&mem))); err != nil {
