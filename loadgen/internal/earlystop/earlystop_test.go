@@ -34,6 +34,10 @@ func TestMinPassingOfficialFigures(t *testing.T) {
 	assert.Equal(t, int64(48), tt)
 	hMin99, _ := discarded(659, 0.99)
 	assert.Equal(t, int64(661), hMin99)
+	// From the official LoadGen rebuilt with GCC 12, 200000 SingleStream
+	// queries: "Would discard 19686 highest latency queries."
+	_, tt = discarded(200000, 0.90)
+	assert.Equal(t, int64(19687), tt)
 }
 
 func TestMinPassingMonotone(t *testing.T) {
