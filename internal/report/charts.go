@@ -13,7 +13,7 @@ import (
 const (
 	chartW, chartH = 720.0, 240.0
 	padL, padB     = 70.0, 30.0
-	padT, padR     = 10.0, 10.0
+	padT, padR     = 24.0, 36.0
 )
 
 // svg starts an SVG chart with axes and labels.
@@ -29,7 +29,7 @@ func svg(b *strings.Builder, xLabel, yLabel string, yMax float64, yFmt func(floa
 		fmt.Fprintf(b, `<text x="%.1f" y="%.0f" class="xl">%s</text>`, x, chartH-padB+16, template.HTMLEscapeString(xFmt(xMax*float64(i)/4)))
 	}
 	fmt.Fprintf(b, `<text x="%.0f" y="%.0f" class="xt">%s</text>`, chartW-padR, chartH-2, template.HTMLEscapeString(xLabel))
-	fmt.Fprintf(b, `<text x="4" y="%.0f" class="yt">%s</text>`, padT+8, template.HTMLEscapeString(yLabel))
+	fmt.Fprintf(b, `<text x="4" y="12" class="yt">%s</text>`, template.HTMLEscapeString(yLabel))
 }
 
 func px(v, max float64) float64 { return padL + v/math.Max(max, 1e-12)*(chartW-padL-padR) }
