@@ -27,3 +27,12 @@ demo: build $(DEMO_DEPS) ## build, then run the bundled Fashion-MNIST benchmark:
 	$(MLPERF_HOST) report $(DEMO_OUT)/performance
 	@echo "demo logs: $(DEMO_OUT) (open $(DEMO_OUT)/performance/report.html)"
 
+
+CMD_BENCHTIME ?= 1s
+
+.PHONY: bench-cmd
+
+bench-cmd: ## LoadGen<->plugin bridge per query (allocations per sample), arena sample lookup
+	$(GO) test -run '^$$' -bench . -benchtime $(CMD_BENCHTIME) ./internal/bridge/ ./internal/dataset/
+
+BENCH_TARGETS += bench-cmd
