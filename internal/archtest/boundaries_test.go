@@ -37,7 +37,9 @@ var rules = []rule{
 		"google.golang.org/protobuf", "google.golang.org/grpc", "google.golang.org/genproto",
 		"golang.org/x/", "github.com/hashicorp/", "github.com/fatih/color", "github.com/mattn/",
 		"github.com/oklog/run", "github.com/stretchr/testify", "github.com/davecgh/go-spew",
-		"github.com/pmezard/go-difflib", "gopkg.in/yaml.v3",
+		"github.com/pmezard/go-difflib", "gopkg.in/yaml.v3", "go.yaml.in/yaml/",
+		// go-plugin still pulls the deprecated APIv1 protobuf shim.
+		"github.com/golang/protobuf",
 	}},
 	{name: "host imports only abi", prefix: "host", ours: []string{"abi"}},
 	{name: "onnx plugin imports only sdk and abi", prefix: "plugins/onnx", ours: []string{"sdk", "abi"}},
