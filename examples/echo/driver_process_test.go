@@ -187,7 +187,9 @@ func (d *process) Issue(t *testing.T, queries ...[]abi.IssueRecord) []completion
 
 func (d *process) Flush(t *testing.T) *backendv1.Status {
 	n := d.flushCount() + 1
-	require.NoError(t, d.session(t).Send(&backendv1.HostMessage{Kind: &backendv1.HostMessage_Flush{Flush: &backendv1.Flush{}}}))
+	if err := d.session(t).Send(&backendv1.HostMessage{Kind: &backendv1.HostMessage_Flush{Flush: &backendv1.Flush{}}}); err != nil {
+		return &backendv1.Status{Code: uint32(abi.Aborted), Message: err.Error()}
+	}
 	return d.waitFlush(n)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -27,6 +28,7 @@ import (
 // buffer allocated once, completions through the complete import.
 type wasm struct {
 	*collector
+	ctx      context.Context // carries the driver to the host functions
 	mod      api.Module
 	issuePtr uint32
 	issueCap int
@@ -35,51 +37,86 @@ type wasm struct {
 	inFlight map[uint64]bool
 	mu       sync.Mutex
 	logs     []string
+	errOut   lockedBuffer
 }
 
 var _ driver = (*wasm)(nil)
 
-// newWasm instantiates the echo module with memory capped at limitMiB and
-// the given environment (which the host never gives; the test configures
-// echo through it).
-func newWasm(t *testing.T, limitMiB uint32, env ...string) *wasm {
+// One runtime and one compiled module serve every wasm driver of the test
+// binary: the host functions find their driver in the call's context.
+var (
+	wasmOnce     sync.Once
+	wasmRuntime  wazero.Runtime
+	wasmCompiled wazero.CompiledModule
+	wasmErr      error
+)
+
+// wasmLimitMiB caps each instance's memory.
+const wasmLimitMiB = 32
+
+type driverKey struct{}
+
+func driverOf(ctx context.Context) *wasm { return ctx.Value(driverKey{}).(*wasm) }
+
+func compileEcho(t *testing.T) (wazero.Runtime, wazero.CompiledModule) {
 	_, module := built(t)
-	ctx := context.WithoutCancel(t.Context())
+	wasmOnce.Do(func() {
+		ctx := context.Background()
+		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter().WithMemoryLimitPages(wasmLimitMiB*16))
+		wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+		i32 := api.ValueTypeI32
+		hb := rt.NewHostModuleBuilder(abi.HostModule)
+		hb.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, s []uint64) {
+			driverOf(ctx).hostReply(m, s)
+		}), []api.ValueType{i32, i32}, nil).Export(abi.ImportReply)
+		hb.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, s []uint64) {
+			s[0] = uint64(driverOf(ctx).hostComplete(m, uint32(s[0]), uint32(s[1]), false))
+		}), []api.ValueType{i32, i32}, []api.ValueType{i32}).Export(abi.ImportComplete)
+		hb.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, s []uint64) {
+			s[0] = uint64(driverOf(ctx).hostComplete(m, uint32(s[0]), uint32(s[1]), true))
+		}), []api.ValueType{i32, i32}, []api.ValueType{i32}).Export(abi.ImportFirstToken)
+		hb.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, s []uint64) {
+			driverOf(ctx).hostLog(m, s)
+		}), []api.ValueType{i32, i32, i32}, nil).Export(abi.ImportLog)
+		if _, wasmErr = hb.Instantiate(ctx); wasmErr != nil {
+			return
+		}
+		data, err := os.ReadFile(module)
+		if err != nil {
+			wasmErr = err
+			return
+		}
+		wasmRuntime = rt
+		wasmCompiled, wasmErr = rt.CompileModule(ctx, data)
+	})
+	require.NoError(t, wasmErr, "compile the echo module")
+	return wasmRuntime, wasmCompiled
+}
+
+// newWasm instantiates the echo module with the given environment (which
+// the host never gives; the test configures echo through it).
+func newWasm(t *testing.T, env ...string) *wasm {
+	rt, cm := compileEcho(t)
 	d := &wasm{collector: newCollector(), inFlight: map[uint64]bool{}}
-	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter().WithMemoryLimitPages(limitMiB*16))
-	t.Cleanup(func() { rt.Close(ctx) })
-	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
-	i32 := api.ValueTypeI32
-	hb := rt.NewHostModuleBuilder(abi.HostModule)
-	hb.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(d.hostReply), []api.ValueType{i32, i32}, nil).Export(abi.ImportReply)
-	hb.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
-		s[0] = uint64(d.hostComplete(m, uint32(s[0]), uint32(s[1]), false))
-	}), []api.ValueType{i32, i32}, []api.ValueType{i32}).Export(abi.ImportComplete)
-	hb.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
-		s[0] = uint64(d.hostComplete(m, uint32(s[0]), uint32(s[1]), true))
-	}), []api.ValueType{i32, i32}, []api.ValueType{i32}).Export(abi.ImportFirstToken)
-	hb.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(d.hostLog), []api.ValueType{i32, i32, i32}, nil).Export(abi.ImportLog)
-	_, err := hb.Instantiate(ctx)
-	require.NoError(t, err)
-	data, err := os.ReadFile(module)
-	require.NoError(t, err)
-	cm, err := rt.CompileModule(ctx, data)
-	require.NoError(t, err)
-	mc := wazero.NewModuleConfig().WithStartFunctions("_initialize").WithStdout(t.Output()).WithStderr(t.Output())
+	d.ctx = context.WithValue(context.WithoutCancel(t.Context()), driverKey{}, d)
+	mc := wazero.NewModuleConfig().WithName(t.Name()).WithStartFunctions("_initialize").
+		WithStdout(t.Output()).WithStderr(io.MultiWriter(t.Output(), &d.errOut))
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		mc = mc.WithEnv(k, v)
 	}
-	d.mod, err = rt.InstantiateModule(ctx, cm, mc)
+	var err error
+	d.mod, err = rt.InstantiateModule(d.ctx, cm, mc)
 	require.NoError(t, err)
-	v, err := d.mod.ExportedFunction(abi.ExportABIVersion).Call(ctx)
+	t.Cleanup(func() { d.mod.Close(d.ctx) })
+	v, err := d.mod.ExportedFunction(abi.ExportABIVersion).Call(d.ctx)
 	require.NoError(t, err)
 	major, _ := abi.UnpackVersion(uint32(v[0]))
 	require.EqualValues(t, abi.Major, major)
 	return d
 }
 
-func (d *wasm) hostReply(_ context.Context, m api.Module, s []uint64) {
+func (d *wasm) hostReply(m api.Module, s []uint64) {
 	b, ok := m.Memory().Read(uint32(s[0]), uint32(s[1]))
 	if !ok {
 		d.event("host: reply outside guest memory", true)
@@ -123,7 +160,7 @@ func (d *wasm) hostComplete(m api.Module, ptr, count uint32, first bool) abi.Cod
 	return code
 }
 
-func (d *wasm) hostLog(_ context.Context, m api.Module, s []uint64) {
+func (d *wasm) hostLog(m api.Module, s []uint64) {
 	b, _ := m.Memory().Read(uint32(s[1]), uint32(s[2]))
 	line := string(b)
 	if slog.Level(int32(uint32(s[0]))) >= slog.LevelError {
@@ -136,7 +173,7 @@ func (d *wasm) hostLog(_ context.Context, m api.Module, s []uint64) {
 
 // call calls an export; a trap or an exit ends the run.
 func (d *wasm) call(t *testing.T, name string, args ...uint64) (uint64, error) {
-	res, err := d.mod.ExportedFunction(name).Call(context.WithoutCancel(t.Context()), args...)
+	res, err := d.mod.ExportedFunction(name).Call(d.ctx, args...)
 	if err != nil {
 		var exit *sys.ExitError
 		if errors.As(err, &exit) {
@@ -236,8 +273,13 @@ func (d *wasm) isDead() bool {
 }
 
 func (d *wasm) Flush(t *testing.T) *backendv1.Status {
+	if d.isDead() {
+		return &backendv1.Status{Code: uint32(abi.Aborted), Message: "the guest is dead"}
+	}
 	code, err := d.call(t, abi.ExportFlush)
-	require.NoError(t, err)
+	if err != nil {
+		return &backendv1.Status{Code: uint32(abi.Aborted), Message: err.Error()}
+	}
 	return &backendv1.Status{Code: uint32(code)}
 }
 

@@ -88,7 +88,10 @@ func (b *Backend) misbehave(ctx context.Context, q sdk.Query, c sdk.Completer) e
 	case faultGrow:
 		b.grow(ctx)
 	case faultExit:
-		fmt.Fprintf(os.Stderr, "echo: injected exit on %s\n", sampleIDs(q))
+		// Last words go through the SDK's logger: in a subprocess it
+		// writes to the real stderr, which outlives the process (os.Stderr
+		// is a pipe go-plugin forwards asynchronously).
+		log.Error(fmt.Sprintf("echo: injected exit on %s", sampleIDs(q)))
 		os.Exit(3)
 	case faultStall:
 		if wasm {
@@ -132,8 +135,8 @@ func (b *Backend) growLimit(v string) {
 func (b *Backend) grow(ctx context.Context) {
 	for b.growMiB == 0 || uint64(len(b.hog)) < b.growMiB {
 		chunk := make([]byte, 1<<20)
-		for i := range chunk {
-			chunk[i] = byte(i)
+		for i := 0; i < len(chunk); i += 4096 {
+			chunk[i] = 1 // touch every page
 		}
 		b.hog = append(b.hog, chunk)
 	}

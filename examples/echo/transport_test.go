@@ -129,7 +129,7 @@ func TestTransportsAgree(t *testing.T) {
 		{name: "in-process", open: func(t *testing.T) driver { return newInproc(t, echo.New(scenarioConfig)) }},
 		{name: "subprocess, shared arena", open: func(t *testing.T) driver { return newProcess(t, true, scenarioEnv()...) }},
 		{name: "subprocess, inline samples", open: func(t *testing.T) driver { return newProcess(t, false, scenarioEnv()...) }},
-		{name: "wasm", open: func(t *testing.T) driver { return newWasm(t, 64, scenarioEnv()...) }},
+		{name: "wasm", open: func(t *testing.T) driver { return newWasm(t, scenarioEnv()...) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
