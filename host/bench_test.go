@@ -67,6 +67,14 @@ func transports() []transport {
 			return be
 		}
 	}
+	goGuest := func(guard host.Guard) func(b *testing.B) host.Backend {
+		return func(b *testing.B) host.Backend {
+			be, err := host.OpenWASM(b.Context(), "goguest", host.GoGuestModule(b),
+				host.Config{Guard: guard, CompilationCacheDir: host.WASMCacheDir()})
+			require.NoError(b, err)
+			return be
+		}
+	}
 	return []transport{
 		{name: "inproc", open: func(b *testing.B) host.Backend {
 			be, err := inproc.Open(b.Context(), nullBackend{})
@@ -74,6 +82,8 @@ func transports() []transport {
 			return be
 		}},
 		{name: "wasm", open: wasm(host.GuardLoops)},
+		{name: "wasm-go", open: goGuest(host.GuardLoops)},
+		{name: "wasm-go-unguarded", open: goGuest(host.GuardOff)},
 		{name: "wasm-strict", open: wasm(host.GuardStrict)},
 		{name: "wasm-unguarded", open: wasm(host.GuardOff)},
 		{name: "process", open: func(b *testing.B) host.Backend {
