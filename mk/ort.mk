@@ -52,7 +52,7 @@ ort-optional:
 
 TEST_DEPS += ort-optional
 
-$(ORT_RAW): $(ORT_BENCH_DIR)/rawort.c
+$(ORT_RAW): $(ORT_BENCH_DIR)/rawort/rawort.c
 	@mkdir -p $(BIN)
 	gcc -O2 -Wall -Wextra -o $@ $< -ldl
 
