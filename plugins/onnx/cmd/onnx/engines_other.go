@@ -1,0 +1,12 @@
+//go:build !wasip1 && !linux && !darwin
+
+package main
+
+import (
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/engine"
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/goengine"
+)
+
+// engines is the Go engine: the ONNX Runtime engine binds the library
+// on Linux and macOS only.
+func engines() []engine.Engine { return []engine.Engine{goengine.New()} }

@@ -1,0 +1,22 @@
+// Command onnx serves the onnx backend (plugins/onnx/backend) as an
+// mlperf-host plugin. The same source builds both ways:
+//
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o onnx.wasm ./plugins/onnx/cmd/onnx # WASM (the embedded default)
+//	go build -o onnx ./plugins/onnx/cmd/onnx                                                 # subprocess
+//
+// The WASM build has the Go engine only: it runs sandboxed, with no
+// filesystem and no native code. The subprocess build adds the ONNX
+// Runtime engine ("--set onnx.engine=ort"), which binds libonnxruntime at
+// run time (`make ort` fetches it).
+package main
+
+import (
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/backend"
+	"github.com/mlperf-host/mlperf-host/sdk"
+)
+
+// A WASM reactor runs init and never main; in a native build Register
+// does nothing.
+func init() { sdk.Register(backend.New(engines()...)) }
+
+func main() { sdk.Serve(backend.New(engines()...)) }
