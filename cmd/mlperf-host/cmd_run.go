@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mlperf-host/mlperf-host/host"
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 	"github.com/mlperf-host/mlperf-host/internal/progress"
@@ -93,6 +94,25 @@ func (a *app) watch(c *config.Config) func(context.Context, *loadgen.Run) func()
 	}
 }
 
+// pluginShape describes how the plugin runs: transport, instances (a
+// WASM pool), largest batch and calls in flight per instance.
+func pluginShape(i host.Info) string {
+	s := string(i.Transport)
+	if i.Instances > 1 {
+		s += fmt.Sprintf(", %d instances", i.Instances)
+	}
+	if i.MaxBatch > 0 {
+		s += fmt.Sprintf(", max batch %d", i.MaxBatch)
+	} else {
+		s += ", any batch"
+	}
+	s += fmt.Sprintf(", %d in flight", i.MaxInFlight)
+	if i.Instances > 1 {
+		s += " each"
+	}
+	return s
+}
+
 // printOutcome prints the final results table.
 func (a *app) printOutcome(c *config.Config, o *runner.Outcome, wall time.Duration) {
 	r := o.Result
@@ -100,7 +120,7 @@ func (a *app) printOutcome(c *config.Config, o *runner.Outcome, wall time.Durati
 	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s\t%s\n", k, fmt.Sprintf(format, args...)) }
 	row("benchmark", "%s (%s)", c.Benchmark.Name, c.Benchmark.Model)
 	row("scenario / mode", "%s / %s", r.Scenario, r.Mode)
-	row("plugin", "%s %s (%s, max batch %d, %d in flight)", o.Plugin.Name, o.Plugin.Version, o.Plugin.Transport, o.Plugin.MaxBatch, o.Plugin.MaxInFlight)
+	row("plugin", "%s %s (%s)", o.Plugin.Name, o.Plugin.Version, pluginShape(o.Plugin))
 	if p := r.Performance; p != nil {
 		validity := "VALID"
 		if !r.Valid {

@@ -23,13 +23,9 @@ var (
 )
 
 // onnxPlugin builds the onnx plugin as a WASM module once for the demo
-// tests (what `make build` embeds), or skips when this tree has no onnx
-// plugin main yet.
+// tests: what `make build` embeds.
 func onnxPlugin(t *testing.T) string {
 	t.Helper()
-	if _, err := os.Stat(onnxPkg); err != nil {
-		t.Skipf("the onnx plugin's WASM main (%s) is not in this tree: %v", onnxPkg, err)
-	}
 	onnxOnce.Do(func() {
 		dir := filepath.Dir(binary)
 		onnxModule = filepath.Join(dir, "onnx.wasm")
@@ -56,7 +52,7 @@ func (e *buildError) Error() string { return "build the onnx plugin: " + e.err.E
 const demoConf = `*.*.min_duration = 1000
 *.SingleStream.target_latency = 1
 *.MultiStream.target_latency = 5
-*.Server.target_qps = 500
+*.Server.target_qps = 100
 *.Server.target_latency = 200
 *.Offline.target_qps = 1500
 `
@@ -121,4 +117,20 @@ func TestDemoSubmit(t *testing.T) {
 	r = mlperfHost(t, dir, "submit", "--check-only", "--submission", "sub")
 	assert.Equal(t, exitcode.SubmissionInvalid, r.code)
 	assert.Contains(t, r.stdout, "accuracy 50% is below the target")
+}
+
+// TestDemoNativePlugin runs the accuracy demo on the onnx plugin built
+// from the same source as a native subprocess: both builds answer alike.
+func TestDemoNativePlugin(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	native := filepath.Join(dir, "onnx")
+	out, err := exec.Command("go", "build", "-o", native, onnxPkg).CombinedOutput()
+	require.NoError(t, err, "build the native onnx plugin:\n%s", out)
+	args := demoArgs(t, dir)
+	args[1] = native // the value of --plugin (demoArgs starts with it)
+	r := mlperfHost(t, dir, append([]string{"run", "--mode", "accuracy", "--out", "acc"}, args...)...)
+	require.Equal(t, exitcode.OK, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	assert.Contains(t, r.stdout, "(process, ")
+	assert.Contains(t, r.stdout, "accuracy=88.700%, good=887, total=1000")
 }
