@@ -24,6 +24,13 @@ type QuerySampleResponse struct {
 	Data []byte
 	// NTokens is the number of output tokens, for token-latency runs.
 	NTokens int64
+	// Err, when not nil, reports that the SUT failed this sample (an
+	// extension of the official API, which has no way to say so). The
+	// sample counts as completed, so the run can end, but the failure is
+	// logged as a runtime error in the detail log and makes the run
+	// INVALID. In accuracy mode the sample is logged with Data as given
+	// (usually empty), which the accuracy checker scores as wrong.
+	Err error
 }
 
 // SUT is the system under test.

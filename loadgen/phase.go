@@ -54,6 +54,7 @@ type phase struct {
 	expected  atomic.Int64
 	inflight  atomic.Int64 // Responder calls in progress
 	rejected  atomic.Int64
+	failed    atomic.Int64 // samples the SUT completed with an error
 	wake      chan struct{}
 	finished  chan struct{}
 }
@@ -124,6 +125,14 @@ func (p *phase) reject(msg string) {
 	p.r.logs.detail("error_runtime", vString(msg), levelError, "loadgen/responder.go")
 }
 
+// failSample logs a sample the SUT reported as failed as a runtime error
+// and counts it.
+func (p *phase) failSample(id uint64, err error) {
+	p.failed.Add(1)
+	p.r.logs.detail("error_runtime", vString("The SUT failed sample id: "+strconv.FormatUint(id, 10)+": "+err.Error()),
+		levelError, "loadgen/responder.go")
+}
+
 // complete is QuerySamplesComplete for this phase: the hot path.
 func (p *phase) complete(rs []QuerySampleResponse) error {
 	p.enter()
@@ -145,6 +154,9 @@ func (p *phase) complete(rs []QuerySampleResponse) error {
 			continue
 		}
 		p.doneAt[i] = now
+		if resp.Err != nil {
+			p.failSample(resp.ID, resp.Err)
+		}
 		if p.tokens {
 			p.recordTokens(i, resp)
 		}

@@ -129,6 +129,36 @@ func TestInvalidResponses(t *testing.T) {
 	}
 }
 
+// TestFailedSamples: a sample the SUT completes with Err ends like any
+// other (the run finishes) but is logged as a runtime error and makes the
+// run invalid; the other samples' responses are accepted.
+func TestFailedSamples(t *testing.T) {
+	t.Parallel()
+	for _, sc := range []Scenario{SingleStream, Server, Offline} {
+		t.Run(sc.String(), func(t *testing.T) {
+			t.Parallel()
+			sut := funcSUT{issue: func(_ context.Context, samples []QuerySample, r *Responder) error {
+				resp := make([]QuerySampleResponse, len(samples))
+				for i, s := range samples {
+					resp[i] = QuerySampleResponse{ID: s.ID, Data: []byte{1}}
+					if s.ID%7 == 3 {
+						resp[i] = QuerySampleResponse{ID: s.ID, Err: errors.New("device lost")}
+					}
+				}
+				return r.QuerySamplesComplete(resp)
+			}}
+			res, err, detail := runSynctest(t, sut, smallSettings(sc))
+			require.NoError(t, err, "failed samples are the SUT's report, not a rejected response")
+			require.NotNil(t, res.Performance)
+			assert.False(t, res.Valid)
+			assert.Positive(t, res.Performance.RuntimeErrors)
+			assert.Contains(t, res.Performance.InvalidReasons, sutErrorRecommendation)
+			assert.Regexp(t, `"key": "error_runtime", "value": "The SUT failed sample id: \d+: device lost"`, detail)
+			assert.Contains(t, detail, `"key": "result_validity", "value": "INVALID"`)
+		})
+	}
+}
+
 func TestCompletionOfOldSample(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex

@@ -351,7 +351,7 @@ func (r *run) issueQueries(ctx context.Context, e *effective, mode Mode, set loa
 	if r.logs.traceEnabled() {
 		p.writeTrace(st)
 	}
-	sutErrors := int(p.rejected.Load()) + pr.incomplete
+	sutErrors := int(p.rejected.Load()) + int(p.failed.Load()) + pr.incomplete
 	if st.issueErr != nil || st.canceled {
 		sutErrors++
 	}

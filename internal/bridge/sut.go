@@ -78,19 +78,20 @@ func (s *SUT) IssueQuery(ctx context.Context, samples []loadgen.QuerySample, r *
 func (s *SUT) FlushQueries(ctx context.Context) error { return s.b.Flush(ctx) }
 
 // Complete passes the plugin's completions to the LoadGen. A failed sample
-// is completed with no data, so that the run ends, and counted: a run with
-// failed samples is reported as failed by Err.
+// is completed with no data and its error, so that the run ends, the
+// LoadGen logs the failure and marks the run INVALID, and it is counted:
+// a run with failed samples is reported as failed by Err.
 func (s *SUT) Complete(batch []host.Completion) {
 	r := s.resp.Load()
 	p := s.out.Get().(*[]loadgen.QuerySampleResponse)
 	out := (*p)[:0]
 	for _, c := range batch {
-		data := c.Data
+		resp := loadgen.QuerySampleResponse{ID: c.ID, Data: c.Data, NTokens: c.NTokens}
 		if c.Status != abi.OK {
-			s.fail(c)
-			data = nil
+			resp.Err = s.fail(c)
+			resp.Data = nil
 		}
-		out = append(out, loadgen.QuerySampleResponse{ID: c.ID, Data: data, NTokens: c.NTokens})
+		out = append(out, resp)
 	}
 	s.completed.Add(int64(len(batch)))
 	if r != nil {
@@ -122,12 +123,15 @@ func (s *SUT) FirstTokens(batch []host.Completion) {
 	s.out.Put(p)
 }
 
-func (s *SUT) fail(c host.Completion) {
+// fail counts a failed sample, keeps the first error and returns its own.
+func (s *SUT) fail(c host.Completion) error {
+	err := c.Err()
 	if s.failed.Add(1) == 1 {
 		s.mu.Lock()
-		s.firstErr = fmt.Errorf("sample %d: %w", c.ID, c.Err())
+		s.firstErr = fmt.Errorf("sample %d: %w", c.ID, err)
 		s.mu.Unlock()
 	}
+	return err
 }
 
 func (s *SUT) reject(err error, n int) {

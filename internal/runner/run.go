@@ -114,11 +114,13 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 	o := &Outcome{Result: res, OutDir: out, Plugin: b.Info(), SUT: sut.Stats()}
 	closeErr := b.Close()
 	o.Files = listFiles(out)
-	if runErr != nil {
-		return o, runErr
-	}
+	// A plugin that died is the cause of whatever the LoadGen then ran
+	// into (a failed unload, say): report the plugin's own error.
 	if err := b.Err(); err != nil && !errors.Is(err, host.ErrClosed) {
 		return o, err
+	}
+	if runErr != nil {
+		return o, runErr
 	}
 	if err := sut.Err(); err != nil {
 		return o, exitcode.New(exitcode.PluginFailed, fmt.Errorf("plugin %s: %w", b.Info().Name, err),
