@@ -335,9 +335,11 @@ func TestDatasetRoundTrip(t *testing.T) {
 
 // TestSubprocessPlugin installs the example echo plugin as a subprocess
 // plugin and finds, checks and runs it by name.
-func TestSubprocessPlugin(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
+// installEcho builds the echo plugin as a subprocess into dir/plugins/echo
+// with its manifest, as a vendor installs a plugin, and returns
+// dir/plugins.
+func installEcho(t *testing.T, dir string) string {
+	t.Helper()
 	plugins := filepath.Join(dir, "plugins")
 	pdir := filepath.Join(plugins, "echo")
 	require.NoError(t, os.MkdirAll(pdir, 0o755))
@@ -347,6 +349,13 @@ func TestSubprocessPlugin(t *testing.T) {
 	manifest, err := os.ReadFile("../../examples/echo/plugins/echo/plugin.json")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(pdir, "plugin.json"), manifest, 0o644))
+	return plugins
+}
+
+func TestSubprocessPlugin(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plugins := installEcho(t, dir)
 
 	r := mlperfHost(t, dir, "plugins", "list", "--plugin-dirs", plugins)
 	require.Equal(t, exitcode.OK, r.code, r.stderr)
@@ -359,4 +368,41 @@ func TestSubprocessPlugin(t *testing.T) {
 	r = mlperfHost(t, dir, append([]string{"run", "--plugin", "echo", "--plugin-dirs", plugins, "--out", "logs"}, fast(t, dir)...)...)
 	require.Equal(t, exitcode.OK, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	assert.Contains(t, r.stdout, "(process, max batch 256, 2 in flight)")
+}
+
+// TestPluginFailsMidRun: a plugin that crashes or panics during the timed
+// run stops it with an error naming the plugin and what it did, the
+// plugin-failed exit code, and the logs written so far kept.
+func TestPluginFailsMidRun(t *testing.T) {
+	t.Parallel()
+	plugins := installEcho(t, t.TempDir())
+	tests := []struct {
+		name  string
+		fault string
+		want  []string
+	}{
+		{name: "exits", fault: "exit", want: []string{`plugin "echo"`, "exited", "exit status 3", "injected exit on sample id"}},
+		{name: "panics", fault: "panic", want: []string{"plugin echo", "samples failed", "injected panic"}},
+		{name: "fails samples", fault: "fail", want: []string{"plugin echo", "samples failed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			args := append([]string{"run", "--plugin", "echo", "--plugin-dirs", plugins, "--out", "logs",
+				"--scenario", "Server", "--set", "echo.fault=" + tt.fault, "--set", "echo.fault_after=20"}, fast(t, dir)...)
+			r := mlperfHost(t, dir, args...)
+			require.Equal(t, exitcode.PluginFailed, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			for _, w := range tt.want {
+				assert.Contains(t, r.stderr, w)
+			}
+			assert.Regexp(t, `failed samples\s+[1-9]`, r.stdout)
+			for _, f := range []string{"mlperf_log_summary.txt", "mlperf_log_detail.txt", "mlperf_log_accuracy.json"} {
+				assert.FileExists(t, filepath.Join(dir, "logs", f))
+			}
+			summary, err := os.ReadFile(filepath.Join(dir, "logs", "mlperf_log_summary.txt"))
+			require.NoError(t, err)
+			assert.Contains(t, string(summary), "Result is : INVALID")
+		})
+	}
 }
