@@ -227,6 +227,58 @@ func TestWaitTimeoutFailsDevice(t *testing.T) {
 	require.ErrorAs(t, failed[500], &de)
 }
 
+// TestCloseAfterWaitTimeout closes the backend while a batch whose wait
+// timed out is still running (held at the fake's gate). Releasing its exec
+// object or unmapping its buffers then would pull memory from under the
+// device; the fake refuses the release and newFakeQAic's cleanup fails the
+// test.
+func TestCloseAfterWaitTimeout(t *testing.T) {
+	t.Parallel()
+	timeOut := func(t *testing.T, f *fakeQAic, b *Backend) {
+		f.gate(true)
+		t.Cleanup(func() { f.gate(false) })
+		c := newCompletions()
+		require.NoError(t, b.Infer(t.Context(), samplesOf(1, 4, true, true), c))
+		_, failed, _ := c.results()
+		var se *StatusError
+		require.ErrorAs(t, failed[500], &se)
+		require.Equal(t, StatusTimedOut, se.Status)
+	}
+	program := qpc(1, 4, "input x 4", "output y 4")
+	opts := map[string]string{"wait_timeout": "20ms", "set_size": "1"}
+
+	t.Run("waits for the submission", func(t *testing.T) {
+		t.Parallel()
+		f := newFakeQAic(t, 1, 16)
+		b := newLoaded(t, f, program, opts)
+		timeOut(t, f, b)
+		closed := make(chan error, 1)
+		go func() { closed <- b.Close() }()
+		require.Eventually(t, func() bool { return f.waiting() > 0 }, 10*time.Second, time.Millisecond,
+			"Close should wait for the submission held at the gate")
+		f.gate(false)
+		require.NoError(t, <-closed)
+		assert.Equal(t, liveObjects{}, f.live())
+	})
+
+	t.Run("abandons a device that does not finish", func(t *testing.T) {
+		t.Parallel()
+		f := newFakeQAic(t, 2, 16)
+		b := newLoaded(t, f, program, opts)
+		timeOut(t, f, b)
+		b.p.settleGrace = 50 * time.Millisecond
+		err := b.Close()
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "device 0 activation 0 exec 0")
+		assert.Contains(t, err.Error(), "QS_TIMEDOUT")
+		assert.Contains(t, err.Error(), "programs loaded until the process exits")
+		// Device 0's activation stays, with the context and the QPC;
+		// device 1's is released.
+		assert.Equal(t, liveObjects{contexts: 1, queues: 1, qpcs: 1, programs: 1, execs: 1, nspUsed: 4}, f.live())
+		require.NoError(t, b.Close(), "Close is idempotent")
+	})
+}
+
 func TestInferStopsWaitingOnCancel(t *testing.T) {
 	t.Parallel()
 	f := newFakeQAic(t, 1, 16)

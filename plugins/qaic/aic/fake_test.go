@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/sdk"
@@ -70,7 +71,27 @@ func newFakeQAic(t testing.TB, devices, nsp int) *fakeQAic {
 	f.h, err = purego.Dlopen(lib, purego.RTLD_NOW|purego.RTLD_LOCAL)
 	require.NoError(t, err)
 	f.call("fakeqaic_configure", uintptr(devices), uintptr(nsp))
+	// Registered before any backend's Close, so it runs after it.
+	t.Cleanup(func() {
+		n, first := f.violations()
+		assert.Zero(t, n, "the fake AIC runtime refused %d calls that tore down work still submitted; the first: %s",
+			n, first)
+	})
 	return f
+}
+
+// violations returns how many calls the fake refused because submitted
+// work still used what they would tear down, and the first one's message.
+func (f *fakeQAic) violations() (int, string) {
+	buf := make([]byte, 512)
+	n := int(int32(f.call("fakeqaic_violations", uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))))
+	for i, c := range buf {
+		if c == 0 {
+			buf = buf[:i]
+			break
+		}
+	}
+	return n, string(buf)
 }
 
 // call calls a fake function; uintptrescapes keeps pointer arguments on the
@@ -99,6 +120,9 @@ func (f *fakeQAic) setDelay(base, perRow int64) {
 func (f *fakeQAic) setDeviceDelay(dev int, ns int64) {
 	f.call("fakeqaic_set_device_delay", uintptr(dev), uintptr(ns))
 }
+// waiting returns how many threads wait for an exec object now.
+func (f *fakeQAic) waiting() int { return int(int32(f.call("fakeqaic_waiting"))) }
+
 func (f *fakeQAic) failEnqueue(n int) { f.call("fakeqaic_fail_enqueue", uintptr(n)) }
 func (f *fakeQAic) failDevice(d int)  { f.call("fakeqaic_fail_device", uintptr(d)) }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -57,15 +58,35 @@ type ioView struct {
 // execObj is one exec object: its host buffers, bound once with
 // qaicExecObjSetData, and views of its inputs and outputs.
 type execObj struct {
-	act     *activation
-	index   int
-	obj     object
-	bufs    []hostBuf
+	act   *activation
+	index int
+	obj   object
+	bufs  []hostBuf
+	// qbufs holds the QBuffer array given to qaicExecObjSetData, outside
+	// the Go heap in case the runtime keeps the pointer.
+	qbufs   hostBuf
 	ins     []ioView
 	outs    []ioView
 	scratch []byte
 	// rowOK marks the rows of the current batch that hold a valid sample.
 	rowOK []bool
+	// outstanding is set while a submission may still run: from a
+	// successful enqueue until a wait reports its completion. A wait that
+	// times out leaves it set, and the device may still read and write
+	// the buffers; release waits for it before freeing them.
+	outstanding bool
+}
+
+// wait waits up to timeout for e's submission and clears outstanding
+// unless the wait timed out. The runtime takes whole microseconds, and 0
+// would mean no limit.
+func (e *execObj) wait(rt runtimeAPI, timeout time.Duration) error {
+	err := rt.Wait(e.obj, uint32(max(timeout, time.Microsecond).Microseconds()))
+	var se *StatusError
+	if !errors.As(err, &se) || se.Status != StatusTimedOut {
+		e.outstanding = false
+	}
+	return err
 }
 
 // layout is the program's I/O, read from its buffer mappings.
@@ -87,13 +108,20 @@ type program struct {
 	pool     *execPool
 	samples  map[uint64][]byte
 	wg       sync.WaitGroup
+	// settleGrace bounds how long release waits for submissions still
+	// outstanding after a wait timed out: the wait timeout, and at least
+	// minSettleGrace.
+	settleGrace time.Duration
 }
+
+// minSettleGrace is the least time release gives an outstanding submission.
+const minSettleGrace = 2 * time.Second
 
 // openProgram creates the context, opens the QPC and brings up every
 // activation and exec object on every device. On error it releases what it
 // built.
 func openProgram(rt runtimeAPI, cfg Config, qids []int32, qpcPath string, qpcBytes []byte) (p *program, err error) {
-	p = &program{cfg: cfg, rt: rt, samples: map[uint64][]byte{}}
+	p = &program{cfg: cfg, rt: rt, samples: map[uint64][]byte{}, settleGrace: max(cfg.WaitTimeout, minSettleGrace)}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, p.release())
@@ -223,7 +251,10 @@ func (p *program) bind(e *execObj, iod ioData) error {
 	if e.obj, err = p.rt.CreateExecObj(p.ctx, e.act.prog, iod); err != nil {
 		return err
 	}
-	qbufs := make([]qBuffer, len(p.layout.mappings))
+	if e.qbufs, err = allocHost(len(p.layout.mappings) * int(unsafe.Sizeof(qBuffer{}))); err != nil {
+		return err
+	}
+	qbufs := unsafe.Slice((*qBuffer)(unsafe.Pointer(&e.qbufs.bytes()[0])), len(p.layout.mappings))
 	inOff := 0
 	for i, m := range p.layout.mappings {
 		b, err := allocHost(m.size)
@@ -249,15 +280,29 @@ func (p *program) bind(e *execObj, iod ioData) error {
 }
 
 // release frees every exec object, activation, the QPC and the context.
-// No batch is in flight.
+// No batch is in flight, but a batch whose wait timed out may still be
+// running: release first waits for such submissions, up to settleGrace in
+// all. A device where one is still running is abandoned: its activations
+// stay loaded with their buffers mapped, and the QPC and the context they
+// belong to are kept too.
 func (p *program) release() error {
 	var errs []error
+	deadline := time.Now().Add(p.settleGrace)
+	wedged := false
 	for _, d := range p.devices {
+		if err := p.settle(d, deadline); err != nil {
+			wedged = true
+			errs = append(errs, err)
+			continue
+		}
 		for _, a := range d.acts {
 			errs = append(errs, p.releaseActivation(a))
 		}
 	}
 	p.devices, p.execs = nil, nil
+	if wedged {
+		return errors.Join(errs...)
+	}
 	if p.qpc != 0 {
 		errs = append(errs, p.rt.CloseQPC(p.qpc))
 		p.qpc = 0
@@ -271,15 +316,38 @@ func (p *program) release() error {
 	return errors.Join(errs...)
 }
 
+// settle waits until no exec object of d has a submission outstanding, or
+// until deadline.
+func (p *program) settle(d *device, deadline time.Time) error {
+	for _, a := range d.acts {
+		for _, e := range a.execs {
+			if !e.outstanding {
+				continue
+			}
+			if err := e.wait(p.rt, time.Until(deadline)); err != nil && e.outstanding {
+				return fmt.Errorf("qaic: device %d activation %d exec %d: a submission is still running: %w; "+
+					"the device is left as it is, its programs loaded until the process exits",
+					d.qid, a.index, e.index, err)
+			}
+		}
+	}
+	return nil
+}
+
 func (p *program) releaseActivation(a *activation) error {
 	var errs []error
 	for _, e := range a.execs {
 		if e.obj != 0 {
-			errs = append(errs, p.rt.ReleaseExecObj(e.obj))
+			if err := p.rt.ReleaseExecObj(e.obj); err != nil {
+				// The runtime may still hold the buffers: keep them.
+				errs = append(errs, err)
+				continue
+			}
 		}
 		for _, b := range e.bufs {
 			errs = append(errs, b.free())
 		}
+		errs = append(errs, e.qbufs.free())
 	}
 	a.execs = nil
 	if a.queue != 0 {

@@ -13,17 +13,22 @@ import (
 
 // execPool holds the idle exec objects of healthy devices.
 type execPool struct {
-	idle  chan *execObj
-	live  atomic.Int64
-	empty chan struct{} // closed when no exec object is left
-	once  sync.Once
+	idle chan *execObj
+
+	mu   sync.Mutex
+	live int
+	// dropped is closed and replaced each time an exec object is dropped,
+	// so that holdAll notices exec objects it no longer has to wait for.
+	dropped chan struct{}
+	// empty is closed when no exec object is left.
+	empty chan struct{}
 }
 
 // newExecPool fills the pool so that consecutive takes rotate over
 // devices, then activations, then exec objects.
 func newExecPool(execs []*execObj, devices int) *execPool {
-	p := &execPool{idle: make(chan *execObj, len(execs)), empty: make(chan struct{})}
-	p.live.Store(int64(len(execs)))
+	p := &execPool{idle: make(chan *execObj, len(execs)), live: len(execs),
+		dropped: make(chan struct{}), empty: make(chan struct{})}
 	perDevice := len(execs) / max(devices, 1)
 	for i := range perDevice {
 		for d := range devices {
@@ -71,8 +76,43 @@ func (p *execPool) give(e *execObj) {
 }
 
 func (p *execPool) drop() {
-	if p.live.Add(-1) == 0 {
-		p.once.Do(func() { close(p.empty) })
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.live--
+	close(p.dropped)
+	p.dropped = make(chan struct{})
+	if p.live == 0 {
+		close(p.empty)
+	}
+}
+
+// holdAll takes every live exec object out of the pool, waiting for
+// batches in flight; the caller gives them back. An exec object dropped
+// while holdAll waits for it (its device failed mid-batch) is no longer
+// waited for.
+func (p *execPool) holdAll(stop <-chan struct{}) ([]*execObj, error) {
+	var held []*execObj
+	for {
+		p.mu.Lock()
+		live, dropped := p.live, p.dropped
+		p.mu.Unlock()
+		if len(held) >= live {
+			return held, nil
+		}
+		select {
+		case e := <-p.idle:
+			if e.act.dev.failed.Load() {
+				p.drop()
+				continue
+			}
+			held = append(held, e)
+		case <-dropped:
+		case <-stop:
+			for _, h := range held {
+				p.give(h)
+			}
+			return nil, errStopped
+		}
 	}
 }
 
@@ -224,7 +264,8 @@ func sampleError(s sdk.Sample, data []byte, want int) error {
 }
 
 // execute enqueues e on its activation's queue and waits for it. A status
-// that means the device is gone fails the device.
+// that means the device is gone fails the device. When the wait times out
+// the submission stays outstanding: the device may still use e's buffers.
 func (p *program) execute(e *execObj) error {
 	dev := e.act.dev
 	if dev.failed.Load() {
@@ -232,7 +273,8 @@ func (p *program) execute(e *execObj) error {
 	}
 	err := p.rt.Enqueue(e.act.queue, e.obj)
 	if err == nil {
-		err = p.rt.Wait(e.obj, uint32(p.cfg.WaitTimeout.Microseconds()))
+		e.outstanding = true
+		err = e.wait(p.rt, p.cfg.WaitTimeout)
 	}
 	var se *StatusError
 	if errors.As(err, &se) && se.Status.deviceFatal() {
@@ -256,19 +298,9 @@ func (e *execObj) output(i int) []byte {
 
 // warmup runs one batch of zeros through every live exec object.
 func (p *program) warmup(ctx context.Context) error {
-	var held []*execObj
-	for int64(len(held)) < p.pool.live.Load() {
-		e, err := p.pool.take(ctx.Done())
-		if errors.Is(err, ErrNoDevice) {
-			break
-		}
-		if err != nil {
-			for _, h := range held {
-				p.pool.give(h)
-			}
-			return fmt.Errorf("qaic: warm up: %w", ctx.Err())
-		}
-		held = append(held, e)
+	held, err := p.pool.holdAll(ctx.Done())
+	if err != nil {
+		return fmt.Errorf("qaic: warm up: %w", ctx.Err())
 	}
 	if len(held) == 0 {
 		return ErrNoDevice

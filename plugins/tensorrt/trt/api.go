@@ -51,6 +51,10 @@ type cudaAPI interface {
 	CopyBatchAsync(dsts, srcs, sizes []uintptr, s stream) error
 	StreamCreate() (stream, error)
 	StreamDestroy(s stream) error
+	// StreamQuery reports whether every operation queued on s has run,
+	// without blocking. Like EventQuery it reports done with the error once
+	// the device has a sticky error: nothing queued will run any more.
+	StreamQuery(s stream) (bool, error)
 	EventCreate() (event, error)
 	EventDestroy(e event) error
 	EventRecord(e event, s stream) error

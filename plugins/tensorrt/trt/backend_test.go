@@ -329,6 +329,83 @@ func TestDeviceTimeout(t *testing.T) {
 	out, failed, _ := rec.snapshot()
 	assert.Len(t, out, 4, "device 1 runs what device 0 no longer can")
 	assert.Empty(t, failed)
+
+	// The timed-out batch's work may still be queued on device 0's stream:
+	// Close waits for it before freeing what it uses.
+	require.NoError(t, b.Close())
+	assert.Equal(t, liveObjects{}, f.live())
+}
+
+// TestCloseAfterDeviceTimeout closes the backend while a batch that timed
+// out still has work queued on its stream (a kernel held at the fake's
+// gate, then its output copy and event record). Freeing the lane's buffers
+// or event then would be a use after free on a GPU; the fake refuses it and
+// newFake's cleanup fails the test.
+func TestCloseAfterDeviceTimeout(t *testing.T) {
+	t.Parallel()
+	// timeOut runs one batch into the 20ms watchdog on device 0 with the
+	// gate closed, so its work stays queued.
+	timeOut := func(t *testing.T, f *fake, b *Backend, withData bool) {
+		f.setDelay(1000, 0)
+		f.gate(true)
+		t.Cleanup(func() { f.gate(false) })
+		rec := newRecorder()
+		require.NoError(t, b.Infer(t.Context(), query(seq(2), 16, withData, true), rec))
+		_, failed, _ := rec.snapshot()
+		require.Len(t, failed, 2)
+		require.ErrorIs(t, failed[1000], ErrDeviceTimeout)
+	}
+	opts := map[string]string{"timeout": "20ms", "streams": "1"}
+
+	t.Run("waits for the stream to drain", func(t *testing.T) {
+		t.Parallel()
+		f := newFake(t, 1, 1<<26)
+		b := newBackend(t, f, fakePlan(planSimple, outSimple), opts)
+		timeOut(t, f, b, true)
+		closed := make(chan error, 1)
+		go func() { closed <- b.Close() }()
+		require.Eventually(t, func() bool { return f.busyQueries() > 0 }, 10*time.Second, time.Millisecond,
+			"Close should find the stream busy while the kernel waits at the gate")
+		f.gate(false)
+		require.NoError(t, <-closed)
+		assert.Equal(t, liveObjects{}, f.live(), "everything freed once the stream drained")
+	})
+
+	t.Run("abandons a device that does not drain", func(t *testing.T) {
+		t.Parallel()
+		f := newFake(t, 2, 1<<26)
+		b := newBackend(t, f, fakePlan(planSimple, outSimple), opts)
+		timeOut(t, f, b, true)
+		b.m.settleGrace = 50 * time.Millisecond
+		err := b.Close()
+		require.ErrorIs(t, err, ErrDeviceTimeout)
+		assert.Contains(t, err.Error(), "device 0 stream 0")
+		assert.Contains(t, err.Error(), "memory allocated until the process exits")
+		// Device 0 keeps its stream, event, two device and two pinned
+		// buffers, engine, context and the runtime; device 1 is freed.
+		assert.Equal(t, liveObjects{allocs: 4, streams: 1, events: 1, runtimes: 1, engines: 1, contexts: 1}, f.live())
+		require.NoError(t, b.Close(), "Close is idempotent")
+	})
+
+	t.Run("unloading defers the hung device's sample arena", func(t *testing.T) {
+		t.Parallel()
+		f := newFake(t, 2, 1<<26)
+		b := newBackend(t, f, fakePlan(planSimple, outSimple),
+			map[string]string{"timeout": "20ms", "streams": "1", "samples_on_device": "device"})
+		var ls []sdk.LoadedSample
+		for _, i := range seq(4) {
+			ls = append(ls, sdk.LoadedSample{Index: i, Data: sampleBytes(i, 16)})
+		}
+		before := f.live().allocs
+		require.NoError(t, b.LoadSamples(t.Context(), ls))
+		require.Equal(t, before+2, f.live().allocs, "one arena per device")
+		timeOut(t, f, b, false)
+		require.NoError(t, b.UnloadSamples(t.Context(), seq(4)))
+		assert.Equal(t, before+1, f.live().allocs, "device 1's arena is freed, device 0's waits for its stream")
+		f.gate(false)
+		require.NoError(t, b.Close())
+		assert.Equal(t, liveObjects{}, f.live())
+	})
 }
 
 func TestSamplesOnDevice(t *testing.T) {

@@ -46,7 +46,7 @@ type cudart struct {
 	getDeviceProperties, getDevicePropertiesV2, memGetInfo        uintptr
 	runtimeGetVersion, driverGetVersion                           uintptr
 	malloc, free, mallocHost, freeHost, memcpy, memcpyAsync       uintptr
-	streamCreateWithFlags, streamDestroy                          uintptr
+	streamCreateWithFlags, streamDestroy, streamQuery             uintptr
 	eventCreateWithFlags, eventDestroy, eventRecord, eventSync    uintptr
 	eventQuery                                                    uintptr
 	// memcpyBatch is cudaMemcpyBatchAsync; batchArgs its arity, which
@@ -83,6 +83,7 @@ func loadCudart(paths []string) (*cudart, error) {
 		{name: "cudaMemcpyAsync", fn: &c.memcpyAsync},
 		{name: "cudaStreamCreateWithFlags", fn: &c.streamCreateWithFlags},
 		{name: "cudaStreamDestroy", fn: &c.streamDestroy},
+		{name: "cudaStreamQuery", fn: &c.streamQuery},
 		{name: "cudaEventCreateWithFlags", fn: &c.eventCreateWithFlags},
 		{name: "cudaEventDestroy", fn: &c.eventDestroy},
 		{name: "cudaEventRecord", fn: &c.eventRecord},
@@ -219,6 +220,14 @@ func (c *cudart) StreamCreate() (stream, error) {
 func (c *cudart) StreamDestroy(s stream) error {
 	r, _, _ := purego.SyscallN(c.streamDestroy, uintptr(s))
 	return c.check("cudaStreamDestroy", r)
+}
+
+func (c *cudart) StreamQuery(s stream) (bool, error) {
+	r, _, _ := purego.SyscallN(c.streamQuery, uintptr(s))
+	if int32(r) == cudaErrorNotReady {
+		return false, nil
+	}
+	return true, c.check("cudaStreamQuery", r)
 }
 
 func (c *cudart) EventCreate() (event, error) {

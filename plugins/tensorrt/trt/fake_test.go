@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/sdk"
@@ -99,7 +100,21 @@ func newFake(t testing.TB, devices int, mem int64) *fake {
 	f.tr, err = purego.Dlopen(shimLib, purego.RTLD_NOW|purego.RTLD_LOCAL)
 	require.NoError(t, err)
 	f.call(f.cu, "fakecuda_configure", uintptr(devices), uintptr(mem))
+	// Registered before any backend's Close, so it runs after it.
+	t.Cleanup(func() {
+		n, first := f.violations()
+		assert.Zero(t, n, "the fake CUDA runtime refused %d calls that a GPU would fault on; the first: %s", n, first)
+	})
 	return f
+}
+
+// violations returns how many calls the fake refused because queued
+// stream work still used a resource (a use after free on a GPU), and the
+// first refusal's message.
+func (f *fake) violations() (int, string) {
+	buf := make([]byte, 512)
+	n := int(int32(f.call(f.cu, "fakecuda_violations", uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))))
+	return n, errText(buf)
 }
 
 // call calls a fake function. Like purego.SyscallN it is marked
@@ -132,6 +147,9 @@ func (f *fake) setDelay(base, perSample int64) {
 // setVersion sets the CUDA version the fake reports (e.g. 13000), which
 // selects cudaMemcpyBatchAsync's signature. Call it before New.
 func (f *fake) setVersion(v int) { f.call(f.cu, "fakecuda_set_version", uintptr(v)) }
+
+// busyQueries counts cudaStreamQuery calls that found work queued.
+func (f *fake) busyQueries() int64 { return int64(f.call(f.cu, "fakecuda_busy_queries")) }
 
 // batchCopies counts successful cudaMemcpyBatchAsync calls.
 func (f *fake) batchCopies() int64 { return int64(f.call(f.cu, "fakecuda_batch_copies")) }

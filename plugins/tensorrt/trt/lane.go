@@ -62,7 +62,8 @@ func newLane(m *model, dev *device, id int, eng handle, profile int) (l *lane, e
 	}
 	defer func() {
 		if err != nil {
-			err = errors.Join(err, l.release())
+			// SetProfile may have queued work on the stream.
+			err = errors.Join(err, l.quiesce(time.Now().Add(m.settleGrace)), l.release())
 			l = nil
 		}
 	}()
@@ -387,21 +388,47 @@ func (l *lane) warm() error {
 
 // wait blocks until the lane's event fires. With a device timeout it polls
 // the event with growing pauses instead and fails with ErrDeviceTimeout
-// once the batch has run longer than the timeout.
+// once the batch has run longer than the timeout; the batch's work then
+// stays queued on the stream (see quiesce).
 func (l *lane) wait() error {
 	timeout := l.m.cfg.Timeout
 	if timeout <= 0 {
 		return l.m.cuda.EventSynchronize(l.ev)
 	}
-	deadline := time.Now().Add(timeout)
+	if err := poll(time.Now().Add(timeout), func() (bool, error) { return l.m.cuda.EventQuery(l.ev) }); err != nil {
+		return fmt.Errorf("%w: batch still running after %v", err, timeout)
+	}
+	return nil
+}
+
+// quiesce waits until the lane's stream has run everything queued on it,
+// or fails with ErrDeviceTimeout at deadline. A sticky device error counts
+// as drained: nothing queued runs after it.
+func (l *lane) quiesce(deadline time.Time) error {
+	if l.st == 0 {
+		return nil
+	}
+	err := poll(deadline, func() (bool, error) {
+		done, _ := l.m.cuda.StreamQuery(l.st)
+		return done, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%w: work still queued on the stream", err)
+	}
+	return nil
+}
+
+// poll calls query with growing pauses until it reports done or an error,
+// and fails with ErrDeviceTimeout once deadline has passed.
+func poll(deadline time.Time, query func() (bool, error)) error {
 	pause := pollStart
 	for {
-		done, err := l.m.cuda.EventQuery(l.ev)
+		done, err := query()
 		if err != nil || done {
 			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%w: batch still running after %v", ErrDeviceTimeout, timeout)
+			return ErrDeviceTimeout
 		}
 		time.Sleep(pause)
 		pause = min(2*pause, pollMax)

@@ -7,18 +7,27 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
-// device is one CUDA device in use: its engines, its slot in per-device
-// tables, and whether it failed.
+// device is one CUDA device in use: its engines and lanes, its slot in
+// per-device tables, and whether it failed.
 type device struct {
 	ordinal int
 	slot    int
 	engines []handle
+	lanes   []*lane
 	failed  atomic.Bool
 	failure atomic.Pointer[DeviceError]
+	// deferred holds device allocations whose free waits until the
+	// device's streams have drained: a batch that timed out may still have
+	// copies queued that read them, and cudaFree would block on it.
+	deferred []uintptr
+	// wedged is set at release when a stream did not drain in time: then
+	// nothing on the device is freed or destroyed.
+	wedged bool
 }
 
 // fail marks the device failed and returns the error to report.
@@ -33,6 +42,30 @@ func (d *device) fail(err error) error {
 		return de
 	}
 	return d.failure.Load()
+}
+
+// idle reports whether every stream of the device has run all its queued
+// work. Only a failed device can have busy streams while its lanes are out
+// of use: a batch that timed out leaves its work queued.
+func (d *device) idle(cuda cudaAPI) bool {
+	for _, l := range d.lanes {
+		if done, _ := cuda.StreamQuery(l.st); !done {
+			return false
+		}
+	}
+	return true
+}
+
+// settle waits until every stream of the device has run its queued work,
+// or until deadline. The caller's OS thread has the device current.
+func (d *device) settle(deadline time.Time) error {
+	for _, l := range d.lanes {
+		if err := l.quiesce(deadline); err != nil {
+			return fmt.Errorf("tensorrt: CUDA device %d stream %d: %w; the device is left as it is, "+
+				"its memory allocated until the process exits", d.ordinal, l.id, err)
+		}
+	}
+	return nil
 }
 
 // err returns the device's failure.
@@ -59,14 +92,21 @@ type model struct {
 	pool           *lanePool
 	samples        *sampleStore
 	wg             sync.WaitGroup
+	// settleGrace bounds how long release waits for streams that still
+	// hold work (after a device timeout) before it abandons their device:
+	// the device timeout, and at least minSettleGrace.
+	settleGrace time.Duration
 }
+
+// minSettleGrace is the least time release gives a stream to drain.
+const minSettleGrace = 2 * time.Second
 
 // newModel deserializes plan on every device in ordinals and builds
 // cfg.Streams lanes per device. On error it releases what it built.
 func newModel(cuda cudaAPI, trt trtAPI, cfg Config, plan []byte, ordinals []int) (m *model, err error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	m = &model{cfg: cfg, cuda: cuda, trt: trt, samples: newSampleStore()}
+	m = &model{cfg: cfg, cuda: cuda, trt: trt, samples: newSampleStore(), settleGrace: max(cfg.Timeout, minSettleGrace)}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, m.release())
@@ -132,6 +172,7 @@ func (m *model) addDevice(slot, ordinal int, plan []byte) error {
 			return fmt.Errorf("stream %d: %w", s, err)
 		}
 		m.lanes = append(m.lanes, l)
+		d.lanes = append(d.lanes, l)
 	}
 	return nil
 }
@@ -159,31 +200,51 @@ func (m *model) setLayout(eng handle, profiles int) error {
 }
 
 // release frees every lane, engine, sample and the runtime. The lanes'
-// goroutines have exited.
+// goroutines have exited, but a batch whose wait timed out may still have
+// work queued on its stream: release first waits for every stream to
+// drain, up to settleGrace in all, since freeing memory or an event that
+// queued work still uses is undefined on a GPU. A device whose streams do
+// not drain is abandoned: nothing on it is freed, and the runtime, which
+// must outlive its engines, is kept too.
 func (m *model) release() error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var errs []error
-	errs = append(errs, m.freeAllSamples())
-	for _, l := range m.lanes {
-		if err := m.cuda.SetDevice(l.dev.ordinal); err != nil {
+	deadline := time.Now().Add(m.settleGrace)
+	wedged := false
+	for _, d := range m.devices {
+		if err := m.cuda.SetDevice(d.ordinal); err != nil {
 			errs = append(errs, err)
+		}
+		if err := d.settle(deadline); err != nil {
+			d.wedged, wedged = true, true
+			errs = append(errs, err)
+		}
+	}
+	errs = append(errs, m.freeAllSamples())
+	for _, d := range m.devices {
+		if d.wedged {
 			continue
 		}
-		errs = append(errs, l.release())
-	}
-	m.lanes = nil
-	for _, d := range m.devices {
 		if err := m.cuda.SetDevice(d.ordinal); err != nil {
 			errs = append(errs, err)
 			continue
 		}
+		for _, l := range d.lanes {
+			errs = append(errs, l.release())
+		}
+		d.lanes = nil
+		for _, p := range d.deferred {
+			errs = append(errs, m.cuda.Free(p))
+		}
+		d.deferred = nil
 		for _, e := range d.engines {
 			m.trt.EngineDestroy(e)
 		}
 		d.engines = nil
 	}
-	if m.rt != 0 {
+	m.lanes = nil
+	if m.rt != 0 && !wedged {
 		m.trt.RuntimeDestroy(m.rt)
 		m.rt = 0
 	}

@@ -37,6 +37,7 @@ func (n *nullCUDA) BatchCopies() bool                                     { retu
 func (n *nullCUDA) CopyBatchAsync(_, _, _ []uintptr, _ stream) error      { return nil }
 func (n *nullCUDA) StreamCreate() (stream, error)                         { return 1, nil }
 func (n *nullCUDA) StreamDestroy(stream) error                            { return nil }
+func (n *nullCUDA) StreamQuery(stream) (bool, error)                      { return true, nil }
 func (n *nullCUDA) EventCreate() (event, error)                           { return 1, nil }
 func (n *nullCUDA) EventDestroy(event) error                              { return nil }
 func (n *nullCUDA) EventRecord(event, stream) error                       { return nil }

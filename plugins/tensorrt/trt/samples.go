@@ -156,19 +156,26 @@ func (m *model) fillArena(ctx context.Context, a *arena, slot int, d *device, sa
 }
 
 // freeArena releases an arena's device memory; the caller's thread is
-// locked.
+// locked. On a failed device whose streams still hold work (a batch that
+// timed out may have gathers queued that read the arena) the free is
+// deferred to release, after the streams drain.
 func (m *model) freeArena(a *arena) error {
 	var errs []error
 	for slot, p := range a.base {
 		if p == 0 {
 			continue
 		}
-		if err := m.cuda.SetDevice(m.devices[slot].ordinal); err != nil {
+		d := m.devices[slot]
+		if err := m.cuda.SetDevice(d.ordinal); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		errs = append(errs, m.cuda.Free(p))
 		a.base[slot] = 0
+		if d.wedged || (d.failed.Load() && !d.idle(m.cuda)) {
+			d.deferred = append(d.deferred, p)
+			continue
+		}
+		errs = append(errs, m.cuda.Free(p))
 	}
 	return errors.Join(errs...)
 }

@@ -67,15 +67,19 @@ func (cl *call) abandon() {
 // it is idle and its device has not failed; lanes of a failed device are
 // retired instead of returned.
 type lanePool struct {
-	free  chan *lane
-	alive atomic.Int32
-	dead  chan struct{}
-	once  sync.Once
+	free chan *lane
+
+	mu    sync.Mutex
+	alive int
+	// retired is closed and replaced each time a lane retires, so that
+	// holdAll notices lanes it no longer has to wait for.
+	retired chan struct{}
+	// dead is closed when the last lane retires.
+	dead chan struct{}
 }
 
 func newLanePool(n int) *lanePool {
-	p := &lanePool{free: make(chan *lane, n), dead: make(chan struct{})}
-	p.alive.Store(int32(n))
+	p := &lanePool{free: make(chan *lane, n), alive: n, retired: make(chan struct{}), dead: make(chan struct{})}
 	if n == 0 {
 		close(p.dead)
 	}
@@ -116,29 +120,44 @@ func (p *lanePool) release(l *lane) {
 }
 
 func (p *lanePool) retire() {
-	if p.alive.Add(-1) == 0 {
-		p.once.Do(func() { close(p.dead) })
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.alive--
+	close(p.retired)
+	p.retired = make(chan struct{})
+	if p.alive == 0 {
+		close(p.dead)
 	}
 }
 
 // holdAll takes every live lane out of the pool, waiting for in-flight
-// batches to finish; the caller puts them back with release.
+// batches to finish; the caller puts them back with release. A lane that
+// retires while holdAll waits for it (its device failed mid-batch) is no
+// longer waited for.
 func (p *lanePool) holdAll(cancel <-chan struct{}) ([]*lane, error) {
 	var held []*lane
-	for int32(len(held)) < p.alive.Load() {
-		l, err := p.acquire(cancel)
-		if err == ErrNoDevice {
-			break
+	for {
+		p.mu.Lock()
+		alive, retired := p.alive, p.retired
+		p.mu.Unlock()
+		if len(held) >= alive {
+			return held, nil
 		}
-		if err != nil {
+		select {
+		case l := <-p.free:
+			if l.dev.failed.Load() {
+				p.retire()
+				continue
+			}
+			held = append(held, l)
+		case <-retired:
+		case <-cancel:
 			for _, h := range held {
 				p.release(h)
 			}
-			return nil, err
+			return nil, errCanceled
 		}
-		held = append(held, l)
 	}
-	return held, nil
 }
 
 // splitBatches returns how many batches n samples take with at most max

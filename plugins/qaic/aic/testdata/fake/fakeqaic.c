@@ -23,9 +23,17 @@
  * of the wrong length or size, and activations beyond a device's cores.
  * fakeqaic_* entry points configure devices, inject failures and report
  * statistics.
+ *
+ * It also refuses to tear down what a submitted exec object still uses:
+ * releasing the exec object, deactivating, unloading or releasing its
+ * program, or releasing a queue with exec objects waiting. On hardware the
+ * device would still read and write the exec object's buffers; here the
+ * worker thread would. Such a call does nothing, returns QS_BUSY and is
+ * recorded: fakeqaic_violations reports the first one.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -107,7 +115,28 @@ static long long gStatBusy[MAX_STATS], gStatRuns[MAX_STATS];
 static int gDevActive[MAX_DEV];
 static long long gDevSince[MAX_DEV], gDevBusy[MAX_DEV];
 static int gGateClosed, gRunning, gPeak;
+/* Threads blocked in qaicExecObjWaitForCompletion now. */
+static int gWaiting;
 static pthread_cond_t gGateCv = PTHREAD_COND_INITIALIZER;
+/* Calls refused because submitted work still used what they tear down. */
+static pthread_mutex_t gViolationMu = PTHREAD_MUTEX_INITIALIZER;
+static int gViolations;
+static char gViolation[512];
+
+/* violation records a call the fake refused and prints it. */
+static void violation(const char *fmt, ...) {
+  char msg[sizeof gViolation];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "fakeqaic: %s\n", msg);
+  pthread_mutex_lock(&gViolationMu);
+  if (gViolations++ == 0) {
+    memcpy(gViolation, msg, sizeof msg);
+  }
+  pthread_mutex_unlock(&gViolationMu);
+}
 
 static long long nowNs(void) {
   struct timespec ts;
@@ -152,6 +181,9 @@ typedef struct QAicProgram {
   QID dev;
   qpcDesc d;
   int loaded, active, index;
+  /* pending counts exec objects of this program submitted and not yet
+   * run to completion, under gMu. */
+  int pending;
   QAicIoBufferInfo info;
   QAicBufferMappings maps[MAX_BUF];
   char iodesc[32];
@@ -233,6 +265,7 @@ static void run(QAicExecObj *e, QID dev) {
   gStatBusy[p->index] += t1 - t0;
   gStatRuns[p->index]++;
   gRuns++;
+  p->pending--;
   pthread_mutex_unlock(&gMu);
   pthread_mutex_unlock(&p->runMu);
 
@@ -364,9 +397,16 @@ QStatus qaicReleaseQueue(QAicQueue *q) {
     return QS_INVAL;
   }
   pthread_mutex_lock(&q->mu);
-  q->stop = 1;
-  pthread_cond_broadcast(&q->cv);
+  int waiting = q->head != NULL;
+  if (!waiting) {
+    q->stop = 1;
+    pthread_cond_broadcast(&q->cv);
+  }
   pthread_mutex_unlock(&q->mu);
+  if (waiting) {
+    violation("qaicReleaseQueue of the queue of device %d with exec objects still waiting in it", q->dev);
+    return QS_BUSY;
+  }
   for (int i = 0; i < q->nthreads; i++) {
     pthread_join(q->threads[i], NULL);
   }
@@ -532,19 +572,39 @@ QStatus qaicRunActivationCmd(QAicProgram *p, uint32_t cmd) {
       gNspUsed[p->dev] += (int)p->d.cores;
       p->active = 1;
     }
+  } else if (cmd == 1 && p->active && p->pending > 0) {
+    rc = QS_BUSY;
   } else if (cmd == 1 && p->active) {
     gNspUsed[p->dev] -= (int)p->d.cores;
     p->active = 0;
   } else if (cmd > 1) {
     rc = QS_INVAL;
   }
+  int pending = p->pending;
   pthread_mutex_unlock(&gMu);
+  if (rc == QS_BUSY) {
+    violation("qaicRunActivationCmd deactivates program %d with %d exec objects still submitted", p->index, pending);
+  }
   return rc;
+}
+
+/* busyProgram refuses op on p while exec objects of p are submitted. */
+static int busyProgram(QAicProgram *p, const char *op) {
+  pthread_mutex_lock(&gMu);
+  int pending = p->pending;
+  pthread_mutex_unlock(&gMu);
+  if (pending > 0) {
+    violation("%s of program %d with %d exec objects still submitted", op, p->index, pending);
+  }
+  return pending > 0;
 }
 
 QStatus qaicUnloadProgram(QAicProgram *p) {
   if (p == NULL || p->active) {
     return QS_INVAL;
+  }
+  if (busyProgram(p, "qaicUnloadProgram")) {
+    return QS_BUSY;
   }
   p->loaded = 0;
   return QS_SUCCESS;
@@ -553,6 +613,9 @@ QStatus qaicUnloadProgram(QAicProgram *p) {
 QStatus qaicReleaseProgram(QAicProgram *p) {
   if (p == NULL || p->active) {
     return QS_INVAL;
+  }
+  if (busyProgram(p, "qaicReleaseProgram")) {
+    return QS_BUSY;
   }
   pthread_mutex_destroy(&p->runMu);
   free(p);
@@ -611,10 +674,15 @@ QStatus qaicReleaseExecObj(QAicExecObj *e) {
     return QS_INVAL;
   }
   pthread_mutex_lock(&e->mu);
-  while (e->done < e->submitted) {
-    pthread_cond_wait(&e->cv, &e->mu);
-  }
+  unsigned long long submitted = e->submitted, done = e->done;
   pthread_mutex_unlock(&e->mu);
+  if (done < submitted) {
+    violation("qaicReleaseExecObj of an exec object of program %d whose submission has not completed",
+              e->prog->index);
+    return QS_BUSY;
+  }
+  pthread_mutex_destroy(&e->mu);
+  pthread_cond_destroy(&e->cv);
   free(e);
   pthread_mutex_lock(&gMu);
   gExecs--;
@@ -656,6 +724,9 @@ QStatus qaicEnqueueExecObj(QAicQueue *q, QAicExecObj *e, void *event) {
   }
   e->submitted++;
   pthread_mutex_unlock(&e->mu);
+  pthread_mutex_lock(&gMu);
+  e->prog->pending++;
+  pthread_mutex_unlock(&gMu);
   e->next = NULL;
   pthread_mutex_lock(&q->mu);
   if (q->tail == NULL) {
@@ -679,6 +750,9 @@ QStatus qaicExecObjWaitForCompletion(QAicExecObj *e, uint32_t timeoutUs) {
   long long ns = deadline.tv_nsec + (long long)timeoutUs * 1000LL;
   deadline.tv_sec += ns / 1000000000LL;
   deadline.tv_nsec = ns % 1000000000LL;
+  pthread_mutex_lock(&gMu);
+  gWaiting++;
+  pthread_mutex_unlock(&gMu);
   pthread_mutex_lock(&e->mu);
   QStatus rc = QS_SUCCESS;
   while (e->done < e->submitted) {
@@ -693,6 +767,9 @@ QStatus qaicExecObjWaitForCompletion(QAicExecObj *e, uint32_t timeoutUs) {
     rc = (QStatus)e->status;
   }
   pthread_mutex_unlock(&e->mu);
+  pthread_mutex_lock(&gMu);
+  gWaiting--;
+  pthread_mutex_unlock(&gMu);
   return rc;
 }
 
@@ -782,6 +859,27 @@ long long fakeqaic_device_busy(int dev) {
   if (gDevActive[dev] > 0) {
     n += nowNs() - gDevSince[dev];
   }
+  pthread_mutex_unlock(&gMu);
+  return n;
+}
+
+/* fakeqaic_violations returns how many calls the fake refused because
+ * submitted work still used what they would tear down, and copies the
+ * first one's message into buf. */
+int fakeqaic_violations(char *buf, int cap) {
+  pthread_mutex_lock(&gViolationMu);
+  int n = gViolations;
+  if (cap > 0) {
+    snprintf(buf, (size_t)cap, "%s", gViolation);
+  }
+  pthread_mutex_unlock(&gViolationMu);
+  return n;
+}
+
+/* fakeqaic_waiting returns how many threads wait for an exec object now. */
+int fakeqaic_waiting(void) {
+  pthread_mutex_lock(&gMu);
+  int n = gWaiting;
   pthread_mutex_unlock(&gMu);
   return n;
 }

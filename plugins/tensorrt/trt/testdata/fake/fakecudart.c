@@ -9,11 +9,21 @@
  * device's memory, and work issued from a thread whose current device is
  * not the stream's.
  *
+ * It also refuses what is undefined on a GPU and would corrupt the test
+ * process here: freeing memory that queued stream work still reads or
+ * writes, destroying an event whose recorded work has not run, destroying
+ * a stream with work queued, and asynchronous copies from or to host
+ * memory that is not pinned (Go memory may move or be freed before the
+ * stream gets to it). Such a call does nothing, returns fakeErrorInUse and
+ * is recorded: fakecuda_violations reports the first one, so a test fails
+ * with a message instead of a heap corruption.
+ *
  * Control and inspection entry points (fakecuda_*) let tests configure the
  * devices, inject a failing device and read per-stream busy time.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +39,8 @@ enum {
   cudaErrorInvalidResourceHandle = 400,
   cudaErrorNotReady = 600,
   cudaErrorLaunchFailure = 719,
+  /* Not a CUDA code: the fake refused a call (see fakecuda_violations). */
+  fakeErrorInUse = 9001,
 };
 
 enum { kindH2H = 0, kindH2D = 1, kindD2H = 2, kindD2D = 3, kindDefault = 4 };
@@ -67,6 +79,8 @@ typedef struct stream {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   op *head, *tail;
+  /* cur is the operation the worker runs now, NULL between operations. */
+  op *cur;
   int stop;
   unsigned long long busyNs, ops;
   struct stream *nextLive;
@@ -91,10 +105,19 @@ static int gStreams, gEvents, gNextStream;
 static int gStatDev[MAX_STATS];
 static unsigned long long gStatBusy[MAX_STATS], gStatOps[MAX_STATS];
 static __thread int tDevice;
+/* gLive lists the streams not destroyed yet, under gMu. Lock order: gMu,
+ * then a stream's mu; the worker never takes gMu while holding its mu. */
+static stream *gLive;
+/* Calls the fake refused because queued work still used a resource. */
+static pthread_mutex_t gViolationMu = PTHREAD_MUTEX_INITIALIZER;
+static int gViolations;
+static char gViolation[512];
 /* The CUDA version reported, which also selects cudaMemcpyBatchAsync's
  * signature: 12.8 to 12.9 take a failIdx before the stream, 13 does not. */
 static int gVersion = 12040;
 static long long gBatchCopies;
+/* cudaStreamQuery calls that found work still queued. */
+static long long gBusyQueries;
 /* The kernel gate: while closed, kernels (sleep operations) wait at their
  * start. gRunning counts kernels waiting or running, gPeak its maximum. */
 static pthread_mutex_t gGateMu = PTHREAD_MUTEX_INITIALIZER;
@@ -111,6 +134,21 @@ static long long nowNs(void) {
   return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* violation records a call the fake refused and prints it. */
+static void violation(const char *fmt, ...) {
+  char msg[sizeof gViolation];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "fakecudart: %s\n", msg);
+  pthread_mutex_lock(&gViolationMu);
+  if (gViolations++ == 0) {
+    memcpy(gViolation, msg, sizeof msg);
+  }
+  pthread_mutex_unlock(&gViolationMu);
+}
+
 /* findAlloc returns the allocation containing [p, p+n), or NULL. Callers
  * hold gMu. */
 static alloc *findAlloc(const void *p, size_t n) {
@@ -125,7 +163,7 @@ static alloc *findAlloc(const void *p, size_t n) {
 
 /* checkCopy validates a copy against the allocation table. dev is the
  * device the copy runs on. */
-static int checkCopy(void *dst, const void *src, size_t n, int kind, int dev) {
+static int checkCopy(void *dst, const void *src, size_t n, int kind, int dev, int async) {
   pthread_mutex_lock(&gMu);
   alloc *d = findAlloc(dst, n);
   alloc *s = findAlloc(src, n);
@@ -153,18 +191,63 @@ static int checkCopy(void *dst, const void *src, size_t n, int kind, int dev) {
   if (rc == cudaSuccess && ((dDev && d->dev != dev) || (sDev && s->dev != dev))) {
     rc = cudaErrorInvalidDevice;
   }
+  /* The stream's worker copies later: host memory must be pinned memory
+   * that stays put until then, never caller memory such as a Go slice. */
+  int unpinned = (!dDev && (d == NULL || d->kind != allocPinned)) ||
+                 (!sDev && (s == NULL || s->kind != allocPinned));
   pthread_mutex_unlock(&gMu);
+  if (rc == cudaSuccess && async && unpinned) {
+    violation("asynchronous copy of %zu bytes from %p to %p involves host memory that is not pinned", n, src,
+              dst);
+    rc = fakeErrorInUse;
+  }
   return rc;
+}
+
+/* overlaps reports whether [p, p+n) meets [base, base+size). */
+static int overlaps(const void *p, size_t n, const char *base, size_t size) {
+  const char *c = (const char *)p;
+  return c < base + (size == 0 ? 1 : size) && c + (n == 0 ? 1 : n) > base;
+}
+
+/* opUses reports whether o reads or writes [base, base+size). */
+static int opUses(const op *o, const char *base, size_t size) {
+  return o != NULL && o->kind == opCopy && (overlaps(o->dst, o->n, base, size) || overlaps(o->src, o->n, base, size));
+}
+
+/* inUse returns a live stream with queued or running work that touches
+ * [base, base+size), or NULL. Callers hold gMu. */
+static stream *inUse(const char *base, size_t size) {
+  for (stream *s = gLive; s != NULL; s = s->nextLive) {
+    pthread_mutex_lock(&s->mu);
+    int used = opUses(s->cur, base, size);
+    for (op *o = s->head; o != NULL && !used; o = o->next) {
+      used = opUses(o, base, size);
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (used) {
+      return s;
+    }
+  }
+  return NULL;
+}
+
+/* setCurrent records the operation s runs now. */
+static void setCurrent(stream *s, op *o) {
+  pthread_mutex_lock(&s->mu);
+  s->cur = o;
+  pthread_mutex_unlock(&s->mu);
 }
 
 static void *worker(void *arg) {
   stream *s = (stream *)arg;
-  pthread_mutex_lock(&s->mu);
   for (;;) {
+    pthread_mutex_lock(&s->mu);
     while (s->head == NULL && !s->stop) {
       pthread_cond_wait(&s->cv, &s->mu);
     }
     if (s->head == NULL && s->stop) {
+      pthread_mutex_unlock(&s->mu);
       break;
     }
     op *o = s->head;
@@ -172,6 +255,7 @@ static void *worker(void *arg) {
     if (s->head == NULL) {
       s->tail = NULL;
     }
+    s->cur = o;
     pthread_mutex_unlock(&s->mu);
 
     long long t0 = nowNs();
@@ -202,6 +286,9 @@ static void *worker(void *arg) {
       }
       pthread_mutex_unlock(&gGateMu);
     } else if (o->kind == opEvent) {
+      /* The operation is over before the event fires: whoever it wakes may
+       * free memory or destroy the event at once. */
+      setCurrent(s, NULL);
       event *e = o->ev;
       pthread_mutex_lock(&e->mu);
       if (gFailed[s->dev]) {
@@ -214,17 +301,16 @@ static void *worker(void *arg) {
       pthread_mutex_unlock(&e->mu);
     }
     long long t1 = nowNs();
+    setCurrent(s, NULL);
     free(o);
 
-    pthread_mutex_lock(&s->mu);
+    pthread_mutex_lock(&gMu);
     s->ops++;
     s->busyNs += (unsigned long long)(t1 - t0);
-    pthread_mutex_lock(&gMu);
     gStatBusy[s->index] = s->busyNs;
     gStatOps[s->index] = s->ops;
     pthread_mutex_unlock(&gMu);
   }
-  pthread_mutex_unlock(&s->mu);
   return NULL;
 }
 
@@ -266,6 +352,9 @@ const char *cudaGetErrorString(int err) {
     return "device not ready";
   case cudaErrorLaunchFailure:
     return "unspecified launch failure";
+  case fakeErrorInUse:
+    return "fake: refused, queued stream work still uses the resource or the host memory is not pinned "
+           "(a GPU would fault or corrupt memory)";
   }
   return "unknown error";
 }
@@ -371,10 +460,19 @@ static int release(void *p, int kind) {
   for (alloc **pp = &gAllocs; *pp != NULL; pp = &(*pp)->next) {
     alloc *a = *pp;
     if (a->base == p && a->kind == kind) {
+      stream *user = inUse(a->base, a->size);
+      if (user != NULL) {
+        pthread_mutex_unlock(&gMu);
+        violation("%s of %p (%zu bytes) while stream %d of device %d still has work queued that uses it",
+                  kind == allocDevice ? "cudaFree" : "cudaFreeHost", p, a->size, user->index, user->dev);
+        return fakeErrorInUse;
+      }
       *pp = a->next;
       if (kind == allocDevice) {
         gUsed[a->dev] -= a->size;
       }
+      /* Poison what is left behind: a stale read sees 0xdb bytes. */
+      memset(a->base, 0xdb, a->size);
       free(a->base);
       free(a);
       pthread_mutex_unlock(&gMu);
@@ -391,7 +489,7 @@ int cudaMallocHost(void **p, size_t size) { return allocate(p, size, allocPinned
 int cudaFreeHost(void *p) { return release(p, allocPinned); }
 
 int cudaMemcpy(void *dst, const void *src, size_t n, int kind) {
-  int rc = checkCopy(dst, src, n, kind, tDevice);
+  int rc = checkCopy(dst, src, n, kind, tDevice, 0);
   if (rc != cudaSuccess) {
     return rc;
   }
@@ -407,7 +505,7 @@ int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *st) {
   if (s == NULL) {
     return cudaErrorInvalidResourceHandle;
   }
-  int rc = checkCopy(dst, src, n, kind, s->dev);
+  int rc = checkCopy(dst, src, n, kind, s->dev, 1);
   if (rc != cudaSuccess) {
     return rc;
   }
@@ -446,7 +544,7 @@ int cudaMemcpyBatchAsync(void **dsts, void **srcs, size_t *sizes, size_t count,
     }
   }
   for (size_t i = 0; i < count; i++) {
-    int rc = checkCopy(dsts[i], srcs[i], sizes[i], kindDefault, s->dev);
+    int rc = checkCopy(dsts[i], srcs[i], sizes[i], kindDefault, s->dev, 1);
     if (rc != cudaSuccess) {
       if (failIdx != NULL) {
         *failIdx = i;
@@ -483,6 +581,8 @@ int cudaStreamCreateWithFlags(void **out, unsigned int flags) {
   s->index = gNextStream++;
   gStatDev[s->index] = s->dev;
   gStreams++;
+  s->nextLive = gLive;
+  gLive = s;
   pthread_mutex_unlock(&gMu);
   pthread_create(&s->thread, NULL, worker, s);
   *out = s;
@@ -495,17 +595,49 @@ int cudaStreamDestroy(void *st) {
     return cudaErrorInvalidResourceHandle;
   }
   pthread_mutex_lock(&s->mu);
-  s->stop = 1;
-  pthread_cond_signal(&s->cv);
+  int busy = s->head != NULL || s->cur != NULL;
+  if (!busy) {
+    s->stop = 1;
+    pthread_cond_signal(&s->cv);
+  }
   pthread_mutex_unlock(&s->mu);
+  if (busy) {
+    violation("cudaStreamDestroy of stream %d of device %d with work still queued", s->index, s->dev);
+    return fakeErrorInUse;
+  }
   pthread_join(s->thread, NULL);
+  pthread_mutex_lock(&gMu);
+  for (stream **pp = &gLive; *pp != NULL; pp = &(*pp)->nextLive) {
+    if (*pp == s) {
+      *pp = s->nextLive;
+      break;
+    }
+  }
+  gStreams--;
+  pthread_mutex_unlock(&gMu);
   pthread_mutex_destroy(&s->mu);
   pthread_cond_destroy(&s->cv);
   free(s);
-  pthread_mutex_lock(&gMu);
-  gStreams--;
-  pthread_mutex_unlock(&gMu);
   return cudaSuccess;
+}
+
+/* cudaStreamQuery: not ready while work is queued or running; once idle,
+ * the sticky error of a failed device. */
+int cudaStreamQuery(void *st) {
+  stream *s = (stream *)st;
+  if (s == NULL) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  pthread_mutex_lock(&s->mu);
+  int busy = s->head != NULL || s->cur != NULL;
+  pthread_mutex_unlock(&s->mu);
+  if (busy) {
+    pthread_mutex_lock(&gMu);
+    gBusyQueries++;
+    pthread_mutex_unlock(&gMu);
+    return cudaErrorNotReady;
+  }
+  return gFailed[s->dev] ? cudaErrorLaunchFailure : cudaSuccess;
 }
 
 int cudaEventCreateWithFlags(void **out, unsigned int flags) {
@@ -524,6 +656,13 @@ int cudaEventDestroy(void *ev) {
   event *e = (event *)ev;
   if (e == NULL) {
     return cudaErrorInvalidResourceHandle;
+  }
+  pthread_mutex_lock(&e->mu);
+  unsigned long long recorded = e->recorded, done = e->done;
+  pthread_mutex_unlock(&e->mu);
+  if (done < recorded) {
+    violation("cudaEventDestroy of an event whose record %llu has not run yet (last run: %llu)", recorded, done);
+    return fakeErrorInUse;
   }
   pthread_mutex_destroy(&e->mu);
   pthread_cond_destroy(&e->cv);
@@ -722,6 +861,28 @@ void fakecuda_set_version(int v) { gVersion = v; }
 long long fakecuda_batch_copies(void) {
   pthread_mutex_lock(&gMu);
   long long n = gBatchCopies;
+  pthread_mutex_unlock(&gMu);
+  return n;
+}
+
+/* fakecuda_violations returns how many calls the fake refused because
+ * queued stream work still used a resource, and copies the first one's
+ * message into buf. */
+int fakecuda_violations(char *buf, int cap) {
+  pthread_mutex_lock(&gViolationMu);
+  int n = gViolations;
+  if (cap > 0) {
+    snprintf(buf, (size_t)cap, "%s", gViolation);
+  }
+  pthread_mutex_unlock(&gViolationMu);
+  return n;
+}
+
+/* fakecuda_busy_queries counts cudaStreamQuery calls that answered "not
+ * ready". */
+long long fakecuda_busy_queries(void) {
+  pthread_mutex_lock(&gMu);
+  long long n = gBusyQueries;
   pthread_mutex_unlock(&gMu);
   return n;
 }
