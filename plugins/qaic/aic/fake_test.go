@@ -120,6 +120,7 @@ func (f *fakeQAic) setDelay(base, perRow int64) {
 func (f *fakeQAic) setDeviceDelay(dev int, ns int64) {
 	f.call("fakeqaic_set_device_delay", uintptr(dev), uintptr(ns))
 }
+
 // waiting returns how many threads wait for an exec object now.
 func (f *fakeQAic) waiting() int { return int(int32(f.call("fakeqaic_waiting"))) }
 
