@@ -98,7 +98,9 @@ func (b *Backend) Info() sdk.Info { return b.info }
 
 // Load brings the QPC up on every selected device: one program per
 // activation, loaded and activated, with its queue and exec objects. The
-// QPC comes from m.Bytes, m.Path or the "qpc" option.
+// QPC is the one the "qpc" option names when it is set, else the one
+// m.Path names, else m.Bytes: the option wins because a host may send a
+// benchmark's bundled model as m.Bytes.
 //
 // # Errors
 //
@@ -117,11 +119,14 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 	if err != nil {
 		return fmt.Errorf("qaic: %w", err)
 	}
-	path := m.Path
+	path, program := cfg.QPC, m.Bytes
 	if path == "" {
-		path = cfg.QPC
+		path = m.Path
 	}
-	if len(m.Bytes) == 0 && path == "" {
+	if path != "" {
+		program = nil
+	}
+	if len(program) == 0 && path == "" {
 		return errors.New("qaic: no program: pass a QPC as the model or set the qpc option")
 	}
 	rt := b.rt
@@ -137,7 +142,7 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("qaic: load: %w", err)
 	}
-	p, err := openProgram(rt, cfg, qids, path, m.Bytes)
+	p, err := openProgram(rt, cfg, qids, path, program)
 	if err != nil {
 		return fmt.Errorf("qaic: load program: %w", err)
 	}

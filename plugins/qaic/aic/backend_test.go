@@ -107,6 +107,48 @@ func TestProgramFromFile(t *testing.T) {
 	assert.Equal(t, liveObjects{}, f.live())
 }
 
+// TestProgramSource checks where Load takes the QPC from: the qpc option,
+// else the model's path, else its bytes (a host may send a benchmark's
+// bundled model as bytes, which the option must override).
+func TestProgramSource(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "programqpc.bin")
+	require.NoError(t, os.WriteFile(file, qpc(1, 4, "input x 4", "output y 4"), 0o600))
+	garbage := []byte("an onnx model")
+	tests := []struct {
+		name    string
+		model   sdk.Model
+		wantErr string
+	}{
+		{name: "option over bytes", model: sdk.Model{Bytes: garbage, Options: map[string]string{"qpc": file}}},
+		{name: "option over path", model: sdk.Model{Path: "/nonexistent/qpc", Options: map[string]string{"qpc": file}}},
+		{name: "path over bytes", model: sdk.Model{Path: file, Bytes: garbage}},
+		{name: "bytes alone", model: sdk.Model{Bytes: qpc(1, 4, "input x 4", "output y 4")}},
+		{name: "missing file", model: sdk.Model{Path: "/nonexistent/qpc"}, wantErr: "/nonexistent/qpc"},
+		{name: "nothing", model: sdk.Model{}, wantErr: "no program"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFakeQAic(t, 1, 16)
+			b, err := New(f.config())
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = b.Close() })
+			err = b.Load(t.Context(), tt.model)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				require.ErrorIs(t, b.Infer(t.Context(), samplesOf(1, 4, true, true), newCompletions()), ErrNotLoaded)
+				return
+			}
+			require.NoError(t, err)
+			c := newCompletions()
+			require.NoError(t, b.Infer(t.Context(), samplesOf(2, 4, true, true), c))
+			out, _, _ := c.results()
+			assert.Equal(t, sampleData(1, 4), out[501])
+		})
+	}
+}
+
 func TestBatchesOfCompiledSize(t *testing.T) {
 	t.Parallel()
 	f := newFakeQAic(t, 1, 16)

@@ -121,7 +121,9 @@ func selectDevices(want, found []int) []int {
 func (b *Backend) Info() sdk.Info { return b.info }
 
 // Load deserializes the engine on every selected device and builds the
-// streams. The engine comes from m.Bytes, m.Path or the "engine" option.
+// streams. The engine is the file the "engine" option names when it is
+// set, else the file m.Path names, else m.Bytes: the option wins because
+// a host may send a benchmark's bundled model as m.Bytes.
 //
 // # Errors
 //
@@ -167,14 +169,15 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 	return nil
 }
 
-// readPlan returns the serialized engine.
+// readPlan returns the serialized engine: the engine option's file, the
+// model's file, or the model's bytes.
 func readPlan(m sdk.Model, cfg Config) ([]byte, error) {
-	if len(m.Bytes) > 0 {
-		return m.Bytes, nil
-	}
-	path := m.Path
+	path := cfg.Engine
 	if path == "" {
-		path = cfg.Engine
+		path = m.Path
+	}
+	if path == "" && len(m.Bytes) > 0 {
+		return m.Bytes, nil
 	}
 	if path == "" {
 		return nil, errors.New("tensorrt: no engine: pass a plan file as the model or set the engine option")

@@ -2,7 +2,8 @@ package trt
 
 import (
 	"context"
-	"errors"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -639,15 +640,45 @@ func TestLoadRejectsBadEngines(t *testing.T) {
 	}
 }
 
-func TestLoadReadsEngineFile(t *testing.T) {
+// TestLoadEngineSource checks where Load takes the engine from: the engine
+// option, else the model's path, else its bytes (a host may send a
+// benchmark's bundled model as bytes, which the option must override).
+func TestLoadEngineSource(t *testing.T) {
 	t.Parallel()
-	f := newFake(t, 1, 1<<20)
-	b, err := New(f.config())
-	require.NoError(t, err)
-	err = b.Load(t.Context(), sdk.Model{Path: "/nonexistent/model.plan"})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "/nonexistent/model.plan")
-	require.ErrorIs(t, b.Infer(t.Context(), sdk.Query{}, newRecorder()), ErrNotLoaded)
-	assert.True(t, errors.Is(b.Warmup(t.Context()), ErrNotLoaded))
-	require.NoError(t, b.Close())
+	plan := filepath.Join(t.TempDir(), "model.plan")
+	require.NoError(t, os.WriteFile(plan, fakePlan(planSimple, outSimple), 0o600))
+	garbage := []byte("an onnx model")
+	tests := []struct {
+		name    string
+		model   sdk.Model
+		wantErr string
+	}{
+		{name: "option over bytes", model: sdk.Model{Bytes: garbage, Options: map[string]string{"engine": plan}}},
+		{name: "option over path", model: sdk.Model{Path: "/nonexistent/other.plan", Options: map[string]string{"engine": plan}}},
+		{name: "path over bytes", model: sdk.Model{Path: plan, Bytes: garbage}},
+		{name: "bytes alone", model: sdk.Model{Bytes: fakePlan(planSimple, outSimple)}},
+		{name: "missing file", model: sdk.Model{Path: "/nonexistent/model.plan"}, wantErr: "/nonexistent/model.plan"},
+		{name: "nothing", model: sdk.Model{}, wantErr: "no engine"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t, 1, 1<<20)
+			b, err := New(f.config())
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = b.Close() })
+			err = b.Load(t.Context(), tt.model)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				require.ErrorIs(t, b.Infer(t.Context(), sdk.Query{}, newRecorder()), ErrNotLoaded)
+				require.ErrorIs(t, b.Warmup(t.Context()), ErrNotLoaded)
+				return
+			}
+			require.NoError(t, err)
+			rec := newRecorder()
+			require.NoError(t, b.Infer(t.Context(), query(seq(2), 16, true, true), rec))
+			out, _, _ := rec.snapshot()
+			assert.Equal(t, sampleBytes(1, 16), out[1001])
+		})
+	}
 }
