@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
@@ -117,7 +118,7 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 	}
 	cfg, err := b.cfg.WithOptions(m.Options)
 	if err != nil {
-		return fmt.Errorf("qaic: %w", err)
+		return sdk.Errorf(abi.InvalidArgument, "qaic: %v", err)
 	}
 	path, program := cfg.QPC, m.Bytes
 	if path == "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
@@ -235,6 +236,7 @@ func TestFailedDeviceIsDropped(t *testing.T) {
 	var de *DeviceError
 	require.ErrorAs(t, failed[501], &de)
 	assert.Equal(t, 1, de.Device)
+	assert.Equal(t, abi.Unavailable, sdk.CodeOf(failed[501]))
 	var se *StatusError
 	require.ErrorAs(t, failed[501], &se)
 	assert.Equal(t, StatusDevError, se.Status)
@@ -350,6 +352,8 @@ func TestLoadFailsCleanly(t *testing.T) {
 		program []byte
 		opts    map[string]string
 		want    string
+		// code, when set, is the status code the host must get.
+		code abi.Code
 	}{
 		// Three activations of 8 cores do not fit 16 NSPs.
 		{name: "too many activations", program: qpc(1, 8, "input x 4", "output y 4"),
@@ -361,7 +365,7 @@ func TestLoadFailsCleanly(t *testing.T) {
 		{name: "unknown device", program: qpc(1, 4, "input x 4", "output y 4"),
 			opts: map[string]string{"devices": "7"}, want: "device 7"},
 		{name: "bad option", program: qpc(1, 4, "input x 4", "output y 4"),
-			opts: map[string]string{"activation": "2"}, want: "option activation: unknown"},
+			opts: map[string]string{"activation": "2"}, want: "option activation: unknown", code: abi.InvalidArgument},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -372,6 +376,9 @@ func TestLoadFailsCleanly(t *testing.T) {
 			err = b.Load(t.Context(), sdk.Model{Bytes: tt.program, Options: tt.opts})
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
+			if tt.code != abi.OK {
+				assert.Equal(t, tt.code, sdk.CodeOf(err))
+			}
 			assert.Equal(t, liveObjects{}, f.live(), "a failed Load releases programs, NSPs and the context")
 			require.NoError(t, b.Close())
 		})
@@ -449,6 +456,7 @@ func TestMissingRuntimeNamesLibrary(t *testing.T) {
 	assert.Contains(t, b.Info().Description, "libQAic.so")
 	err = b.Load(t.Context(), sdk.Model{Bytes: qpc(1, 4, "input x 4", "output y 4")})
 	require.ErrorIs(t, err, ErrRuntimeMissing)
+	assert.Equal(t, abi.FailedPrecondition, sdk.CodeOf(err), "the host gets a status it can explain")
 	var le *LibraryError
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, []string{"/nonexistent/libQAic.so"}, le.Tried)

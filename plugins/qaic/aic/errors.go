@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
 var (
@@ -43,6 +46,10 @@ func (e *LibraryError) Unwrap() error { return e.Err }
 
 // Is reports whether target is [ErrRuntimeMissing].
 func (e *LibraryError) Is(target error) bool { return target == ErrRuntimeMissing }
+
+// As gives the host the status code [abi.FailedPrecondition]: the machine
+// lacks the runtime, which the user can install.
+func (e *LibraryError) As(target any) bool { return asStatus(target, abi.FailedPrecondition, e) }
 
 // Status is a QStatus returned by the AIC runtime.
 type Status int32
@@ -114,3 +121,17 @@ func (e *DeviceError) Error() string {
 
 // Unwrap returns the cause.
 func (e *DeviceError) Unwrap() error { return e.Err }
+
+// As gives the host the status code [abi.Unavailable]: the device, not the
+// request, failed.
+func (e *DeviceError) As(target any) bool { return asStatus(target, abi.Unavailable, e) }
+
+// asStatus sets target, when it is a **sdk.StatusError, to err with code:
+// that is how [sdk.CodeOf] finds the status code of a wrapped error.
+func asStatus(target any, code abi.Code, err error) bool {
+	p, ok := target.(**sdk.StatusError)
+	if ok {
+		*p = &sdk.StatusError{Code: code, Message: err.Error()}
+	}
+	return ok
+}

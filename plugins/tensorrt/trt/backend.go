@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
@@ -140,7 +141,7 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 	}
 	cfg, err := b.cfg.WithOptions(m.Options)
 	if err != nil {
-		return fmt.Errorf("tensorrt: %w", err)
+		return sdk.Errorf(abi.InvalidArgument, "tensorrt: %v", err)
 	}
 	plan, err := readPlan(m, cfg)
 	if err != nil {

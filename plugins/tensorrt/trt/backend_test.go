@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
@@ -259,6 +260,7 @@ func TestFailedDeviceIsDropped(t *testing.T) {
 	var de *DeviceError
 	require.ErrorAs(t, failed[1001], &de)
 	assert.Equal(t, 1, de.Device)
+	assert.Equal(t, abi.Unavailable, sdk.CodeOf(failed[1001]))
 	var ce *CUDAError
 	require.ErrorAs(t, failed[1001], &ce)
 	assert.Equal(t, 719, ce.Code)
@@ -584,6 +586,7 @@ func TestMissingRuntimeNamesLibrary(t *testing.T) {
 			require.NoError(t, err)
 			err = b.Load(t.Context(), sdk.Model{Bytes: fakePlan(planSimple, outSimple)})
 			require.ErrorIs(t, err, ErrRuntimeMissing)
+			assert.Equal(t, abi.FailedPrecondition, sdk.CodeOf(err), "the host gets a status it can explain")
 			var le *LibraryError
 			require.ErrorAs(t, err, &le)
 			assert.Contains(t, le.Library, tt.library)
@@ -611,6 +614,8 @@ func TestLoadRejectsBadEngines(t *testing.T) {
 		plan []byte
 		opts map[string]string
 		want string
+		// code, when set, is the status code the host must get.
+		code abi.Code
 	}{
 		{name: "not a plan", plan: []byte("garbage"), want: "not a faketrt plan"},
 		{name: "dynamic inner dimension", plan: fakePlan("input x float32 -1x-1 max=4", outSimple),
@@ -623,7 +628,7 @@ func TestLoadRejectsBadEngines(t *testing.T) {
 		{name: "unknown device", plan: fakePlan(planSimple, outSimple),
 			opts: map[string]string{"devices": "5"}, want: "device 5 selected"},
 		{name: "unknown option", plan: fakePlan(planSimple, outSimple),
-			opts: map[string]string{"stream": "2"}, want: "unknown option"},
+			opts: map[string]string{"stream": "2"}, want: "unknown option", code: abi.InvalidArgument},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -634,6 +639,9 @@ func TestLoadRejectsBadEngines(t *testing.T) {
 			err = b.Load(t.Context(), sdk.Model{Bytes: tt.plan, Options: tt.opts})
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
+			if tt.code != abi.OK {
+				assert.Equal(t, tt.code, sdk.CodeOf(err))
+			}
 			require.NoError(t, b.Close())
 			assert.Equal(t, liveObjects{}, f.live(), "a failed Load leaves nothing behind")
 		})
