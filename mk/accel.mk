@@ -3,8 +3,20 @@
 # tests compile fake runtimes with gcc, so `make test` needs no SDK.
 ACCEL_BENCHTIME ?= 2s
 TRT_SHIM ?= $(BIN)/libmlph_trt.so
+# Each plugin's binary and manifest go to $(ACCEL_PLUGIN_DIR)/NAME/, where
+# `mlperf-host --plugin NAME --plugin-dirs $(ACCEL_PLUGIN_DIR)` finds them.
+ACCEL_PLUGINS := tensorrt qaic
+ACCEL_PLUGIN_DIR ?= $(BIN)/plugins
+ACCEL_PLUGIN_TARGETS := $(addprefix accel-plugin-,$(ACCEL_PLUGINS))
 
-.PHONY: tensorrt-shim bench-accel accel-hw-test
+.PHONY: tensorrt-shim bench-accel accel-hw-test accel-plugins $(ACCEL_PLUGIN_TARGETS)
+
+accel-plugins: $(ACCEL_PLUGIN_TARGETS) ## build the tensorrt and qaic plugin binaries (CGO_ENABLED=0) with their manifests into bin/plugins/
+
+$(ACCEL_PLUGIN_TARGETS): accel-plugin-%:
+	@mkdir -p $(ACCEL_PLUGIN_DIR)/$*
+	CGO_ENABLED=0 $(GO) build -o $(ACCEL_PLUGIN_DIR)/$*/$* ./plugins/$*/cmd/$*
+	cp plugins/$*/plugin.json $(ACCEL_PLUGIN_DIR)/$*/plugin.json
 
 tensorrt-shim: ## build the TensorRT extern "C" shim (needs TensorRT and CUDA headers; says what is missing)
 	./plugins/tensorrt/shim/build.sh $(TRT_SHIM)

@@ -49,6 +49,7 @@ func New(cfg Config) (*Backend, error) {
 		Name:        "qaic",
 		Version:     Version,
 		Description: "Qualcomm Cloud AI 100 programs (QPC) through the AIC runtime",
+		MaxInFlight: cfg.Activations * cfg.SetSize,
 	}}
 	rt, err := openRuntime(cfg.LibraryPaths)
 	if err != nil {

@@ -51,6 +51,7 @@ func New(cfg Config) (*Backend, error) {
 		Name:        "tensorrt",
 		Version:     Version,
 		Description: "NVIDIA TensorRT engines on CUDA GPUs",
+		MaxInFlight: cfg.Streams,
 	}
 	cuda, err := loadCudart(cfg.CudartPaths)
 	if err != nil {
