@@ -197,10 +197,11 @@ func BenchmarkServerQPS(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if !res.Valid {
-				break
+			// Every rate runs: on a shared machine a low rate can fail
+			// (the issuer descheduled) where a higher one passes.
+			if res.Valid && qps > best {
+				best, late = qps, *res.Performance.IssueDelay
 			}
-			best, late = qps, *res.Performance.IssueDelay
 		}
 	}
 	b.ReportMetric(best, "max-valid-QPS")

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"context"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -351,7 +352,10 @@ func (p *phase) waitUntil(ctx context.Context, timer *time.Timer, target int64) 
 			return true
 		}
 		if d <= spin {
+			// Yield while spinning: a SUT completing in this process
+			// keeps its share of the CPU.
 			for p.now() < target {
+				runtime.Gosched()
 			}
 			return true
 		}
@@ -401,6 +405,9 @@ func (p *phase) issue(ctx context.Context) issueStats {
 	defer timer.Stop()
 	const file = "loadgen/phase.go"
 
+	if sc == Server && p.r.spin == spinAuto {
+		p.r.spin = calibrateSpin(timer)
+	}
 	p.start = time.Now()
 	st.startWall = p.start
 	p.r.resp.phase.Store(p)

@@ -288,3 +288,12 @@ func TestStartTestRejects(t *testing.T) {
 		require.ErrorIs(t, err, ErrStarted)
 	})
 }
+
+func TestCalibrateSpin(t *testing.T) {
+	t.Parallel()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	spin := calibrateSpin(timer)
+	assert.GreaterOrEqual(t, spin, minSpin)
+	assert.LessOrEqual(t, spin, maxSpin)
+}

@@ -38,7 +38,9 @@ type run struct {
 	ls       LogSettings
 	audit    *Config
 	grace    time.Duration
-	// spin is how much of each Server wait is spun rather than slept.
+	// spin is how much of each Server wait is spun rather than slept;
+	// spinAuto means "measure the timer's lateness at the first Server
+	// phase" (calibrateSpin).
 	spin time.Duration
 
 	logs   *logs
@@ -86,7 +88,7 @@ func NewRun(sut SUT, qsl QSL, settings TestSettings, logSettings LogSettings, op
 	r := &run{
 		sut: sut, qsl: qsl, settings: settings, ls: logSettings,
 		grace:  2 * time.Second,
-		spin:   50 * time.Microsecond,
+		spin:   spinAuto,
 		accRNG: rng.NewMT19937(rng.DefaultSeed),
 	}
 	for _, o := range opts {

@@ -1,0 +1,37 @@
+package loadgen
+
+import (
+	"slices"
+	"time"
+)
+
+// spinAuto is run.spin's default: calibrate at the first Server phase.
+const spinAuto time.Duration = -1
+
+// Bounds of the calibrated spin: at least minSpin (a timer never fires
+// sooner than a few tens of microseconds late), at most maxSpin (beyond it
+// spinning costs the SUT more CPU than lateness costs the latency).
+const (
+	minSpin = 50 * time.Microsecond
+	maxSpin = 2 * time.Millisecond
+)
+
+// calibrateSpin measures how late a short timer fires on this machine and
+// returns how much of each Server wait to spin so that queries are issued
+// on time: twice the second-worst lateness of a few short sleeps, within
+// [minSpin, maxSpin]. On a quiet Linux box timers are ~50 µs late and the
+// default holds; on a busy or virtualized one a 10 µs timer can fire a
+// millisecond late, which without this would add that much to every Server
+// latency (latency counts from the scheduled time).
+func calibrateSpin(timer *time.Timer) time.Duration {
+	const probes, sleep = 8, 20 * time.Microsecond
+	late := make([]time.Duration, probes)
+	for i := range late {
+		start := time.Now()
+		timer.Reset(sleep)
+		<-timer.C
+		late[i] = time.Since(start) - sleep
+	}
+	slices.Sort(late)
+	return min(max(2*late[probes-2], minSpin), maxSpin)
+}
