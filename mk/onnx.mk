@@ -45,9 +45,10 @@ bench-onnx: ## Go engine benchmarks: GEMM GFLOP/s, conv kernels, whole models (1
 	$(GO) test -run '^$$' -bench 'Gemm|Conv' -benchtime $(ONNX_BENCHTIME) ./plugins/onnx/internal/kernels
 	$(GO) test -run '^$$' -bench 'Models' -benchtime $(ONNX_BENCHTIME) ./plugins/onnx/internal/goengine
 	$(GO) test -run '^$$' -bench 'Infer' -benchtime 200x ./plugins/onnx/backend
+	$(GO) test -run '^$$' -bench 'Engines' -benchtime $(ONNX_BENCHTIME) ./plugins/onnx/backend
 
 onnx-wasm-bench: $(ONNX_WAZERO) ## the Go engine's model benchmarks compiled for GOOS=wasip1, in wazero (one thread)
 	cd plugins/onnx/internal/goengine && WAZERO=$(ONNX_WAZERO) GOOS=wasip1 GOARCH=wasm $(GO) test -exec $(CURDIR)/tools/onnxgen/wasip1_exec.sh \
 		-run '^$$' -bench 'Models' -benchtime 3x . -args -threads 1 -batches 1
 
-BENCH_TARGETS += bench-onnx
+BENCH_TARGETS += bench-onnx onnx-wasm-bench

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -56,7 +57,7 @@ func (s *SUT) Name() string { return s.name }
 func (s *SUT) IssueQuery(ctx context.Context, samples []loadgen.QuerySample, r *loadgen.Responder) error {
 	s.resp.Store(r)
 	p := s.recs.Get().(*[]abi.IssueRecord)
-	recs := (*p)[:0]
+	recs := slices.Grow((*p)[:0], len(samples))
 	for _, q := range samples {
 		var f abi.IssueFlag
 		if r.ResponseLogged(q.ID) {
@@ -84,7 +85,7 @@ func (s *SUT) FlushQueries(ctx context.Context) error { return s.b.Flush(ctx) }
 func (s *SUT) Complete(batch []host.Completion) {
 	r := s.resp.Load()
 	p := s.out.Get().(*[]loadgen.QuerySampleResponse)
-	out := (*p)[:0]
+	out := slices.Grow((*p)[:0], len(batch))
 	for _, c := range batch {
 		resp := loadgen.QuerySampleResponse{ID: c.ID, Data: c.Data, NTokens: c.NTokens}
 		if c.Status != abi.OK {
