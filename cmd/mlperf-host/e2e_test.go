@@ -340,15 +340,23 @@ func TestDatasetRoundTrip(t *testing.T) {
 // dir/plugins.
 func installEcho(t *testing.T, dir string) string {
 	t.Helper()
+	return installPlugin(t, dir, "echo", "../../examples/echo/cmd/echo", "../../examples/echo/plugins/echo/plugin.json")
+}
+
+// installPlugin builds the subprocess plugin pkg into dir/plugins/name
+// next to a copy of its manifest and returns dir/plugins.
+func installPlugin(t *testing.T, dir, name, pkg, manifest string) string {
+	t.Helper()
 	plugins := filepath.Join(dir, "plugins")
-	pdir := filepath.Join(plugins, "echo")
+	pdir := filepath.Join(plugins, name)
 	require.NoError(t, os.MkdirAll(pdir, 0o755))
-	build := exec.Command("go", "build", "-o", filepath.Join(pdir, "echo"), "../../examples/echo/cmd/echo")
+	build := exec.Command("go", "build", "-o", filepath.Join(pdir, name), pkg)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	manifest, err := os.ReadFile("../../examples/echo/plugins/echo/plugin.json")
+	m, err := os.ReadFile(manifest)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(pdir, "plugin.json"), manifest, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(pdir, "plugin.json"), m, 0o644))
 	return plugins
 }
 
