@@ -15,6 +15,9 @@ import (
 type call struct {
 	out  SessionOutput
 	name string
+	// lane, when the output has lanes, takes the completions under mu
+	// instead of out.
+	lane *lane
 
 	mu   sync.Mutex
 	ids  []uint64
@@ -35,7 +38,22 @@ var _ Completer = (*call)(nil)
 // linearMax is the largest call searched linearly for an id.
 const linearMax = 16
 
-func newCall(out SessionOutput, name string) *call { return &call{out: out, name: name} }
+func newCall(out SessionOutput, name string) *call {
+	c := &call{out: out, name: name}
+	if lo, ok := out.(laneOutput); ok {
+		c.lane = lo.newLane(&c.mu)
+	}
+	return c
+}
+
+// complete hands one completion to the lane or the output; c.mu is held.
+func (c *call) complete(id uint64, code abi.Code, data []byte, nTokens int64) {
+	if c.lane != nil {
+		c.lane.complete(id, code, data, nTokens)
+		return
+	}
+	c.out.Complete(id, code, data, nTokens)
+}
 
 // start prepares the call for the samples of q.
 func (c *call) start(q Query) {
@@ -109,7 +127,7 @@ func (c *call) Complete(id uint64, data []byte, nTokens int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.take(id, "Complete", false) {
-		c.out.Complete(id, abi.OK, data, nTokens)
+		c.complete(id, abi.OK, data, nTokens)
 	}
 }
 
@@ -118,6 +136,10 @@ func (c *call) FirstToken(id uint64, data []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.take(id, "FirstToken", true) {
+		if c.lane != nil {
+			c.lane.firstToken(id, data)
+			return
+		}
 		c.out.FirstToken(id, data)
 	}
 }
@@ -130,7 +152,7 @@ func (c *call) Fail(id uint64, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.take(id, "Fail", false) {
-		c.out.Complete(id, CodeOf(err), []byte(err.Error()), 0)
+		c.complete(id, CodeOf(err), []byte(err.Error()), 0)
 	}
 }
 
@@ -154,10 +176,10 @@ func (c *call) finish(inferErr error) {
 		}
 		c.done[i] = true
 		if inferErr != nil {
-			c.out.Complete(id, code, msg, 0)
+			c.complete(id, code, msg, 0)
 			continue
 		}
-		c.out.Complete(id, code, fmt.Appendf(nil, "backend %q returned from Infer without completing sample id %d", c.name, id), 0)
+		c.complete(id, code, fmt.Appendf(nil, "backend %q returned from Infer without completing sample id %d", c.name, id), 0)
 	}
 	c.open = 0
 }

@@ -5,7 +5,6 @@ package sdk
 import (
 	"context"
 	"encoding/binary"
-	"fmt"
 	"sync"
 
 	"github.com/mlperf-host/mlperf-host/abi"
@@ -23,37 +22,13 @@ type outbox struct {
 	maxData, maxOutput int
 
 	mu      sync.Mutex
-	pending outBatch
+	pending outBatch // events, and completions from outside a lane
+	lanes   []*lane
 	closed  bool
-	wake    chan struct{} // holds a token when pending is non-empty or closed
+	wake    chan struct{} // holds a token when pending or a lane is non-empty, or closed
 }
 
-// outBatch is what the sender sends next, in this order: first tokens,
-// completions, then events.
-type outBatch struct {
-	recs, data   []byte
-	frecs, fdata []byte
-	events       []outEvent
-}
-
-// outEvent is a flush answer or a fatal session error.
-type outEvent struct {
-	flushed bool
-	code    abi.Code
-	message string
-}
-
-func (b *outBatch) empty() bool {
-	return len(b.recs) == 0 && len(b.frecs) == 0 && len(b.events) == 0
-}
-
-func (b *outBatch) reset() {
-	b.recs, b.data, b.frecs, b.fdata = b.recs[:0], b.data[:0], b.frecs[:0], b.fdata[:0]
-	clear(b.events)
-	b.events = b.events[:0]
-}
-
-var _ SessionOutput = (*outbox)(nil)
+var _ laneOutput = (*outbox)(nil)
 
 func newOutbox(maxMessage int) *outbox {
 	// Leave room for the records and the message framing.
@@ -61,36 +36,42 @@ func newOutbox(maxMessage int) *outbox {
 	return &outbox{maxData: min(maxData, 4<<20), maxOutput: maxMessage - 64<<10, wake: make(chan struct{}, 1)}
 }
 
+// poke wakes the sender, unless a wake-up is already due.
+func (o *outbox) poke() {
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
 // signal wakes the sender when the batch just stopped being empty; o.mu
 // is held.
 func (o *outbox) signal(wasEmpty bool) {
 	if wasEmpty {
-		select {
-		case o.wake <- struct{}{}:
-		default:
-		}
+		o.poke()
 	}
 }
 
+func (o *outbox) newLane(mu *sync.Mutex) *lane {
+	l := &lane{mu: mu, maxOutput: o.maxOutput, wake: o.poke}
+	o.mu.Lock()
+	o.lanes = append(o.lanes, l)
+	o.mu.Unlock()
+	return l
+}
+
 func (o *outbox) Complete(id uint64, code abi.Code, data []byte, nTokens int64) {
-	if len(data) > o.maxOutput {
-		code, data = abi.ResourceExhausted, fmt.Appendf(nil,
-			"the output of sample id %d has %d bytes, more than fit in one message (%d)", id, len(data), o.maxOutput)
-	}
 	o.mu.Lock()
 	wasEmpty := o.pending.empty()
-	o.pending.recs, o.pending.data = abi.AppendCompletion(o.pending.recs, o.pending.data, id, code, data, nTokens)
+	o.pending.appendCompletion(o.maxOutput, id, code, data, nTokens)
 	o.signal(wasEmpty)
 	o.mu.Unlock()
 }
 
 func (o *outbox) FirstToken(id uint64, data []byte) {
-	if len(data) > o.maxOutput {
-		data = data[:0]
-	}
 	o.mu.Lock()
 	wasEmpty := o.pending.empty()
-	o.pending.frecs, o.pending.fdata = abi.AppendCompletion(o.pending.frecs, o.pending.fdata, id, abi.OK, data, 1)
+	o.pending.appendFirstToken(o.maxOutput, id, data)
 	o.signal(wasEmpty)
 	o.mu.Unlock()
 }
@@ -139,10 +120,7 @@ func (o *outbox) run(ctx context.Context, s pluginSender) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		o.mu.Lock()
-		o.pending, batch = batch, o.pending
-		closed := o.closed
-		o.mu.Unlock()
+		closed := o.collect(&batch)
 		if err := o.send(s, m, &batch); err != nil {
 			return err
 		}
@@ -151,6 +129,24 @@ func (o *outbox) run(ctx context.Context, s pluginSender) error {
 			return nil
 		}
 	}
+}
+
+// collect moves everything pending to the empty batch and says whether
+// the outbox is closed. Events are taken before the lanes: a completion
+// that came before an event (the flush answer after the calls it waited
+// for) is in this batch, and precedes the event.
+func (o *outbox) collect(batch *outBatch) (closed bool) {
+	o.mu.Lock()
+	o.pending, *batch = *batch, o.pending
+	lanes := o.lanes
+	closed = o.closed
+	o.mu.Unlock()
+	for _, l := range lanes {
+		l.mu.Lock()
+		batch.takeRecords(&l.batch)
+		l.mu.Unlock()
+	}
+	return closed
 }
 
 // outMessages are the reused outgoing messages. gRPC marshals a message
