@@ -37,7 +37,7 @@ type Server struct {
 	// samplesMu is held for writing by (Un)LoadSamples and Close, for
 	// reading by workers filling a query.
 	samplesMu sync.RWMutex
-	samples   map[uint64]loadedEntry
+	samples   sampleTable
 }
 
 // ServerConfig says what the transport behind a [Server] can do.
@@ -76,7 +76,7 @@ func NewServer(b Backend, cfg ServerConfig) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{b: b, cfg: cfg, log: log, samples: map[uint64]loadedEntry{}}
+	return &Server{b: b, cfg: cfg, log: log}
 }
 
 // ctx returns ctx carrying the server's logger.
@@ -223,11 +223,10 @@ func (s *Server) LoadSamples(ctx context.Context, samples []LoadedSample, releas
 	}
 	s.samplesMu.Lock()
 	for _, smp := range samples {
-		if old, ok := s.samples[smp.Index]; ok {
+		owner.refs++
+		if old, ok := s.samples.put(smp.Index, loadedEntry{data: smp.Data, owner: owner}); ok {
 			old.owner.drop()
 		}
-		s.samples[smp.Index] = loadedEntry{data: smp.Data, owner: owner}
-		owner.refs++
 	}
 	s.samplesMu.Unlock()
 	owner.releaseIfUnused()
@@ -250,8 +249,7 @@ func (s *Server) UnloadSamples(ctx context.Context, req *backendv1.UnloadSamples
 	}
 	s.samplesMu.Lock()
 	for _, i := range indices {
-		if e, ok := s.samples[i]; ok {
-			delete(s.samples, i)
+		if e, ok := s.samples.remove(i); ok {
 			e.owner.drop()
 		}
 	}
@@ -342,10 +340,7 @@ func (s *Server) Close() *backendv1.CloseResponse {
 	s.closed = true
 	err := guard("Close", s.b.Close)
 	s.samplesMu.Lock()
-	for i, e := range s.samples {
-		delete(s.samples, i)
-		e.owner.drop()
-	}
+	s.samples.removeAll(func(e loadedEntry) { e.owner.drop() })
 	s.samplesMu.Unlock()
 	if err != nil {
 		return &backendv1.CloseResponse{Status: status(fmt.Errorf("close: %w", err))}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/mlperf-host/mlperf-host/abi"
@@ -61,8 +62,8 @@ type Session struct {
 
 // job is one Infer call's samples, or a flush.
 type job struct {
-	samples []Sample // Data is filled in by the worker
-	flush   bool
+	recs  abi.IssueRecords // the samples, decoded by the worker
+	flush bool
 }
 
 // worker runs jobs with its own reused query and completer.
@@ -114,7 +115,8 @@ func (s *Session) Issue(records []byte) error {
 			return ErrSessionEnded
 		}
 		for off := 0; off < n; off += per {
-			s.inJob.fill(recs, off, min(off+per, n))
+			// Inline, the call ends before Issue returns: no copy.
+			s.inJob.recs = recs[off*abi.IssueRecordSize : min(off+per, n)*abi.IssueRecordSize]
 			s.inline.run(&s.inJob)
 		}
 		return nil
@@ -127,7 +129,8 @@ func (s *Session) Issue(records []byte) error {
 	jobs := 0
 	for off := 0; off < n; off += per {
 		j := s.newJob()
-		j.fill(recs, off, min(off+per, n))
+		j.recs = append(j.recs[:0], recs[off*abi.IssueRecordSize:min(off+per, n)*abi.IssueRecordSize]...)
+		j.flush = false
 		s.queue.push(j)
 		jobs++
 	}
@@ -158,7 +161,7 @@ func (s *Session) Flush() error {
 		return ErrSessionEnded
 	}
 	j := s.newJob()
-	j.flush = true
+	j.flush, j.recs = true, j.recs[:0]
 	s.queue.push(j)
 	s.cond.Broadcast()
 	return nil
@@ -189,16 +192,6 @@ func (s *Session) newJob() *job {
 		return j
 	}
 	return &job{}
-}
-
-// fill sets the job to records [from, to).
-func (j *job) fill(recs abi.IssueRecords, from, to int) {
-	j.flush = false
-	j.samples = j.samples[:0]
-	for i := from; i < to; i++ {
-		r := recs.At(i)
-		j.samples = append(j.samples, Sample{ID: r.ID, Index: r.Index, WantOutput: r.Flags&abi.FlagWantOutput != 0})
-	}
 }
 
 // End completes every query issued and answers every flush, then stops
@@ -278,7 +271,6 @@ func (w *worker) loop() {
 			// last call in progress.
 			wake = s.running == 0 && (s.idlers > 0 || s.queue.len() > 0 && s.queue.peek().flush)
 		}
-		j.samples = j.samples[:0]
 		s.free = append(s.free, j)
 		s.mu.Unlock()
 		if wake {
@@ -292,15 +284,17 @@ func (w *worker) loop() {
 func (w *worker) run(j *job) {
 	srv := w.s.srv
 	w.q.Samples, w.unknown = w.q.Samples[:0], w.unknown[:0]
+	n := j.recs.Len()
+	w.q.Samples = slices.Grow(w.q.Samples, n)
 	srv.samplesMu.RLock()
-	for _, smp := range j.samples {
-		e, ok := srv.samples[smp.Index]
+	for i := range n {
+		r := j.recs.At(i)
+		e, ok := srv.samples.get(r.Index)
 		if !ok {
-			w.unknown = append(w.unknown, smp.ID, smp.Index)
+			w.unknown = append(w.unknown, r.ID, r.Index)
 			continue
 		}
-		smp.Data = e.data
-		w.q.Samples = append(w.q.Samples, smp)
+		w.q.Samples = append(w.q.Samples, Sample{ID: r.ID, Index: r.Index, Data: e.data, WantOutput: r.Flags&abi.FlagWantOutput != 0})
 	}
 	srv.samplesMu.RUnlock()
 	for i := 0; i < len(w.unknown); i += 2 {
