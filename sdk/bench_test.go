@@ -18,7 +18,8 @@ import (
 	"github.com/mlperf-host/mlperf-host/abi/backendv1grpc"
 )
 
-// nullBackend completes every sample at once with no data: what is left
+// nullBackend completes every sample at once, with no data unless the
+// host wants the output, then with the sample's own bytes: what is left
 // is the SDK's own cost.
 type nullBackend struct{ maxBatch, maxInFlight int }
 
@@ -31,37 +32,53 @@ func (*nullBackend) Load(context.Context, Model) error { return nil }
 func (*nullBackend) Close() error                      { return nil }
 func (*nullBackend) Infer(_ context.Context, q Query, c Completer) error {
 	for _, s := range q.Samples {
-		c.Complete(s.ID, nil, 0)
+		var out []byte
+		if s.WantOutput {
+			out = s.Data
+		}
+		c.Complete(s.ID, out, 0)
 	}
 	return nil
 }
 
-// benchSamples is how many distinct sample indices the benchmarks load.
-const benchSamples = 1024
+// benchSamples is how many distinct sample indices the benchmarks load,
+// and benchSampleBytes their size (a Fashion-MNIST image, as the
+// end-to-end runs use).
+const (
+	benchSamples     = 1024
+	benchSampleBytes = 784
+)
 
 // benchShapes are the query sizes: Server-style single samples and
 // Offline-style large batches, with the echo example's limits (256 per
-// call, 2 calls in flight) and with none.
+// call, 2 calls in flight) and with none; output: every sample's output
+// is wanted (accuracy mode), so each completion carries its 784 bytes.
 var benchShapes = []struct {
 	name                         string
 	batch, maxBatch, maxInFlight int
+	output                       bool
 }{
 	{name: "batch=1", batch: 1, maxBatch: 256, maxInFlight: 2},
 	{name: "batch=4096", batch: 4096, maxBatch: 256, maxInFlight: 2},
 	{name: "batch=4096/unsplit", batch: 4096, maxBatch: 0, maxInFlight: 1},
+	{name: "batch=4096/output", batch: 4096, maxBatch: 256, maxInFlight: 2, output: true},
 }
 
-// issueRecords packs queries of n samples; query q's ids start at q*n so
-// that every id of a run is distinct.
-func issueRecords(n int) []byte {
+// issueRecords packs a query of n samples. Every query of a benchmark
+// reuses the ids: each completes before the next is issued.
+func issueRecords(n int, output bool) []byte {
+	var flags abi.IssueFlag
+	if output {
+		flags = abi.FlagWantOutput
+	}
 	recs := make([]byte, 0, n*abi.IssueRecordSize)
 	for i := range n {
-		recs = abi.AppendIssueRecord(recs, abi.IssueRecord{ID: uint64(i) + 1, Index: uint64(i % benchSamples)})
+		recs = abi.AppendIssueRecord(recs, abi.IssueRecord{ID: uint64(i) + 1, Index: uint64(i % benchSamples), Flags: flags})
 	}
 	return recs
 }
 
-// loadBench returns a server with a loaded model and benchSamples 16-byte
+// loadBench returns a server with a loaded model and benchSamples
 // samples.
 func loadBench(b *testing.B, be Backend, cfg ServerConfig) *Server {
 	b.Helper()
@@ -70,7 +87,7 @@ func loadBench(b *testing.B, be Backend, cfg ServerConfig) *Server {
 	require.Zero(b, srv.Load(b.Context(), &backendv1.LoadRequest{}).GetStatus().GetCode())
 	samples := make([]LoadedSample, benchSamples)
 	for i := range samples {
-		samples[i] = LoadedSample{Index: uint64(i), Data: make([]byte, 16)}
+		samples[i] = LoadedSample{Index: uint64(i), Data: make([]byte, benchSampleBytes)}
 	}
 	require.Zero(b, srv.LoadSamples(b.Context(), samples, nil).GetStatus().GetCode())
 	return srv
@@ -114,7 +131,7 @@ func BenchmarkSession(b *testing.B) {
 				require.NoError(b, <-sent)
 				cancel()
 			}()
-			recs := issueRecords(sh.batch)
+			recs := issueRecords(sh.batch, sh.output)
 			b.ReportAllocs()
 			ps := startPerSample(b, sh.batch)
 			for b.Loop() {
@@ -138,7 +155,7 @@ func BenchmarkSessionInline(b *testing.B) {
 			sess, err := srv.OpenSession(b.Context(), discardOutput{})
 			require.NoError(b, err)
 			defer sess.End()
-			recs := issueRecords(sh.batch)
+			recs := issueRecords(sh.batch, sh.output)
 			b.ReportAllocs()
 			ps := startPerSample(b, sh.batch)
 			for b.Loop() {
@@ -169,7 +186,7 @@ func BenchmarkGRPC(b *testing.B) {
 	for _, sh := range benchShapes {
 		b.Run(sh.name, func(b *testing.B) {
 			stream := openBenchStream(b, &nullBackend{maxBatch: sh.maxBatch, maxInFlight: sh.maxInFlight})
-			msg := &backendv1.HostMessage{Kind: &backendv1.HostMessage_Issue{Issue: &backendv1.Issue{Samples: issueRecords(sh.batch)}}}
+			msg := &backendv1.HostMessage{Kind: &backendv1.HostMessage_Issue{Issue: &backendv1.Issue{Samples: issueRecords(sh.batch, sh.output)}}}
 			var in backendv1.PluginMessage
 			msgs := 0
 			b.ReportAllocs()

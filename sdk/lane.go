@@ -33,10 +33,19 @@ func (b *outBatch) reset() {
 }
 
 // takeRecords moves the first tokens and completions of from to the end
-// of b's, keeping both batches' storage.
+// of b's and leaves from empty. Into an empty b they move by swapping the
+// storage, without a copy.
 func (b *outBatch) takeRecords(from *outBatch) {
-	b.frecs, b.fdata = append(b.frecs, from.frecs...), append(b.fdata, from.fdata...)
-	b.recs, b.data = append(b.recs, from.recs...), append(b.data, from.data...)
+	if len(b.frecs) == 0 {
+		b.frecs, b.fdata, from.frecs, from.fdata = from.frecs, from.fdata, b.frecs, b.fdata
+	} else {
+		b.frecs, b.fdata = append(b.frecs, from.frecs...), append(b.fdata, from.fdata...)
+	}
+	if len(b.recs) == 0 {
+		b.recs, b.data, from.recs, from.data = from.recs, from.data, b.recs, b.data
+	} else {
+		b.recs, b.data = append(b.recs, from.recs...), append(b.data, from.data...)
+	}
 	from.recs, from.data, from.frecs, from.fdata = from.recs[:0], from.data[:0], from.frecs[:0], from.fdata[:0]
 }
 
