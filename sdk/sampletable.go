@@ -41,6 +41,14 @@ func (t *sampleTable) put(i uint64, e loadedEntry) (old loadedEntry, replaced bo
 	if i < uint64(2*t.n+denseSlack) {
 		t.dense = append(t.dense, make([]loadedEntry, int(i)+1-len(t.dense))...)
 		t.dense[i] = e
+		// Indices the slice now covers move out of the map: an index
+		// lives in one place.
+		for k, se := range t.sparse {
+			if k < uint64(len(t.dense)) {
+				t.dense[k] = se
+				delete(t.sparse, k)
+			}
+		}
 		return old, replaced
 	}
 	if t.sparse == nil {
