@@ -16,7 +16,7 @@ accel-plugins: $(ACCEL_PLUGIN_TARGETS) ## build the tensorrt and qaic plugin bin
 $(ACCEL_PLUGIN_TARGETS): accel-plugin-%:
 	@mkdir -p $(ACCEL_PLUGIN_DIR)/$*
 	CGO_ENABLED=0 $(GO) build -o $(ACCEL_PLUGIN_DIR)/$*/$* ./plugins/$*/cmd/$*
-	cp plugins/$*/plugin.json $(ACCEL_PLUGIN_DIR)/$*/plugin.json
+	cp plugins/$*/cmd/$*/plugin.json $(ACCEL_PLUGIN_DIR)/$*/plugin.json
 
 tensorrt-shim: ## build the TensorRT extern "C" shim (needs TensorRT and CUDA headers; says what is missing)
 	./plugins/tensorrt/shim/build.sh $(TRT_SHIM)

@@ -58,7 +58,7 @@ func TestAcceleratorPlugins(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			plugins := installPlugin(t, dir, tt.name, src+tt.name+"/cmd/"+tt.name, src+tt.name+"/plugin.json")
+			plugins := installPlugin(t, dir, tt.name, src+tt.name+"/cmd/"+tt.name, src+tt.name+"/cmd/"+tt.name+"/plugin.json")
 			fakes := filepath.Join(dir, "fakes")
 			require.NoError(t, os.MkdirAll(fakes, 0o755))
 			env, opts := tt.setup(t, fakes)

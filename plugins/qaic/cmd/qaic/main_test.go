@@ -80,7 +80,7 @@ func TestBinary(t *testing.T) {
 		ABIMajor int    `json:"abi_major"`
 		Entry    string `json:"entry"`
 	}
-	raw, err := os.ReadFile(filepath.Join("..", "..", "plugin.json"))
+	raw, err := os.ReadFile("plugin.json")
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &m))
 	assert.Equal(t, "process", m.Kind)
