@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/mlperf-host/mlperf-host/plugins/tensorrt/trt"
 	"github.com/mlperf-host/mlperf-host/sdk"
@@ -25,22 +24,9 @@ func main() {
 // newBackend builds the backend from the defaults and the options in
 // environ.
 func newBackend(environ []string) (*trt.Backend, error) {
-	cfg, err := trt.DefaultConfig().WithOptions(envOptions(environ, envPrefix))
+	cfg, err := trt.DefaultConfig().WithOptions(sdk.EnvOptions(environ, envPrefix))
 	if err != nil {
 		return nil, fmt.Errorf("%s* environment variables: %w", envPrefix, err)
 	}
 	return trt.New(cfg)
-}
-
-// envOptions returns the plugin options set in environ as prefix+NAME=VALUE,
-// keyed by the lower-case NAME.
-func envOptions(environ []string, prefix string) map[string]string {
-	opts := map[string]string{}
-	for _, kv := range environ {
-		k, v, _ := strings.Cut(kv, "=")
-		if name, ok := strings.CutPrefix(k, prefix); ok && name != "" {
-			opts[strings.ToLower(name)] = v
-		}
-	}
-	return opts
 }

@@ -22,30 +22,6 @@ import (
 	"github.com/mlperf-host/mlperf-host/abi/backendv1grpc"
 )
 
-func TestEnvOptions(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name    string
-		environ []string
-		want    map[string]string
-	}{
-		{name: "none", environ: []string{"PATH=/bin", "HOME=/root"}, want: map[string]string{}},
-		{name: "options lower-cased", environ: []string{"MLPERF_TENSORRT_BATCH_SIZE=8", "MLPERF_TENSORRT_CUDART=/a:/b"},
-			want: map[string]string{"batch_size": "8", "cudart": "/a:/b"}},
-		// The value keeps everything after the first '='.
-		{name: "value with =", environ: []string{"MLPERF_TENSORRT_ENGINE=/m/a=b.plan"},
-			want: map[string]string{"engine": "/m/a=b.plan"}},
-		{name: "prefix alone and other plugins ignored", environ: []string{"MLPERF_TENSORRT_=1", "MLPERF_QAIC_SET_SIZE=2"},
-			want: map[string]string{}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			assert.Equal(t, tt.want, envOptions(tt.environ, envPrefix))
-		})
-	}
-}
-
 func TestNewBackendFromEnvironment(t *testing.T) {
 	t.Parallel()
 	for env, want := range map[string]string{
