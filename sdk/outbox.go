@@ -11,11 +11,12 @@ import (
 	"github.com/mlperf-host/mlperf-host/abi/backendv1"
 )
 
-// outbox is the [SessionOutput] of a subprocess session: workers append
-// completions to a pending batch, and one sender goroutine swaps it out
-// and sends it, so that whatever finished while a message was on its way
-// shares the next one. Steady state allocates nothing: both batches keep
-// their storage.
+// outbox is the [SessionOutput] of a subprocess session: each worker's
+// completer appends completions to its own [lane], events and the rest go
+// to a pending batch, and one sender goroutine collects them all and
+// sends them, so that whatever finished while a message was on its way
+// shares the next one. Steady state allocates nothing: every batch keeps
+// its storage.
 type outbox struct {
 	// maxData bounds the data of one message; maxOutput the output of one
 	// sample (what fits in one message under the gRPC limit).
