@@ -131,16 +131,7 @@ func BenchmarkSession(b *testing.B) {
 				require.NoError(b, <-sent)
 				cancel()
 			}()
-			recs := issueRecords(sh.batch, sh.output)
-			b.ReportAllocs()
-			ps := startPerSample(b, sh.batch)
-			for b.Loop() {
-				if err := sess.Issue(recs); err != nil {
-					b.Fatal(err)
-				}
-				<-sink.done
-			}
-			ps.report()
+			issueLoop(b, sess, issueRecords(sh.batch, sh.output), sh.batch, func() { <-sink.done })
 			b.ReportMetric(float64(sink.msgs)/float64(b.N), "msgs/op")
 		})
 	}
@@ -155,17 +146,24 @@ func BenchmarkSessionInline(b *testing.B) {
 			sess, err := srv.OpenSession(b.Context(), discardOutput{})
 			require.NoError(b, err)
 			defer sess.End()
-			recs := issueRecords(sh.batch, sh.output)
-			b.ReportAllocs()
-			ps := startPerSample(b, sh.batch)
-			for b.Loop() {
-				if err := sess.Issue(recs); err != nil {
-					b.Fatal(err)
-				}
-			}
-			ps.report()
+			issueLoop(b, sess, issueRecords(sh.batch, sh.output), sh.batch, func() {})
 		})
 	}
+}
+
+// issueLoop issues recs, n samples, once per iteration and waits for
+// their completions, then reports per sample.
+func issueLoop(b *testing.B, sess *Session, recs []byte, n int, wait func()) {
+	b.Helper()
+	b.ReportAllocs()
+	ps := startPerSample(b, n)
+	for b.Loop() {
+		if err := sess.Issue(recs); err != nil {
+			b.Fatal(err)
+		}
+		wait()
+	}
+	ps.report()
 }
 
 // discardOutput is a SessionOutput that drops everything.
