@@ -107,12 +107,14 @@ func identityDataset(t *testing.T, dir string, n int) string {
 // fastConf is a user.conf that makes the echo plugin's runs last a
 // fraction of a second and be VALID: the expected latencies and rates
 // size the query schedules for the plugin's microseconds.
+// Offline expects 10 M samples/s so that even a quiet machine (3.6 M/s
+// measured) does not finish before min_duration.
 const fastConf = `*.*.min_duration = 200
 *.SingleStream.target_latency = 0.002
 *.MultiStream.target_latency = 0.001
 *.Server.target_qps = 2000
 *.Server.target_latency = 1000
-*.Offline.target_qps = 2000000
+*.Offline.target_qps = 10000000
 `
 
 // fast writes fastConf into dir and returns the flags that use it.
