@@ -29,8 +29,10 @@ func newInproc(t *testing.T, b sdk.Backend) *inproc {
 // The collector as the session's output.
 type inprocOut struct{ *collector }
 
-func (o inprocOut) Complete(id uint64, code abi.Code, data []byte, n int64) { o.complete(id, code, data, n) }
-func (o inprocOut) FirstToken(id uint64, _ []byte)                          { o.firstToken(id) }
+func (o inprocOut) Complete(id uint64, code abi.Code, data []byte, n int64) {
+	o.complete(id, code, data, n)
+}
+func (o inprocOut) FirstToken(id uint64, _ []byte) { o.firstToken(id) }
 func (o inprocOut) Flushed(code abi.Code, msg string) {
 	o.flushed(&backendv1.Status{Code: uint32(code), Message: msg})
 }

@@ -54,10 +54,10 @@ const waitTimeout = 30 * time.Second
 // collector gathers completions and events from a transport's
 // goroutines.
 type collector struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	done   map[uint64]completion
-	firsts map[uint64]int
+	mu      sync.Mutex
+	cond    *sync.Cond
+	done    map[uint64]completion
+	firsts  map[uint64]int
 	events  []string
 	flushes []*backendv1.Status
 	dead    bool // the plugin failed: stop waiting
