@@ -29,7 +29,7 @@ func FuzzSessionCompletions(f *testing.F) {
 	f.Fuzz(func(t *testing.T, records, data []byte, first bool) {
 		b := newProcessBackend(context.Background(), "fuzz", Config{Logger: slog.New(slog.DiscardHandler)}.withDefaults())
 		for id := range uint64(8) {
-			b.inflight[id] = struct{}{}
+			b.inflight.add(id)
 		}
 		rec := newRecorder()
 		b.SetHandler(rec)

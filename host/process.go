@@ -52,7 +52,8 @@ type processBackend struct {
 	sessionOpen atomic.Bool
 
 	mu           sync.Mutex // guards the fields below
-	inflight     map[uint64]struct{}
+	inflight     idSet
+	chunk        int // issue records per Session message: issueChunk, smaller in tests
 	sendq        ring[sendItem]
 	free         [][]byte
 	flushWaiters ring[chan error]
@@ -82,7 +83,7 @@ func (b *processBackend) dialOptions() []grpc.DialOption {
 func newProcessBackend(ctx context.Context, name string, cfg Config) *processBackend {
 	b := &processBackend{
 		name: name, cfg: cfg, ctx: context.WithoutCancel(ctx), epoch: time.Now(), st: newState(),
-		inflight: map[uint64]struct{}{}, drained: make(chan struct{}), stderrDone: make(chan struct{}), stop: make(chan struct{}),
+		chunk: issueChunk, drained: make(chan struct{}), stderrDone: make(chan struct{}), stop: make(chan struct{}),
 		out: newOutMsg(),
 	}
 	plog := cfg.Logger.With("plugin", name)

@@ -311,3 +311,33 @@ func TestProcessIssueFromHandler(t *testing.T) {
 	t.Parallel()
 	runChain(t, openFake(t, fakeEcho, Config{}), 200)
 }
+
+// TestProcessIssueChunksAndDuplicates: a query larger than one message
+// goes as several and every sample completes once; a query with an id
+// already in flight (or twice in itself) is refused whole, and its ids
+// stay free.
+func TestProcessIssueChunksAndDuplicates(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	b := openFake(t, fakeEcho, Config{})
+	b.(*processBackend).chunk = 3
+	rec := newRecorder()
+	b.SetHandler(rec)
+	require.NoError(t, b.Load(ctx, Model{Bytes: []byte("model")}))
+
+	require.NoError(t, b.Issue(ctx, records(100, 0, 10)))
+	err := b.Issue(ctx, []abi.IssueRecord{{ID: 200, Index: 1}, {ID: 201, Index: 1}, {ID: 200, Index: 2}})
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	assert.ErrorContains(t, err, "sample id 200 is already in flight")
+	require.NoError(t, b.Flush(ctx))
+	rec.wait(t, 10)
+	for id := range uint64(10) {
+		c, ok := rec.get(100 + id)
+		require.True(t, ok, "sample %d", 100+id)
+		assert.Equal(t, string(le64(id)), string(c.Data))
+	}
+	require.NoError(t, b.Issue(ctx, []abi.IssueRecord{{ID: 200, Index: 1, Flags: abi.FlagWantOutput}, {ID: 201, Index: 2, Flags: abi.FlagWantOutput}}),
+		"a refused query leaves none of its ids in flight")
+	rec.wait(t, 12)
+	require.NoError(t, b.Err())
+}
