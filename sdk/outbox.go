@@ -18,9 +18,10 @@ import (
 // shares the next one. Steady state allocates nothing: every batch keeps
 // its storage.
 type outbox struct {
-	// maxData bounds the data of one message; maxOutput the output of one
-	// sample (what fits in one message under the gRPC limit).
-	maxData, maxOutput int
+	// maxData bounds the data of one message, maxRecords its completions;
+	// maxOutput the output of one sample (what fits in one message under
+	// the gRPC limit).
+	maxData, maxRecords, maxOutput int
 
 	mu      sync.Mutex
 	pending outBatch // events, and completions from outside a lane
@@ -34,7 +35,7 @@ var _ laneOutput = (*outbox)(nil)
 func newOutbox(maxMessage int) *outbox {
 	// Leave room for the records and the message framing.
 	maxData := max(maxMessage/2, 1<<10)
-	return &outbox{maxData: min(maxData, 4<<20), maxOutput: maxMessage - 64<<10, wake: make(chan struct{}, 1)}
+	return &outbox{maxData: min(maxData, 4<<20), maxRecords: maxMessageRecords, maxOutput: maxMessage - 64<<10, wake: make(chan struct{}, 1)}
 }
 
 // poke wakes the sender, unless a wake-up is already due.
@@ -170,9 +171,17 @@ func newOutMessages() *outMessages {
 	return m
 }
 
+// maxMessageRecords caps the completions of one message. When the host
+// falls behind, completions pile up between two sends; one message of
+// them all (hundreds of thousands in an Offline run) would make the host
+// allocate, fault in and scan megabytes per message, and slows it down
+// further. 4096 records are 96 KiB, and the cost of a message spread over
+// 4096 samples is too small to see.
+const maxMessageRecords = 4096
+
 // send sends one batch: first tokens, completions (split so that no
-// message carries more than maxData bytes of data, unless one record
-// alone does), then the events.
+// message carries more than maxRecords completions or maxData bytes of
+// data, unless one record alone does), then the events.
 func (o *outbox) send(s pluginSender, m *outMessages, b *outBatch) error {
 	if err := o.sendRecords(s, m.firstTokens, m.f, b.frecs, b.fdata); err != nil {
 		return err
@@ -199,7 +208,7 @@ func (o *outbox) sendRecords(s pluginSender, msg *backendv1.PluginMessage, c *ba
 		n, size := 0, 0
 		for off := 0; off < len(recs); off += abi.CompletionRecordSize {
 			l := int(binary.LittleEndian.Uint32(recs[off+12:]))
-			if n > 0 && size+l > o.maxData {
+			if n > 0 && (size+l > o.maxData || n == o.maxRecords) {
 				break
 			}
 			n++

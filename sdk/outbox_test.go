@@ -166,6 +166,24 @@ func TestOutboxSplitsMessages(t *testing.T) {
 	assert.Len(t, rec.got(), 11)
 }
 
+func TestOutboxCapsRecordsPerMessage(t *testing.T) {
+	t.Parallel()
+	o := newOutbox(1 << 20)
+	o.maxRecords = 4
+	var mu sync.Mutex
+	l := o.newLane(&mu)
+	mu.Lock()
+	for id := range uint64(10) {
+		l.complete(id, abi.OK, nil, 0)
+	}
+	mu.Unlock()
+	o.close()
+	rec := &recordingSender{}
+	require.NoError(t, o.run(t.Context(), rec))
+	assert.Equal(t, 3, rec.msgs, "10 completions, at most 4 per message")
+	assert.Len(t, rec.got(), 10)
+}
+
 func TestOutboxLanes(t *testing.T) {
 	t.Parallel()
 	o := newOutbox(1 << 20)
