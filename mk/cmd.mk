@@ -33,6 +33,15 @@ CMD_BENCHTIME ?= 1s
 .PHONY: bench-cmd
 
 bench-cmd: ## LoadGen<->plugin bridge per query (allocations per sample), arena sample lookup
-	$(GO) test -run '^$$' -bench . -benchtime $(CMD_BENCHTIME) ./internal/bridge/ ./internal/dataset/
+	$(GO) test -run '^$$' -bench . -skip EndToEnd -benchtime $(CMD_BENCHTIME) ./internal/bridge/ ./internal/dataset/
 
 BENCH_TARGETS += bench-cmd
+
+E2E_BENCHTIME ?= 3x
+
+.PHONY: bench-e2e
+
+bench-e2e: ## LoadGen + bridge + host + the SDK's echo plugin as a subprocess, against the null backend in-process: Offline samples/s, SingleStream p50/p99
+	$(GO) test -run '^$$' -bench EndToEnd -benchtime $(E2E_BENCHTIME) ./internal/bridge/
+
+BENCH_TARGETS += bench-e2e

@@ -31,7 +31,7 @@ import (
 // BuildPlugin builds the main package in dir (e.g. ".") into a temporary
 // binary called name, with cgo off as a portable plugin builds, and
 // returns its path. It skips the test when the go tool is not on PATH.
-func BuildPlugin(t *testing.T, dir, name string) string {
+func BuildPlugin(t testing.TB, dir, name string) string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
