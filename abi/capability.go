@@ -22,6 +22,9 @@ const (
 	// CapSampleLoader: the backend prepares samples at load time (for
 	// example copies them to device memory). Informational.
 	CapSampleLoader
+	// CapSharedRing (v1.1): the plugin can attach the shared rings of a
+	// session (HostMessage.ring_attach).
+	CapSharedRing
 )
 
 // Has reports whether every bit of want is set in c.
@@ -36,6 +39,9 @@ const (
 	// HostCapSharedArena: the host can place samples in a shared-memory
 	// arena the plugin maps.
 	HostCapSharedArena HostCapability = 1 << iota
+	// HostCapSharedRing (v1.1): the host can offer shared rings for a
+	// session's issue records and completions.
+	HostCapSharedRing
 )
 
 // Has reports whether every bit of want is set in c.

@@ -926,6 +926,111 @@ func (*Flush) Descriptor() ([]byte, []int) {
 	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{15}
 }
 
+// RingAttach (v1.1) offers the plugin shared rings for this session's
+// issue records and completions: a file laid out as abi/ring.go and
+// docs/abi.md describe. Sent first on the session, and only when the
+// plugin has the SHARED_RING capability. The plugin answers RingAttached;
+// until then, and whenever a ring is full, records travel as messages.
+type RingAttach struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Path  string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	Size  uint64                 `protobuf:"varint,2,opt,name=size,proto3" json:"size,omitempty"`
+	// spin_ns is how long a consumer polls its empty ring before it sleeps
+	// and waits for a Doorbell.
+	SpinNs        uint64 `protobuf:"varint,3,opt,name=spin_ns,json=spinNs,proto3" json:"spin_ns,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RingAttach) Reset() {
+	*x = RingAttach{}
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RingAttach) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RingAttach) ProtoMessage() {}
+
+func (x *RingAttach) ProtoReflect() protoreflect.Message {
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RingAttach.ProtoReflect.Descriptor instead.
+func (*RingAttach) Descriptor() ([]byte, []int) {
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *RingAttach) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *RingAttach) GetSize() uint64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *RingAttach) GetSpinNs() uint64 {
+	if x != nil {
+		return x.SpinNs
+	}
+	return 0
+}
+
+// Doorbell (v1.1) wakes the other side's ring consumer, which had gone
+// to sleep: records are waiting in its ring.
+type Doorbell struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Doorbell) Reset() {
+	*x = Doorbell{}
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Doorbell) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Doorbell) ProtoMessage() {}
+
+func (x *Doorbell) ProtoReflect() protoreflect.Message {
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Doorbell.ProtoReflect.Descriptor instead.
+func (*Doorbell) Descriptor() ([]byte, []int) {
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{17}
+}
+
 // HostMessage is what the host sends on the session stream.
 type HostMessage struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -933,6 +1038,8 @@ type HostMessage struct {
 	//
 	//	*HostMessage_Issue
 	//	*HostMessage_Flush
+	//	*HostMessage_RingAttach
+	//	*HostMessage_Doorbell
 	Kind          isHostMessage_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -940,7 +1047,7 @@ type HostMessage struct {
 
 func (x *HostMessage) Reset() {
 	*x = HostMessage{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[16]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -952,7 +1059,7 @@ func (x *HostMessage) String() string {
 func (*HostMessage) ProtoMessage() {}
 
 func (x *HostMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[16]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -965,7 +1072,7 @@ func (x *HostMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HostMessage.ProtoReflect.Descriptor instead.
 func (*HostMessage) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{16}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *HostMessage) GetKind() isHostMessage_Kind {
@@ -993,6 +1100,24 @@ func (x *HostMessage) GetFlush() *Flush {
 	return nil
 }
 
+func (x *HostMessage) GetRingAttach() *RingAttach {
+	if x != nil {
+		if x, ok := x.Kind.(*HostMessage_RingAttach); ok {
+			return x.RingAttach
+		}
+	}
+	return nil
+}
+
+func (x *HostMessage) GetDoorbell() *Doorbell {
+	if x != nil {
+		if x, ok := x.Kind.(*HostMessage_Doorbell); ok {
+			return x.Doorbell
+		}
+	}
+	return nil
+}
+
 type isHostMessage_Kind interface {
 	isHostMessage_Kind()
 }
@@ -1005,9 +1130,21 @@ type HostMessage_Flush struct {
 	Flush *Flush `protobuf:"bytes,2,opt,name=flush,proto3,oneof"`
 }
 
+type HostMessage_RingAttach struct {
+	RingAttach *RingAttach `protobuf:"bytes,3,opt,name=ring_attach,json=ringAttach,proto3,oneof"`
+}
+
+type HostMessage_Doorbell struct {
+	Doorbell *Doorbell `protobuf:"bytes,4,opt,name=doorbell,proto3,oneof"`
+}
+
 func (*HostMessage_Issue) isHostMessage_Kind() {}
 
 func (*HostMessage_Flush) isHostMessage_Kind() {}
+
+func (*HostMessage_RingAttach) isHostMessage_Kind() {}
+
+func (*HostMessage_Doorbell) isHostMessage_Kind() {}
 
 // Completions reports finished samples: packed abi.CompletionRecord values
 // (24 bytes each) and their data concatenated in record order. For a
@@ -1022,7 +1159,7 @@ type Completions struct {
 
 func (x *Completions) Reset() {
 	*x = Completions{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[17]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1034,7 +1171,7 @@ func (x *Completions) String() string {
 func (*Completions) ProtoMessage() {}
 
 func (x *Completions) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[17]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1047,7 +1184,7 @@ func (x *Completions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Completions.ProtoReflect.Descriptor instead.
 func (*Completions) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{17}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Completions) GetRecords() []byte {
@@ -1074,7 +1211,7 @@ type SessionError struct {
 
 func (x *SessionError) Reset() {
 	*x = SessionError{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[18]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1086,7 +1223,7 @@ func (x *SessionError) String() string {
 func (*SessionError) ProtoMessage() {}
 
 func (x *SessionError) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[18]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1099,10 +1236,57 @@ func (x *SessionError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionError.ProtoReflect.Descriptor instead.
 func (*SessionError) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{18}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *SessionError) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+// RingAttached (v1.1) answers RingAttach: OK once the plugin mapped the
+// file and consumes its issue ring; otherwise why not, and the session
+// goes on with messages only.
+type RingAttached struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RingAttached) Reset() {
+	*x = RingAttached{}
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RingAttached) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RingAttached) ProtoMessage() {}
+
+func (x *RingAttached) ProtoReflect() protoreflect.Message {
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RingAttached.ProtoReflect.Descriptor instead.
+func (*RingAttached) Descriptor() ([]byte, []int) {
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *RingAttached) GetStatus() *Status {
 	if x != nil {
 		return x.Status
 	}
@@ -1119,7 +1303,7 @@ type FlushDone struct {
 
 func (x *FlushDone) Reset() {
 	*x = FlushDone{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[19]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1131,7 +1315,7 @@ func (x *FlushDone) String() string {
 func (*FlushDone) ProtoMessage() {}
 
 func (x *FlushDone) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[19]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1144,7 +1328,7 @@ func (x *FlushDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlushDone.ProtoReflect.Descriptor instead.
 func (*FlushDone) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{19}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *FlushDone) GetStatus() *Status {
@@ -1163,6 +1347,8 @@ type PluginMessage struct {
 	//	*PluginMessage_FirstTokens
 	//	*PluginMessage_Error
 	//	*PluginMessage_Flushed
+	//	*PluginMessage_RingAttached
+	//	*PluginMessage_Doorbell
 	Kind          isPluginMessage_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1170,7 +1356,7 @@ type PluginMessage struct {
 
 func (x *PluginMessage) Reset() {
 	*x = PluginMessage{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[20]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1182,7 +1368,7 @@ func (x *PluginMessage) String() string {
 func (*PluginMessage) ProtoMessage() {}
 
 func (x *PluginMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[20]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1195,7 +1381,7 @@ func (x *PluginMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PluginMessage.ProtoReflect.Descriptor instead.
 func (*PluginMessage) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{20}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *PluginMessage) GetKind() isPluginMessage_Kind {
@@ -1241,6 +1427,24 @@ func (x *PluginMessage) GetFlushed() *FlushDone {
 	return nil
 }
 
+func (x *PluginMessage) GetRingAttached() *RingAttached {
+	if x != nil {
+		if x, ok := x.Kind.(*PluginMessage_RingAttached); ok {
+			return x.RingAttached
+		}
+	}
+	return nil
+}
+
+func (x *PluginMessage) GetDoorbell() *Doorbell {
+	if x != nil {
+		if x, ok := x.Kind.(*PluginMessage_Doorbell); ok {
+			return x.Doorbell
+		}
+	}
+	return nil
+}
+
 type isPluginMessage_Kind interface {
 	isPluginMessage_Kind()
 }
@@ -1262,6 +1466,14 @@ type PluginMessage_Flushed struct {
 	Flushed *FlushDone `protobuf:"bytes,4,opt,name=flushed,proto3,oneof"`
 }
 
+type PluginMessage_RingAttached struct {
+	RingAttached *RingAttached `protobuf:"bytes,5,opt,name=ring_attached,json=ringAttached,proto3,oneof"`
+}
+
+type PluginMessage_Doorbell struct {
+	Doorbell *Doorbell `protobuf:"bytes,6,opt,name=doorbell,proto3,oneof"`
+}
+
 func (*PluginMessage_Completions) isPluginMessage_Kind() {}
 
 func (*PluginMessage_FirstTokens) isPluginMessage_Kind() {}
@@ -1269,6 +1481,10 @@ func (*PluginMessage_FirstTokens) isPluginMessage_Kind() {}
 func (*PluginMessage_Error) isPluginMessage_Kind() {}
 
 func (*PluginMessage_Flushed) isPluginMessage_Kind() {}
+
+func (*PluginMessage_RingAttached) isPluginMessage_Kind() {}
+
+func (*PluginMessage_Doorbell) isPluginMessage_Kind() {}
 
 type PingRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1279,7 +1495,7 @@ type PingRequest struct {
 
 func (x *PingRequest) Reset() {
 	*x = PingRequest{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[21]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1291,7 +1507,7 @@ func (x *PingRequest) String() string {
 func (*PingRequest) ProtoMessage() {}
 
 func (x *PingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[21]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1304,7 +1520,7 @@ func (x *PingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PingRequest.ProtoReflect.Descriptor instead.
 func (*PingRequest) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{21}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *PingRequest) GetNonce() uint64 {
@@ -1323,7 +1539,7 @@ type PingResponse struct {
 
 func (x *PingResponse) Reset() {
 	*x = PingResponse{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[22]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1335,7 +1551,7 @@ func (x *PingResponse) String() string {
 func (*PingResponse) ProtoMessage() {}
 
 func (x *PingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[22]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1348,7 +1564,7 @@ func (x *PingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PingResponse.ProtoReflect.Descriptor instead.
 func (*PingResponse) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{22}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *PingResponse) GetNonce() uint64 {
@@ -1366,7 +1582,7 @@ type CloseRequest struct {
 
 func (x *CloseRequest) Reset() {
 	*x = CloseRequest{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[23]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1378,7 +1594,7 @@ func (x *CloseRequest) String() string {
 func (*CloseRequest) ProtoMessage() {}
 
 func (x *CloseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[23]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1391,7 +1607,7 @@ func (x *CloseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseRequest.ProtoReflect.Descriptor instead.
 func (*CloseRequest) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{23}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{26}
 }
 
 type CloseResponse struct {
@@ -1403,7 +1619,7 @@ type CloseResponse struct {
 
 func (x *CloseResponse) Reset() {
 	*x = CloseResponse{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[24]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1415,7 +1631,7 @@ func (x *CloseResponse) String() string {
 func (*CloseResponse) ProtoMessage() {}
 
 func (x *CloseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[24]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1428,7 +1644,7 @@ func (x *CloseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseResponse.ProtoReflect.Descriptor instead.
 func (*CloseResponse) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{24}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CloseResponse) GetStatus() *Status {
@@ -1501,23 +1717,37 @@ const file_mlperf_backend_v1_backend_proto_rawDesc = "" +
 	"\x06status\x18\x01 \x01(\v2\x19.mlperf.backend.v1.StatusR\x06status\"!\n" +
 	"\x05Issue\x12\x18\n" +
 	"\asamples\x18\x01 \x01(\fR\asamples\"\a\n" +
-	"\x05Flush\"y\n" +
+	"\x05Flush\"M\n" +
+	"\n" +
+	"RingAttach\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
+	"\x04size\x18\x02 \x01(\x04R\x04size\x12\x17\n" +
+	"\aspin_ns\x18\x03 \x01(\x04R\x06spinNs\"\n" +
+	"\n" +
+	"\bDoorbell\"\xf6\x01\n" +
 	"\vHostMessage\x120\n" +
 	"\x05issue\x18\x01 \x01(\v2\x18.mlperf.backend.v1.IssueH\x00R\x05issue\x120\n" +
-	"\x05flush\x18\x02 \x01(\v2\x18.mlperf.backend.v1.FlushH\x00R\x05flushB\x06\n" +
+	"\x05flush\x18\x02 \x01(\v2\x18.mlperf.backend.v1.FlushH\x00R\x05flush\x12@\n" +
+	"\vring_attach\x18\x03 \x01(\v2\x1d.mlperf.backend.v1.RingAttachH\x00R\n" +
+	"ringAttach\x129\n" +
+	"\bdoorbell\x18\x04 \x01(\v2\x1b.mlperf.backend.v1.DoorbellH\x00R\bdoorbellB\x06\n" +
 	"\x04kind\";\n" +
 	"\vCompletions\x12\x18\n" +
 	"\arecords\x18\x01 \x01(\fR\arecords\x12\x12\n" +
 	"\x04data\x18\x02 \x01(\fR\x04data\"A\n" +
 	"\fSessionError\x121\n" +
+	"\x06status\x18\x01 \x01(\v2\x19.mlperf.backend.v1.StatusR\x06status\"A\n" +
+	"\fRingAttached\x121\n" +
 	"\x06status\x18\x01 \x01(\v2\x19.mlperf.backend.v1.StatusR\x06status\">\n" +
 	"\tFlushDone\x121\n" +
-	"\x06status\x18\x01 \x01(\v2\x19.mlperf.backend.v1.StatusR\x06status\"\x93\x02\n" +
+	"\x06status\x18\x01 \x01(\v2\x19.mlperf.backend.v1.StatusR\x06status\"\x96\x03\n" +
 	"\rPluginMessage\x12B\n" +
 	"\vcompletions\x18\x01 \x01(\v2\x1e.mlperf.backend.v1.CompletionsH\x00R\vcompletions\x12C\n" +
 	"\ffirst_tokens\x18\x02 \x01(\v2\x1e.mlperf.backend.v1.CompletionsH\x00R\vfirstTokens\x127\n" +
 	"\x05error\x18\x03 \x01(\v2\x1f.mlperf.backend.v1.SessionErrorH\x00R\x05error\x128\n" +
-	"\aflushed\x18\x04 \x01(\v2\x1c.mlperf.backend.v1.FlushDoneH\x00R\aflushedB\x06\n" +
+	"\aflushed\x18\x04 \x01(\v2\x1c.mlperf.backend.v1.FlushDoneH\x00R\aflushed\x12F\n" +
+	"\rring_attached\x18\x05 \x01(\v2\x1f.mlperf.backend.v1.RingAttachedH\x00R\fringAttached\x129\n" +
+	"\bdoorbell\x18\x06 \x01(\v2\x1b.mlperf.backend.v1.DoorbellH\x00R\bdoorbellB\x06\n" +
 	"\x04kind\"#\n" +
 	"\vPingRequest\x12\x14\n" +
 	"\x05nonce\x18\x01 \x01(\x04R\x05nonce\"$\n" +
@@ -1539,7 +1769,7 @@ func file_mlperf_backend_v1_backend_proto_rawDescGZIP() []byte {
 	return file_mlperf_backend_v1_backend_proto_rawDescData
 }
 
-var file_mlperf_backend_v1_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_mlperf_backend_v1_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_mlperf_backend_v1_backend_proto_goTypes = []any{
 	(*Status)(nil),                // 0: mlperf.backend.v1.Status
 	(*Device)(nil),                // 1: mlperf.backend.v1.Device
@@ -1557,21 +1787,24 @@ var file_mlperf_backend_v1_backend_proto_goTypes = []any{
 	(*WarmupResponse)(nil),        // 13: mlperf.backend.v1.WarmupResponse
 	(*Issue)(nil),                 // 14: mlperf.backend.v1.Issue
 	(*Flush)(nil),                 // 15: mlperf.backend.v1.Flush
-	(*HostMessage)(nil),           // 16: mlperf.backend.v1.HostMessage
-	(*Completions)(nil),           // 17: mlperf.backend.v1.Completions
-	(*SessionError)(nil),          // 18: mlperf.backend.v1.SessionError
-	(*FlushDone)(nil),             // 19: mlperf.backend.v1.FlushDone
-	(*PluginMessage)(nil),         // 20: mlperf.backend.v1.PluginMessage
-	(*PingRequest)(nil),           // 21: mlperf.backend.v1.PingRequest
-	(*PingResponse)(nil),          // 22: mlperf.backend.v1.PingResponse
-	(*CloseRequest)(nil),          // 23: mlperf.backend.v1.CloseRequest
-	(*CloseResponse)(nil),         // 24: mlperf.backend.v1.CloseResponse
-	nil,                           // 25: mlperf.backend.v1.LoadRequest.OptionsEntry
+	(*RingAttach)(nil),            // 16: mlperf.backend.v1.RingAttach
+	(*Doorbell)(nil),              // 17: mlperf.backend.v1.Doorbell
+	(*HostMessage)(nil),           // 18: mlperf.backend.v1.HostMessage
+	(*Completions)(nil),           // 19: mlperf.backend.v1.Completions
+	(*SessionError)(nil),          // 20: mlperf.backend.v1.SessionError
+	(*RingAttached)(nil),          // 21: mlperf.backend.v1.RingAttached
+	(*FlushDone)(nil),             // 22: mlperf.backend.v1.FlushDone
+	(*PluginMessage)(nil),         // 23: mlperf.backend.v1.PluginMessage
+	(*PingRequest)(nil),           // 24: mlperf.backend.v1.PingRequest
+	(*PingResponse)(nil),          // 25: mlperf.backend.v1.PingResponse
+	(*CloseRequest)(nil),          // 26: mlperf.backend.v1.CloseRequest
+	(*CloseResponse)(nil),         // 27: mlperf.backend.v1.CloseResponse
+	nil,                           // 28: mlperf.backend.v1.LoadRequest.OptionsEntry
 }
 var file_mlperf_backend_v1_backend_proto_depIdxs = []int32{
 	0,  // 0: mlperf.backend.v1.InfoResponse.status:type_name -> mlperf.backend.v1.Status
 	1,  // 1: mlperf.backend.v1.InfoResponse.devices:type_name -> mlperf.backend.v1.Device
-	25, // 2: mlperf.backend.v1.LoadRequest.options:type_name -> mlperf.backend.v1.LoadRequest.OptionsEntry
+	28, // 2: mlperf.backend.v1.LoadRequest.options:type_name -> mlperf.backend.v1.LoadRequest.OptionsEntry
 	0,  // 3: mlperf.backend.v1.LoadResponse.status:type_name -> mlperf.backend.v1.Status
 	6,  // 4: mlperf.backend.v1.LoadSamplesRequest.arena:type_name -> mlperf.backend.v1.Arena
 	7,  // 5: mlperf.backend.v1.LoadSamplesRequest.samples:type_name -> mlperf.backend.v1.SampleRef
@@ -1580,18 +1813,23 @@ var file_mlperf_backend_v1_backend_proto_depIdxs = []int32{
 	0,  // 8: mlperf.backend.v1.WarmupResponse.status:type_name -> mlperf.backend.v1.Status
 	14, // 9: mlperf.backend.v1.HostMessage.issue:type_name -> mlperf.backend.v1.Issue
 	15, // 10: mlperf.backend.v1.HostMessage.flush:type_name -> mlperf.backend.v1.Flush
-	0,  // 11: mlperf.backend.v1.SessionError.status:type_name -> mlperf.backend.v1.Status
-	0,  // 12: mlperf.backend.v1.FlushDone.status:type_name -> mlperf.backend.v1.Status
-	17, // 13: mlperf.backend.v1.PluginMessage.completions:type_name -> mlperf.backend.v1.Completions
-	17, // 14: mlperf.backend.v1.PluginMessage.first_tokens:type_name -> mlperf.backend.v1.Completions
-	18, // 15: mlperf.backend.v1.PluginMessage.error:type_name -> mlperf.backend.v1.SessionError
-	19, // 16: mlperf.backend.v1.PluginMessage.flushed:type_name -> mlperf.backend.v1.FlushDone
-	0,  // 17: mlperf.backend.v1.CloseResponse.status:type_name -> mlperf.backend.v1.Status
-	18, // [18:18] is the sub-list for method output_type
-	18, // [18:18] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	16, // 11: mlperf.backend.v1.HostMessage.ring_attach:type_name -> mlperf.backend.v1.RingAttach
+	17, // 12: mlperf.backend.v1.HostMessage.doorbell:type_name -> mlperf.backend.v1.Doorbell
+	0,  // 13: mlperf.backend.v1.SessionError.status:type_name -> mlperf.backend.v1.Status
+	0,  // 14: mlperf.backend.v1.RingAttached.status:type_name -> mlperf.backend.v1.Status
+	0,  // 15: mlperf.backend.v1.FlushDone.status:type_name -> mlperf.backend.v1.Status
+	19, // 16: mlperf.backend.v1.PluginMessage.completions:type_name -> mlperf.backend.v1.Completions
+	19, // 17: mlperf.backend.v1.PluginMessage.first_tokens:type_name -> mlperf.backend.v1.Completions
+	20, // 18: mlperf.backend.v1.PluginMessage.error:type_name -> mlperf.backend.v1.SessionError
+	22, // 19: mlperf.backend.v1.PluginMessage.flushed:type_name -> mlperf.backend.v1.FlushDone
+	21, // 20: mlperf.backend.v1.PluginMessage.ring_attached:type_name -> mlperf.backend.v1.RingAttached
+	17, // 21: mlperf.backend.v1.PluginMessage.doorbell:type_name -> mlperf.backend.v1.Doorbell
+	0,  // 22: mlperf.backend.v1.CloseResponse.status:type_name -> mlperf.backend.v1.Status
+	23, // [23:23] is the sub-list for method output_type
+	23, // [23:23] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_mlperf_backend_v1_backend_proto_init() }
@@ -1599,15 +1837,19 @@ func file_mlperf_backend_v1_backend_proto_init() {
 	if File_mlperf_backend_v1_backend_proto != nil {
 		return
 	}
-	file_mlperf_backend_v1_backend_proto_msgTypes[16].OneofWrappers = []any{
+	file_mlperf_backend_v1_backend_proto_msgTypes[18].OneofWrappers = []any{
 		(*HostMessage_Issue)(nil),
 		(*HostMessage_Flush)(nil),
+		(*HostMessage_RingAttach)(nil),
+		(*HostMessage_Doorbell)(nil),
 	}
-	file_mlperf_backend_v1_backend_proto_msgTypes[20].OneofWrappers = []any{
+	file_mlperf_backend_v1_backend_proto_msgTypes[23].OneofWrappers = []any{
 		(*PluginMessage_Completions)(nil),
 		(*PluginMessage_FirstTokens)(nil),
 		(*PluginMessage_Error)(nil),
 		(*PluginMessage_Flushed)(nil),
+		(*PluginMessage_RingAttached)(nil),
+		(*PluginMessage_Doorbell)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1615,7 +1857,7 @@ func file_mlperf_backend_v1_backend_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mlperf_backend_v1_backend_proto_rawDesc), len(file_mlperf_backend_v1_backend_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   26,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
