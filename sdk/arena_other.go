@@ -4,10 +4,17 @@ package sdk
 
 import "errors"
 
-// sharedArenaSupported: this platform cannot map the host's sample
-// arena; samples arrive inline.
-const sharedArenaSupported = false
+// sharedArenaSupported, sharedRingSupported: this platform cannot map the
+// host's shared memory; samples and records travel in messages.
+const (
+	sharedArenaSupported = false
+	sharedRingSupported  = false
+)
 
 func mapArena(string, uint64) ([]byte, func(), error) {
 	return nil, nil, errors.New("this platform cannot map a shared sample arena")
+}
+
+func mapRing(string, uint64) ([]byte, func(), error) {
+	return nil, nil, errors.New("this platform cannot map a shared ring file")
 }

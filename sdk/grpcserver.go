@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
+	"time"
 
 	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/abi/backendv1"
@@ -115,22 +117,45 @@ func (g *grpcBackend) Session(stream backendv1grpc.Backend_SessionServer) error 
 	sent := make(chan error, 1)
 	go func() { sent <- out.run(sendCtx, stream) }()
 
-	recvErr := g.receive(stream, sess, out)
+	rx := &sessionReceiver{g: g, sess: sess, out: out}
+	recvErr := rx.receive(stream)
+	if recvErr == nil {
+		recvErr = rx.detach()
+	} else {
+		_ = rx.detach()
+	}
 	if recvErr != nil {
 		sess.Abort()
 	} else {
 		sess.End()
 	}
 	out.close()
-	if err := <-sent; err != nil && recvErr == nil {
-		return err
+	sendErr := <-sent
+	if rx.ring != nil {
+		// Nobody uses the rings any more: the poller stopped, the sender
+		// returned.
+		rx.ring.unmap()
+	}
+	if sendErr != nil && recvErr == nil {
+		return sendErr
 	}
 	return recvErr
 }
 
+// sessionReceiver is the receive side of one session. Whoever hands
+// queries or a flush to the session holds mu: the receive loop, and the
+// ring's poller once the host attached its shared rings.
+type sessionReceiver struct {
+	g    *grpcBackend
+	sess *Session
+	out  *outbox
+	mu   sync.Mutex
+	ring *sessionRing
+}
+
 // receive reads the host's messages until it closes its side (nil) or the
 // stream breaks.
-func (g *grpcBackend) receive(stream backendv1grpc.Backend_SessionServer, sess *Session, out *outbox) error {
+func (rx *sessionReceiver) receive(stream backendv1grpc.Backend_SessionServer) error {
 	var msg backendv1.HostMessage
 	for {
 		if err := stream.RecvMsg(&msg); err != nil {
@@ -141,17 +166,100 @@ func (g *grpcBackend) receive(stream backendv1grpc.Backend_SessionServer, sess *
 		}
 		switch k := msg.GetKind().(type) {
 		case *backendv1.HostMessage_Issue:
-			if err := sess.Issue(k.Issue.GetSamples()); err != nil {
-				out.event(outEvent{code: abi.InvalidArgument, message: fmt.Sprintf("host sent a bad query: %v", err)})
+			rx.mu.Lock()
+			err := rx.issue(k.Issue.GetSamples())
+			rx.mu.Unlock()
+			if err != nil {
 				return err
 			}
 		case *backendv1.HostMessage_Flush:
-			if err := sess.Flush(); err != nil {
+			if err := rx.flush(); err != nil {
 				return err
+			}
+		case *backendv1.HostMessage_RingAttach:
+			rx.attach(k.RingAttach)
+		case *backendv1.HostMessage_Doorbell:
+			if rx.ring != nil {
+				rx.ring.ring()
 			}
 		default:
 			// A message of a later minor version: not for this plugin.
-			g.srv.log.Debug("ignoring an unknown session message")
+			rx.g.srv.log.Debug("ignoring an unknown session message")
 		}
 	}
+}
+
+// issue hands one query to the session; rx.mu is held.
+func (rx *sessionReceiver) issue(records []byte) error {
+	if err := rx.sess.Issue(records); err != nil {
+		rx.out.event(outEvent{code: abi.InvalidArgument, message: fmt.Sprintf("host sent a bad query: %v", err)})
+		return err
+	}
+	return nil
+}
+
+// flush hands the session a flush after every record the host put in the
+// issue ring before it sent the flush.
+func (rx *sessionReceiver) flush() error {
+	rx.mu.Lock()
+	defer rx.mu.Unlock()
+	if rx.ring != nil {
+		if _, err := rx.ring.issue.Drain(ringDrainMax, rx.issue); err != nil {
+			return fmt.Errorf("issue ring: %w", err)
+		}
+	}
+	return rx.sess.Flush()
+}
+
+// maxRingSpin bounds the polling time a host may ask for.
+const maxRingSpin = 10 * time.Millisecond
+
+// attach maps the host's shared rings and starts consuming the issue
+// ring; it answers RingAttached either way, and a session whose rings
+// could not be attached goes on with messages.
+func (rx *sessionReceiver) attach(req *backendv1.RingAttach) {
+	answer := func(err error) {
+		e := outEvent{attached: true}
+		if err != nil {
+			e.code, e.message = CodeOf(err), err.Error()
+			rx.g.srv.log.Warn("cannot attach the host's shared rings; using messages", "err", err)
+		}
+		rx.out.event(e)
+	}
+	switch {
+	case !rx.g.srv.cfg.SharedRing:
+		answer(Errorf(abi.Unimplemented, "this plugin does not map shared rings"))
+		return
+	case rx.ring != nil:
+		answer(Errorf(abi.FailedPrecondition, "the session's rings are already attached"))
+		return
+	}
+	r, err := attachRing(req)
+	if err != nil {
+		answer(Errorf(abi.FailedPrecondition, "%v", err))
+		return
+	}
+	rx.ring = r
+	if !rx.g.srv.info.FirstTokens {
+		rx.out.ring.Store(r.completion)
+	}
+	r.start(&rx.mu, min(time.Duration(req.GetSpinNs()), maxRingSpin), rx.issue)
+	answer(nil)
+}
+
+// detach stops the ring's poller, then hands the session what the host
+// put in the issue ring and the poller did not take.
+func (rx *sessionReceiver) detach() error {
+	if rx.ring == nil {
+		return nil
+	}
+	if err := rx.ring.halt(); err != nil {
+		return fmt.Errorf("issue ring: %w", err)
+	}
+	rx.mu.Lock()
+	defer rx.mu.Unlock()
+	if _, err := rx.ring.issue.Drain(ringDrainMax, rx.issue); err != nil {
+		return fmt.Errorf("issue ring: %w", err)
+	}
+	return nil
 }

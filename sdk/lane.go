@@ -15,11 +15,13 @@ type outBatch struct {
 	events       []outEvent
 }
 
-// outEvent is a flush answer or a fatal session error.
+// outEvent is a flush answer, the answer to a RingAttach, or a fatal
+// session error.
 type outEvent struct {
-	flushed bool
-	code    abi.Code
-	message string
+	flushed  bool
+	attached bool
+	code     abi.Code
+	message  string
 }
 
 func (b *outBatch) empty() bool {

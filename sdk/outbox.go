@@ -5,7 +5,9 @@ package sdk
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/abi/backendv1"
@@ -22,6 +24,11 @@ type outbox struct {
 	// maxOutput the output of one sample (what fits in one message under
 	// the gRPC limit).
 	maxData, maxRecords, maxOutput int
+
+	// ring, once the host's shared rings are attached (and the backend
+	// reports no first tokens, which must reach the host before their
+	// completions), takes the completions without data.
+	ring atomic.Pointer[abi.Ring]
 
 	mu      sync.Mutex
 	pending outBatch // events, and completions from outside a lane
@@ -155,19 +162,22 @@ func (o *outbox) collect(batch *outBatch) (closed bool) {
 // before Send returns, and the SDK installs no stats handler that could
 // keep it.
 type outMessages struct {
-	completions, firstTokens, flushed, failed *backendv1.PluginMessage
-	c, f                                      *backendv1.Completions
-	fd                                        *backendv1.FlushDone
-	se                                        *backendv1.SessionError
+	completions, firstTokens, flushed, failed, attached, doorbell *backendv1.PluginMessage
+	c, f                                                          *backendv1.Completions
+	fd                                                            *backendv1.FlushDone
+	se                                                            *backendv1.SessionError
+	ra                                                            *backendv1.RingAttached
 }
 
 func newOutMessages() *outMessages {
 	m := &outMessages{c: &backendv1.Completions{}, f: &backendv1.Completions{}, fd: &backendv1.FlushDone{Status: &backendv1.Status{}},
-		se: &backendv1.SessionError{Status: &backendv1.Status{}}}
+		se: &backendv1.SessionError{Status: &backendv1.Status{}}, ra: &backendv1.RingAttached{Status: &backendv1.Status{}}}
 	m.completions = &backendv1.PluginMessage{Kind: &backendv1.PluginMessage_Completions{Completions: m.c}}
 	m.firstTokens = &backendv1.PluginMessage{Kind: &backendv1.PluginMessage_FirstTokens{FirstTokens: m.f}}
 	m.flushed = &backendv1.PluginMessage{Kind: &backendv1.PluginMessage_Flushed{Flushed: m.fd}}
 	m.failed = &backendv1.PluginMessage{Kind: &backendv1.PluginMessage_Error{Error: m.se}}
+	m.attached = &backendv1.PluginMessage{Kind: &backendv1.PluginMessage_RingAttached{RingAttached: m.ra}}
+	m.doorbell = &backendv1.PluginMessage{Kind: &backendv1.PluginMessage_Doorbell{Doorbell: &backendv1.Doorbell{}}}
 	return m
 }
 
@@ -179,22 +189,41 @@ func newOutMessages() *outMessages {
 // 4096 samples is too small to see.
 const maxMessageRecords = 4096
 
-// send sends one batch: first tokens, completions (split so that no
-// message carries more than maxRecords completions or maxData bytes of
-// data, unless one record alone does), then the events.
+// send sends one batch: first tokens, completions (into the completion
+// ring when attached and they have no data, as far as it has room, the
+// rest split so that no message carries more than maxRecords completions
+// or maxData bytes of data, unless one record alone does), then the
+// events.
 func (o *outbox) send(s pluginSender, m *outMessages, b *outBatch) error {
 	if err := o.sendRecords(s, m.firstTokens, m.f, b.frecs, b.fdata); err != nil {
 		return err
 	}
-	if err := o.sendRecords(s, m.completions, m.c, b.recs, b.data); err != nil {
+	recs := b.recs
+	if r := o.ring.Load(); r != nil && len(b.data) == 0 && len(recs) > 0 {
+		n, err := r.Push(recs)
+		if err != nil {
+			return fmt.Errorf("completion ring: %w", err)
+		}
+		recs = recs[n:]
+		if n > 0 && r.Wake() {
+			if err := s.Send(m.doorbell); err != nil {
+				return err
+			}
+		}
+	}
+	if err := o.sendRecords(s, m.completions, m.c, recs, b.data); err != nil {
 		return err
 	}
 	for _, e := range b.events {
 		msg := m.failed
 		m.se.Status.Code, m.se.Status.Message = uint32(e.code), e.message
-		if e.flushed {
+		switch {
+		case e.flushed:
 			msg = m.flushed
 			m.fd.Status.Code, m.fd.Status.Message = uint32(e.code), e.message
+		case e.attached:
+			msg = m.attached
+			m.ra.Status.Code, m.ra.Status.Message = uint32(e.code), e.message
 		}
 		if err := s.Send(msg); err != nil {
 			return err

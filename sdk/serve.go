@@ -63,7 +63,7 @@ func serveMain(b Backend, args []string, getenv func(string) string, stdout, std
 	}
 	logOut := &lockedWriter{w: stderr}
 	log := newStderrLogger(logOut, slog.LevelDebug)
-	srv := NewServer(b, ServerConfig{Logger: log, ModelPath: true, SharedArena: sharedArenaSupported})
+	srv := NewServer(b, ServerConfig{Logger: log, ModelPath: true, SharedArena: sharedArenaSupported, SharedRing: sharedRingSupported})
 	switch {
 	case *version:
 		return printVersion(stdout, stderr, srv)

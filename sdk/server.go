@@ -51,6 +51,9 @@ type ServerConfig struct {
 	// SharedArena: the transport can map the host's sample arena, so the
 	// server advertises [abi.CapSharedArena].
 	SharedArena bool
+	// SharedRing: the transport can attach a session's shared rings, so
+	// the server advertises [abi.CapSharedRing].
+	SharedRing bool
 	// Inline runs Infer calls on the goroutine that issues, one at a time
 	// (WASM guests), instead of on MaxInFlight workers.
 	Inline bool
@@ -159,6 +162,9 @@ func (s *Server) capabilities() abi.Capability {
 	}
 	if s.cfg.SharedArena {
 		c |= abi.CapSharedArena
+	}
+	if s.cfg.SharedRing {
+		c |= abi.CapSharedRing
 	}
 	return c
 }

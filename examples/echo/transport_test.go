@@ -46,7 +46,7 @@ func firstLine(s string) string {
 
 // transportCaps are the capability bits that say what a transport can do,
 // not what the backend is.
-const transportCaps = abi.CapModelPath | abi.CapSharedArena
+const transportCaps = abi.CapModelPath | abi.CapSharedArena | abi.CapSharedRing
 
 // scenarioSamples are the samples of the scenario: sizes 0 to 40 bytes.
 func scenarioSamples() []sdk.LoadedSample {
