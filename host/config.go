@@ -46,6 +46,11 @@ const (
 	DefaultMemoryLimitMiB = 1024
 	// DefaultMaxMessageBytes caps one gRPC message either way.
 	DefaultMaxMessageBytes = 256 << 20
+	// DefaultRingSpin is how long each side polls its empty shared ring
+	// before it sleeps: long enough to cover the plugin's turnaround of a
+	// one-sample query, short enough that an idle run does not keep two
+	// cores busy.
+	DefaultRingSpin = 200 * time.Microsecond
 )
 
 // Config is how the host runs a plugin. The zero value is ready to use;
@@ -93,6 +98,14 @@ type Config struct {
 	// DisableSharedArena sends samples inline even when both sides could
 	// share memory.
 	DisableSharedArena bool
+	// DisableSharedRing keeps a session's issue records and completions
+	// in gRPC messages even when both sides could share rings (ABI v1.1).
+	DisableSharedRing bool
+	// RingSpin is how long the host and the plugin poll an empty shared
+	// ring before they sleep until the other side rings; 0 means
+	// DefaultRingSpin, negative never polls (every record waits for its
+	// doorbell).
+	RingSpin time.Duration
 	// Env is added to a subprocess's environment (which also inherits the
 	// host's).
 	Env []string
@@ -144,6 +157,7 @@ func (c Config) withDefaults() Config {
 	def(&c.StartTimeout, DefaultStartTimeout)
 	def(&c.StallTimeout, DefaultStallTimeout)
 	def(&c.HealthInterval, DefaultHealthInterval)
+	def(&c.RingSpin, DefaultRingSpin)
 	if c.Instances == 0 {
 		c.Instances = runtime.GOMAXPROCS(0)
 	}

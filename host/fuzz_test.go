@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/abi"
-	"github.com/mlperf-host/mlperf-host/abi/backendv1"
 )
 
 // FuzzSessionCompletions feeds the subprocess receiver arbitrary
@@ -33,7 +32,7 @@ func FuzzSessionCompletions(f *testing.F) {
 		}
 		rec := newRecorder()
 		b.SetHandler(rec)
-		b.deliver(&backendv1.Completions{Records: records, Data: data}, first, nil)
+		b.deliver(records, data, first, nil)
 		require.Empty(t, rec.dups)
 		for id := range rec.done {
 			require.Less(t, id, uint64(8), "delivered an id never issued")

@@ -50,6 +50,7 @@ type processBackend struct {
 	sessionMu   sync.Mutex
 	session     *session
 	sessionOpen atomic.Bool
+	ring        *hostRing // set with session, when the rings were offered
 
 	mu           sync.Mutex // guards the fields below
 	inflight     idSet
@@ -98,6 +99,9 @@ func (b *processBackend) negotiate(ctx context.Context) error {
 	var hostCaps abi.HostCapability
 	if sharedArenaSupported && !b.cfg.DisableSharedArena {
 		hostCaps |= abi.HostCapSharedArena
+	}
+	if sharedRingSupported && !b.cfg.DisableSharedRing {
+		hostCaps |= abi.HostCapSharedRing
 	}
 	rctx, cancel := context.WithTimeout(ctx, b.cfg.CallTimeout)
 	defer cancel()

@@ -2,7 +2,11 @@
 
 package host
 
-import "os/exec"
+import (
+	"errors"
+	"os"
+	"os/exec"
+)
 
 func setProcAttrs(*exec.Cmd) {}
 
@@ -10,4 +14,11 @@ func killGroup(int) {}
 
 func processAlive(int) bool { return true }
 
-const sharedArenaSupported = false
+const (
+	sharedArenaSupported = false
+	sharedRingSupported  = false
+)
+
+func mapRingFile(*os.File, int) ([]byte, func() error, error) {
+	return nil, nil, errors.New("this platform cannot map a shared ring file")
+}

@@ -25,10 +25,12 @@ type session struct {
 }
 
 // sendItem is one message for the sender: a query's packed records, a
-// flush, or the end of the host's side.
+// flush, a doorbell, a ring offer, or the end of the host's side.
 type sendItem struct {
 	samples   []byte
 	flush     bool
+	doorbell  bool
+	msg       *backendv1.HostMessage
 	closeSend bool
 }
 
@@ -49,6 +51,9 @@ func (b *processBackend) ensureSession() error {
 		return b.rpcError(opIssue, err)
 	}
 	s := &session{stream: stream, ctx: ctx, cancel: cancel, recvDone: make(chan struct{})}
+	if b.ringOffered() {
+		b.offerRing()
+	}
 	b.session = s
 	b.bg.Add(1)
 	go b.receive(s)
@@ -98,7 +103,17 @@ func (b *processBackend) Issue(ctx context.Context, samples []abi.IssueRecord) e
 		for _, r := range samples[:n] {
 			buf = abi.AppendIssueRecord(buf, r)
 		}
-		b.sendq.push(sendItem{samples: buf})
+		buf, err := b.pushRing(buf)
+		if err != nil {
+			b.mu.Unlock()
+			b.fatal(&PluginError{Plugin: b.name, Op: "issue", Err: err})
+			return nil
+		}
+		if len(buf) > 0 {
+			b.sendq.push(sendItem{samples: buf})
+		} else {
+			b.free = append(b.free, buf)
+		}
 		b.mu.Unlock()
 		b.kickSend(b.session)
 		samples = samples[n:]
@@ -206,8 +221,12 @@ func (b *processBackend) sendOne(s *session, it sendItem) error {
 	switch {
 	case it.closeSend:
 		return s.stream.CloseSend()
+	case it.msg != nil:
+		return s.stream.Send(it.msg)
 	case it.flush:
 		b.out.msg.Kind = b.out.flush
+	case it.doorbell:
+		b.out.msg.Kind = b.out.doorbell
 	default:
 		b.out.issue.Issue.Samples = it.samples
 		b.out.msg.Kind = b.out.issue
@@ -219,16 +238,18 @@ func (b *processBackend) sendOne(s *session, it sendItem) error {
 
 // outMsg is the reused outgoing message.
 type outMsg struct {
-	msg   *backendv1.HostMessage
-	issue *backendv1.HostMessage_Issue
-	flush *backendv1.HostMessage_Flush
+	msg      *backendv1.HostMessage
+	issue    *backendv1.HostMessage_Issue
+	flush    *backendv1.HostMessage_Flush
+	doorbell *backendv1.HostMessage_Doorbell
 }
 
 func newOutMsg() outMsg {
 	return outMsg{
-		msg:   &backendv1.HostMessage{},
-		issue: &backendv1.HostMessage_Issue{Issue: &backendv1.Issue{}},
-		flush: &backendv1.HostMessage_Flush{Flush: &backendv1.Flush{}},
+		msg:      &backendv1.HostMessage{},
+		issue:    &backendv1.HostMessage_Issue{Issue: &backendv1.Issue{}},
+		flush:    &backendv1.HostMessage_Flush{Flush: &backendv1.Flush{}},
+		doorbell: &backendv1.HostMessage_Doorbell{Doorbell: &backendv1.Doorbell{}},
 	}
 }
 
@@ -245,15 +266,22 @@ func (b *processBackend) receive(s *session) {
 		}
 		switch k := msg.GetKind().(type) {
 		case *backendv1.PluginMessage_Completions:
-			batch = b.deliver(k.Completions, false, batch)
+			batch = b.deliver(k.Completions.GetRecords(), k.Completions.GetData(), false, batch)
 		case *backendv1.PluginMessage_FirstTokens:
-			batch = b.deliver(k.FirstTokens, true, batch)
+			batch = b.deliver(k.FirstTokens.GetRecords(), k.FirstTokens.GetData(), true, batch)
 		case *backendv1.PluginMessage_Error:
 			st := k.Error.GetStatus()
 			b.fatal(&PluginError{Plugin: b.name, Op: "session", Err: fmt.Errorf("plugin reported a fatal error: %w",
 				statusErr(abi.Code(max(st.GetCode(), uint32(abi.Unknown))), st.GetMessage()))})
 		case *backendv1.PluginMessage_Flushed:
+			b.drainRing()
 			b.flushDone(k.Flushed.GetStatus())
+		case *backendv1.PluginMessage_RingAttached:
+			b.ringAttached(k.RingAttached.GetStatus())
+		case *backendv1.PluginMessage_Doorbell:
+			if r := b.ring; r != nil {
+				r.ring()
+			}
 		default:
 			// A message of a later minor version: not for this host.
 			b.cfg.Logger.Debug("ignoring unknown session message", "plugin", b.name)
@@ -261,13 +289,15 @@ func (b *processBackend) receive(s *session) {
 	}
 }
 
-// deliver validates a Completions message and hands it to the handler.
-func (b *processBackend) deliver(c *backendv1.Completions, first bool, batch []Completion) []Completion {
+// deliver validates completions (a Completions message's records and
+// data, or records from the completion ring) and hands them to the
+// handler.
+func (b *processBackend) deliver(records, data []byte, first bool, batch []Completion) []Completion {
 	what := "completions"
 	if first {
 		what = "first tokens"
 	}
-	cs, err := abi.ParseCompletions(c.GetRecords(), c.GetData())
+	cs, err := abi.ParseCompletions(records, data)
 	if err != nil {
 		b.fatal(&PluginError{Plugin: b.name, Op: "session", Err: fmt.Errorf("%w: %s message: %v", ErrProtocol, what, err)})
 		return batch
@@ -350,6 +380,7 @@ func (b *processBackend) flushDone(st *backendv1.Status) {
 // sessionEnded decides what the end of the stream means: the normal end
 // after Close, the plugin's death, or a broken protocol.
 func (b *processBackend) sessionEnded(s *session, err error) {
+	b.drainRing()
 	b.mu.Lock()
 	closing := b.closing
 	b.mu.Unlock()
@@ -403,6 +434,9 @@ func (b *processBackend) fatal(err error) {
 	b.sessionMu.Lock()
 	if b.session != nil {
 		b.session.cancel()
+	}
+	if b.ring != nil {
+		b.ring.stop()
 	}
 	b.sessionMu.Unlock()
 }
@@ -471,12 +505,20 @@ func (b *processBackend) close() error {
 		cancel()
 	}
 	close(b.stop)
+	if b.ring != nil {
+		b.ring.stop()
+	}
 	if b.attach != nil {
 		b.detach()
 	} else {
 		b.shutdown()
 	}
 	b.bg.Wait()
+	if b.ring != nil {
+		if err := b.ring.release(b.cfg.Logger, b.name); err != nil {
+			b.cfg.Logger.Warn("releasing the shared rings", "path", b.ring.path, "err", err)
+		}
+	}
 	for _, p := range b.arenas {
 		if err := removeFile(p); err != nil {
 			b.cfg.Logger.Warn("removing sample arena", "path", p, "err", err)

@@ -3,6 +3,7 @@
 package host
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -31,5 +32,18 @@ func processAlive(pid int) bool {
 	return err == nil || err == syscall.EPERM
 }
 
-// sharedArenaSupported: plugins on unix map the arena with mmap.
-const sharedArenaSupported = true
+// sharedArenaSupported, sharedRingSupported: plugins on unix map the arena
+// and the rings with mmap.
+const (
+	sharedArenaSupported = true
+	sharedRingSupported  = true
+)
+
+// mapRingFile maps a ring file read-write, shared with the plugin.
+func mapRingFile(f *os.File, size int) ([]byte, func() error, error) {
+	mem, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, nil, err
+	}
+	return mem, func() error { return syscall.Munmap(mem) }, nil
+}

@@ -16,8 +16,9 @@ import (
 // The end-to-end benchmarks run the LoadGen, the bridge, the host and a
 // plugin: the null backend in the host's process (the baseline, the
 // LoadGen and bridge alone) and the SDK's echo example as a subprocess
-// (sdk.Serve over go-plugin, the sample arena), each in the same run so
-// that their ratio does not depend on how busy the machine is.
+// (sdk.Serve over go-plugin, the sample arena), with the shared rings of
+// ABI v1.1 and with gRPC messages only, each in the same run so that
+// their ratios do not depend on how busy the machine is.
 
 // endToEndSUT is one way to reach a plugin.
 type endToEndSUT struct {
@@ -30,15 +31,21 @@ func endToEndSUTs() []endToEndSUT {
 		{name: "inproc-null", open: func(*testing.B) host.Backend {
 			return &echoBackend{Backend: hosttest.New(host.Info{Name: "null"})}
 		}},
-		{name: "process-echo", open: func(b *testing.B) host.Backend {
-			bin := sdktest.BuildPlugin(b, "../../examples/echo/cmd/echo", "echo")
-			be, err := host.Open(b.Context(), host.Plugin{Name: "echo", Kind: manifest.KindProcess, Entry: bin}, host.Config{})
-			require.NoError(b, err)
-			b.Cleanup(func() { require.NoError(b, be.Close()) })
-			require.NoError(b, be.Load(b.Context(), host.Model{Bytes: []byte("null")}))
-			return be
+		{name: "process-echo", open: func(b *testing.B) host.Backend { return openEcho(b, host.Config{}) }},
+		{name: "process-echo-messages", open: func(b *testing.B) host.Backend {
+			return openEcho(b, host.Config{DisableSharedRing: true})
 		}},
 	}
+}
+
+// openEcho starts the echo example as a subprocess plugin.
+func openEcho(b *testing.B, cfg host.Config) host.Backend {
+	bin := sdktest.BuildPlugin(b, "../../examples/echo/cmd/echo", "echo")
+	be, err := host.Open(b.Context(), host.Plugin{Name: "echo", Kind: manifest.KindProcess, Entry: bin}, cfg)
+	require.NoError(b, err)
+	b.Cleanup(func() { require.NoError(b, be.Close()) })
+	require.NoError(b, be.Load(b.Context(), host.Model{Bytes: []byte("null")}))
+	return be
 }
 
 // BenchmarkEndToEndOffline runs Offline tests of about a million samples;

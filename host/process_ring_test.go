@@ -1,0 +1,105 @@
+package host
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/host/manifest"
+	"github.com/mlperf-host/mlperf-host/sdk/sdktest"
+)
+
+// TestProcessSharedRings drives the SDK's echo plugin as a subprocess with
+// the shared rings (ABI v1.1) attached and without them: one-sample
+// queries waited for one by one, a query larger than the issue ring,
+// outputs wanted or not. Every sample completes once with its bytes, and
+// after Flush returns every completion of the queries before it has been
+// delivered, whichever way it travelled.
+func TestProcessSharedRings(t *testing.T) {
+	t.Parallel()
+	bin := sdktest.BuildPlugin(t, "../examples/echo/cmd/echo", "echo")
+	for _, tc := range []struct {
+		name  string
+		cfg   Config
+		rings bool
+	}{
+		{name: "rings, polling", rings: true},
+		{name: "rings, a doorbell every time", cfg: Config{RingSpin: -1}, rings: true},
+		{name: "messages", cfg: Config{DisableSharedRing: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			shm := t.TempDir()
+			tc.cfg.SharedMemoryDir = shm
+			tc.cfg.Env = []string{"MLPERF_ECHO_MAX_BATCH=64", "MLPERF_ECHO_MAX_IN_FLIGHT=2"}
+			b, err := Open(ctx, Plugin{Name: "echo", Kind: manifest.KindProcess, Entry: bin}, tc.cfg)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = b.Close() })
+			assert.Equal(t, tc.rings, b.Info().Capabilities.Has(abi.CapSharedRing) && !tc.cfg.DisableSharedRing)
+			rec := newRecorder()
+			b.SetHandler(rec)
+			require.NoError(t, b.Load(ctx, Model{Bytes: []byte("model")}))
+			var samples []Sample
+			for i := range 8 {
+				samples = append(samples, Sample{Index: uint64(i), Data: fmt.Appendf(nil, "sample %d", i)})
+			}
+			require.NoError(t, b.LoadSamples(ctx, samples))
+
+			want := map[uint64]string{}
+			id := uint64(0)
+			issue := func(n int, wantOutput func(i int) bool) {
+				recs := make([]abi.IssueRecord, n)
+				for i := range recs {
+					recs[i] = abi.IssueRecord{ID: id, Index: id % 8}
+					want[id] = ""
+					if wantOutput(i) {
+						recs[i].Flags = abi.FlagWantOutput
+						want[id] = fmt.Sprintf("sample %d", id%8)
+					}
+					id++
+				}
+				require.NoError(t, b.Issue(ctx, recs))
+			}
+			for i := range 300 { // one at a time, as SingleStream
+				issue(1, func(int) bool { return i%3 == 0 })
+				rec.wait(t, len(want))
+			}
+			issue(3*ringSlots, func(i int) bool { return i%1000 == 0 }) // overflows the issue ring
+			for range 50 {
+				issue(7, func(int) bool { return false })
+			}
+			require.NoError(t, b.Flush(ctx))
+			rec.mu.Lock()
+			got := len(rec.done)
+			rec.mu.Unlock()
+			require.Equal(t, len(want), got, "every completion is delivered before Flush returns")
+			for id, data := range want {
+				c, ok := rec.get(id)
+				require.True(t, ok)
+				require.Equal(t, abi.OK, c.Status)
+				require.Equal(t, data, string(c.Data), "sample id %d", id)
+			}
+			require.Empty(t, rec.dups)
+
+			r := b.(*processBackend).ring
+			if tc.rings {
+				require.NotNil(t, r)
+				assert.True(t, r.active.Load())
+				assert.Positive(t, r.issued.Load(), "issue records went through the ring")
+				assert.Positive(t, r.completed.Load(), "completions came back through the ring")
+				assert.Less(t, r.issued.Load(), int64(len(want)), "a full ring sends the rest as messages")
+			} else {
+				assert.Nil(t, r)
+			}
+			files, _ := filepath.Glob(filepath.Join(shm, "mlperf-host-ring-*"))
+			assert.Empty(t, files, "the ring file is removed once both sides mapped it")
+			require.NoError(t, b.Close())
+			require.ErrorIs(t, b.Err(), ErrClosed)
+		})
+	}
+}
