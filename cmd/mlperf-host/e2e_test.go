@@ -391,7 +391,7 @@ func TestPluginFailsMidRun(t *testing.T) {
 		fault string
 		want  []string
 	}{
-		{name: "exits", fault: "exit", want: []string{`plugin "echo"`, "exited", "exit status 3", "injected exit on sample id"}},
+		{name: "exits", fault: "exit", want: []string{`plugin "echo"`, "exited", "exit status 3", "injected exit on "}},
 		{name: "panics", fault: "panic", want: []string{"plugin echo", "samples failed", "injected panic"}},
 		{name: "fails samples", fault: "fail", want: []string{"plugin echo", "samples failed"}},
 	}

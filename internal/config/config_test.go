@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -107,12 +108,13 @@ batch = 8
 
 func TestYAMLAndDefaults(t *testing.T) {
 	t.Parallel()
-	file := write(t, "run.yaml", "scenario: SingleStream\nhost:\n  instances: 2\n  plugin_dirs: [/a, /b]\n  call_timeout: 30s\n")
+	file := write(t, "run.yaml", "scenario: SingleStream\nhost:\n  instances: 2\n  plugin_dirs: [/a, /b]\n  call_timeout: 30s\n  ring_spin: 50us\n")
 	c, err := Load(Inputs{ConfigFile: file})
 	require.NoError(t, err)
 	assert.Equal(t, benchmarks.DemoName, c.Benchmark.Name)
 	assert.Equal(t, benchmarks.SingleStream, c.Scenario)
-	assert.Equal(t, HostConfig{Instances: 2, CallTimeout: 30e9, Guard: "loops", PluginDirs: []string{"/a", "/b"}}, c.Host)
+	assert.Equal(t, HostConfig{Instances: 2, CallTimeout: 30e9, Guard: "loops", PluginDirs: []string{"/a", "/b"},
+		SharedRings: true, RingSpin: 50 * time.Microsecond}, c.Host)
 	assert.Equal(t, "onnx", c.Plugin)
 	v, _ := c.Lookup("settings.min_query_count")
 	assert.Equal(t, "256", v.Value, "the demo's own minimum")

@@ -38,6 +38,8 @@ const (
 	KeyHostGuard      = "host.guard"
 	KeyHostPluginDirs = "host.plugin_dirs"
 	KeyHostCacheDir   = "host.compilation_cache_dir"
+	KeyHostRings      = "host.shared_rings"
+	KeyHostRingSpin   = "host.ring_spin"
 
 	// PrefixSettings starts every LoadGen setting key.
 	PrefixSettings = "settings."
@@ -154,6 +156,9 @@ func keySpecs() []keySpec {
 		with(keySpec{key: KeyHostGuard, def: "loops", help: "hang protection of WASM plugins"}, oneOf("loops", "strict", "off")),
 		{key: KeyHostPluginDirs, help: "plugin directories, comma-separated (default ./plugins, the XDG data dir, next to the binary)", checker: str("comma-separated paths", anyString)},
 		{key: KeyHostCacheDir, help: "WASM compilation cache (default the user cache dir)", checker: str("a path", anyString)},
+		with(keySpec{key: KeyHostRings, def: "on", help: "shared-memory rings for a subprocess plugin's samples and completions (ABI v1.1)"}, oneOf("on", "off")),
+		{key: KeyHostRingSpin, def: "200us", help: "how long host and plugin poll an empty shared ring before they sleep (0: never poll)",
+			checker: str("a Go duration such as 200us", duration)},
 	}
 }
 

@@ -62,6 +62,9 @@ type HostConfig struct {
 	Guard               string
 	PluginDirs          []string
 	CompilationCacheDir string
+	// SharedRings and RingSpin: host.shared_rings is on, host.ring_spin.
+	SharedRings bool
+	RingSpin    time.Duration
 }
 
 // Load builds the effective configuration from its layers.
@@ -182,6 +185,7 @@ func build(all *layer, bench benchmarks.Benchmark, ignored []string) (*Config, e
 	get := all.k.String
 	atoi := func(k string) int { n, _ := strconv.Atoi(get(k)); return n }
 	timeout, _ := time.ParseDuration(get(KeyHostTimeout))
+	spin, _ := time.ParseDuration(get(KeyHostRingSpin))
 	c := &Config{
 		Benchmark: bench, Scenario: benchmarks.Scenario(get(KeyScenario)), Mode: get(KeyMode),
 		Plugin: get(KeyPlugin), Model: get(KeyModel), Dataset: get(KeyDataset), LabelMap: get(KeyLabelMap),
@@ -190,6 +194,7 @@ func build(all *layer, bench benchmarks.Benchmark, ignored []string) (*Config, e
 		Host: HostConfig{
 			Instances: atoi(KeyHostInstances), CallTimeout: timeout, MemoryLimitMiB: atoi(KeyHostMemory),
 			Guard: get(KeyHostGuard), CompilationCacheDir: get(KeyHostCacheDir),
+			SharedRings: get(KeyHostRings) == "on", RingSpin: spin,
 		},
 		values: values, ignored: ignored,
 	}

@@ -36,9 +36,14 @@ func (p Plugins) HostConfig(c *config.Config) host.Config {
 	if cache == "" {
 		cache = p.CacheDir
 	}
+	spin := c.Host.RingSpin
+	if spin == 0 {
+		spin = -1 // host.Config's "never poll"; its zero is the default
+	}
 	return host.Config{
 		Logger: p.Logger, CallTimeout: c.Host.CallTimeout, CompilationCacheDir: cache,
 		Instances: c.Host.Instances, MemoryLimitMiB: c.Host.MemoryLimitMiB, Guard: host.Guard(c.Host.Guard),
+		DisableSharedRing: !c.Host.SharedRings, RingSpin: spin,
 	}
 }
 

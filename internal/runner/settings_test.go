@@ -70,3 +70,22 @@ func TestTestSettingsModes(t *testing.T) {
 		})
 	}
 }
+
+// TestHostConfigRings: host.shared_rings and host.ring_spin reach
+// host.Config; a ring_spin of 0 means never poll, which host.Config spells
+// negative (its zero is the default).
+func TestHostConfigRings(t *testing.T) {
+	t.Parallel()
+	load := func(flags ...config.FlagValue) *config.Config {
+		c, err := config.Load(config.Inputs{Flags: flags})
+		require.NoError(t, err)
+		return c
+	}
+	hc := Plugins{}.HostConfig(load())
+	assert.False(t, hc.DisableSharedRing)
+	assert.Equal(t, 200*time.Microsecond, hc.RingSpin)
+	hc = Plugins{}.HostConfig(load(config.FlagValue{Key: "host.shared_rings", Value: "off", Flag: "--set"},
+		config.FlagValue{Key: "host.ring_spin", Value: "0", Flag: "--set"}))
+	assert.True(t, hc.DisableSharedRing)
+	assert.Negative(t, hc.RingSpin)
+}
