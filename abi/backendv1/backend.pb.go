@@ -411,8 +411,13 @@ func (x *LoadRequest) GetOptions() map[string]string {
 }
 
 type LoadResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Status *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	// max_batch and max_in_flight (v1.1) are the backend's limits with the
+	// model loaded, which Load's options may have changed (a stream count,
+	// a batch size). 0 keeps what InfoResponse said.
+	MaxBatch      uint32 `protobuf:"varint,2,opt,name=max_batch,json=maxBatch,proto3" json:"max_batch,omitempty"`
+	MaxInFlight   uint32 `protobuf:"varint,3,opt,name=max_in_flight,json=maxInFlight,proto3" json:"max_in_flight,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -452,6 +457,20 @@ func (x *LoadResponse) GetStatus() *Status {
 		return x.Status
 	}
 	return nil
+}
+
+func (x *LoadResponse) GetMaxBatch() uint32 {
+	if x != nil {
+		return x.MaxBatch
+	}
+	return 0
+}
+
+func (x *LoadResponse) GetMaxInFlight() uint32 {
+	if x != nil {
+		return x.MaxInFlight
+	}
+	return 0
 }
 
 // Arena names a shared-memory file the host filled with sample bytes. The
@@ -1692,9 +1711,11 @@ const file_mlperf_backend_v1_backend_proto_rawDesc = "" +
 	"\aoptions\x18\x03 \x03(\v2+.mlperf.backend.v1.LoadRequest.OptionsEntryR\aoptions\x1a:\n" +
 	"\fOptionsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"A\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x82\x01\n" +
 	"\fLoadResponse\x121\n" +
-	"\x06status\x18\x01 \x01(\v2\x19.mlperf.backend.v1.StatusR\x06status\"/\n" +
+	"\x06status\x18\x01 \x01(\v2\x19.mlperf.backend.v1.StatusR\x06status\x12\x1b\n" +
+	"\tmax_batch\x18\x02 \x01(\rR\bmaxBatch\x12\"\n" +
+	"\rmax_in_flight\x18\x03 \x01(\rR\vmaxInFlight\"/\n" +
 	"\x05Arena\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\x04R\x04size\"e\n" +
