@@ -7,6 +7,8 @@ import (
 	"math"
 	"sync"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/abi/backendv1"
 )
@@ -121,9 +123,8 @@ func (s *Server) describe() error {
 	if err := guard("Info", func() error { info = s.b.Info(); return nil }); err != nil {
 		return err
 	}
-	if info.MaxBatch < 0 || info.MaxInFlight < 0 || info.MaxBatch > math.MaxUint32 || info.MaxInFlight > math.MaxUint32 {
-		return Errorf(abi.Internal, "backend %q: Info has MaxBatch %d and MaxInFlight %d: want 0 or more",
-			info.Name, info.MaxBatch, info.MaxInFlight)
+	if err := checkLimits(info); err != nil {
+		return err
 	}
 	if info.Name == "" {
 		return Errorf(abi.Internal, "backend Info has no Name")
@@ -204,7 +205,40 @@ func (s *Server) Load(ctx context.Context, req *backendv1.LoadRequest) *backendv
 		return &backendv1.LoadResponse{Status: status(fmt.Errorf("load: %w", err))}
 	}
 	s.loaded = true
-	return &backendv1.LoadResponse{Status: &backendv1.Status{}}
+	if err := s.redescribe(); err != nil {
+		s.log.Error("load: Info after Load", "err", err)
+		return &backendv1.LoadResponse{Status: status(fmt.Errorf("load: %w", err))}
+	}
+	return &backendv1.LoadResponse{Status: &backendv1.Status{},
+		MaxBatch: uint32(s.info.MaxBatch), MaxInFlight: uint32(s.info.MaxInFlight)}
+}
+
+// redescribe calls Info again once the model is loaded: Load's options
+// may have changed MaxBatch and MaxInFlight (a stream count, a batch
+// size), which the session's workers and the host then follow. Nothing
+// else of Info may change. s.mu is held.
+func (s *Server) redescribe() error {
+	var info Info
+	if err := guard("Info", func() error { info = s.b.Info(); return nil }); err != nil {
+		return err
+	}
+	if err := checkLimits(info); err != nil {
+		return err
+	}
+	s.info.MaxBatch, s.info.MaxInFlight = info.MaxBatch, info.MaxInFlight
+	r := proto.CloneOf(s.infoResp)
+	r.MaxBatch, r.MaxInFlight = uint32(info.MaxBatch), uint32(info.MaxInFlight)
+	s.infoResp = r
+	return nil
+}
+
+// checkLimits rejects MaxBatch and MaxInFlight out of range.
+func checkLimits(info Info) error {
+	if info.MaxBatch < 0 || info.MaxInFlight < 0 || info.MaxBatch > math.MaxUint32 || info.MaxInFlight > math.MaxUint32 {
+		return Errorf(abi.Internal, "backend %q: Info has MaxBatch %d and MaxInFlight %d: want 0 or more",
+			info.Name, info.MaxBatch, info.MaxInFlight)
+	}
+	return nil
 }
 
 // LoadSamples makes samples resident: the server keeps their bytes for

@@ -195,7 +195,16 @@ func (k *kit) checkBeforeLoad(t *testing.T) {
 
 func (k *kit) checkLoad(t *testing.T) {
 	m := k.cfg.Model
-	requireOK(t, k.srv.Load(t.Context(), &backendv1.LoadRequest{ModelPath: m.Path, ModelBytes: m.Bytes, Options: m.Options}).GetStatus(), "Load")
+	loaded := k.srv.Load(t.Context(), &backendv1.LoadRequest{ModelPath: m.Path, ModelBytes: m.Bytes, Options: m.Options})
+	requireOK(t, loaded.GetStatus(), "Load")
+	// Load's options may change the limits (ABI v1.1): from here the kit
+	// holds the backend to the ones Load answered, and Info must agree.
+	info := k.srv.Info(&backendv1.InfoRequest{HostAbiMajor: abi.Major, HostAbiMinor: abi.Minor})
+	assert.Equal(t, loaded.GetMaxBatch(), info.GetMaxBatch(), "Info's MaxBatch after Load is the one Load answered")
+	assert.Equal(t, loaded.GetMaxInFlight(), info.GetMaxInFlight(), "Info's MaxInFlight after Load is the one Load answered")
+	assert.Equal(t, k.info.GetName(), info.GetName(), "Load changes nothing of Info but the limits")
+	assert.Equal(t, k.info.GetCapabilities(), info.GetCapabilities(), "Load changes nothing of Info but the limits")
+	k.info = info
 	again := k.srv.Load(t.Context(), &backendv1.LoadRequest{ModelPath: m.Path, ModelBytes: m.Bytes, Options: m.Options})
 	assert.Equal(t, abi.FailedPrecondition.String(), codeOf(again.GetStatus()).String(), "a second Load")
 }
