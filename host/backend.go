@@ -145,6 +145,9 @@ type Info struct {
 	// MaxBatch is the most samples one inference call takes; 0 = no limit.
 	MaxBatch int
 	// MaxInFlight is how many inference calls the plugin runs at once.
+	// Both limits are what Info answered at Open; a v1.1 plugin's Load may
+	// change them (its options set a stream count, a batch size) and Info
+	// returns the new values after Load.
 	MaxInFlight int
 	// Transport says how the plugin runs.
 	Transport Transport

@@ -83,3 +83,31 @@ func TestGoGuestFaults(t *testing.T) {
 		})
 	}
 }
+
+// TestWASMLimitsFollowLoad: the SDK's echo example as a WASM guest; its
+// Load options shrink MaxBatch, Info reports it after Load, and queries
+// are cut to it.
+func TestWASMLimitsFollowLoad(t *testing.T) {
+	t.Parallel()
+	module, err := echoGuest()
+	require.NoError(t, err, "build the echo guest")
+	b, err := OpenWASM(t.Context(), "echo", module, Config{Instances: 2, CompilationCacheDir: wasmCache()})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+	assert.Equal(t, 256, b.Info().MaxBatch)
+	rec := newRecorder()
+	b.SetHandler(rec)
+	require.NoError(t, b.Load(t.Context(), Model{Bytes: []byte("m"), Options: map[string]string{"max_batch": "16", "max_in_flight": "3"}}))
+	assert.Equal(t, 16, b.Info().MaxBatch)
+	assert.Equal(t, 3, b.Info().MaxInFlight)
+	require.NoError(t, b.LoadSamples(t.Context(), []Sample{{Index: 0, Data: []byte("x")}}))
+	recs := make([]abi.IssueRecord, 100)
+	for i := range recs {
+		recs[i] = abi.IssueRecord{ID: uint64(i), Index: 0, Flags: abi.FlagWantOutput}
+	}
+	require.NoError(t, b.Issue(t.Context(), recs))
+	rec.wait(t, 100)
+	c, _ := rec.get(99)
+	assert.Equal(t, "x", string(c.Data))
+	assert.LessOrEqual(t, b.(*wasmBackend).chunkMax, 16)
+}

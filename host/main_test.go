@@ -28,15 +28,21 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-var goGuest = sync.OnceValues(func() ([]byte, error) {
-	out := filepath.Join(scratch, "goguest.wasm")
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, "./testdata/goguest")
+var (
+	goGuest   = sync.OnceValues(func() ([]byte, error) { return buildGuest("goguest", "./testdata/goguest") })
+	echoGuest = sync.OnceValues(func() ([]byte, error) { return buildGuest("echo", "../examples/echo/cmd/echo") })
+)
+
+// buildGuest builds the Go package pkg as a WASM reactor.
+func buildGuest(name, pkg string) ([]byte, error) {
+	out := filepath.Join(scratch, name+".wasm")
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, pkg)
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return nil, &exec.ExitError{Stderr: b}
 	}
 	return os.ReadFile(out)
-})
+}
 
 // goGuestModule builds testdata/goguest for WASM (once per test binary).
 func goGuestModule(t testing.TB) []byte {

@@ -198,7 +198,16 @@ func (b *processBackend) Load(ctx context.Context, m Model) error {
 			"the model's %d bytes do not fit in one %d-byte message: give the plugin the MODEL_PATH capability, or raise Config.MaxMessageBytes",
 			n, b.cfg.MaxMessageBytes)}
 	}
-	return unary(ctx, b, opLoad, func(ctx context.Context) (*backendv1.LoadResponse, error) { return b.rpc.Load(ctx, req) })
+	var resp *backendv1.LoadResponse
+	err := unary(ctx, b, opLoad, func(ctx context.Context) (*backendv1.LoadResponse, error) {
+		var err error
+		resp, err = b.rpc.Load(ctx, req)
+		return resp, err
+	})
+	if err == nil {
+		b.info.afterLoad(resp)
+	}
+	return err
 }
 
 func (b *processBackend) LoadSamples(ctx context.Context, samples []Sample) error {

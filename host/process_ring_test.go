@@ -103,3 +103,19 @@ func TestProcessSharedRings(t *testing.T) {
 		})
 	}
 }
+
+// TestProcessLimitsFollowLoad: a v1.1 plugin's Load options may change
+// its limits; Info reports Info's before Load and Load's after.
+func TestProcessLimitsFollowLoad(t *testing.T) {
+	t.Parallel()
+	bin := sdktest.BuildPlugin(t, "../examples/echo/cmd/echo", "echo")
+	b, err := Open(t.Context(), Plugin{Name: "echo", Kind: manifest.KindProcess, Entry: bin},
+		Config{Env: []string{"MLPERF_ECHO_MAX_BATCH=64", "MLPERF_ECHO_MAX_IN_FLIGHT=2"}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+	assert.Equal(t, 64, b.Info().MaxBatch)
+	assert.Equal(t, 2, b.Info().MaxInFlight)
+	require.NoError(t, b.Load(t.Context(), Model{Bytes: []byte("m"), Options: map[string]string{"max_batch": "16", "max_in_flight": "5"}}))
+	assert.Equal(t, 16, b.Info().MaxBatch)
+	assert.Equal(t, 5, b.Info().MaxInFlight)
+}

@@ -273,6 +273,17 @@ func infoFrom(r *backendv1.InfoResponse, t Transport, instances int) Info {
 	return info
 }
 
+// afterLoad takes the limits a v1.1 plugin answered Load with; 0 keeps
+// Info's.
+func (i *Info) afterLoad(r *backendv1.LoadResponse) {
+	if n := r.GetMaxBatch(); n > 0 {
+		i.MaxBatch = int(n)
+	}
+	if n := r.GetMaxInFlight(); n > 0 {
+		i.MaxInFlight = int(n)
+	}
+}
+
 func (b *wasmBackend) Info() Info { return b.info }
 
 func (b *wasmBackend) SetHandler(h Handler) {
@@ -310,11 +321,27 @@ func (b *wasmBackend) Load(ctx context.Context, m Model) error {
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
-	return b.eachInstance(ctx, opLoad, func(in *wasmInstance) error {
+	var mu sync.Mutex
+	var limits *backendv1.LoadResponse
+	err = b.eachInstance(ctx, opLoad, func(in *wasmInstance) error {
 		var resp backendv1.LoadResponse
 		code, err := in.controlBytes(opLoad, req, &resp, false)
-		return in.outcome(opLoad, code, resp.GetStatus(), err)
+		if err := in.outcome(opLoad, code, resp.GetStatus(), err); err != nil {
+			return err
+		}
+		mu.Lock()
+		limits = &resp // every instance runs the same module with the same options
+		mu.Unlock()
+		return nil
 	})
+	if err == nil && limits != nil {
+		b.info.afterLoad(limits)
+		if b.info.MaxBatch > 0 {
+			// The instances' issue buffers were sized at Open: shrink only.
+			b.chunkMax = min(b.chunkMax, b.info.MaxBatch)
+		}
+	}
+	return err
 }
 
 func (b *wasmBackend) LoadSamples(ctx context.Context, samples []Sample) error {

@@ -92,6 +92,11 @@ const (
 	// OptGrowLimitMiB bounds the "grow" fault (default 0: no bound); past
 	// it the call stalls instead.
 	OptGrowLimitMiB = "grow_limit_mib"
+	// OptMaxBatch and OptMaxInFlight replace the construction Config's
+	// limits: Info reports them after Load, as a real backend's stream
+	// count or batch size option would change its own.
+	OptMaxBatch    = "max_batch"
+	OptMaxInFlight = "max_in_flight"
 )
 
 // Load implements sdk.Backend. Any model is accepted except [BadModel].
@@ -120,8 +125,19 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 			if _, err := strconv.ParseUint(v, 10, 32); err != nil {
 				return sdk.Errorf(abi.InvalidArgument, "echo: option %s=%q: want a number of MiB", k, v)
 			}
+		case OptMaxBatch, OptMaxInFlight:
+			n, err := strconv.ParseUint(v, 10, 31)
+			if err != nil || n == 0 {
+				return sdk.Errorf(abi.InvalidArgument, "echo: option %s=%q: want a positive number", k, v)
+			}
+			if k == OptMaxBatch {
+				b.cfg.MaxBatch = int(n)
+			} else {
+				b.cfg.MaxInFlight = int(n)
+			}
 		default:
-			return sdk.Errorf(abi.InvalidArgument, "echo: unknown option %q (known: %s, %s, %s)", k, OptFault, OptFaultAfter, OptGrowLimitMiB)
+			return sdk.Errorf(abi.InvalidArgument, "echo: unknown option %q (known: %s, %s, %s, %s, %s)", k,
+				OptFault, OptFaultAfter, OptGrowLimitMiB, OptMaxBatch, OptMaxInFlight)
 		}
 	}
 	if b.fault == faultGrow {
