@@ -95,8 +95,14 @@ func discover(rt runtimeAPI, probe int) []sdk.Device {
 }
 
 // Info describes the backend and the devices New found. MaxInFlight is
-// devices × activations × set size from the construction Config.
-func (b *Backend) Info() sdk.Info { return b.info }
+// devices × activations × set size: from the construction Config until
+// Load, then from the options Load applied (the SDK asks again after
+// Load and the host follows).
+func (b *Backend) Info() sdk.Info {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.info
+}
 
 // Load brings the QPC up on every selected device: one program per
 // activation, loaded and activated, with its queue and exec objects. The
@@ -149,6 +155,7 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 		return fmt.Errorf("qaic: load program: %w", err)
 	}
 	b.p = p
+	b.info.MaxInFlight = len(qids) * cfg.Activations * cfg.SetSize
 	return nil
 }
 

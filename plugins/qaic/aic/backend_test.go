@@ -168,7 +168,7 @@ func TestActivationsRunConcurrently(t *testing.T) {
 	t.Parallel()
 	f := newFakeQAic(t, 2, 16)
 	b := newLoaded(t, f, qpc(1, 4, "input x 4", "output y 4"), map[string]string{"activations": "2", "set_size": "2"})
-	assert.Equal(t, 4, b.Info().MaxInFlight, "the construction config's 2 devices × 1 activation × 2 exec objects")
+	assert.Equal(t, 8, b.Info().MaxInFlight, "after Load, the options' 2 devices × 2 activations × 2 exec objects")
 	f.gate(true)
 	t.Cleanup(func() { f.gate(false) })
 	c := newCompletions()

@@ -118,9 +118,14 @@ func selectDevices(want, found []int) []int {
 }
 
 // Info describes the backend and the devices New found. MaxInFlight is
-// streams × selected devices from the construction Config; Load options
-// that change them take effect for scheduling but not for this value.
-func (b *Backend) Info() sdk.Info { return b.info }
+// streams × selected devices: from the construction Config until Load,
+// then from the options Load applied (the SDK asks again after Load and
+// the host follows).
+func (b *Backend) Info() sdk.Info {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.info
+}
 
 // Load deserializes the engine on every selected device and builds the
 // streams. The engine is the file the "engine" option names when it is
@@ -168,6 +173,7 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 		return fmt.Errorf("tensorrt: load engine: %w", err)
 	}
 	b.m = model
+	b.info.MaxInFlight = cfg.Streams * len(ordinals)
 	return nil
 }
 

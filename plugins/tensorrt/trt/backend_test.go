@@ -187,7 +187,7 @@ func TestStreamsRunConcurrently(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[int]int{0: 3, 1: 3}, perDevice, "every stream of both devices ran work")
-	assert.Equal(t, 4, b.Info().MaxInFlight, "Info counts the construction config's 2 streams × 2 devices")
+	assert.Equal(t, 6, b.Info().MaxInFlight, "after Load, Info counts the options' 3 streams × 2 devices")
 }
 
 // TestCompletionsFollowEvents runs a long and a short batch on two streams:

@@ -9,13 +9,12 @@
 //	mlperf-host run --plugin qaic --plugin-dirs bin/plugins --model resnet50-qpc/ \
 //	    --set qaic.batch_size=8 --set qaic.activations=2
 //
-// The host passes the plugin options (--set qaic.NAME=VALUE) to Load.
-// Info, which the host reads once before Load, is computed at start-up
-// from the defaults and MLPERF_QAIC_NAME variables of the plugin's
-// environment (inherited from the host), the same options under another
-// spelling: MLPERF_QAIC_ACTIVATIONS=2 MLPERF_QAIC_SET_SIZE=4 make Info
-// report the devices and MaxInFlight the run will use. docs/qaic.md lists
-// the options.
+// The host passes the plugin options (--set qaic.NAME=VALUE) to Load,
+// which answers the MaxInFlight they lead to (ABI v1.1). The start-up
+// defaults, what Info says before Load, come from MLPERF_QAIC_NAME
+// variables of the plugin's environment (inherited from the host), the
+// same options under another spelling: MLPERF_QAIC_ACTIVATIONS=2
+// MLPERF_QAIC_SET_SIZE=4. docs/qaic.md lists the options.
 //
 // Package main imports only sdk and the plugin's own packages; it must
 // not import host, loadgen, cmd or another plugin.

@@ -9,13 +9,12 @@
 //	mlperf-host run --plugin tensorrt --plugin-dirs bin/plugins --model resnet50.plan \
 //	    --set tensorrt.streams=4 --set tensorrt.shim=/opt/mlph/libmlph_trt.so
 //
-// The host passes the plugin options (--set tensorrt.NAME=VALUE) to Load.
-// Info, which the host reads once before Load, is computed at start-up
-// from the defaults and MLPERF_TENSORRT_NAME variables of the plugin's
-// environment (inherited from the host), the same options under another
-// spelling: MLPERF_TENSORRT_STREAMS=4 MLPERF_TENSORRT_DEVICES=0,1 make Info
-// report the devices and MaxInFlight the run will use. docs/tensorrt.md
-// lists the options.
+// The host passes the plugin options (--set tensorrt.NAME=VALUE) to Load,
+// which answers the MaxInFlight they lead to (ABI v1.1). The start-up
+// defaults, what Info says before Load, come from MLPERF_TENSORRT_NAME
+// variables of the plugin's environment (inherited from the host), the
+// same options under another spelling: MLPERF_TENSORRT_STREAMS=4
+// MLPERF_TENSORRT_DEVICES=0,1. docs/tensorrt.md lists the options.
 //
 // Package main imports only sdk and the plugin's own packages; it must
 // not import host, loadgen, cmd or another plugin.
