@@ -56,6 +56,14 @@ const (
 	ringSlots         = 192
 )
 
+// RingBatchMax is the most records a side puts in a ring at once. The
+// rings are for latency: a query of one sample, or a few completions. A
+// larger batch is throughput-bound, where a message's cost is spread over
+// its records and two busy consumers polling would only take cores from
+// the work; it goes as a message. A convention of this implementation,
+// not a rule of the protocol: a consumer takes whatever it finds.
+const RingBatchMax = 64
+
 // Consumer states.
 const (
 	ringPolling = 0

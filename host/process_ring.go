@@ -184,10 +184,11 @@ func (b *processBackend) drainRing() {
 
 // pushRing puts as much of buf (packed issue records) as fits in the
 // issue ring and returns the rest, moved to the start of buf; b.mu is
-// held. A ring full or not attached leaves buf as it is.
+// held. A ring full or not attached, or a chunk of more than
+// abi.RingBatchMax records, leaves buf as it is.
 func (b *processBackend) pushRing(buf []byte) ([]byte, error) {
 	r := b.ring
-	if r == nil || !r.active.Load() {
+	if r == nil || !r.active.Load() || len(buf) > abi.RingBatchMax*abi.IssueRecordSize {
 		return buf, nil
 	}
 	k, err := r.issue.Push(buf)

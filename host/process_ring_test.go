@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"testing"
 
@@ -118,4 +119,51 @@ func TestProcessLimitsFollowLoad(t *testing.T) {
 	require.NoError(t, b.Load(t.Context(), Model{Bytes: []byte("m"), Options: map[string]string{"max_batch": "16", "max_in_flight": "5"}}))
 	assert.Equal(t, 16, b.Info().MaxBatch)
 	assert.Equal(t, 5, b.Info().MaxInFlight)
+}
+
+// TestPushRingFull: with nobody consuming, the issue ring takes chunks
+// until it is full; the rest of a chunk is handed back for a message,
+// moved to the start of its buffer, and chunks over abi.RingBatchMax
+// never go to the ring.
+func TestPushRingFull(t *testing.T) {
+	t.Parallel()
+	r, err := newHostRing(t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.release(slog.New(slog.DiscardHandler), "x") })
+	r.active.Store(true)
+	b := &processBackend{ring: r}
+	pack := func(first uint64, n int) []byte {
+		var buf []byte
+		for i := range n {
+			buf = abi.AppendIssueRecord(buf, abi.IssueRecord{ID: first + uint64(i)})
+		}
+		return buf
+	}
+	big := pack(0, abi.RingBatchMax+1)
+	rest, err := b.pushRing(big)
+	require.NoError(t, err)
+	assert.Len(t, rest, len(big), "a large chunk goes as a message")
+
+	id := uint64(0)
+	for range ringSlots/abi.RingBatchMax - 1 {
+		rest, err := b.pushRing(pack(id, abi.RingBatchMax))
+		require.NoError(t, err)
+		require.Empty(t, rest)
+		id += abi.RingBatchMax
+	}
+	rest, err = b.pushRing(pack(id, 40))
+	require.NoError(t, err)
+	require.Empty(t, rest)
+	id += 40
+	rest, err = b.pushRing(pack(id, 40)) // 24 slots left
+	require.NoError(t, err)
+	require.Len(t, rest, 16*abi.IssueRecordSize, "the ring takes what fits")
+	recs, err := abi.ParseIssueRecords(rest)
+	require.NoError(t, err)
+	assert.Equal(t, id+24, recs.At(0).ID, "the rest moved to the start of the buffer")
+	assert.Equal(t, int64(ringSlots), r.issued.Load())
+	rest, err = b.pushRing(pack(id+40, 1))
+	require.NoError(t, err)
+	require.Len(t, rest, abi.IssueRecordSize, "a full ring takes nothing")
+	assert.Zero(t, b.sendq.len(), "the consumer never slept: no doorbell")
 }

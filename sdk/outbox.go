@@ -190,8 +190,8 @@ func newOutMessages() *outMessages {
 const maxMessageRecords = 4096
 
 // send sends one batch: first tokens, completions (into the completion
-// ring when attached and they have no data, as far as it has room, the
-// rest split so that no message carries more than maxRecords completions
+// ring when attached, they have no data and are at most abi.RingBatchMax,
+// as far as it has room; the rest split so that no message carries more than maxRecords completions
 // or maxData bytes of data, unless one record alone does), then the
 // events.
 func (o *outbox) send(s pluginSender, m *outMessages, b *outBatch) error {
@@ -199,7 +199,7 @@ func (o *outbox) send(s pluginSender, m *outMessages, b *outBatch) error {
 		return err
 	}
 	recs := b.recs
-	if r := o.ring.Load(); r != nil && len(b.data) == 0 && len(recs) > 0 {
+	if r := o.ring.Load(); r != nil && len(b.data) == 0 && len(recs) > 0 && len(recs) <= abi.RingBatchMax*abi.CompletionRecordSize {
 		n, err := r.Push(recs)
 		if err != nil {
 			return fmt.Errorf("completion ring: %w", err)
