@@ -230,17 +230,35 @@ func (r *Ring) sleep() bool {
 	return true
 }
 
+// RingPoll says how [Ring.Consume] waits for records.
+type RingPoll struct {
+	// Mu is held while draining: whoever else drains (a flush that must
+	// see every record published before it) holds it too.
+	Mu sync.Locker
+	// Stop ends the loop; Wake is signalled on a Doorbell, and by the
+	// owner when Quiet stops being true.
+	Stop, Wake <-chan struct{}
+	// Spin is how long an empty ring is polled before the consumer sleeps
+	// and asks for a Doorbell.
+	Spin time.Duration
+	// Max bounds the records of one deliver call.
+	Max int
+	// Quiet, when set and true, says nothing can arrive (the host has no
+	// sample in flight): the loop waits on Wake without polling and
+	// without asking for a Doorbell, and the owner signals Wake when that
+	// changes.
+	Quiet func() bool
+}
+
 // Consume is the consumer's loop: it drains the ring into deliver, polls
-// an empty ring for spin, then sleeps until wake (the Doorbell) and
-// starts again, until stop is closed or deliver fails. It holds mu while
-// it drains: whoever else drains (a flush that must see every record
-// published before it) holds mu too.
-func (r *Ring) Consume(mu sync.Locker, stop, wake <-chan struct{}, spin time.Duration, max int, deliver func(recs []byte) error) error {
+// an empty ring for p.Spin, then sleeps until p.Wake (the Doorbell) and
+// starts again, until p.Stop is closed or deliver fails.
+func (r *Ring) Consume(p RingPoll, deliver func(recs []byte) error) error {
 	var idle time.Time
 	for {
-		mu.Lock()
-		n, err := r.Drain(max, deliver)
-		mu.Unlock()
+		p.Mu.Lock()
+		n, err := r.Drain(p.Max, deliver)
+		p.Mu.Unlock()
 		if err != nil {
 			return err
 		}
@@ -249,25 +267,34 @@ func (r *Ring) Consume(mu sync.Locker, stop, wake <-chan struct{}, spin time.Dur
 			continue
 		}
 		select {
-		case <-stop:
+		case <-p.Stop:
 			return nil
 		default:
+		}
+		if p.Quiet != nil && p.Quiet() {
+			select {
+			case <-p.Wake:
+			case <-p.Stop:
+				return nil
+			}
+			idle = time.Time{}
+			continue
 		}
 		now := time.Now()
 		if idle.IsZero() {
 			idle = now
 		}
-		if now.Sub(idle) < spin {
+		if now.Sub(idle) < p.Spin {
 			runtime.Gosched()
 			continue
 		}
-		mu.Lock()
+		p.Mu.Lock()
 		asleep := r.sleep()
-		mu.Unlock()
+		p.Mu.Unlock()
 		if asleep {
 			select {
-			case <-wake:
-			case <-stop:
+			case <-p.Wake:
+			case <-p.Stop:
 				return nil
 			}
 		}

@@ -125,7 +125,7 @@ func TestRingConsume(t *testing.T) {
 			var got []uint64
 			done := make(chan error, 1)
 			go func() {
-				done <- consumer.Consume(&mu, stop, wake, spin, 16, func(b []byte) error {
+				done <- consumer.Consume(abi.RingPoll{Mu: &mu, Stop: stop, Wake: wake, Spin: spin, Max: 16}, func(b []byte) error {
 					rs, err := abi.ParseIssueRecords(b)
 					if err != nil {
 						return err

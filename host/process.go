@@ -54,7 +54,8 @@ type processBackend struct {
 
 	mu           sync.Mutex // guards the fields below
 	inflight     idSet
-	chunk        int // issue records per Session message: issueChunk, smaller in tests
+	inflightN    atomic.Int64 // inflight.len(), for the ring's poller
+	chunk        int          // issue records per Session message: issueChunk, smaller in tests
 	sendq        ring[sendItem]
 	free         [][]byte
 	flushWaiters ring[chan error]

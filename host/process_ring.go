@@ -152,7 +152,11 @@ func (b *processBackend) ringAttached(st *backendv1.Status) {
 // fails.
 func (b *processBackend) pollRing(r *hostRing) {
 	defer b.bg.Done()
-	if err := r.completion.Consume(&r.mu, r.halt, r.wake, max(b.cfg.RingSpin, 0), issueChunk, b.ringDeliver(r)); err != nil {
+	p := abi.RingPoll{Mu: &r.mu, Stop: r.halt, Wake: r.wake, Spin: max(b.cfg.RingSpin, 0), Max: issueChunk,
+		// With nothing in flight nothing can complete: wait for Issue to
+		// say otherwise (admit wakes the poller) instead of polling.
+		Quiet: func() bool { return b.inflightN.Load() == 0 }}
+	if err := r.completion.Consume(p, b.ringDeliver(r)); err != nil {
 		b.fatal(&PluginError{Plugin: b.name, Op: "session", Err: fmt.Errorf("%w: completion ring: %v", ErrProtocol, err)})
 	}
 }

@@ -143,6 +143,9 @@ func (b *processBackend) admit(samples []abi.IssueRecord) error {
 			return fmt.Errorf("%w: sample id %d is already in flight", ErrInvalidArgument, r.ID)
 		}
 	}
+	if b.inflightN.Swap(int64(b.inflight.len())) == 0 && b.ring != nil {
+		b.ring.ring() // the completion poller waits while nothing is in flight
+	}
 	return nil
 }
 
@@ -326,6 +329,7 @@ func (b *processBackend) deliver(records, data []byte, first bool, batch []Compl
 	}
 	if !first && len(batch) > 0 {
 		b.lastProgress.Store(int64(time.Since(b.epoch)))
+		b.inflightN.Store(int64(b.inflight.len()))
 		b.noteDrained()
 	}
 	b.mu.Unlock()
@@ -415,6 +419,7 @@ func (b *processBackend) fatal(err error) {
 	b.cfg.Logger.Error("plugin failed", "plugin", b.name, "err", err)
 	b.mu.Lock()
 	ids := b.inflight.drain(nil)
+	b.inflightN.Store(0)
 	var waiters []chan error
 	for {
 		w, ok := b.flushWaiters.pop()

@@ -43,7 +43,9 @@ func attachRing(req *backendv1.RingAttach) (*sessionRing, error) {
 // start runs the poller: it hands the issue ring's records to issue while
 // holding mu, the lock every other caller of the session holds.
 func (r *sessionRing) start(mu sync.Locker, spin time.Duration, issue func([]byte) error) {
-	go func() { r.done <- r.issue.Consume(mu, r.stop, r.wake, spin, ringDrainMax, issue) }()
+	go func() {
+		r.done <- r.issue.Consume(abi.RingPoll{Mu: mu, Stop: r.stop, Wake: r.wake, Spin: spin, Max: ringDrainMax}, issue)
+	}()
 }
 
 // ring wakes the poller: the host rang the doorbell.

@@ -105,3 +105,40 @@ func BenchmarkEndToEndSingleStream(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEndToEndServer runs Server tests at 5000 QPS for 2 s: Poisson
+// arrivals of one-sample queries, latency from the scheduled time. The
+// issue delay (how late the LoadGen issued) is reported apart, as the
+// part of the latency the SUT did not cause.
+func BenchmarkEndToEndServer(b *testing.B) {
+	for _, s := range endToEndSUTs() {
+		b.Run(s.name, func(b *testing.B) {
+			be := s.open(b)
+			sut := NewSUT(be, s.name)
+			qsl := NewQSL(be, memSet(b, 1024), 0)
+			settings := loadgen.DefaultTestSettings()
+			settings.Scenario = loadgen.Server
+			settings.ServerTargetQPS = 5000
+			settings.MinDuration = 2 * time.Second
+			settings.MinQueryCount = 1
+			dir := b.TempDir()
+			var p50, p99, late50, late99 time.Duration
+			for b.Loop() {
+				res, err := loadgen.StartTest(b.Context(), sut, qsl, settings, loadgen.LogSettings{OutDir: dir})
+				require.NoError(b, err)
+				require.NoError(b, sut.Err())
+				p50 += res.Performance.Latency.At(0.5)
+				p99 += res.Performance.Latency.At(0.99)
+				if d := res.Performance.IssueDelay; d != nil {
+					late50 += d.At(0.5)
+					late99 += d.At(0.99)
+				}
+			}
+			n := float64(b.N) * 1e3
+			b.ReportMetric(float64(p50.Nanoseconds())/n, "p50-µs")
+			b.ReportMetric(float64(p99.Nanoseconds())/n, "p99-µs")
+			b.ReportMetric(float64(late50.Nanoseconds())/n, "late-p50-µs")
+			b.ReportMetric(float64(late99.Nanoseconds())/n, "late-p99-µs")
+		})
+	}
+}
