@@ -34,14 +34,14 @@ func (a *app) cmdPlugins(ctx context.Context, args []string) error {
 	}
 	switch args[0] {
 	case "list":
-		return a.pluginsList(args[1:])
+		return a.pluginsList(ctx, args[1:])
 	case "check":
 		return a.pluginsCheck(ctx, args[1:])
 	}
 	return usage
 }
 
-func (a *app) pluginsList(args []string) error {
+func (a *app) pluginsList(ctx context.Context, args []string) error {
 	fs := a.newFlagSet("plugins list", "[flags]", "List the installed plugins and the embedded one.")
 	var cf configFlags
 	cf.register(fs)
@@ -56,7 +56,7 @@ func (a *app) pluginsList(args []string) error {
 	if err != nil {
 		return err
 	}
-	entries, problems := a.plugins().List(c)
+	entries, problems := a.plugins().List(ctx, c)
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tVERSION\tKIND\tABI\tWHERE\tDESCRIPTION")
 	for _, e := range entries {

@@ -288,15 +288,17 @@ func TestInterrupt(t *testing.T) {
 func TestCommands(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name string
-		args []string
-		want []string
+		name  string
+		args  []string
+		want  []string
+		match string // a regexp stdout must match
 	}{
 		{name: "help", args: []string{"help"}, want: []string{"Commands:", "submit", "plugins"}},
 		{name: "version", args: []string{"version"}, want: []string{"plugin ABI v1."}},
 		{name: "config show", args: []string{"config", "show", "--set", "onnx.threads=4"},
 			want: []string{"options.onnx.threads", "flag --set onnx.threads=4", "settings.qsl_rng_seed", "built-in official seed"}},
-		{name: "plugins list", args: []string{"plugins", "list"}, want: []string{"NAME", "VERSION"}},
+		{name: "plugins list", args: []string{"plugins", "list"}, want: []string{"NAME", "VERSION"},
+			match: `onnx\s+\d+\.\d+\.\d+\s+wasm\s+v1\s+\(embedded\)\s+ONNX models`},
 		{name: "dataset info builtin", args: []string{"dataset", "info", "builtin:fashion-mnist"},
 			want: []string{"samples  1000", "uint8[1 28 28] (784 bytes)", "labels   1000"}},
 	}
@@ -307,6 +309,9 @@ func TestCommands(t *testing.T) {
 			require.Equal(t, exitcode.OK, r.code, r.stderr)
 			for _, w := range tt.want {
 				assert.Contains(t, r.stdout, w)
+			}
+			if tt.match != "" {
+				assert.Regexp(t, tt.match, r.stdout, "the embedded plugin is described by its own Info")
 			}
 		})
 	}

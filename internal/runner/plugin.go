@@ -88,8 +88,10 @@ type Entry struct {
 }
 
 // List lists the installed plugins and the embedded one, and the problems
-// with manifests that could not be read.
-func (p Plugins) List(c *config.Config) ([]Entry, error) {
+// with manifests that could not be read. Installed plugins are described
+// by their manifests; the embedded one, which has none, by its own Info
+// (one instance, through the compilation cache).
+func (p Plugins) List(ctx context.Context, c *config.Config) ([]Entry, error) {
 	found, problems := host.List(p.dirs(c))
 	var out []Entry
 	have := false
@@ -99,8 +101,20 @@ func (p Plugins) List(c *config.Config) ([]Entry, error) {
 		have = have || f.Name == p.EmbeddedName
 	}
 	if p.Embedded != nil {
-		if _, err := p.Embedded(); err == nil {
+		if module, err := p.Embedded(); err == nil {
 			e := Entry{Name: p.EmbeddedName, Kind: "wasm", Path: "(embedded)", Description: "built into this binary"}
+			hc := p.HostConfig(c)
+			hc.Instances = 1
+			if b, err := host.OpenWASM(ctx, p.EmbeddedName, module, hc); err != nil {
+				e.Description += fmt.Sprintf(" (cannot open it: %v)", err)
+			} else {
+				info := b.Info()
+				e.Version, e.ABIMajor = info.Version, info.ABIMajor
+				if info.Description != "" {
+					e.Description = info.Description + "; " + e.Description
+				}
+				_ = b.Close()
+			}
 			if have {
 				e.Description += "; the installed one above takes precedence"
 			}
