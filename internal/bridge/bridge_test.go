@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -121,4 +122,44 @@ func BenchmarkIssueComplete(b *testing.B) {
 		samples += s.Stats().Completed - before
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(samples), "ns/sample")
+}
+
+// refuseSecond takes the first part of a query and refuses the next.
+type refuseSecond struct {
+	*echoBackend
+	calls int
+}
+
+func (b *refuseSecond) Issue(ctx context.Context, recs []abi.IssueRecord) error {
+	b.calls++
+	if b.calls == 2 {
+		return errors.New("the plugin went away")
+	}
+	return b.echoBackend.Issue(ctx, recs)
+}
+
+// TestIssueQueryInParts: a large query reaches the plugin in parts of
+// issueChunk; when the plugin refuses a later part, the samples already
+// in flight complete, the rest fail, and the run ends INVALID instead of
+// waiting forever for samples the plugin never got.
+func TestIssueQueryInParts(t *testing.T) {
+	t.Parallel()
+	be := &refuseSecond{echoBackend: &echoBackend{Backend: hosttest.New(host.Info{Name: "x"})}}
+	s := NewSUT(be, "x")
+	q := NewQSL(be, memSet(t, 64), 0)
+	settings := loadgen.DefaultTestSettings()
+	settings.Scenario = loadgen.Offline
+	settings.MinDuration = 10 * time.Millisecond
+	settings.OfflineExpectedQPS = 1e6
+	res, err := loadgen.StartTest(t.Context(), s, q, settings, loadgen.LogSettings{OutDir: t.TempDir()})
+	require.NoError(t, err)
+	total := int64(res.Performance.SamplesCompleted)
+	require.Greater(t, total, int64(2*issueChunk), "the query needs three parts")
+	assert.False(t, res.Valid)
+	st := s.Stats()
+	assert.Equal(t, total, st.Issued)
+	assert.Equal(t, total, st.Completed)
+	assert.Equal(t, total-issueChunk, st.Failed, "everything after the first part failed")
+	require.ErrorContains(t, s.Err(), "the plugin refused the rest of the query: the plugin went away")
+	assert.Equal(t, 2, be.calls, "no part after the refused one")
 }
