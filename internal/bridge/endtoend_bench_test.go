@@ -48,62 +48,77 @@ func openEcho(b *testing.B, cfg host.Config) host.Backend {
 	return be
 }
 
-// BenchmarkEndToEndOffline runs Offline tests of about a million samples;
-// samples/s is what the whole chain sustains.
-func BenchmarkEndToEndOffline(b *testing.B) {
+// runEndToEnd runs the test settings describe once per iteration against
+// each SUT, handing every result to add, then calls report.
+func runEndToEnd(b *testing.B, tune func(*loadgen.TestSettings), add func(*loadgen.PerformanceResult, *SUT), report func(b *testing.B)) {
 	for _, s := range endToEndSUTs() {
 		b.Run(s.name, func(b *testing.B) {
 			be := s.open(b)
 			sut := NewSUT(be, s.name)
 			qsl := NewQSL(be, memSet(b, 1024), 0)
 			settings := loadgen.DefaultTestSettings()
-			settings.Scenario = loadgen.Offline
-			settings.MinDuration = time.Second
-			settings.OfflineExpectedQPS = 1e6
+			tune(&settings)
 			dir := b.TempDir()
-			var samples int64
-			var busy time.Duration
 			for b.Loop() {
-				before := sut.Stats().Completed
 				res, err := loadgen.StartTest(b.Context(), sut, qsl, settings, loadgen.LogSettings{OutDir: dir})
 				require.NoError(b, err)
 				require.NoError(b, sut.Err())
-				samples += sut.Stats().Completed - before
-				busy += res.Performance.Duration
+				add(res.Performance, sut)
 			}
-			b.ReportMetric(float64(samples)/busy.Seconds(), "samples/s")
-			b.ReportMetric(float64(busy.Nanoseconds())/float64(samples), "ns/sample")
+			report(b)
 		})
 	}
+}
+
+// latencies sums a run's percentiles over iterations.
+type latencies struct{ p50, p99 time.Duration }
+
+func (l *latencies) add(s *loadgen.LatencyStats) {
+	l.p50 += s.At(0.5)
+	l.p99 += s.At(0.99)
+}
+
+// report reports the means over b.N iterations, prefixed.
+func (l *latencies) report(b *testing.B, prefix string) {
+	n := float64(b.N) * 1e3
+	b.ReportMetric(float64(l.p50.Nanoseconds())/n, prefix+"p50-µs")
+	b.ReportMetric(float64(l.p99.Nanoseconds())/n, prefix+"p99-µs")
+	*l = latencies{}
+}
+
+// BenchmarkEndToEndOffline runs Offline tests of about a million samples;
+// samples/s is what the whole chain sustains.
+func BenchmarkEndToEndOffline(b *testing.B) {
+	var samples, before int64
+	var busy time.Duration
+	runEndToEnd(b, func(s *loadgen.TestSettings) {
+		s.Scenario = loadgen.Offline
+		s.MinDuration = time.Second
+		s.OfflineExpectedQPS = 1e6
+	}, func(res *loadgen.PerformanceResult, sut *SUT) {
+		samples += sut.Stats().Completed - before
+		before = sut.Stats().Completed
+		busy += res.Duration
+	}, func(b *testing.B) {
+		b.ReportMetric(float64(samples)/busy.Seconds(), "samples/s")
+		b.ReportMetric(float64(busy.Nanoseconds())/float64(samples), "ns/sample")
+		samples, before, busy = 0, 0, 0
+	})
 }
 
 // BenchmarkEndToEndSingleStream runs SingleStream tests of 20000 queries:
 // one sample per query, the next issued when the last completes, so the
 // latency percentiles are the chain's round trip.
 func BenchmarkEndToEndSingleStream(b *testing.B) {
-	for _, s := range endToEndSUTs() {
-		b.Run(s.name, func(b *testing.B) {
-			be := s.open(b)
-			sut := NewSUT(be, s.name)
-			qsl := NewQSL(be, memSet(b, 1024), 0)
-			settings := loadgen.DefaultTestSettings()
-			settings.Scenario = loadgen.SingleStream
-			settings.MinDuration = 0
-			settings.MinQueryCount = 20000
-			settings.SingleStreamExpectedLatency = 100 * time.Microsecond
-			dir := b.TempDir()
-			var p50, p99 time.Duration
-			for b.Loop() {
-				res, err := loadgen.StartTest(b.Context(), sut, qsl, settings, loadgen.LogSettings{OutDir: dir})
-				require.NoError(b, err)
-				require.NoError(b, sut.Err())
-				p50 += res.Performance.Latency.At(0.5)
-				p99 += res.Performance.Latency.At(0.99)
-			}
-			b.ReportMetric(float64(p50.Nanoseconds())/1e3/float64(b.N), "p50-µs")
-			b.ReportMetric(float64(p99.Nanoseconds())/1e3/float64(b.N), "p99-µs")
-		})
-	}
+	var lat latencies
+	runEndToEnd(b, func(s *loadgen.TestSettings) {
+		s.Scenario = loadgen.SingleStream
+		s.MinDuration = 0
+		s.MinQueryCount = 20000
+		s.SingleStreamExpectedLatency = 100 * time.Microsecond
+	}, func(res *loadgen.PerformanceResult, _ *SUT) {
+		lat.add(&res.Latency)
+	}, func(b *testing.B) { lat.report(b, "") })
 }
 
 // BenchmarkEndToEndServer runs Server tests at 5000 QPS for 2 s: Poisson
@@ -111,34 +126,19 @@ func BenchmarkEndToEndSingleStream(b *testing.B) {
 // issue delay (how late the LoadGen issued) is reported apart, as the
 // part of the latency the SUT did not cause.
 func BenchmarkEndToEndServer(b *testing.B) {
-	for _, s := range endToEndSUTs() {
-		b.Run(s.name, func(b *testing.B) {
-			be := s.open(b)
-			sut := NewSUT(be, s.name)
-			qsl := NewQSL(be, memSet(b, 1024), 0)
-			settings := loadgen.DefaultTestSettings()
-			settings.Scenario = loadgen.Server
-			settings.ServerTargetQPS = 5000
-			settings.MinDuration = 2 * time.Second
-			settings.MinQueryCount = 1
-			dir := b.TempDir()
-			var p50, p99, late50, late99 time.Duration
-			for b.Loop() {
-				res, err := loadgen.StartTest(b.Context(), sut, qsl, settings, loadgen.LogSettings{OutDir: dir})
-				require.NoError(b, err)
-				require.NoError(b, sut.Err())
-				p50 += res.Performance.Latency.At(0.5)
-				p99 += res.Performance.Latency.At(0.99)
-				if d := res.Performance.IssueDelay; d != nil {
-					late50 += d.At(0.5)
-					late99 += d.At(0.99)
-				}
-			}
-			n := float64(b.N) * 1e3
-			b.ReportMetric(float64(p50.Nanoseconds())/n, "p50-µs")
-			b.ReportMetric(float64(p99.Nanoseconds())/n, "p99-µs")
-			b.ReportMetric(float64(late50.Nanoseconds())/n, "late-p50-µs")
-			b.ReportMetric(float64(late99.Nanoseconds())/n, "late-p99-µs")
-		})
-	}
+	var lat, late latencies
+	runEndToEnd(b, func(s *loadgen.TestSettings) {
+		s.Scenario = loadgen.Server
+		s.ServerTargetQPS = 5000
+		s.MinDuration = 2 * time.Second
+		s.MinQueryCount = 1
+	}, func(res *loadgen.PerformanceResult, _ *SUT) {
+		lat.add(&res.Latency)
+		if res.IssueDelay != nil {
+			late.add(res.IssueDelay)
+		}
+	}, func(b *testing.B) {
+		lat.report(b, "")
+		late.report(b, "late-")
+	})
 }
