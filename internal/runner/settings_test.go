@@ -89,3 +89,29 @@ func TestHostConfigRings(t *testing.T) {
 	assert.True(t, hc.DisableSharedRing)
 	assert.Negative(t, hc.RingSpin)
 }
+
+// TestListDescribesTheEmbeddedPlugin: the embedded plugin has no manifest;
+// `plugins list` describes it by its own Info (here the host's WAT echo
+// guest standing in for the onnx module).
+func TestListDescribesTheEmbeddedPlugin(t *testing.T) {
+	t.Parallel()
+	module, err := os.ReadFile("../../host/testdata/wasm/echo.wasm")
+	require.NoError(t, err)
+	c, err := config.Load(config.Inputs{})
+	require.NoError(t, err)
+	p := Plugins{Dirs: []string{t.TempDir()}, EmbeddedName: "watecho", Embedded: func() ([]byte, error) { return module, nil }}
+	entries, problems := p.List(t.Context(), c)
+	require.NoError(t, problems)
+	require.Len(t, entries, 1)
+	e := entries[0]
+	assert.Equal(t, "watecho", e.Name)
+	assert.Equal(t, "0.1.0", e.Version)
+	assert.Equal(t, 1, e.ABIMajor)
+	assert.Equal(t, "(embedded)", e.Path)
+	assert.Contains(t, e.Description, "built into this binary")
+
+	p.Embedded = func() ([]byte, error) { return []byte("\x00asm junk"), nil }
+	entries, _ = p.List(t.Context(), c)
+	require.Len(t, entries, 1)
+	assert.Contains(t, entries[0].Description, "cannot open it")
+}
