@@ -180,3 +180,31 @@ func TestClose(t *testing.T) {
 	require.ErrorIs(t, s.Run(context.Background(), in, make([]engine.Tensor, 2)), engine.ErrClosed)
 	assert.Len(t, s.Inputs(), 1, "descriptors outlive Close")
 }
+
+// TestRunOutputShapeFromData: NonZero's output size depends on the data,
+// not on the input's shape. A Run that hands ONNX Runtime the output
+// shape learned from the last one fails with the new data; the session
+// must notice, run again reading the output, and stop guessing.
+func TestRunOutputShapeFromData(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	model := graphModel(13, []onnxpb.Node{node("NonZero", []string{"x"}, []string{"y"})}, nil,
+		[]onnxpb.ValueInfo{onnxpb.TensorInfo("x", onnxpb.Float, 4)},
+		[]onnxpb.ValueInfo{onnxpb.TensorInfo("y", onnxpb.Int64, 1, -1)})
+	s := load(t, e, model, engine.Options{Threads: 1})
+	outs := make([]engine.Tensor, 1)
+	for _, tc := range []struct {
+		x    []float32
+		want []int64
+	}{
+		{[]float32{1, 0, 2, 0}, []int64{0, 2}},
+		{[]float32{1, 0, 2, 0}, []int64{0, 2}}, // the same shape again: written in place
+		{[]float32{1, 1, 1, 0}, []int64{0, 1, 2}},
+		{[]float32{0, 0, 0, 5}, []int64{3}},
+	} {
+		in := []engine.Tensor{{Name: "x", DType: engine.Float32, Shape: []int64{4}, Data: f32Bytes(tc.x)}}
+		require.NoError(t, s.Run(context.Background(), in, outs), "x=%v", tc.x)
+		assert.Equal(t, engine.Tensor{Name: "y", DType: engine.Int64, Shape: []int64{1, int64(len(tc.want))}, Data: i64Bytes(tc.want)}, outs[0])
+	}
+	assert.True(t, s.(*Session).plan.off, "the session stopped guessing output shapes")
+}
