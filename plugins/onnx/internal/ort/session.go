@@ -43,13 +43,13 @@ type Session struct {
 	closed    atomic.Bool
 	closeOnce sync.Once
 
-	mu      sync.Mutex // serializes Run and the release in Close; guards the fields below
-	inVals  []uintptr  // OrtValue* per input of one Run (inBound's)
-	outVals []uintptr  // OrtValue* per output of one Run: outBound's, or ONNX Runtime's own
-	inBound []bound
-	outBnd  []bound
-	plan    outputPlan
-	scratch struct {
+	mu       sync.Mutex // serializes Run and the release in Close; guards the fields below
+	inVals   []uintptr  // OrtValue* per input of one Run (inBound's)
+	outVals  []uintptr  // OrtValue* per output of one Run: outBound's, or ONNX Runtime's own
+	inBound  []bound
+	outBound []bound
+	plan     outputPlan
+	scratch  struct {
 		info  uintptr // OrtTensorTypeAndShapeInfo*
 		count uintptr
 		data  uintptr
@@ -104,7 +104,7 @@ func newSession(l *library, model []byte, cfg sessionConfig) (_ *Session, err er
 		return nil, fmt.Errorf("create run options: %w", err)
 	}
 	s.inVals, s.inBound = make([]uintptr, len(s.inputs)), make([]bound, len(s.inputs))
-	s.outVals, s.outBnd = make([]uintptr, len(s.outputs)), make([]bound, len(s.outputs))
+	s.outVals, s.outBound = make([]uintptr, len(s.outputs)), make([]bound, len(s.outputs))
 	return s, nil
 }
 
@@ -229,7 +229,7 @@ func (s *Session) Run(ctx context.Context, inputs, outputs []engine.Tensor) erro
 	prebound := s.plan.fits(inputs)
 	if prebound {
 		err := s.runInto(ctx, outputs)
-		clear(s.outVals) // the bound outputs' values stay in outBnd
+		clear(s.outVals) // the bound outputs' values stay in outBound
 		if err == nil || ctx.Err() != nil || s.closed.Load() {
 			return err
 		}
@@ -304,14 +304,11 @@ func resize(s [][]int64, n int) [][]int64 {
 func (s *Session) runInto(ctx context.Context, outputs []engine.Tensor) error {
 	for i := range outputs {
 		d, t := s.outputs[i], &outputs[i]
-		t.Name, t.DType = d.Name, d.DType
 		t.Shape = append(t.Shape[:0], s.plan.out[i]...)
-		size := engine.Elements(t.Shape) * d.DType.Size()
-		if cap(t.Data) < size {
-			t.Data = make([]byte, size)
+		if err := fitOutput(t, d); err != nil {
+			return err
 		}
-		t.Data = t.Data[:size]
-		v, err := s.bind(&s.outBnd[i], "output", d.Name, t)
+		v, err := s.bind(&s.outBound[i], "output", d.Name, t)
 		if err != nil {
 			return err
 		}
@@ -417,6 +414,23 @@ func (s *Session) readOutput(i int, t *engine.Tensor) error {
 	if err != nil {
 		return fmt.Errorf("ort: output %q shape: %w", d.Name, err)
 	}
+	if err := fitOutput(t, d); err != nil {
+		return err
+	}
+	size := len(t.Data)
+	if size == 0 {
+		return nil
+	}
+	if err := a.status(apiGetTensorMutableData, v, uintptr(unsafe.Pointer(&s.scratch.data))); err != nil {
+		return fmt.Errorf("ort: output %q data: %w", d.Name, err)
+	}
+	copy(t.Data, unsafe.Slice((*byte)(uintptrToPointer(s.scratch.data)), size))
+	return nil
+}
+
+// fitOutput names t after output d and sizes its Data for t.Shape,
+// growing it only when its capacity is short.
+func fitOutput(t *engine.Tensor, d engine.TensorDesc) error {
 	n := engine.Elements(t.Shape)
 	if n < 0 {
 		return fmt.Errorf("ort: output %q: bad shape %v", d.Name, t.Shape)
@@ -427,13 +441,6 @@ func (s *Session) readOutput(i int, t *engine.Tensor) error {
 		t.Data = make([]byte, size)
 	}
 	t.Data = t.Data[:size]
-	if size == 0 {
-		return nil
-	}
-	if err := a.status(apiGetTensorMutableData, v, uintptr(unsafe.Pointer(&s.scratch.data))); err != nil {
-		return fmt.Errorf("ort: output %q data: %w", d.Name, err)
-	}
-	copy(t.Data, unsafe.Slice((*byte)(uintptrToPointer(s.scratch.data)), size))
 	return nil
 }
 
@@ -485,8 +492,8 @@ func (s *Session) release() {
 	for i := range s.inBound {
 		s.unbind(&s.inBound[i])
 	}
-	for i := range s.outBnd {
-		s.unbind(&s.outBnd[i])
+	for i := range s.outBound {
+		s.unbind(&s.outBound[i])
 	}
 	s.api.release(apiReleaseRunOptions, s.runOpts)
 	s.api.release(apiReleaseSession, s.handle)
