@@ -10,8 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/abi"
-	"github.com/mlperf-host/mlperf-host/host/manifest"
-	"github.com/mlperf-host/mlperf-host/sdk/sdktest"
 )
 
 // TestProcessSharedRings drives the SDK's echo plugin as a subprocess with
@@ -22,7 +20,6 @@ import (
 // delivered, whichever way it travelled.
 func TestProcessSharedRings(t *testing.T) {
 	t.Parallel()
-	bin := sdktest.BuildPlugin(t, "../examples/echo/cmd/echo", "echo")
 	for _, tc := range []struct {
 		name  string
 		cfg   Config
@@ -38,7 +35,7 @@ func TestProcessSharedRings(t *testing.T) {
 			shm := t.TempDir()
 			tc.cfg.SharedMemoryDir = shm
 			tc.cfg.Env = []string{"MLPERF_ECHO_MAX_BATCH=64", "MLPERF_ECHO_MAX_IN_FLIGHT=2"}
-			b, err := Open(ctx, Plugin{Name: "echo", Kind: manifest.KindProcess, Entry: bin}, tc.cfg)
+			b, err := Open(ctx, echoPlugin(t), tc.cfg)
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = b.Close() })
 			assert.Equal(t, tc.rings, b.Info().Capabilities.Has(abi.CapSharedRing) && !tc.cfg.DisableSharedRing)
@@ -109,8 +106,7 @@ func TestProcessSharedRings(t *testing.T) {
 // its limits; Info reports Info's before Load and Load's after.
 func TestProcessLimitsFollowLoad(t *testing.T) {
 	t.Parallel()
-	bin := sdktest.BuildPlugin(t, "../examples/echo/cmd/echo", "echo")
-	b, err := Open(t.Context(), Plugin{Name: "echo", Kind: manifest.KindProcess, Entry: bin},
+	b, err := Open(t.Context(), echoPlugin(t),
 		Config{Env: []string{"MLPERF_ECHO_MAX_BATCH=64", "MLPERF_ECHO_MAX_IN_FLIGHT=2"}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
