@@ -119,10 +119,8 @@ func (g *grpcBackend) Session(stream backendv1grpc.Backend_SessionServer) error 
 
 	rx := &sessionReceiver{g: g, sess: sess, out: out}
 	recvErr := rx.receive(stream)
-	if recvErr == nil {
-		recvErr = rx.detach()
-	} else {
-		_ = rx.detach()
+	if err := rx.detach(); recvErr == nil {
+		recvErr = err
 	}
 	if recvErr != nil {
 		sess.Abort()
