@@ -55,7 +55,7 @@ func BenchmarkResponderComplete(b *testing.B) {
 			const n = 1 << 20
 			r := &run{logs: &logs{}}
 			s := smallSettings(Offline)
-			e, _ := newEffective(s, 16)
+			e, _ := newEffective(s, 16, 16)
 			q := querySchedule{samples: make([]uint64, n), perQuery: n, queries: 1}
 			p := newPhase(r, &e, PerformanceOnly, q, 0, 0)
 			p.start = time.Now()

@@ -260,6 +260,7 @@ func (c *Config) Apply(s TestSettings, model string, scenario Scenario, kind Con
 	a.uint(sc, "min_query_count", 1, &s.MinQueryCount)
 	a.uint(sc, "max_query_count", 1, &s.MaxQueryCount)
 	a.uint(sc, "performance_sample_count_override", 1, &s.PerformanceSampleCountOverride)
+	a.uint(sc, "accuracy_sample_count_override", 1, &s.AccuracySampleCountOverride)
 	a.floatNanos("SingleStream", "target_latency", &s.SingleStreamExpectedLatency)
 	a.floatNanos("MultiStream", "target_latency", &s.MultiStreamExpectedLatency)
 	a.float("Server", "target_qps", 1, &s.ServerTargetQPS)

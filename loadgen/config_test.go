@@ -239,3 +239,31 @@ func FuzzParseConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestConfigAccuracySampleCountOverride reads the key as the official
+// FromConfig does: from every kind of file, for the run's scenario, as an
+// integer count (the gpt-oss-120b lines of the official 6.0 mlperf.conf).
+func TestConfigAccuracySampleCountOverride(t *testing.T) {
+	t.Parallel()
+	const conf = "gpt-oss-120b.*.performance_sample_count_override = 6396\n" +
+		"gpt-oss-120b.*.accuracy_sample_count_override = 4395\n"
+	tests := []struct {
+		name  string
+		model string
+		kind  ConfigKind
+		want  uint64
+	}{
+		{name: "mlperf.conf", model: "gpt-oss-120b", kind: MLPerfConf, want: 4395},
+		{name: "user.conf", model: "gpt-oss-120b", kind: UserConf, want: 4395},
+		{name: "audit.config", model: "gpt-oss-120b", kind: AuditConf, want: 4395},
+		{name: "another model", model: "llama2-70b", kind: MLPerfConf, want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s, err := mustParse(t, conf, tt.name).Apply(DefaultTestSettings(), tt.model, Offline, tt.kind)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, s.AccuracySampleCountOverride)
+		})
+	}
+}

@@ -38,6 +38,9 @@ type effective struct {
 	performanceIssueSame      bool
 	performanceIssueSameIndex uint64
 	performanceSampleCount    uint64
+	// accuracySampleCount is how many of the QSL's first samples an
+	// accuracy run covers (before capping at the QSL's total).
+	accuracySampleCount uint64
 
 	sampleConcatenatePermutation bool
 	useTokenLatencies            bool
@@ -70,9 +73,10 @@ func doubleToUint64(v float64) uint64 {
 	return uint64(v)
 }
 
-// newEffective normalizes req for a QSL reporting qslPerformanceCount, in
-// the order of the official TestSettingsInternal constructor.
-func newEffective(req TestSettings, qslPerformanceCount uint64) (effective, []settingsError) {
+// newEffective normalizes req for a QSL reporting qslPerformanceCount and
+// qslTotalCount, in the order of the official TestSettingsInternal
+// constructor.
+func newEffective(req TestSettings, qslPerformanceCount, qslTotalCount uint64) (effective, []settingsError) {
 	var errs []settingsError
 	e := effective{
 		requested:                 req,
@@ -138,6 +142,10 @@ func newEffective(req TestSettings, qslPerformanceCount uint64) (effective, []se
 	e.performanceSampleCount = req.PerformanceSampleCountOverride
 	if e.performanceSampleCount == 0 {
 		e.performanceSampleCount = qslPerformanceCount
+	}
+	e.accuracySampleCount = req.AccuracySampleCountOverride
+	if e.accuracySampleCount == 0 {
+		e.accuracySampleCount = qslTotalCount
 	}
 	e.sampleConcatenatePermutation = req.SampleConcatenatePermutation
 

@@ -1,7 +1,13 @@
 package loadgen
 
 import (
+	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -169,6 +175,21 @@ func goldenCases(t *testing.T) []goldenCase {
 			},
 		},
 		{
+			name: "offline_submission_accuracy_sample_count",
+			settings: func(s *TestSettings) {
+				s.Scenario = Offline
+				s.Mode = SubmissionRun
+				s.OfflineExpectedQPS = 1000
+				s.AccuracySampleCountOverride = 20
+			},
+			qsl:     &fakeQSL{total: 64, perf: 16},
+			service: serviceTime(time.Millisecond, 0),
+			check: func(t *testing.T, res Result) {
+				assert.Equal(t, 20, res.AccuracySamples, "QSL indices 0 to 19, in a set of 16 and one of 4")
+				require.NotNil(t, res.Performance)
+			},
+		},
+		{
 			name: "server_test01",
 			settings: func(s *TestSettings) {
 				s.Scenario = Server
@@ -253,6 +274,56 @@ func TestGoldenLogs(t *testing.T) {
 			for _, log := range []string{"summary.txt", "detail.txt", "accuracy.json"} {
 				checkGolden(t, tc.name+"."+strings.TrimSuffix(strings.TrimSuffix(log, ".txt"), ".json"), readLog(t, dir, log))
 			}
+		})
+	}
+}
+
+// TestGoldenLogsMatchOfficial checks the golden logs against what the
+// official C++ LoadGen 6.0.17 wrote for the same settings
+// (testdata/official/golden_cases.list says how): the accuracy log byte
+// for byte (by SHA-256) and every loaded_qsl_set of the detail log. The
+// golden files themselves are written by this package (-update); this
+// keeps an update from drifting away from the official.
+func TestGoldenLogsMatchOfficial(t *testing.T) {
+	t.Parallel()
+	f, err := os.Open(filepath.Join("testdata", "official", "golden_cases.list"))
+	require.NoError(t, err)
+	defer f.Close()
+	type official struct {
+		name   string
+		sha    string
+		loaded []string
+	}
+	var cases []*official
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		key, val, _ := strings.Cut(sc.Text(), " ")
+		switch key {
+		case "case":
+			cases = append(cases, &official{name: val})
+		case "accuracy_sha256":
+			cases[len(cases)-1].sha = val
+		case "loaded_qsl_set":
+			cases[len(cases)-1].loaded = append(cases[len(cases)-1].loaded, val)
+		}
+	}
+	require.NoError(t, sc.Err())
+	require.NotEmpty(t, cases)
+	loadedRE := regexp.MustCompile(`"key": "loaded_qsl_set", "value": (\[[0-9,]*\])`)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			acc, err := os.ReadFile(filepath.Join("testdata", c.name+".accuracy.golden"))
+			require.NoError(t, err)
+			sum := sha256.Sum256(acc)
+			assert.Equal(t, c.sha, hex.EncodeToString(sum[:]), "accuracy log differs from the official")
+			detail, err := os.ReadFile(filepath.Join("testdata", c.name+".detail.golden"))
+			require.NoError(t, err)
+			var loaded []string
+			for _, m := range loadedRE.FindAllStringSubmatch(string(detail), -1) {
+				loaded = append(loaded, m[1])
+			}
+			assert.Equal(t, c.loaded, loaded, "loaded sets differ from the official")
 		})
 	}
 }

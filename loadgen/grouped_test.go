@@ -40,7 +40,7 @@ func TestGroupedLoadableSets(t *testing.T) {
 	t.Parallel()
 	g := newGroupedQSL(6, 3, 1, 4, 2, 5)
 	e := testEffective(t, func(s *TestSettings) { s.UseGroupedQSL = true }, 6)
-	sets := generateLoadableSets(g.total, &e, g)
+	sets := generateLoadableSets(g.total, g.total, &e, g)
 	var all []uint64
 	for _, set := range sets {
 		all = append(all, set.samples[:set.end]...)
@@ -66,7 +66,7 @@ func TestGroupedQueries(t *testing.T) {
 		s.MinQueryCount = 30
 		s.MinDuration = 0
 	}, 15)
-	set := generateLoadableSets(g.total, &e, g)[0]
+	set := generateLoadableSets(g.total, g.total, &e, g)[0]
 	q := generateQueries(&e, PerformanceOnly, set, g)
 	require.GreaterOrEqual(t, q.queries, 30)
 	// Queries come in whole groups, in index order, 10 ms apart.

@@ -15,14 +15,16 @@ import (
 )
 
 // TestOfficialVectors compares whole runs with the official C++ LoadGen.
-// The expected values were produced by the official sources (5.x, rebuilt
-// with GCC 12) driving a null SUT that completes every sample inline with
-// empty data, with the same settings: the SHA-256 of the accuracy log
+// The expected values were produced by the official LoadGen 6.0.17
+// (mlcommons/inference b66003e1, built with GCC 12.2) through a driver
+// that applies the same settings with TestSettings::FromConfig (audit
+// kind, so no compiled-in mlperf.conf) and runs StartTest against a null
+// SUT completing every sample inline, with empty data or, where withData
+// is set, the 4 bytes of sampleData: the SHA-256 of the accuracy log
 // (which fixes every loadable set, the order of every sample, the
 // accuracy-log sampling draws and the sequence ids) and, per issuing pass,
-// generated_query_count and generated_query_duration (which fixes the
-// query counts and, for Server, the sum of every Poisson gap to the
-// nanosecond).
+// generated_query_count and generated_query_duration (which fix the query
+// counts and, for Server, the sum of every Poisson gap to the nanosecond).
 func TestOfficialVectors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -32,6 +34,7 @@ func TestOfficialVectors(t *testing.T) {
 		accuracySHA string
 		counts      []uint64
 		durationsNs []int64
+		withData    bool
 	}{
 		{
 			name: "singlestream accuracy", settings: func(s *TestSettings) { s.Mode = AccuracyOnly },
@@ -62,7 +65,7 @@ func TestOfficialVectors(t *testing.T) {
 				s.AccuracyLogProbability, s.AccuracyLogRNGSeed = 0.5, 7
 			},
 			total: 100, perf: 32,
-			accuracySHA: "c36923fcb430d93cb7f8ba15832a928cf2268e71ab150aec666d01ef8e9e6eb3",
+			accuracySHA: "f6a7742da9bd791525a00c26469e6f3a90260a2ca94b24397a68a39ef0d1dc05",
 			counts:      []uint64{1001}, durationsNs: []int64{200307344},
 		},
 		{
@@ -71,7 +74,7 @@ func TestOfficialVectors(t *testing.T) {
 				s.SampleConcatenatePermutation, s.MinQueryCount, s.AccuracyLogProbability = true, 100, 1
 			},
 			total: 64, perf: 16,
-			accuracySHA: "ed45aff19898f9378e9abe98b5657031b62dc0723ff5b7c1d4bfec7704377da5",
+			accuracySHA: "9a13e562d4d7a288ba10514b28b547e096faedc077a9bdeca521a802a2c69382",
 			counts:      []uint64{112}, durationsNs: []int64{112e6},
 		},
 		{
@@ -80,7 +83,7 @@ func TestOfficialVectors(t *testing.T) {
 				s.Scenario, s.MinQueryCount, s.AccuracyLogProbability, s.AccuracyLogRNGSeed = MultiStream, 300, 0.3, 99
 			},
 			total: 100, perf: 32,
-			accuracySHA: "c46b21e4588f45a2dca27309d29083ca36a300263288e923f7b8a20820860a5a",
+			accuracySHA: "0458049ec57aaf565864985f26ee50219c49146f0479b489e6f63998d39e0113",
 			counts:      []uint64{300}, durationsNs: []int64{2400e6},
 		},
 		{
@@ -89,7 +92,7 @@ func TestOfficialVectors(t *testing.T) {
 				s.Scenario, s.ServerTargetQPS, s.PerformanceIssueUnique, s.AccuracyLogProbability = Server, 1000, true, 1
 			},
 			total: 100, perf: 32,
-			accuracySHA: "e25ee54876c8b4356aa8997015f089336c8709fb1c298255aa7bda4a75469731",
+			accuracySHA: "385dd6c02b3be351d35cc056eb9efc9eec0e143865a982dbdc6e2bef57b18501",
 			counts:      []uint64{32}, durationsNs: []int64{28370674},
 		},
 		{
@@ -99,7 +102,7 @@ func TestOfficialVectors(t *testing.T) {
 				s.AccuracyLogSamplingTarget, s.AccuracyLogRNGSeed = 10, 3
 			},
 			total: 40, perf: 16,
-			accuracySHA: "a4ad7a6994aac8e30ea13ca70facce747501db257bb73c18589d91697b4bb79d",
+			accuracySHA: "0ff62e00a0dcb3da4f45a15c2fd3da28c31f539daefbcbd71e8039710e101edd",
 			counts:      []uint64{16, 16, 8, 50}, durationsNs: []int64{16e6, 16e6, 8e6, 50e6},
 		},
 		{
@@ -108,8 +111,27 @@ func TestOfficialVectors(t *testing.T) {
 				s.Scenario, s.MinQueryCount, s.SampleConcatenatePermutation, s.AccuracyLogProbability = Offline, 1000, true, 0.01
 			},
 			total: 100, perf: 32,
-			accuracySHA: "32680234bebb1246ebb060cb1e7789dd966aa9408da2fd7e5d3632e8e962496b",
+			accuracySHA: "7e070c8040e3543ee2a91fe0901edd4f123d6e67f3a05ab261e39b32fb478e5d",
 			counts:      []uint64{1}, durationsNs: []int64{1e9},
+		},
+		{
+			name: "accuracy sample count override",
+			settings: func(s *TestSettings) {
+				s.Mode, s.AccuracySampleCountOverride = AccuracyOnly, 150
+			},
+			total: 300, perf: 64,
+			accuracySHA: "77f6d748fb9b082fecbc3093b81a0b2c907efa9f9c44e10a6128dfca1de16d80",
+			counts:      []uint64{64, 64, 22}, durationsNs: []int64{64e6, 64e6, 22e6},
+		},
+		{
+			name: "server submission run with an accuracy sample count override",
+			settings: func(s *TestSettings) {
+				s.Scenario, s.Mode, s.AccuracySampleCountOverride = Server, SubmissionRun, 230
+				s.ServerTargetQPS, s.MinDuration, s.AccuracyLogSamplingTarget = 2000, 100*time.Millisecond, 40
+			},
+			total: 500, perf: 100, withData: true,
+			accuracySHA: "b2379d7fc697b9938bfaa514161c6644eaeb8da6858c98da2fd524fb61b997f3",
+			counts:      []uint64{100, 100, 30, 228}, durationsNs: []int64{46924746, 46924746, 11906325, 100669977},
 		},
 	}
 	countRE := regexp.MustCompile(`"key": "generated_query_count", "value": (\d+)`)
@@ -123,7 +145,11 @@ func TestOfficialVectors(t *testing.T) {
 				s.QSLRNGSeed, s.SampleIndexRNGSeed, s.ScheduleRNGSeed = seedQSL, seedSample, seedSchedule
 				s.MinDuration = 0
 				tt.settings(&s)
-				_, err := StartTest(context.Background(), &nullSUT{}, &fakeQSL{total: tt.total, perf: tt.perf}, s, LogSettings{OutDir: dir}, withSpin(0))
+				var sut SUT = &nullSUT{}
+				if tt.withData {
+					sut = newFakeSUT(nil)
+				}
+				_, err := StartTest(context.Background(), sut, &fakeQSL{total: tt.total, perf: tt.perf}, s, LogSettings{OutDir: dir}, withSpin(0))
 				require.NoError(t, err)
 			})
 			sum := sha256.Sum256(readLog(t, dir, "accuracy.json"))

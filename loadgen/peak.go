@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 )
@@ -31,15 +32,15 @@ func (r *run) findPeakPerformance(ctx context.Context, base *effective) (*Perfor
 		return newPerfSummary(r.sutName, e, pr, sutErrors)
 	}
 	withSet := func(e *effective, f func(set loadableSet) *perfSummary) (*perfSummary, error) {
-		sets := generateLoadableSets(r.qsl.TotalSampleCount(), e, r.groups)
-		if len(sets) == 0 {
-			return nil, errors.New("find peak performance: the QSL has no samples")
+		set, err := r.performanceSet(e)
+		if err != nil {
+			return nil, fmt.Errorf("find peak performance: %w", err)
 		}
-		if err := r.loadSamples(ctx, sets[0].samples); err != nil {
+		if err := r.loadSamples(ctx, set.samples); err != nil {
 			return nil, err
 		}
-		ps := f(sets[0])
-		return ps, r.unloadSamples(ctx, sets[0].samples)
+		ps := f(set)
+		return ps, r.unloadSamples(ctx, set.samples)
 	}
 	finish := func(ps *perfSummary, err error) (*PerformanceResult, error) {
 		ps.writeSummary(r.logs)

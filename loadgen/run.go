@@ -191,7 +191,7 @@ func (r *run) start(ctx context.Context) (res Result, err error) {
 		r.logs.detail("error_invalid_test_settings", vString(verr.Error()), levelError, file)
 		return Result{Scenario: settings.Scenario, Mode: settings.Mode, SUTName: r.sutName}, verr
 	}
-	e, serrs := newEffective(settings, r.qsl.PerformanceSampleCount())
+	e, serrs := newEffective(settings, r.qsl.PerformanceSampleCount(), r.qsl.TotalSampleCount())
 	for _, s := range serrs {
 		r.logs.detail("error_invalid_test_settings", vString(string(s)), levelError, "loadgen/effective.go")
 	}
@@ -257,7 +257,7 @@ func (r *run) unloadSamples(ctx context.Context, set []uint64) error {
 func (r *run) runAccuracy(ctx context.Context, e *effective) (int, error) {
 	r.logs.detail("generic_message", vString("Starting accuracy mode"), levelInfo, "loadgen/run.go")
 	samples := 0
-	for _, set := range generateLoadableSets(r.qsl.TotalSampleCount(), e, r.groups) {
+	for _, set := range generateLoadableSets(r.qsl.TotalSampleCount(), e.accuracySampleCount, e, r.groups) {
 		if err := r.loadSamples(ctx, set.samples); err != nil {
 			return samples, err
 		}
@@ -277,12 +277,11 @@ func (r *run) runAccuracy(ctx context.Context, e *effective) (int, error) {
 // set, one timed pass, the summary and the detail results.
 func (r *run) runPerformance(ctx context.Context, e *effective) (*PerformanceResult, error) {
 	r.logs.detail("generic_message", vString("Starting performance mode"), levelInfo, "loadgen/run.go")
-	sets := generateLoadableSets(r.qsl.TotalSampleCount(), e, r.groups)
-	if len(sets) == 0 {
-		return nil, errors.New("run performance: the QSL has no samples")
+	set, err := r.performanceSet(e)
+	if err != nil {
+		return nil, fmt.Errorf("run performance: %w", err)
 	}
-	set := sets[0]
-	if err := r.loadSamples(ctx, set.samples); err != nil {
+	if err = r.loadSamples(ctx, set.samples); err != nil {
 		return nil, err
 	}
 	startWall := time.Now()
@@ -302,11 +301,23 @@ func (r *run) runPerformance(ctx context.Context, e *effective) (*PerformanceRes
 	ps.writeSummary(r.logs)
 	ps.writeDetail(r.logs)
 	res := ps.result()
-	err := r.unloadSamples(ctx, set.samples)
+	err = r.unloadSamples(ctx, set.samples)
 	if ctx.Err() != nil {
 		err = context.Cause(ctx)
 	}
 	return res, err
+}
+
+// performanceSet is the set a performance pass loads: the first loadable
+// set over the QSL's first performance_sample_count samples.
+func (r *run) performanceSet(e *effective) (loadableSet, error) {
+	total := r.qsl.TotalSampleCount()
+	sets := generateLoadableSets(total, e.performanceSampleCount, e, r.groups)
+	if len(sets) == 0 {
+		return loadableSet{}, fmt.Errorf("no sample to load: performance_sample_count %d, QSL total %d",
+			e.performanceSampleCount, total)
+	}
+	return sets[0], nil
 }
 
 // issueQueries is the official IssueQueries: generate, issue, wait for the

@@ -16,20 +16,26 @@ type loadableSet struct {
 	end int
 }
 
-// generateLoadableSets shuffles the QSL with the qsl_rng_seed engine and
-// cuts it into sets of performance_sample_count samples (the last set may
-// be smaller), as the official GenerateLoadableSets does.
-func generateLoadableSets(total uint64, e *effective, groups GroupedQSL) []loadableSet {
+// generateLoadableSets is the official GenerateLoadableSets of LoadGen
+// 6.0: the QSL indices [0, min(count, total)) are shuffled with the
+// qsl_rng_seed engine and cut into sets of performance_sample_count
+// samples (the last set may be smaller). A performance run passes the
+// performance sample count, so it loads a permutation of the QSL's first
+// samples; an accuracy run passes the accuracy sample count.
+//
+// A grouped QSL (use_grouped_qsl) follows the grouped LoadGen it comes
+// from, which predates 6.0: whole groups of the whole QSL.
+func generateLoadableSets(total, count uint64, e *effective, groups GroupedQSL) []loadableSet {
 	if e.useGroupedQSL && groups != nil {
 		return generateGroupedSets(total, e, groups)
 	}
-	all := make([]uint64, total)
+	all := make([]uint64, min(count, total))
 	for i := range all {
 		all[i] = uint64(i)
 	}
 	rng.Shuffle(rng.NewMT19937(e.qslRNGSeed), all)
 
-	size := int(min(e.performanceSampleCount, total))
+	size := int(min(e.performanceSampleCount, uint64(len(all))))
 	if e.performanceSampleCount == 0 {
 		// A set of size 0 never fills up: everything lands in one set.
 		size = len(all)

@@ -129,6 +129,10 @@ type TestSettings struct {
 	// PerformanceSampleCount when non-zero
 	// (performance_sample_count_override).
 	PerformanceSampleCountOverride uint64
+	// AccuracySampleCountOverride is how many samples an accuracy run
+	// covers, indices [0, n) of the QSL, when non-zero; zero covers the
+	// whole QSL (accuracy_sample_count_override).
+	AccuracySampleCountOverride uint64
 
 	// UseTokenLatencies measures time to first token and time per output
 	// token (use_token_latencies).

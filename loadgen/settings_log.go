@@ -43,6 +43,7 @@ func (e *effective) logSettings(l *logs) {
 	d("requested_performance_issue_same", vBool(r.PerformanceIssueSame))
 	d("requested_performance_issue_same_index", vUint(r.PerformanceIssueSameIndex))
 	d("requested_performance_sample_count_override", vUint(r.PerformanceSampleCountOverride))
+	d("requested_accuracy_sample_count_override", vUint(r.AccuracySampleCountOverride))
 	d("requested_sample_concatenate_permutation", vBool(r.SampleConcatenatePermutation))
 	if r.UseTokenLatencies {
 		d("requested_use_token_latencies", vBool(r.UseTokenLatencies))
@@ -76,5 +77,6 @@ func (e *effective) logSettings(l *logs) {
 	d("effective_performance_issue_same", vBool(e.performanceIssueSame))
 	d("effective_performance_issue_same_index", vUint(e.performanceIssueSameIndex))
 	d("effective_performance_sample_count", vUint(e.performanceSampleCount))
+	d("effective_accuracy_sample_count", vUint(e.accuracySampleCount))
 	d("effective_sample_concatenate_permutation", vBool(e.sampleConcatenatePermutation))
 }

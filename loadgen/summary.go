@@ -548,6 +548,7 @@ func (s *effective) writeSummary(l *logs) {
 	l.summaryLine("performance_issue_same : ", vBool(s.performanceIssueSame))
 	l.summaryLine("performance_issue_same_index : ", vUint(s.performanceIssueSameIndex))
 	l.summaryLine("performance_sample_count : ", vUint(s.performanceSampleCount))
+	l.summaryLine("accuracy_sample_count : ", vUint(s.accuracySampleCount))
 	if s.sampleConcatenatePermutation {
 		l.summaryLine("WARNING: sample_concatenate_permutation was set to true. \n" +
 			"Generated samples per query might be different as the one in the setting.\n" +

@@ -4,6 +4,12 @@ import (
 	"runtime/debug"
 )
 
+// OfficialVersion is the official C++ LoadGen release whose rules this
+// LoadGen follows (loadable sets, query generation, settings keys, log
+// keys and formats). The detail log reports it as loadgen_rules_version,
+// next to loadgen_version, which names this LoadGen's own build.
+const OfficialVersion = "6.0.17"
+
 // moduleVersion reports this LoadGen's build from the Go build information:
 // the module version and the VCS stamp, when the binary has them.
 func moduleVersion() VersionInfo {
@@ -33,11 +39,13 @@ func moduleVersion() VersionInfo {
 	return v
 }
 
-// logVersion writes the official LogLoadgenVersion keys.
+// log writes the official LogLoadgenVersion keys, with
+// loadgen_rules_version after loadgen_version.
 func (v VersionInfo) log(l *logs) {
 	const file = "loadgen/version.go"
 	d := func(key string, val value) { l.detail(key, val, levelInfo, file) }
 	d("loadgen_version", vString(v.Version+" @ "+v.GitRevision))
+	d("loadgen_rules_version", vString(OfficialVersion))
 	d("loadgen_build_date_local", vString(v.BuildDateLocal))
 	d("loadgen_build_date_utc", vString(v.BuildDateUTC))
 	d("loadgen_git_commit_date", vString(v.GitCommitDate))

@@ -207,7 +207,7 @@ var settingKinds = map[string]settingKind{
 	"test05": kindBool, "test05_qsl_rng_seed": kindUint, "test05_sample_index_rng_seed": kindUint, "test05_schedule_rng_seed": kindUint,
 	"target_latency_percentile": kindFloat, "target_latency": kindFloat, "target_qps": kindFloat, "target_duration": kindUint,
 	"min_duration": kindUint, "max_duration": kindUint, "min_query_count": kindUint, "max_query_count": kindUint,
-	"mode": kindMode, "performance_sample_count_override": kindUint, "samples_per_query": kindUint,
+	"mode": kindMode, "performance_sample_count_override": kindUint, "accuracy_sample_count_override": kindUint, "samples_per_query": kindUint,
 	"max_async_queries": kindUint, "coalesce_queries": kindBool, "print_timestamps": kindBool,
 	"performance_issue_unique": kindBool, "performance_issue_same": kindBool, "performance_issue_same_index": kindUint,
 	"sample_concatenate_permutation": kindBool, "use_token_latencies": kindBool, "ttft_latency": kindUint, "tpot_latency": kindUint,
