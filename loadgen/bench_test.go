@@ -22,7 +22,6 @@ type nullSUT struct {
 	leave   []int64
 	origin  time.Time
 	record  bool
-	tokens  bool
 	payload []byte
 }
 

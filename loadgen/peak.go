@@ -23,7 +23,7 @@ func (r *run) findPeakPerformance(ctx context.Context, base *effective) (*Perfor
 	msg("Starting FindPeakPerformance mode")
 	if base.scenario != Server {
 		r.logs.detail("error_invalid_config", vString(notSupportedMsg), levelError, file)
-		return nil, errors.New("find peak performance: " + notSupportedMsg)
+		return nil, errors.New("find peak performance: only supported in the Server scenario")
 	}
 	msg("FindPeakPerformance: Check validity of the base settings field: " + qpsField(base))
 

@@ -42,7 +42,7 @@ func smallSettings(sc Scenario) TestSettings {
 	return s
 }
 
-func runSynctest(t *testing.T, sut SUT, s TestSettings, opts ...Option) (Result, error, string) {
+func runSynctest(t *testing.T, sut SUT, s TestSettings, opts ...Option) (Result, string, error) {
 	t.Helper()
 	dir := t.TempDir()
 	var res Result
@@ -50,7 +50,7 @@ func runSynctest(t *testing.T, sut SUT, s TestSettings, opts ...Option) (Result,
 	synctest.Test(t, func(t *testing.T) {
 		res, err = StartTest(context.Background(), sut, &fakeQSL{total: 32, perf: 16}, s, goldenLogSettings(dir), append([]Option{withSpin(0)}, opts...)...)
 	})
-	return res, err, string(readLog(t, dir, "detail.txt"))
+	return res, string(readLog(t, dir, "detail.txt")), err
 }
 
 func TestInvalidResponses(t *testing.T) {
@@ -111,7 +111,7 @@ func TestInvalidResponses(t *testing.T) {
 				}
 				return nil
 			}}
-			res, err, detail := runSynctest(t, sut, smallSettings(SingleStream))
+			res, detail, err := runSynctest(t, sut, smallSettings(SingleStream))
 			require.NoError(t, err)
 			require.NotEmpty(t, sutErrs)
 			assert.ErrorIs(t, sutErrs[0], ErrBadResponse)
@@ -147,7 +147,7 @@ func TestFailedSamples(t *testing.T) {
 				}
 				return r.QuerySamplesComplete(resp)
 			}}
-			res, err, detail := runSynctest(t, sut, smallSettings(sc))
+			res, detail, err := runSynctest(t, sut, smallSettings(sc))
 			require.NoError(t, err, "failed samples are the SUT's report, not a rejected response")
 			require.NotNil(t, res.Performance)
 			assert.False(t, res.Valid)
@@ -177,7 +177,7 @@ func TestCompletionOfOldSample(t *testing.T) {
 	}}
 	s := smallSettings(SingleStream)
 	s.Mode = SubmissionRun
-	res, err, detail := runSynctest(t, sut, s)
+	res, detail, err := runSynctest(t, sut, s)
 	require.NoError(t, err)
 	require.Error(t, oldErr)
 	assert.Contains(t, detail, "Received completion for an old sample. Min expected id: 32 Actual id: 0")
@@ -233,7 +233,7 @@ func TestIssueQueryError(t *testing.T) {
 	sut := funcSUT{issue: func(context.Context, []QuerySample, *Responder) error {
 		return errors.New("device lost")
 	}}
-	res, err, detail := runSynctest(t, sut, smallSettings(Offline))
+	res, detail, err := runSynctest(t, sut, smallSettings(Offline))
 	require.NoError(t, err)
 	assert.False(t, res.Valid)
 	assert.Contains(t, detail, "Ending early: IssueQuery failed: device lost")
