@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/sdk"
@@ -44,6 +45,8 @@ type Backend struct {
 	fault  fault
 	after  uint64
 	served atomic.Uint64 // samples seen by Infer, for fault_after
+	// service is the least time one Infer call takes (service_time).
+	service time.Duration
 
 	// Counters the tests read.
 	loadedSamples atomic.Int64
@@ -97,6 +100,12 @@ const (
 	// count or batch size option would change its own.
 	OptMaxBatch    = "max_batch"
 	OptMaxInFlight = "max_in_flight"
+	// OptServiceTime (a Go duration, e.g. "1ms") is the least time one
+	// Infer call takes, as a real backend's kernel time would be. With
+	// max_batch and max_in_flight it bounds the backend's speed: a run's
+	// length then has a floor however idle the machine, which the tests
+	// of minimum durations need.
+	OptServiceTime = "service_time"
 )
 
 // Load implements sdk.Backend. Any model is accepted except [BadModel].
@@ -135,9 +144,15 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 			} else {
 				b.cfg.MaxInFlight = int(n)
 			}
+		case OptServiceTime:
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 {
+				return sdk.Errorf(abi.InvalidArgument, "echo: option %s=%q: want a duration such as 1ms", k, v)
+			}
+			b.service = d
 		default:
-			return sdk.Errorf(abi.InvalidArgument, "echo: unknown option %q (known: %s, %s, %s, %s, %s)", k,
-				OptFault, OptFaultAfter, OptGrowLimitMiB, OptMaxBatch, OptMaxInFlight)
+			return sdk.Errorf(abi.InvalidArgument, "echo: unknown option %q (known: %s, %s, %s, %s, %s, %s)", k,
+				OptFault, OptFaultAfter, OptGrowLimitMiB, OptMaxBatch, OptMaxInFlight, OptServiceTime)
 		}
 	}
 	if b.fault == faultGrow {
@@ -182,6 +197,15 @@ func (b *Backend) Infer(ctx context.Context, q sdk.Query, c sdk.Completer) error
 	}
 	if b.fault != faultNone && b.served.Add(uint64(len(q.Samples)))-uint64(len(q.Samples)) >= b.after {
 		return b.misbehave(ctx, q, c)
+	}
+	if b.service > 0 {
+		t := time.NewTimer(b.service)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
 	}
 	b.serve(q, c)
 	return nil
