@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	endian "encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -84,14 +86,17 @@ func mlperfHostEnv(t *testing.T, dir string, env []string, args ...string) resul
 }
 
 // identityDataset writes a compact data set of n demo-shaped samples whose
-// label is their index, so that the echo plugin (output: the index) is
-// always right when its output is read as class-int64.
+// label is their index and whose first 8 bytes are that index in little
+// endian, so that both echo plugins (the WAT one answers a sample's index,
+// the SDK's example its bytes) are always right when their output is read
+// as class-int64.
 func identityDataset(t *testing.T, dir string, n int) string {
 	t.Helper()
 	samples := make([][]byte, n)
 	labels := make([]int, n)
 	for i := range samples {
 		samples[i] = bytes.Repeat([]byte{byte(i)}, runner.DemoSpec.Bytes())
+		endian.LittleEndian.PutUint64(samples[i], uint64(i))
 		labels[i] = i
 	}
 	d, err := dataset.NewMemory("identity", runner.DemoSpec, samples, labels)
@@ -105,10 +110,11 @@ func identityDataset(t *testing.T, dir string, n int) string {
 }
 
 // fastConf is a user.conf that makes the echo plugin's runs last a
-// fraction of a second and be VALID: the expected latencies and rates
-// size the query schedules for the plugin's microseconds.
-// Offline expects 10 M samples/s so that even a quiet machine (3.6 M/s
-// measured) does not finish before min_duration.
+// fraction of a second: the expected latencies and rates size the query
+// schedules for the plugin's microseconds. Offline expects 10 M samples/s
+// so that even a quiet machine (3.6 M/s measured) does not finish before
+// min_duration. A busy machine may still make a run INVALID: the tests
+// check that the verdict follows the measurements (assertVerdict).
 const fastConf = `*.*.min_duration = 200
 *.SingleStream.target_latency = 0.002
 *.MultiStream.target_latency = 0.001
@@ -133,12 +139,8 @@ func TestEchoScenarios(t *testing.T) {
 			dir := t.TempDir()
 			args := append([]string{"run", "--plugin", echoPlugin(t), "--scenario", sc, "--out", "logs"}, fast(t, dir)...)
 			r := mlperfHost(t, dir, args...)
-			require.Equal(t, exitcode.OK, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-			assert.Regexp(t, `result\s+VALID\n`, r.stdout)
+			assertVerdict(t, r, filepath.Join(dir, "logs"))
 			assert.Contains(t, r.stdout, sc+" / PerformanceOnly")
-			summary, err := os.ReadFile(filepath.Join(dir, "logs", "mlperf_log_summary.txt"))
-			require.NoError(t, err)
-			assert.Contains(t, string(summary), "Result is : VALID")
 		})
 	}
 }
@@ -256,8 +258,10 @@ func TestInterrupt(t *testing.T) {
 		t.Skip("no SIGINT on windows")
 	}
 	dir := t.TempDir()
+	// Ten minutes of queries: 1.2 M in the schedule. The interrupted run
+	// still summarizes its schedule, so a larger one only slows the exit.
 	cmd := exec.Command(binary, "run", "--plugin", echoPlugin(t), "--scenario", "SingleStream", "--out", "logs",
-		"--set", "settings.min_duration=600000", "--set", "settings.min_query_count=100000000")
+		"--set", "settings.min_duration=600000")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir, "MLPERF_HOST_PROGRESS=never")
 	var out, errb bytes.Buffer
@@ -347,37 +351,57 @@ func TestDatasetRoundTrip(t *testing.T) {
 	assert.True(t, strings.Contains(r.stdout, "every sample reads and matches"))
 }
 
-// TestSubprocessPlugin installs the example echo plugin as a subprocess
-// plugin and finds, checks and runs it by name.
-// installEcho builds the echo plugin as a subprocess into dir/plugins/echo
-// with its manifest, as a vendor installs a plugin, and returns
-// dir/plugins.
-func installEcho(t *testing.T, dir string) string {
+var (
+	echoOnce    sync.Once
+	echoPlugins string
+	echoErr     error
+)
+
+// installEcho builds the echo plugin as a subprocess, with its manifest,
+// into a plugin directory, as a vendor installs a plugin, and returns that
+// directory. The tests only read it: it is built once per test binary.
+func installEcho(t *testing.T) string {
 	t.Helper()
-	return installPlugin(t, dir, "echo", "../../examples/echo/cmd/echo", "../../examples/echo/plugins/echo/plugin.json")
+	echoOnce.Do(func() {
+		echoPlugins, echoErr = installPluginErr(filepath.Dir(binary), "echo", "../../examples/echo/cmd/echo", "../../examples/echo/plugins/echo/plugin.json")
+	})
+	require.NoError(t, echoErr)
+	return echoPlugins
 }
 
 // installPlugin builds the subprocess plugin pkg into dir/plugins/name
 // next to a copy of its manifest and returns dir/plugins.
 func installPlugin(t *testing.T, dir, name, pkg, manifest string) string {
 	t.Helper()
-	plugins := filepath.Join(dir, "plugins")
-	pdir := filepath.Join(plugins, name)
-	require.NoError(t, os.MkdirAll(pdir, 0o755))
-	build := exec.Command("go", "build", "-o", filepath.Join(pdir, name), pkg)
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	m, err := os.ReadFile(manifest)
+	plugins, err := installPluginErr(dir, name, pkg, manifest)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(pdir, "plugin.json"), m, 0o644))
 	return plugins
 }
 
+func installPluginErr(dir, name, pkg, manifest string) (string, error) {
+	plugins := filepath.Join(dir, "plugins")
+	pdir := filepath.Join(plugins, name)
+	if err := os.MkdirAll(pdir, 0o755); err != nil {
+		return "", err
+	}
+	build := exec.Command("go", "build", "-o", filepath.Join(pdir, name), pkg)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build %s: %w\n%s", pkg, err, out)
+	}
+	m, err := os.ReadFile(manifest)
+	if err != nil {
+		return "", err
+	}
+	return plugins, os.WriteFile(filepath.Join(pdir, "plugin.json"), m, 0o644)
+}
+
+// TestSubprocessPlugin installs the example echo plugin as a subprocess
+// plugin and finds, checks and runs it by name.
 func TestSubprocessPlugin(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	plugins := installEcho(t, dir)
+	plugins := installEcho(t)
 
 	r := mlperfHost(t, dir, "plugins", "list", "--plugin-dirs", plugins)
 	require.Equal(t, exitcode.OK, r.code, r.stderr)
@@ -388,7 +412,7 @@ func TestSubprocessPlugin(t *testing.T) {
 	assert.Contains(t, r.stdout, "plugin echo passes 13 checks")
 
 	r = mlperfHost(t, dir, append([]string{"run", "--plugin", "echo", "--plugin-dirs", plugins, "--out", "logs"}, fast(t, dir)...)...)
-	require.Equal(t, exitcode.OK, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	assertVerdict(t, r, filepath.Join(dir, "logs"))
 	assert.Contains(t, r.stdout, "(process, max batch 256, 2 in flight)")
 }
 
@@ -397,7 +421,7 @@ func TestSubprocessPlugin(t *testing.T) {
 // plugin-failed exit code, and the logs written so far kept.
 func TestPluginFailsMidRun(t *testing.T) {
 	t.Parallel()
-	plugins := installEcho(t, t.TempDir())
+	plugins := installEcho(t)
 	tests := []struct {
 		name  string
 		fault string

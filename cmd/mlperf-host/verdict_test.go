@@ -1,0 +1,93 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/internal/exitcode"
+	"github.com/mlperf-host/mlperf-host/internal/mllog"
+)
+
+// The timed runs of these tests share the machine with every other test
+// package, so whether a run comes out VALID says how busy the machine was.
+// What the code decides does not: assertVerdict checks that a performance
+// run's verdict is the one its own measurements call for, and that every
+// place the verdict shows (detail log, summary, console, exit code) agrees.
+
+var (
+	summaryResult = regexp.MustCompile(`(?m)^Result is : (VALID|INVALID)$`)
+	consoleResult = regexp.MustCompile(`(?m)^result\s+(VALID|INVALID)$`)
+)
+
+// assertVerdict checks the verdict of the performance run r wrote into
+// logs and returns whether it was VALID:
+//   - VALID exactly when every check the detail log reports was met;
+//   - in the Server scenario, the latency check met exactly when the
+//     measured 99th percentile is within the bound;
+//   - at least min_query_count queries exactly when "min queries" was met;
+//   - the summary and the console say the same verdict, and the exit code
+//     is OK for VALID and InvalidResult (with the reasons) for INVALID.
+func assertVerdict(t *testing.T, r result, logs string) bool {
+	t.Helper()
+	f, err := os.Open(filepath.Join(logs, "mlperf_log_detail.txt"))
+	require.NoError(t, err, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	defer f.Close()
+	log, err := mllog.Parse(f)
+	require.NoError(t, err)
+	require.Empty(t, log.Errors(), "the plugins of these tests answer every sample correctly")
+
+	verdict, ok := log.String("result_validity")
+	require.True(t, ok, "the detail log has a verdict")
+	allMet := true
+	for _, key := range []string{"result_min_duration_met", "result_min_queries_met", "early_stopping_met", "result_perf_constraints_met"} {
+		if raw, ok := log.Raw(key); ok {
+			allMet = allMet && string(raw) == "true"
+		}
+	}
+	valid := verdict == "VALID"
+	assert.Equal(t, allMet, valid, "VALID exactly when every check is met (%s)", verdict)
+
+	if sc, _ := log.String("effective_scenario"); sc == "Server" {
+		p99 := detailFloat(t, log, "result_99.00_percentile_latency_ns")
+		bound := detailFloat(t, log, "effective_target_latency_ns")
+		met, _ := log.Raw("result_perf_constraints_met")
+		assert.Equal(t, strconv.FormatBool(p99 <= bound), string(met),
+			"latency constraint met exactly when p99 %.0f ns <= bound %.0f ns", p99, bound)
+	}
+	queries := detailFloat(t, log, "result_query_count")
+	minQueries := detailFloat(t, log, "effective_min_query_count")
+	if queries < minQueries {
+		met, _ := log.Raw("result_min_queries_met")
+		assert.Equal(t, "false", string(met), "%v queries of the %v required", queries, minQueries)
+	}
+
+	summary, err := os.ReadFile(filepath.Join(logs, "mlperf_log_summary.txt"))
+	require.NoError(t, err)
+	if m := summaryResult.FindStringSubmatch(string(summary)); assert.NotNil(t, m, "summary verdict") {
+		assert.Equal(t, verdict, m[1], "summary verdict")
+	}
+	if m := consoleResult.FindStringSubmatch(r.stdout); assert.NotNil(t, m, "console verdict:\n%s", r.stdout) {
+		assert.Equal(t, verdict, m[1], "console verdict")
+	}
+	if valid {
+		assert.Equal(t, exitcode.OK, r.code, "stderr:\n%s", r.stderr)
+	} else {
+		assert.Equal(t, exitcode.InvalidResult, r.code, "stderr:\n%s", r.stderr)
+		assert.Contains(t, r.stderr, "the result is INVALID: ")
+		t.Logf("INVALID on this machine, as its measurements say: %s", r.stderr)
+	}
+	return valid
+}
+
+func detailFloat(t *testing.T, log *mllog.Log, key string) float64 {
+	t.Helper()
+	v, err := log.Float(key)
+	require.NoError(t, err)
+	return v
+}
