@@ -12,7 +12,7 @@ BENCH_TARGETS :=
 include $(sort $(wildcard mk/*.mk))
 
 .DEFAULT_GOAL := help
-.PHONY: help test race bench fuzz check
+.PHONY: help test test-under-load race bench fuzz check
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_.-]+:.*## ' $(MAKEFILE_LIST) | sort -u | \
@@ -22,6 +22,9 @@ test: $(TEST_DEPS) ## vet, cross-build the guest packages and run every test (wh
 	$(GO) vet ./...
 	GOOS=wasip1 GOARCH=wasm $(GO) build ./abi/... ./sdk/...
 	$(GO) test -count=1 ./...
+
+test-under-load: ## make test while CPU burners load every core (BURNERS=n); prints how long it took
+	./scripts/test-under-load.sh
 
 race: $(TEST_DEPS) ## run the tests under the race detector
 	$(GO) test -count=1 -race ./...
