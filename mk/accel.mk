@@ -1,4 +1,4 @@
-# Accelerator plugins: plugins/tensorrt and plugins/qaic (issue 5). Both
+# Accelerator plugins: plugins/tensorrt and plugins/qaic. Both
 # build with CGO_ENABLED=0 and bind their native runtimes at run time; their
 # tests compile fake runtimes with gcc, so `make test` needs no SDK.
 ACCEL_BENCHTIME ?= 2s
