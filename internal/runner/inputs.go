@@ -71,16 +71,19 @@ func Model(c *config.Config) (path string, bytes []byte, err error) {
 		return "", nil, exitcode.New(exitcode.Config, fmt.Errorf("benchmark %s has no bundled model", c.Benchmark.Name),
 			"pass --model FILE with the model your plugin loads")
 	}
-	return "", fashionmnist.Model(), nil
+	m, err := fashionmnist.ClassModel()
+	if err != nil {
+		return "", nil, fmt.Errorf("bundled model: %w", err)
+	}
+	return "", m, nil
 }
 
-// AccuracyOutput returns how the benchmark's responses encode the class.
+// AccuracyOutput returns how the benchmark's responses encode the class:
+// the accuracy_output key, else a float32 class index, as MLPerf's
+// ResNet-50 reference writes it and the bundled demo model answers.
 func AccuracyOutput(c *config.Config) accuracy.Output {
 	if c.AccuracyOutput != "" {
 		return accuracy.Output(c.AccuracyOutput)
-	}
-	if c.Benchmark.Demo {
-		return accuracy.LogitsFloat32
 	}
 	return accuracy.ClassFloat32
 }

@@ -18,8 +18,8 @@ import (
 	"github.com/mlperf-host/mlperf-host/loadgen"
 )
 
-// oracle is a fake plugin that answers every demo sample with logits
-// peaking at its label (or, when wrong, at the next class).
+// oracle is a fake plugin that answers every demo sample with its label
+// as a float32 (or, when wrong, the next class).
 func oracle(t *testing.T, wrong func(index uint64) bool) (*hosttest.Backend, Plugins) {
 	t.Helper()
 	d, err := DemoDataset()
@@ -27,13 +27,11 @@ func oracle(t *testing.T, wrong func(index uint64) bool) (*hosttest.Backend, Plu
 	labels := d.Labels()
 	b := hosttest.New(host.Info{Name: "oracle", Version: "1", MaxBatch: 32, MaxInFlight: 2})
 	b.Output = func(r abi.IssueRecord) []byte {
-		out := make([]byte, 40)
 		cls := labels[r.Index]
 		if wrong != nil && wrong(r.Index) {
 			cls = (cls + 1) % 10
 		}
-		binary.LittleEndian.PutUint32(out[4*cls:], math.Float32bits(1))
-		return out
+		return binary.LittleEndian.AppendUint32(nil, math.Float32bits(float32(cls)))
 	}
 	return b, Plugins{OpenFunc: func(context.Context, *config.Config) (host.Backend, error) { return b, nil }}
 }

@@ -30,6 +30,7 @@ type Backend struct {
 	// sampleBytes is the byte size of one sample of the model's input.
 	sampleBytes int
 	in          engine.TensorDesc
+	resp        responder
 	loaded      bool
 	closeOnce   sync.Once
 }
@@ -116,6 +117,10 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 		b.closeSessions()
 		return err
 	}
+	if b.resp, err = newResponder(cfg, b.all[0].sess.Outputs()); err != nil {
+		b.closeSessions()
+		return fmt.Errorf("onnx: %w", err)
+	}
 	b.loaded = true
 	return nil
 }
@@ -146,7 +151,8 @@ func (b *Backend) checkIO(s engine.Session) error {
 
 // Infer implements sdk.Backend: it runs the query's samples in batches of
 // at most the batch option on a free session, and completes each sample
-// with its slice of every output, concatenated in output order.
+// with its slice of every output, concatenated in output order, or with
+// its class (the response option).
 func (b *Backend) Infer(ctx context.Context, q sdk.Query, c sdk.Completer) error {
 	if !b.loaded {
 		return errors.New("onnx: Infer before Load")
@@ -199,10 +205,10 @@ func (b *Backend) runBatch(ctx context.Context, sl *slot, samples []sdk.Sample, 
 			c.Complete(s.ID, nil, 0)
 			continue
 		}
-		resp = resp[:0]
-		for _, o := range sl.out {
-			per := len(o.Data) / len(ok)
-			resp = append(resp, o.Data[i*per:(i+1)*per]...)
+		var err error
+		if resp, err = b.resp.appendResponse(resp[:0], sl.out, i, len(ok)); err != nil {
+			c.Fail(s.ID, fmt.Errorf("onnx: sample %d: %w", s.Index, err))
+			continue
 		}
 		c.Complete(s.ID, resp, 0)
 	}

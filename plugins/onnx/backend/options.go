@@ -21,6 +21,18 @@ const (
 	// OptInstances is the number of sessions, hence of Infer calls that
 	// run at once. Default 1.
 	OptInstances = "instances"
+	// OptResponse is what a sample's response holds: "outputs" (default;
+	// its slice of every output, concatenated) or "class" (its predicted
+	// class as one float32, MLPerf's image classification response).
+	OptResponse = "response"
+	// OptClassOutput names the output the class comes from with
+	// response=class: one class per sample (an ArgMax output) or scores
+	// whose first highest is the class. Default: the model's first output.
+	OptClassOutput = "class_output"
+	// OptClassOffset is added to the class with response=class: -1 for a
+	// model whose class 0 is "background" (MLPerf's 1001-class ResNet-50
+	// graphs), 0 (default) otherwise.
+	OptClassOffset = "class_offset"
 )
 
 // config is the parsed options.
@@ -30,6 +42,10 @@ type config struct {
 	batch     int
 	instances int
 	extra     map[string]string
+
+	response    string
+	classOutput string
+	classOffset int
 }
 
 const (
@@ -41,7 +57,7 @@ const (
 // parseOptions reads the backend's options and collects the rest for the
 // engine. Errors name every bad option.
 func parseOptions(opts map[string]string, maxInFlight int) (config, error) {
-	c := config{engine: "go", batch: defaultBatch, instances: 1, extra: map[string]string{}}
+	c := config{engine: "go", batch: defaultBatch, instances: 1, extra: map[string]string{}, response: ResponseOutputs}
 	var errs []error
 	num := func(key string, lo, hi int, dst *int) {
 		v, ok := opts[key]
@@ -59,7 +75,11 @@ func parseOptions(opts map[string]string, maxInFlight int) (config, error) {
 		switch k {
 		case OptEngine:
 			c.engine = v
-		case OptThreads, OptBatch, OptInstances:
+		case OptResponse:
+			c.response = v
+		case OptClassOutput:
+			c.classOutput = v
+		case OptThreads, OptBatch, OptInstances, OptClassOffset:
 		default:
 			c.extra[k] = v
 		}
@@ -67,5 +87,6 @@ func parseOptions(opts map[string]string, maxInFlight int) (config, error) {
 	num(OptThreads, 0, 4096, &c.threads)
 	num(OptBatch, 1, maxBatch, &c.batch)
 	num(OptInstances, 1, min(maxInstances, maxInFlight), &c.instances)
+	num(OptClassOffset, -1<<20, 1<<20, &c.classOffset)
 	return c, errors.Join(errs...)
 }

@@ -73,3 +73,35 @@ func argmax(v []float32) int {
 	}
 	return best
 }
+
+// TestClassModel runs the served model, whose response is the class as a
+// float32: the same class as argmax over the logits model's output for
+// every image.
+func TestClassModel(t *testing.T) {
+	t.Parallel()
+	set, err := fashionmnist.Load()
+	require.NoError(t, err)
+	ref, err := fashionmnist.LoadReference()
+	require.NoError(t, err)
+	m, err := fashionmnist.ClassModel()
+	require.NoError(t, err)
+	s, err := goengine.New().Load(context.Background(), m, engine.Options{MaxBatch: 250})
+	require.NoError(t, err)
+	defer s.Close()
+	require.Equal(t, []engine.TensorDesc{{Name: fashionmnist.ClassOutput, DType: engine.Float32, Shape: []int64{-1}}}, s.Outputs())
+	const batch = 250
+	outs := make([]engine.Tensor, 1)
+	for b0 := 0; b0 < len(set.Images); b0 += batch {
+		var data []byte
+		for _, img := range set.Images[b0 : b0+batch] {
+			data = append(data, img...)
+		}
+		in := []engine.Tensor{{Name: "image", DType: engine.Uint8, Shape: []int64{batch, 1, 28, 28}, Data: data}}
+		require.NoError(t, s.Run(context.Background(), in, outs))
+		require.Len(t, outs[0].Data, 4*batch)
+		for i := range batch {
+			cls := math.Float32frombits(binary.LittleEndian.Uint32(outs[0].Data[4*i:]))
+			require.InDelta(t, float32(ref.Predictions[b0+i]), cls, 0, "image %d", b0+i)
+		}
+	}
+}

@@ -5,8 +5,11 @@
 //
 // The model takes raw pixels, uint8 [N,1,28,28] (scaling and normalization
 // are in the graph), and returns logits, float [N,10]. A sample is one
-// image's 784 bytes as stored in the data set.
+// image's 784 bytes as stored in the data set. [ClassModel] is the model
+// the demo benchmark serves: the same graph ending in ArgMax, whose
+// response is the predicted class as a float32, as MLPerf's ResNet-50's is.
 //
-// Package fashionmnist imports only the standard library; it must never
-// import sdk, abi, host, loadgen, cmd or the engines.
+// Package fashionmnist imports only the standard library and the onnx
+// plugin's onnxpb (to build ClassModel); it must never import sdk, abi,
+// host, loadgen, cmd or the engines.
 package fashionmnist
