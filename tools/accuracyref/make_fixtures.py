@@ -51,5 +51,52 @@ def dlrm():
             f.write("%d, %d, %d\n" % (i, 1000 + i, c))
 
 
+def openimages():
+    d = os.path.join(OUT, "openimages")
+    os.makedirs(os.path.join(d, "annotations"), exist_ok=True)
+    rng = np.random.default_rng(800)
+    cats = [7, 1, 3]  # file order is not sorted: --use-inv-map follows it
+    images, anns = [], []
+    sizes = [(800, 600), (640, 480), (1024, 768), (500, 500), (300, 700), (800, 800), (640, 640)]
+    for i, (w, h) in enumerate(sizes):
+        images.append({"id": 100 + 3 * i, "height": h, "width": w, "file_name": "img%d.jpg" % i, "coco_url": ""})
+        for _ in range(int(rng.integers(1, 5))):
+            bw, bh = rng.uniform(8, w / 2), rng.uniform(8, h / 2)
+            x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
+            anns.append({"id": len(anns) + 1, "image_id": 100 + 3 * i, "category_id": int(rng.choice(cats)),
+                         "bbox": [x, y, bw, bh], "area": bw * bh, "iscrowd": 0})
+    # A crowd region: a detection inside it is ignored, not a false positive.
+    anns.append({"id": len(anns) + 1, "image_id": 100, "category_id": 1, "bbox": [10, 10, 300, 200],
+                 "area": 60000.0, "iscrowd": 1})
+    with open(os.path.join(d, "annotations", "openimages-mlperf.json"), "w") as f:
+        json.dump({"images": images, "annotations": anns,
+                   "categories": [{"id": c, "name": "c%d" % c} for c in cats]}, f, indent=1)
+
+    def rows(i, inv):
+        w, h = sizes[i]
+        out = []
+        for a in anns:
+            if a["image_id"] != 100 + 3 * i:
+                continue
+            x, y, bw, bh = a["bbox"]
+            for _ in range(int(rng.integers(0, 3))):
+                j = rng.normal(0, 0.12, 4) * [bw, bh, bw, bh]
+                cat = a["category_id"] if rng.random() < 0.85 else int(rng.choice(cats))
+                out.append([i, (y + j[1]) / h, (x + j[0]) / w, (y + bh + j[3]) / h, (x + bw + j[2]) / w,
+                            round(rng.random(), 1), cats.index(cat) + 1 if inv else cat])
+        for _ in range(int(rng.integers(0, 3))):  # false positives
+            y0, x0 = rng.random(2) * 0.6
+            cat = int(rng.choice(cats))
+            out.append([i, y0, x0, y0 + 0.3, x0 + 0.3, round(rng.random(), 1), cats.index(cat) + 1 if inv else cat])
+        return np.array(out, np.float32).reshape(-1).tobytes()
+
+    for name, inv in (("mlperf_log_accuracy.json", False), ("inv_map_log.json", True)):
+        # Image 4 answers nothing; image 6 is not in the log; image 2 is
+        # logged twice (the second is skipped).
+        entries = [(i, rows(i, inv)) for i in (2, 0, 5, 1, 3)] + [(4, b""), (2, rows(2, inv))]
+        write_log(os.path.join(d, name), entries)
+
+
 if __name__ == "__main__":
     dlrm()
+    openimages()
