@@ -97,6 +97,40 @@ def openimages():
         write_log(os.path.join(d, name), entries)
 
 
+def kits():
+    """Three cases with the reference preprocessing's layout: nifti/CASE/
+    segmentation.nii.gz and preprocessed_files.pkl (the official script's
+    file list). Needs python3-nibabel."""
+    import pickle
+
+    import nibabel
+
+    d = os.path.join(OUT, "kits19")
+    rng = np.random.default_rng(19)
+    shapes = {"case_00003": (6, 5, 4), "case_00000": (4, 7, 3), "case_00012": (5, 5, 6)}
+    names = sorted(shapes)
+    aux = {"file_list": names, "cases": {}}
+    preds = {}
+    for name in names:
+        shape = shapes[name]
+        z, y, x = np.indices(shape)
+        truth = ((z - shape[0] / 2) ** 2 + (y - shape[1] / 2) ** 2 < 5).astype(np.uint8)
+        truth[(x == 1) & (truth == 1) & (z < shape[0] / 2)] = 2
+        pred = truth.copy()
+        flip = rng.random(shape) < 0.15
+        pred[flip] = rng.integers(0, 3, int(flip.sum()))
+        affine = np.diag([1.6, 1.2, 1.2, 1.0])
+        os.makedirs(os.path.join(d, "nifti", name), exist_ok=True)
+        nibabel.save(nibabel.Nifti1Image(truth, affine=affine), os.path.join(d, "nifti", name, "segmentation.nii.gz"))
+        aux["cases"][name] = {"image_shape": (1,) + shape, "reshaped_affine": affine}
+        preds[name] = pred
+    with open(os.path.join(d, "preprocessed_files.pkl"), "wb") as f:
+        pickle.dump(aux, f)
+    order = [2, 0, 1]
+    write_log(os.path.join(d, "mlperf_log_accuracy.json"), [(i, preds[names[i]].tobytes()) for i in order])
+
+
 if __name__ == "__main__":
     dlrm()
     openimages()
+    kits()
