@@ -2,21 +2,32 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 	"github.com/mlperf-host/mlperf-host/internal/runner"
 )
 
 func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 	fs := a.newFlagSet("accuracy", "[flags] [LOG]",
-		"Score an mlperf_log_accuracy.json (default OUT/mlperf_log_accuracy.json) against the\nbenchmark's quality target, with the labels of the configured data set.")
+		"Score an mlperf_log_accuracy.json (default OUT/mlperf_log_accuracy.json) as the benchmark's\n"+
+			"official accuracy script does, print its result line and check the quality target. Top-1\n"+
+			"reads the labels of the configured data set; the other scorers read --truth.")
 	var cf configFlags
 	cf.register(fs)
 	write := fs.String("write", "", "also write the result line to `FILE` (accuracy.txt)")
+	var in accuracy.Inputs
+	scorer := fs.String("scorer", "", "`NAME` of the scorer, one of "+strings.Join(accuracy.ScorerNames(), ", ")+" (default: the benchmark's)")
+	fs.StringVar(&in.Truth, "truth", "", "ground truth `PATH` the official script reads: openimages directory, preprocessed\nKiTS19 directory, DLRM day-23 file (none when the log holds the labels)")
+	fs.StringVar(&in.Trace, "trace", "", "DLRM aggregation trace `FILE`, with --truth day_23")
+	fs.BoolVar(&in.InvMap, "inv-map", false, "openimages: labels index the categories (accuracy-openimages.py --use-inv-map)")
+	fs.StringVar(&in.Dtype, "dtype", "", "response data `TYPE` where the official script takes one (default: the script's)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -33,16 +44,74 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 	default:
 		return exitcode.New(exitcode.Usage, fmt.Errorf("accuracy: want at most one LOG, got %d arguments", len(pos)), "")
 	}
+	sc, ok, err := accuracy.LookupScorer(*scorer, c.Benchmark.Name)
+	if err != nil {
+		return exitcode.New(exitcode.Usage, err, "")
+	}
+	if ok {
+		return a.scoreWith(sc, c, log, in, *write)
+	}
+	if in.Dtype != "" {
+		// accuracy-imagenet.py's --dtype names the class's type.
+		c.AccuracyOutput = "class-" + in.Dtype
+		if _, err := accuracy.ParseOutput(c.AccuracyOutput); err != nil {
+			return exitcode.New(exitcode.Usage, fmt.Errorf("--dtype %q: want float32, int32 or int64", in.Dtype), "")
+		}
+	}
 	res, err := runner.ScoreAccuracy(c, log)
 	if err != nil {
 		return err
 	}
-	if *write != "" {
-		if err := os.WriteFile(*write, []byte(res.Text()+"\n"), 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", *write, err)
-		}
+	if err := writeLine(*write, res.Text()); err != nil {
+		return err
 	}
 	return a.printAccuracy(c.Benchmark.Quality.String(), res)
+}
+
+// writeLine writes an accuracy.txt line to path, when path is set.
+func writeLine(path, line string) error {
+	if path == "" {
+		return nil
+	}
+	if err := os.WriteFile(path, []byte(line+"\n"), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// scoreWith scores log with sc, prints the official line and checks the
+// benchmark's quality target when sc measures its metric.
+func (a *app) scoreWith(sc accuracy.Scorer, c *config.Config, log string, in accuracy.Inputs, write string) error {
+	f, err := os.Open(log)
+	if err != nil {
+		return exitcode.New(exitcode.Dataset, fmt.Errorf("accuracy log: %w", err),
+			"run with --mode accuracy first, or pass the log's path")
+	}
+	defer f.Close()
+	res, err := sc.Score(f, in)
+	if err != nil {
+		hint := "pass the ground truth the official " + filepath.Base(sc.Script) + " reads with --truth"
+		if errors.Is(err, accuracy.ErrLog) {
+			hint = ""
+		}
+		return exitcode.New(exitcode.Dataset, fmt.Errorf("%s scorer, accuracy log %s: %w", sc.Name, log, err), hint)
+	}
+	if err := writeLine(write, res.Text()); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stdout, res.Text())
+	q := c.Benchmark.Quality
+	v, ok := res.Value(q.Metric)
+	if !ok {
+		fmt.Fprintf(a.stdout, "(benchmark %s's target is %s, which the %s scorer does not measure)\n", c.Benchmark.Name, q.Metric, sc.Name)
+		return nil
+	}
+	if v < q.Target() {
+		fmt.Fprintf(a.stdout, "target %s: FAIL\n", q)
+		return exitcode.New(exitcode.AccuracyBelowTarget, fmt.Errorf("%s %g is below the target %.4f", q.Metric, v, q.Target()), "")
+	}
+	fmt.Fprintf(a.stdout, "target %s: PASS\n", q)
+	return nil
 }
 
 // printAccuracy prints a result and returns AccuracyBelowTarget when it

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Runs the official MLPerf accuracy scripts and `mlperf-host accuracy` on
+# the same logs (the demo's accuracy run and the fixtures under
+# internal/accuracy/testdata) and fails unless every pair prints the same
+# result line. Outside `make test`: it needs a clone of mlcommons/inference
+# (INFERENCE_REPO: a checkout or a bare mirror) and Debian's python3 with
+# numpy, sklearn, nibabel and pandas, which it installs when run as root.
+# What Debian lacks is stood in for by tools/accuracyref/shims (see its
+# README). Usage: INFERENCE_REPO=DIR MLPERF_HOST=BIN tools/accuracyref/verify.sh
+set -euo pipefail
+
+PY=/usr/bin/python3
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+: "${INFERENCE_REPO:?set INFERENCE_REPO to a clone or bare mirror of mlcommons/inference}"
+: "${MLPERF_HOST:?set MLPERF_HOST to an mlperf-host binary with the onnx plugin embedded (make build)}"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/verify-accuracy.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+need=()
+for pkg in python3-numpy python3-sklearn python3-nibabel python3-pandas python3-six; do
+	dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+if ((${#need[@]})); then
+	if [[ $(id -u) == 0 ]]; then
+		apt-get install -y -qq "${need[@]}" >/dev/null
+	else
+		echo "verify-accuracy: install ${need[*]} (apt-get) first" >&2
+		exit 1
+	fi
+fi
+
+if [[ -d $INFERENCE_REPO/.git || -f $INFERENCE_REPO/.git ]]; then
+	REPO=$INFERENCE_REPO
+else
+	git clone -q --no-checkout "$INFERENCE_REPO" "$WORK/inference"
+	git -C "$WORK/inference" checkout -q HEAD -- vision recommendation language speech2text 2>/dev/null || true
+	REPO=$WORK/inference
+fi
+echo "official scripts: mlcommons/inference $(git -C "$REPO" rev-parse --short HEAD)"
+
+T=$ROOT/internal/accuracy/testdata
+fail=0
+# same NAME OFFICIAL_PATTERN OURS -- OFFICIAL...: compares the last line of
+# the official output matching the pattern with the first line of ours.
+same() {
+	local name=$1 pat=$2 ours=$3
+	shift 4
+	local theirs
+	theirs=$("$@" 2>&1 | grep -E "$pat" | tail -1) || true
+	if [[ -n $theirs && $theirs == "$ours" ]]; then
+		printf 'same     %-22s %s\n' "$name" "$ours"
+	else
+		printf 'DIFFER   %-22s official: %s\n         %-22s ours:     %s\n' "$name" "$theirs" "" "$ours"
+		fail=1
+	fi
+}
+mh() { "$MLPERF_HOST" accuracy "$@" 2>/dev/null | head -1; }
+
+# The demo: an accuracy run, scored with the val_map its data set exports.
+(cd "$WORK" && "$MLPERF_HOST" run --mode accuracy --user-conf "$ROOT/cmd/mlperf-host/demo/user.conf" \
+	--out demo >/dev/null && "$MLPERF_HOST" dataset export --format npy ds >/dev/null)
+same demo-imagenet '^accuracy=' "$(mh "$WORK/demo/mlperf_log_accuracy.json")" -- \
+	$PY "$REPO/vision/classification_and_detection/tools/accuracy-imagenet.py" \
+	--mlperf-accuracy-file "$WORK/demo/mlperf_log_accuracy.json" --imagenet-val-file "$WORK/ds/val_map.txt"
+
+DLRM=$REPO/recommendation/dlrm_v2/pytorch/tools/accuracy-dlrm.py
+same dlrm-labels-in-log '^AUC=' "$(mh --scorer dlrm "$T/dlrm/mlperf_log_accuracy.json")" -- \
+	$PY "$DLRM" --mlperf-accuracy-file "$T/dlrm/mlperf_log_accuracy.json"
+same dlrm-day-23 '^AUC=' "$(mh --scorer dlrm --truth "$T/dlrm/day_23" --trace "$T/dlrm/trace.txt" "$T/dlrm/predictions_only.json")" -- \
+	$PY "$DLRM" --mlperf-accuracy-file "$T/dlrm/predictions_only.json" --day-23-file "$T/dlrm/day_23" \
+	--aggregation-trace-file "$T/dlrm/trace.txt"
+
+OI=$REPO/vision/classification_and_detection/tools/accuracy-openimages.py
+export PYTHONPATH=$ROOT/tools/accuracyref/shims
+same openimages '^mAP=' "$(mh --scorer openimages --truth "$T/openimages" "$T/openimages/mlperf_log_accuracy.json")" -- \
+	$PY "$OI" --mlperf-accuracy-file "$T/openimages/mlperf_log_accuracy.json" --openimages-dir "$T/openimages" \
+	--output-file "$WORK/openimages-results.json"
+same openimages-inv-map '^mAP=' "$(mh --scorer openimages --inv-map --truth "$T/openimages" "$T/openimages/inv_map_log.json")" -- \
+	$PY "$OI" --mlperf-accuracy-file "$T/openimages/inv_map_log.json" --openimages-dir "$T/openimages" \
+	--output-file "$WORK/openimages-results.json" --use-inv-map
+unset PYTHONPATH
+
+same kits19 '^Accuracy:' "$(mh --scorer kits19 --truth "$T/kits19" "$T/kits19/mlperf_log_accuracy.json")" -- \
+	$PY "$REPO/vision/medical_imaging/3d-unet-kits19/accuracy_kits.py" --log_file "$T/kits19/mlperf_log_accuracy.json" \
+	--preprocessed_data_dir "$T/kits19" --postprocessed_data_dir "$WORK/kits19-post" --num_proc 1
+
+if ((fail)); then
+	echo "verify-accuracy: the scorers differ from the official scripts" >&2
+	exit 1
+fi
+echo "verify-accuracy: every scorer prints the official script's line"
