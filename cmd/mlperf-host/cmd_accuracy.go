@@ -24,7 +24,8 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 	write := fs.String("write", "", "also write the result line to `FILE` (accuracy.txt)")
 	var in accuracy.Inputs
 	scorer := fs.String("scorer", "", "`NAME` of the scorer, one of "+strings.Join(accuracy.ScorerNames(), ", ")+" (default: the benchmark's)")
-	fs.StringVar(&in.Truth, "truth", "", "ground truth `PATH` the official script reads: openimages directory, preprocessed\nKiTS19 directory, DLRM day-23 file (none when the log holds the labels)")
+	fs.StringVar(&in.Truth, "truth", "", "ground truth `PATH` the official script reads: openimages directory, SQuAD\ndev-v1.1.json, preprocessed KiTS19 directory, DLRM day-23 file (none when the log holds the labels)")
+	fs.StringVar(&in.Vocab, "vocab", "", "tokenizer vocabulary `FILE`: BERT's vocab.txt")
 	fs.StringVar(&in.Trace, "trace", "", "DLRM aggregation trace `FILE`, with --truth day_23")
 	fs.BoolVar(&in.InvMap, "inv-map", false, "openimages: labels index the categories (accuracy-openimages.py --use-inv-map)")
 	fs.StringVar(&in.Dtype, "dtype", "", "response data `TYPE` where the official script takes one (default: the script's)")

@@ -1,7 +1,13 @@
 // Package accuracy reads MLPerf accuracy logs (mlperf_log_accuracy.json)
-// and scores them: classification top-1, the ImageNet/ResNet-50 rule of
-// the official accuracy-imagenet.py, against a benchmark's quality target.
+// and scores them as the official accuracy scripts of mlcommons/inference
+// do, each scorer printing its script's result line (the accuracy.txt
+// line the submission checker reads), one file per metric: top-1
+// (accuracy-imagenet.py), COCO mAP (accuracy-openimages.py), SQuAD exact
+// match and F1 with BERT's tokenizer (accuracy-squad.py), KiTS19 mean
+// DICE (accuracy_kits.py) and ROC AUC (accuracy-dlrm.py). [Scorers] lists
+// them; tools/accuracyref/verify.sh runs the official scripts against
+// them.
 //
-// Package accuracy imports only the standard library and benchmarks; it
-// must never import host, loadgen, sdk, plugins or cmd.
+// Package accuracy imports only the standard library, golang.org/x/text
+// and benchmarks; it must never import host, loadgen, sdk, plugins or cmd.
 package accuracy

@@ -32,6 +32,8 @@ type Inputs struct {
 	Truth string
 	// Trace is DLRM's aggregation trace (dlrm_trace_of_aggregated_samples.txt).
 	Trace string
+	// Vocab is the tokenizer's vocabulary: BERT's vocab.txt.
+	Vocab string
 	// InvMap is accuracy-openimages.py's --use-inv-map.
 	InvMap bool
 	// Dtype is the response's data type where the script takes one
@@ -63,6 +65,8 @@ func Scorers() []Scorer {
 			Benchmarks: []string{"3d-unet"}, Score: scoreKiTS},
 		{Name: "dlrm", Script: "recommendation/dlrm_v2/pytorch/tools/accuracy-dlrm.py",
 			Benchmarks: []string{"dlrm-v2"}, Score: scoreDLRM},
+		{Name: "squad", Script: "language/bert/accuracy-squad.py",
+			Benchmarks: []string{"bert"}, Score: scoreSQuAD},
 	}
 }
 
@@ -166,4 +170,26 @@ func scoreDLRM(log io.Reader, in Inputs) (Score, error) {
 		return nil, err
 	}
 	return AUC(log, labels)
+}
+
+func scoreSQuAD(log io.Reader, in Inputs) (Score, error) {
+	vf, err := openIn("bert vocab.txt (--vocab)", in.Vocab)
+	if err != nil {
+		return nil, err
+	}
+	defer vf.Close()
+	vocab, err := ReadVocab(vf)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Vocab, err)
+	}
+	df, err := openIn("squad dev-v1.1.json (--truth)", in.Truth)
+	if err != nil {
+		return nil, err
+	}
+	defer df.Close()
+	s, err := ReadSQuAD(df, vocab)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Truth, err)
+	}
+	return s.Score(log, in.Dtype)
 }

@@ -130,7 +130,98 @@ def kits():
     write_log(os.path.join(d, "mlperf_log_accuracy.json"), [(i, preds[names[i]].tobytes()) for i in order])
 
 
+SQUAD_TEXT = [
+    ("Lorem", [
+        ("The leader was John Smith (1895-1943). He played the cello in the Café Müller, "
+         "and his playing was admired by the critics of Paris.",
+         [("q1", "When was John Smith born?", ["1895"]),
+          ("q2", "Where did Smith play?", ["Café Müller", "the Café Müller"]),
+          ("q3", "Who admired his playing?", ["the critics of Paris"])]),
+    ]),
+    ("Ipsum", [
+        (" ".join("Word%d is a token, and the river flows north." % (i % 7) for i in range(60)) +
+         " The answer to the long question is forty-two.",
+         [("q4", "What is the answer to the long question?", ["forty-two", "42"]),
+          ("q5", "Which way does the river flow?", ["north"])]),
+        ("An apple a day keeps the doctor away; an Über-apple keeps two away.",
+         [("q6", "What keeps the doctor away?", ["An apple a day", "apple"])]),
+    ]),
+]
+
+
+def squad():
+    """A tiny SQuAD v1.1 dev set (one context longer than a sequence, so
+    it has several features), a vocabulary made from it with some words
+    only as WordPieces, and logits. Needs INFERENCE_REPO (the official
+    create_squad_data.py cuts the features) and tools/accuracyref/shims."""
+    import sys
+    repo = os.environ["INFERENCE_REPO"]
+    sys.path[:0] = [os.path.join(os.path.dirname(__file__), "shims"), os.path.join(repo, "language", "bert")]
+    import tokenization
+    from create_squad_data import convert_examples_to_features, read_squad_examples
+
+    d = os.path.join(OUT, "squad")
+    os.makedirs(d, exist_ok=True)
+    data = {"version": "1.1", "data": []}
+    for title, pars in SQUAD_TEXT:
+        art = {"title": title, "paragraphs": []}
+        for ctx, qas in pars:
+            art["paragraphs"].append({"context": ctx, "qas": [
+                {"id": qid, "question": q, "answers": [{"text": a, "answer_start": max(ctx.find(a), 0)} for a in ans]}
+                for qid, q, ans in qas]})
+        data["data"].append(art)
+    with open(os.path.join(d, "dev-v1.1.json"), "w") as f:
+        json.dump(data, f, indent=1, ensure_ascii=False)
+    basic = tokenization.BasicTokenizer(do_lower_case=True)
+    words = set()
+    for _, pars in SQUAD_TEXT:
+        for ctx, qas in pars:
+            words.update(basic.tokenize(ctx))
+            for _, q, _ in qas:
+                words.update(basic.tokenize(q))
+    pieces = {"playing": ["play", "##ing"], "played": ["play", "##ed"], "admired": ["admire", "##d"], "critics": ["critic", "##s"]}
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    for w in sorted(words):
+        for p in pieces.get(w, [w]):
+            if p not in vocab:
+                vocab.append(p)
+    vocab.remove("word3")  # a word the vocabulary cannot cover: [UNK]
+    with open(os.path.join(d, "vocab.txt"), "w") as f:
+        f.write("\n".join(vocab) + "\n")
+
+    examples = read_squad_examples(os.path.join(d, "dev-v1.1.json"), False, False)
+    feats = []
+    convert_examples_to_features(examples, tokenization.FullTokenizer(os.path.join(d, "vocab.txt")),
+                                 384, 128, 64, False, feats.append)
+    rng = np.random.default_rng(11)
+    entries = []
+    for i, f in enumerate(feats):
+        ex = examples[f.example_index]
+        n = 384 if i % 3 else len(f.tokens)  # some responses stop at the sequence's end
+        logits = rng.normal(0, 1, (n, 2)).astype(np.float32)
+        # Point most features at their first answer's first word.
+        ans = basic.tokenize(data_answers(data)[ex.qas_id][0])
+        if i % 4 != 3:
+            for pos, tok in enumerate(f.tokens[:n]):
+                if pos in f.token_to_orig_map and tok == ans[0]:
+                    logits[pos, 0] += 6
+                    logits[min(pos + len(ans) - 1 + 2 * (i % 4 == 1), n - 1), 1] += 6  # some too long
+                    break
+        if i != 2:  # feature 2 is not answered at all
+            entries.append((i, logits.tobytes()))
+    rng.shuffle(entries)
+    entries.append(entries[0])
+    write_log(os.path.join(d, "mlperf_log_accuracy.json"), entries)
+
+
+def data_answers(data):
+    return {qa["id"]: [a["text"] for a in qa["answers"]]
+            for art in data["data"] for p in art["paragraphs"] for qa in p["qas"]}
+
+
 if __name__ == "__main__":
     dlrm()
     openimages()
     kits()
+    if os.environ.get("INFERENCE_REPO"):
+        squad()

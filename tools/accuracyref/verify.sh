@@ -13,6 +13,7 @@ PY=/usr/bin/python3
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 : "${INFERENCE_REPO:?set INFERENCE_REPO to a clone or bare mirror of mlcommons/inference}"
 : "${MLPERF_HOST:?set MLPERF_HOST to an mlperf-host binary with the onnx plugin embedded (make build)}"
+MLPERF_HOST=$(realpath "$MLPERF_HOST")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/verify-accuracy.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
@@ -78,6 +79,10 @@ same openimages '^mAP=' "$(mh --scorer openimages --truth "$T/openimages" "$T/op
 same openimages-inv-map '^mAP=' "$(mh --scorer openimages --inv-map --truth "$T/openimages" "$T/openimages/inv_map_log.json")" -- \
 	$PY "$OI" --mlperf-accuracy-file "$T/openimages/inv_map_log.json" --openimages-dir "$T/openimages" \
 	--output-file "$WORK/openimages-results.json" --use-inv-map
+same squad '^\{"exact_match"' "$(mh --scorer squad --truth "$T/squad/dev-v1.1.json" --vocab "$T/squad/vocab.txt" "$T/squad/mlperf_log_accuracy.json")" -- \
+	$PY "$REPO/language/bert/accuracy-squad.py" --vocab_file "$T/squad/vocab.txt" --val_data "$T/squad/dev-v1.1.json" \
+	--log_file "$T/squad/mlperf_log_accuracy.json" --out_file "$WORK/squad-predictions.json" \
+	--features_cache_file "$WORK/squad-features.pickle"
 unset PYTHONPATH
 
 same kits19 '^Accuracy:' "$(mh --scorer kits19 --truth "$T/kits19" "$T/kits19/mlperf_log_accuracy.json")" -- \
