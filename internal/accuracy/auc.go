@@ -157,16 +157,7 @@ func rocAUC(truth, scores []float32) (float64, error) {
 		idx[i] = i
 	}
 	// Descending score; ties are one threshold, so their order is moot.
-	slices.SortStableFunc(idx, func(a, b int) int {
-		sa, sb := scores[a], scores[b]
-		switch {
-		case sa > sb:
-			return -1
-		case sa < sb:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(idx, descending(func(i int) float32 { return scores[i] }))
 	for _, y := range truth {
 		if y != 0 && y != 1 {
 			return 0, fmt.Errorf("roc auc: label %v is neither 0 nor 1", y)

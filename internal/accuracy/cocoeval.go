@@ -83,15 +83,7 @@ func evaluateImage(gts, dts []cocoBox) *cocoImageEval {
 	gts = slices.Clone(gts)
 	slices.SortStableFunc(gts, func(a, b cocoBox) int { return boolInt(ignore(a)) - boolInt(ignore(b)) })
 	dts = slices.Clone(dts)
-	slices.SortStableFunc(dts, func(a, b cocoBox) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(dts, descending(func(d cocoBox) float64 { return d.score }))
 	dts = dts[:min(len(dts), cocoMaxDet)]
 	e := &cocoImageEval{gtIgnore: make([]bool, len(gts))}
 	for i, g := range gts {
@@ -224,15 +216,7 @@ func categoryPrecision(evals []*cocoImageEval) []float64 {
 	if npig == 0 {
 		return nil
 	}
-	slices.SortStableFunc(all, func(a, b det) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(all, descending(func(d det) float64 { return d.score }))
 	out := make([]float64, 0, len(cocoIoUThrs)*len(cocoRecThrs))
 	rc := make([]float64, len(all))
 	pr := make([]float64, len(all))

@@ -271,16 +271,7 @@ func (s *SQuAD) Score(log io.Reader, dtype string) (SQuADResult, error) {
 				}
 			}
 		}
-		slices.SortStableFunc(cands, func(a, b prelim) int {
-			sa, sb := a.sl+a.el, b.sl+b.el
-			switch {
-			case sa > sb:
-				return -1
-			case sa < sb:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(cands, descending(func(c prelim) float64 { return c.sl + c.el }))
 		// The prediction is the best candidate's text (the first of the
 		// reference's n-best list, which only dedupes after it).
 		best := squadNoAnswerTxt
@@ -326,15 +317,7 @@ func bestIndexes(l []float64) []int {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		switch {
-		case l[a] > l[b]:
-			return -1
-		case l[a] < l[b]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(idx, descending(func(i int) float64 { return l[i] }))
 	return idx[:min(len(idx), squadNBest)]
 }
 

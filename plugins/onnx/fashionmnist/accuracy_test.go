@@ -30,15 +30,8 @@ func TestGoEngineAccuracy(t *testing.T) {
 	require.Equal(t, []engine.TensorDesc{{Name: "logits", DType: engine.Float32, Shape: []int64{-1, 10}}}, s.Outputs())
 
 	const batch = 100
-	outs := make([]engine.Tensor, 1)
 	correct, agree := 0, 0
-	for b0 := 0; b0 < len(set.Images); b0 += batch {
-		var data []byte
-		for _, img := range set.Images[b0 : b0+batch] {
-			data = append(data, img...)
-		}
-		in := []engine.Tensor{{Name: "image", DType: engine.Uint8, Shape: []int64{batch, 1, 28, 28}, Data: data}}
-		require.NoError(t, s.Run(context.Background(), in, outs))
+	runBatches(t, s, set, batch, func(b0 int, outs []engine.Tensor) {
 		for i := range batch {
 			logits := make([]float32, 10)
 			for c := range logits {
@@ -56,7 +49,7 @@ func TestGoEngineAccuracy(t *testing.T) {
 				agree++
 			}
 		}
-	}
+	})
 	acc := float64(correct) / float64(len(set.Images))
 	t.Logf("Go engine accuracy %.4f, PyTorch %.4f, agreement %d/%d", acc, ref.SubsetAccuracy, agree, len(set.Images))
 	assert.Equal(t, len(set.Images), agree, "predictions differ from PyTorch")
@@ -90,18 +83,27 @@ func TestClassModel(t *testing.T) {
 	defer s.Close()
 	require.Equal(t, []engine.TensorDesc{{Name: fashionmnist.ClassOutput, DType: engine.Float32, Shape: []int64{-1}}}, s.Outputs())
 	const batch = 250
+	runBatches(t, s, set, batch, func(b0 int, outs []engine.Tensor) {
+		require.Len(t, outs[0].Data, 4*batch)
+		for i := range batch {
+			cls := math.Float32frombits(binary.LittleEndian.Uint32(outs[0].Data[4*i:]))
+			require.InDelta(t, float32(ref.Predictions[b0+i]), cls, 0, "image %d", b0+i)
+		}
+	})
+}
+
+// runBatches runs the whole set through s in batches and hands each
+// batch's outputs, with its first image's index, to check.
+func runBatches(t *testing.T, s engine.Session, set *fashionmnist.Set, batch int, check func(b0 int, outs []engine.Tensor)) {
+	t.Helper()
 	outs := make([]engine.Tensor, 1)
 	for b0 := 0; b0 < len(set.Images); b0 += batch {
 		var data []byte
 		for _, img := range set.Images[b0 : b0+batch] {
 			data = append(data, img...)
 		}
-		in := []engine.Tensor{{Name: "image", DType: engine.Uint8, Shape: []int64{batch, 1, 28, 28}, Data: data}}
+		in := []engine.Tensor{{Name: "image", DType: engine.Uint8, Shape: []int64{int64(batch), 1, 28, 28}, Data: data}}
 		require.NoError(t, s.Run(context.Background(), in, outs))
-		require.Len(t, outs[0].Data, 4*batch)
-		for i := range batch {
-			cls := math.Float32frombits(binary.LittleEndian.Uint32(outs[0].Data[4*i:]))
-			require.InDelta(t, float32(ref.Predictions[b0+i]), cls, 0, "image %d", b0+i)
-		}
+		check(b0, outs)
 	}
 }
