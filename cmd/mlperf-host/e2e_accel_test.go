@@ -30,6 +30,8 @@ func TestAcceleratorPlugins(t *testing.T) {
 		t.Skip("gcc not found: the fake CUDA/TensorRT and AIC runtimes are compiled by the test")
 	}
 	const src = "../../plugins/"
+	// fakedevice.h, which the fake runtimes include.
+	const include = "-I" + src + "internal/accel/acceltest/cfake"
 	tests := []struct {
 		name    string
 		missing string // named by the error when the runtime is absent
@@ -37,7 +39,7 @@ func TestAcceleratorPlugins(t *testing.T) {
 	}{
 		{name: "tensorrt", missing: "libcudart", setup: func(t *testing.T, fakes string) ([]string, []string) {
 			cudart, shim := filepath.Join(fakes, "libcudart.so.12"), filepath.Join(fakes, "libmlph_trt.so")
-			gcc(t, "-shared", "-fPIC", "-O2", "-o", cudart, src+"tensorrt/trt/testdata/fake/fakecudart.c",
+			gcc(t, "-shared", "-fPIC", "-O2", include, "-o", cudart, src+"tensorrt/trt/testdata/fake/fakecudart.c",
 				"-Wl,-soname,libcudart.so.12", "-lpthread")
 			gcc(t, "-shared", "-fPIC", "-O2", "-I", src+"tensorrt/shim", "-o", shim,
 				src+"tensorrt/trt/testdata/fake/faketrt.c", cudart, "-Wl,-rpath,"+fakes, "-lpthread")
@@ -48,7 +50,7 @@ func TestAcceleratorPlugins(t *testing.T) {
 		}},
 		{name: "qaic", missing: "libQAic", setup: func(t *testing.T, fakes string) ([]string, []string) {
 			lib := filepath.Join(fakes, "libQAic.so")
-			gcc(t, "-shared", "-fPIC", "-O2", "-o", lib, src+"qaic/aic/testdata/fake/fakeqaic.c", "-lpthread")
+			gcc(t, "-shared", "-fPIC", "-O2", include, "-o", lib, src+"qaic/aic/testdata/fake/fakeqaic.c", "-lpthread")
 			qpc := filepath.Join(fakes, "fashion.qpc")
 			require.NoError(t, os.WriteFile(qpc, []byte("fakeqpc 1\nbatch 8\ncores 4\ninput x 784\noutput y 40\n"), 0o644))
 			return []string{"MLPERF_QAIC_LIBRARY=" + lib}, []string{"--set", "qaic.qpc=" + qpc, "--set", "qaic.batch_size=8"}

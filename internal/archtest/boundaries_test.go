@@ -42,9 +42,13 @@ var rules = []rule{
 		"github.com/golang/protobuf",
 	}},
 	{name: "host imports only abi", prefix: "host", ours: []string{"abi"}},
-	{name: "onnx plugin imports only sdk and abi", prefix: "plugins/onnx", ours: []string{"sdk", "abi"}},
-	{name: "tensorrt plugin imports only sdk and abi", prefix: "plugins/tensorrt", ours: []string{"sdk", "abi"}},
-	{name: "qaic plugin imports only sdk and abi", prefix: "plugins/qaic", ours: []string{"sdk", "abi"}},
+	{name: "onnx plugin imports only sdk, abi and the plugins' core", prefix: "plugins/onnx",
+		ours: []string{"sdk", "abi", "plugins/internal"}},
+	{name: "tensorrt plugin imports only sdk, abi and the plugins' core", prefix: "plugins/tensorrt",
+		ours: []string{"sdk", "abi", "plugins/internal"}},
+	{name: "qaic plugin imports only sdk, abi and the plugins' core", prefix: "plugins/qaic",
+		ours: []string{"sdk", "abi", "plugins/internal"}},
+	{name: "the plugins' core imports only sdk and abi", prefix: "plugins/internal", ours: []string{"sdk", "abi"}},
 	{name: "examples import only sdk and abi", prefix: "examples", ours: []string{"sdk", "abi"}},
 }
 

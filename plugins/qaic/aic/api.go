@@ -1,6 +1,10 @@
 package aic
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/mlperf-host/mlperf-host/plugins/internal/native"
+)
 
 // object is an opaque runtime handle: QAicContext*, QAicQueue*,
 // QAicQpcObj*, QAicProgram* or QAicExecObj*.
@@ -86,11 +90,11 @@ type runtimeAPI interface {
 	// OpenQPC opens a QPC file; OpenQPCBytes one in memory that must stay
 	// valid until CloseQPC.
 	OpenQPC(path string) (object, error)
-	OpenQPCBytes(b hostBuf) (object, error)
+	OpenQPCBytes(b native.Mapped) (object, error)
 	CloseQPC(qpc object) error
 	// CreateProgram creates a program from qpc on dev with default
 	// properties kept in props, which must outlive the program.
-	CreateProgram(ctx object, dev int32, name string, qpc object, props hostBuf) (object, error)
+	CreateProgram(ctx object, dev int32, name string, qpc object, props native.Mapped) (object, error)
 	LoadProgram(p object) error
 	UnloadProgram(p object) error
 	Activate(p object, on bool) error

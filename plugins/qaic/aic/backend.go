@@ -5,72 +5,54 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
-// Version is the plugin's own version, reported in Info.
+// Version is what Info reports as the qaic plugin's version.
 const Version = "0.1.0"
 
-// Backend runs compiled QPCs on Qualcomm Cloud AI 100 devices. It
-// implements sdk.Backend, sdk.SampleLoader and sdk.Warmer.
+// Backend runs compiled QPCs on Qualcomm Cloud AI 100 devices. Load is its
+// own; Info, LoadSamples, UnloadSamples, Warmup, Infer and Close come from
+// the accelerator core, around the loaded program (the package
+// documentation says how a query runs).
 type Backend struct {
-	cfg   Config
-	info  sdk.Info
-	rt    *qaicLib
-	found []int
-
-	mu     sync.Mutex
-	p      *program
-	closed bool
+	*accel.Backend[*program]
+	cfg Config
+	rt  *qaicLib // bound by New; nil without the runtime
 }
 
-var (
-	_ sdk.Backend      = (*Backend)(nil)
-	_ sdk.SampleLoader = (*Backend)(nil)
-	_ sdk.Warmer       = (*Backend)(nil)
-)
+var _ interface {
+	sdk.Backend
+	sdk.SampleLoader
+	sdk.Warmer
+} = (*Backend)(nil)
 
-// New returns a backend that discovers devices through libQAic, found on
-// cfg.LibraryPaths, by probing QIDs 0 to cfg.ProbeDevices-1. A missing
-// runtime is not an error here: Info then lists no devices and Load
-// reports the missing library.
+// New returns a backend on the QIDs among 0 to cfg.ProbeDevices-1 that
+// answer through libQAic (the first of cfg.LibraryPaths that loads).
+// Without the AIC runtime the backend still starts, listing no card and
+// saying why in its Info; Load then names the missing library.
 //
 // # Errors
 //
-// New fails only when cfg is invalid.
+// New fails only on an invalid cfg.
 func New(cfg Config) (*Backend, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("qaic: config: %w", err)
 	}
-	b := &Backend{cfg: cfg, info: sdk.Info{
-		Name:        "qaic",
-		Version:     Version,
-		Description: "Qualcomm Cloud AI 100 programs (QPC) through the AIC runtime",
-		MaxInFlight: cfg.Activations * cfg.SetSize,
-	}}
+	b := &Backend{cfg: cfg}
+	info := sdk.Info{Name: plugin, Version: Version,
+		Description: "Qualcomm Cloud AI 100 programs (QPC) through the AIC runtime"}
+	var devices []sdk.Device
 	rt, err := openRuntime(cfg.LibraryPaths)
-	if err != nil {
-		b.info.Description += " (unavailable: " + err.Error() + ")"
-		return b, nil
+	if err == nil {
+		b.rt = rt
+		devices = discover(rt, cfg.ProbeDevices)
 	}
-	b.rt = rt
-	b.info.Devices = discover(rt, cfg.ProbeDevices)
-	for _, d := range b.info.Devices {
-		b.found = append(b.found, d.ID)
-	}
-	selected := b.found
-	if cfg.Devices != nil {
-		selected = nil
-		for _, d := range cfg.Devices {
-			if slices.Contains(b.found, d) {
-				selected = append(selected, d)
-			}
-		}
-	}
-	b.info.MaxInFlight = max(1, len(selected)) * cfg.Activations * cfg.SetSize
+	perDevice := cfg.Activations * cfg.SetSize
+	b.Backend = accel.NewBackend[*program](accel.Discovered(info, devices, err, cfg.Devices, perDevice), sentinels)
 	return b, nil
 }
 
@@ -94,16 +76,6 @@ func discover(rt runtimeAPI, probe int) []sdk.Device {
 	return out
 }
 
-// Info describes the backend and the devices New found. MaxInFlight is
-// devices × activations × set size: from the construction Config until
-// Load, then from the options Load applied (the SDK asks again after
-// Load and the host follows).
-func (b *Backend) Info() sdk.Info {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.info
-}
-
 // Load brings the QPC up on every selected device: one program per
 // activation, loaded and activated, with its queue and exec objects. The
 // QPC is the one the "qpc" option names when it is set, else the one
@@ -115,52 +87,42 @@ func (b *Backend) Info() sdk.Info {
 // A missing libQAic gives a [*LibraryError] (errors.Is
 // [ErrRuntimeMissing]) naming the library and how to install it.
 func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return ErrClosed
-	}
-	if b.p != nil {
-		return ErrLoaded
-	}
+	return b.Backend.Load(func() (*program, int, error) { return b.load(ctx, m) })
+}
+
+// load brings the program up and says how many Infer calls it runs at
+// once.
+func (b *Backend) load(ctx context.Context, m sdk.Model) (*program, int, error) {
 	cfg, err := b.cfg.WithOptions(m.Options)
 	if err != nil {
-		return sdk.Errorf(abi.InvalidArgument, "qaic: %v", err)
+		return nil, 0, sdk.Errorf(abi.InvalidArgument, "qaic: %v", err)
 	}
-	path, program := cfg.QPC, m.Bytes
-	if path == "" {
-		path = m.Path
-	}
-	if path != "" {
-		program = nil
-	}
+	path, program := accel.ModelSource(m, cfg.QPC)
 	if len(program) == 0 && path == "" {
-		return errors.New("qaic: no program: pass a QPC as the model or set the qpc option")
+		return nil, 0, errors.New("qaic: no program: pass a QPC as the model or set the qpc option")
 	}
 	rt := b.rt
 	if rt == nil || !slices.Equal(cfg.LibraryPaths, b.cfg.LibraryPaths) {
 		if rt, err = openRuntime(cfg.LibraryPaths); err != nil {
-			return err
+			return nil, 0, err
 		}
 	}
-	qids, err := b.selectDevices(rt, cfg)
+	qids, err := selectDevices(rt, cfg)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("qaic: load: %w", err)
+		return nil, 0, fmt.Errorf("qaic: load: %w", err)
 	}
 	p, err := openProgram(rt, cfg, qids, path, program)
 	if err != nil {
-		return fmt.Errorf("qaic: load program: %w", err)
+		return nil, 0, fmt.Errorf("qaic: load program: %w", err)
 	}
-	b.p = p
-	b.info.MaxInFlight = len(qids) * cfg.Activations * cfg.SetSize
-	return nil
+	return p, len(qids) * cfg.Activations * cfg.SetSize, nil
 }
 
 // selectDevices returns the QIDs Load uses, checking that each answers.
-func (b *Backend) selectDevices(rt runtimeAPI, cfg Config) ([]int32, error) {
+func selectDevices(rt runtimeAPI, cfg Config) ([]int32, error) {
 	want := cfg.Devices
 	if want == nil {
 		for _, d := range discover(rt, cfg.ProbeDevices) {
@@ -178,86 +140,4 @@ func (b *Backend) selectDevices(rt runtimeAPI, cfg Config) ([]int32, error) {
 		out = append(out, int32(d))
 	}
 	return out, nil
-}
-
-func (b *Backend) loaded() (*program, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	switch {
-	case b.closed:
-		return nil, ErrClosed
-	case b.p == nil:
-		return nil, ErrNotLoaded
-	}
-	return b.p, nil
-}
-
-// LoadSamples keeps the samples' bytes for Infer. Each sample holds every
-// input buffer's row, concatenated in buffer-mapping order.
-func (b *Backend) LoadSamples(ctx context.Context, samples []sdk.LoadedSample) error {
-	p, err := b.loaded()
-	if err != nil {
-		return err
-	}
-	for _, s := range samples {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("qaic: load samples: %w", err)
-		}
-		if len(s.Data) != p.layout.inBytes {
-			return fmt.Errorf("qaic: load sample %d: %d bytes, but the program's inputs take %d per sample",
-				s.Index, len(s.Data), p.layout.inBytes)
-		}
-		p.samples[s.Index] = s.Data
-	}
-	return nil
-}
-
-// UnloadSamples forgets samples.
-func (b *Backend) UnloadSamples(_ context.Context, indices []uint64) error {
-	p, err := b.loaded()
-	if err != nil {
-		return err
-	}
-	for _, i := range indices {
-		delete(p.samples, i)
-	}
-	return nil
-}
-
-// Warmup runs one batch of zeros through every exec object.
-func (b *Backend) Warmup(ctx context.Context) error {
-	p, err := b.loaded()
-	if err != nil {
-		return err
-	}
-	return p.warmup(ctx)
-}
-
-// Infer runs q's samples in batches across every device's activations and
-// completes each sample when its batch finishes. A sample's output is its
-// row of every output buffer, concatenated in mapping order; it is nil
-// unless the sample wants output.
-func (b *Backend) Infer(ctx context.Context, q sdk.Query, c sdk.Completer) error {
-	p, err := b.loaded()
-	if err != nil {
-		return err
-	}
-	return p.infer(ctx, q, c)
-}
-
-// Close waits for in-flight batches, deactivates and releases everything.
-// It is safe to call more than once.
-func (b *Backend) Close() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return nil
-	}
-	b.closed = true
-	if b.p == nil {
-		return nil
-	}
-	err := b.p.stop()
-	b.p = nil
-	return err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel/acceltest"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
@@ -70,20 +71,20 @@ func TestInferComputesOutputs(t *testing.T) {
 			if tt.load {
 				var ls []sdk.LoadedSample
 				for i := range uint64(tt.samples) {
-					ls = append(ls, sdk.LoadedSample{Index: i, Data: sampleData(i, size)})
+					ls = append(ls, sdk.LoadedSample{Index: i, Data: acceltest.SampleBytes(i, size)})
 				}
 				require.NoError(t, b.LoadSamples(t.Context(), ls))
 			}
-			c := newCompletions()
+			c := acceltest.NewRecorder()
 			require.NoError(t, b.Infer(t.Context(), samplesOf(tt.samples, size, !tt.load, tt.want), c))
-			out, failed, _ := c.results()
+			out, failed, _ := c.Results()
 			assert.Empty(t, failed)
 			require.Len(t, out, tt.samples)
 			for i := range uint64(tt.samples) {
 				if tt.want {
-					assert.Equal(t, expectedOutput(sampleData(i, size), tt.ins, tt.outs), out[500+i], "sample %d", i)
+					assert.Equal(t, acceltest.EchoOutput(acceltest.SampleBytes(i, size), tt.ins, tt.outs), out[acceltest.IDBase+i], "sample %d", i)
 				} else {
-					assert.Empty(t, out[500+i])
+					assert.Empty(t, out[acceltest.IDBase+i])
 				}
 			}
 		})
@@ -99,67 +100,38 @@ func TestProgramFromFile(t *testing.T) {
 		b, err := New(f.config())
 		require.NoError(t, err)
 		require.NoError(t, b.Load(t.Context(), sdk.Model{Path: path, Options: map[string]string{"batch_size": "2"}}))
-		c := newCompletions()
+		c := acceltest.NewRecorder()
 		require.NoError(t, b.Infer(t.Context(), samplesOf(3, 4, true, true), c))
-		out, _, _ := c.results()
-		assert.Equal(t, sampleData(2, 4), out[502])
+		out, _, _ := c.Results()
+		assert.Equal(t, acceltest.SampleBytes(2, 4), out[acceltest.IDBase+2])
 		require.NoError(t, b.Close())
 	}
 	assert.Equal(t, liveObjects{}, f.live())
 }
 
-// TestProgramSource checks where Load takes the QPC from: the qpc option,
-// else the model's path, else its bytes (a host may send a benchmark's
-// bundled model as bytes, which the option must override).
 func TestProgramSource(t *testing.T) {
 	t.Parallel()
-	file := filepath.Join(t.TempDir(), "programqpc.bin")
-	require.NoError(t, os.WriteFile(file, qpc(1, 4, "input x 4", "output y 4"), 0o600))
-	garbage := []byte("an onnx model")
-	tests := []struct {
-		name    string
-		model   sdk.Model
-		wantErr string
-	}{
-		{name: "option over bytes", model: sdk.Model{Bytes: garbage, Options: map[string]string{"qpc": file}}},
-		{name: "option over path", model: sdk.Model{Path: "/nonexistent/qpc", Options: map[string]string{"qpc": file}}},
-		{name: "path over bytes", model: sdk.Model{Path: file, Bytes: garbage}},
-		{name: "bytes alone", model: sdk.Model{Bytes: qpc(1, 4, "input x 4", "output y 4")}},
-		{name: "missing file", model: sdk.Model{Path: "/nonexistent/qpc"}, wantErr: "/nonexistent/qpc"},
-		{name: "nothing", model: sdk.Model{}, wantErr: "no program"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			f := newFakeQAic(t, 1, 16)
-			b, err := New(f.config())
+	acceltest.ModelSource{
+		Option: "qpc", Model: qpc(1, 4, "input x 4", "output y 4"), SampleSize: 4,
+		New: func(t *testing.T) sdk.Backend {
+			b, err := New(newFakeQAic(t, 1, 16).config())
 			require.NoError(t, err)
-			t.Cleanup(func() { _ = b.Close() })
-			err = b.Load(t.Context(), tt.model)
-			if tt.wantErr != "" {
-				require.ErrorContains(t, err, tt.wantErr)
-				require.ErrorIs(t, b.Infer(t.Context(), samplesOf(1, 4, true, true), newCompletions()), ErrNotLoaded)
-				return
-			}
-			require.NoError(t, err)
-			c := newCompletions()
-			require.NoError(t, b.Infer(t.Context(), samplesOf(2, 4, true, true), c))
-			out, _, _ := c.results()
-			assert.Equal(t, sampleData(1, 4), out[501])
-		})
-	}
+			return b
+		},
+		Nothing: "no program", NotLoaded: ErrNotLoaded,
+	}.Test(t)
 }
 
 func TestBatchesOfCompiledSize(t *testing.T) {
 	t.Parallel()
 	f := newFakeQAic(t, 1, 16)
 	b := newLoaded(t, f, qpc(4, 4, "input x 4", "output y 4"), map[string]string{"batch_size": "4", "set_size": "1"})
-	c := newCompletions()
+	c := acceltest.NewRecorder()
 	require.NoError(t, b.Infer(t.Context(), samplesOf(10, 4, true, true), c))
-	_, _, runs := f.running()
+	runs := f.runs()
 	assert.Equal(t, int64(3), runs, "10 samples in batches of 4, the last padded")
-	out, _, _ := c.results()
-	assert.Equal(t, sampleData(9, 4), out[509])
+	out, _, _ := c.Results()
+	assert.Equal(t, acceltest.SampleBytes(9, 4), out[acceltest.IDBase+9])
 }
 
 // TestActivationsRunConcurrently holds every run at the fake's gate: the
@@ -169,15 +141,15 @@ func TestActivationsRunConcurrently(t *testing.T) {
 	f := newFakeQAic(t, 2, 16)
 	b := newLoaded(t, f, qpc(1, 4, "input x 4", "output y 4"), map[string]string{"activations": "2", "set_size": "2"})
 	assert.Equal(t, 8, b.Info().MaxInFlight, "after Load, the options' 2 devices × 2 activations × 2 exec objects")
-	f.gate(true)
-	t.Cleanup(func() { f.gate(false) })
-	c := newCompletions()
+	f.Gate(true)
+	t.Cleanup(func() { f.Gate(false) })
+	c := acceltest.NewRecorder()
 	done := make(chan error, 1)
 	go func() { done <- b.Infer(t.Context(), samplesOf(8, 4, true, true), c) }()
-	require.Eventually(t, func() bool { n, _, _ := f.running(); return n == 8 }, 10*time.Second, time.Millisecond)
-	f.gate(false)
+	require.Eventually(t, func() bool { n, _ := f.Kernels(); return n == 8 }, 10*time.Second, time.Millisecond)
+	f.Gate(false)
 	require.NoError(t, <-done)
-	out, _, _ := c.results()
+	out, _, _ := c.Results()
 	assert.Len(t, out, 8)
 	perDevice := map[int]int{}
 	for _, p := range f.programs() {
@@ -195,10 +167,10 @@ func TestCompletionsFollowExecution(t *testing.T) {
 	f := newFakeQAic(t, 2, 16)
 	f.setDeviceDelay(0, int64(200*time.Millisecond))
 	b := newLoaded(t, f, qpc(2, 4, "input x 4", "output y 4"), map[string]string{"batch_size": "2", "set_size": "1"})
-	c := newCompletions()
+	c := acceltest.NewRecorder()
 	require.NoError(t, b.Infer(t.Context(), samplesOf(4, 4, true, true), c))
-	_, _, order := c.results()
-	assert.Equal(t, []uint64{502, 503, 500, 501}, order)
+	_, _, order := c.Results()
+	assert.Equal(t, []uint64{1002, 1003, 1000, 1001}, order)
 }
 
 func TestEnqueueFailureFailsItsBatch(t *testing.T) {
@@ -206,20 +178,20 @@ func TestEnqueueFailureFailsItsBatch(t *testing.T) {
 	f := newFakeQAic(t, 1, 16)
 	b := newLoaded(t, f, qpc(2, 4, "input x 4", "output y 4"), map[string]string{"batch_size": "2", "set_size": "1"})
 	f.failEnqueue(2)
-	c := newCompletions()
+	c := acceltest.NewRecorder()
 	require.NoError(t, b.Infer(t.Context(), samplesOf(6, 4, true, true), c))
-	out, failed, _ := c.results()
+	out, failed, _ := c.Results()
 	assert.Len(t, out, 4)
 	require.Len(t, failed, 2)
 	var se *StatusError
-	require.ErrorAs(t, failed[502], &se)
+	require.ErrorAs(t, failed[acceltest.IDBase+2], &se)
 	assert.Equal(t, StatusGenericError, se.Status)
 	assert.Equal(t, "qaicEnqueueExecObj", se.Op)
-	assert.Contains(t, failed[503].Error(), "device 0 activation 0 exec 0")
+	assert.Contains(t, failed[acceltest.IDBase+3].Error(), "device 0 activation 0 exec 0")
 
-	c = newCompletions()
+	c = acceltest.NewRecorder()
 	require.NoError(t, b.Infer(t.Context(), samplesOf(2, 4, true, true), c))
-	out, failed, _ = c.results()
+	out, failed, _ = c.Results()
 	assert.Len(t, out, 2)
 	assert.Empty(t, failed)
 }
@@ -229,29 +201,29 @@ func TestFailedDeviceIsDropped(t *testing.T) {
 	f := newFakeQAic(t, 2, 16)
 	b := newLoaded(t, f, qpc(1, 4, "input x 4", "output y 4"), map[string]string{"set_size": "1"})
 	f.failDevice(1)
-	c := newCompletions()
+	c := acceltest.NewRecorder()
 	require.NoError(t, b.Infer(t.Context(), samplesOf(2, 4, true, true), c))
-	out, failed, _ := c.results()
+	out, failed, _ := c.Results()
 	assert.Len(t, out, 1)
 	var de *DeviceError
-	require.ErrorAs(t, failed[501], &de)
+	require.ErrorAs(t, failed[acceltest.IDBase+1], &de)
 	assert.Equal(t, 1, de.Device)
-	assert.Equal(t, abi.Unavailable, sdk.CodeOf(failed[501]))
+	assert.Equal(t, abi.Unavailable, sdk.CodeOf(failed[acceltest.IDBase+1]))
 	var se *StatusError
-	require.ErrorAs(t, failed[501], &se)
+	require.ErrorAs(t, failed[acceltest.IDBase+1], &se)
 	assert.Equal(t, StatusDevError, se.Status)
 
-	c = newCompletions()
+	c = acceltest.NewRecorder()
 	require.NoError(t, b.Infer(t.Context(), samplesOf(5, 4, true, true), c))
-	out, failed, _ = c.results()
+	out, failed, _ = c.Results()
 	assert.Len(t, out, 5)
 	assert.Empty(t, failed)
 
 	f.failDevice(0)
-	_ = b.Infer(t.Context(), samplesOf(1, 4, true, true), newCompletions())
-	c = newCompletions()
+	_ = b.Infer(t.Context(), samplesOf(1, 4, true, true), acceltest.NewRecorder())
+	c = acceltest.NewRecorder()
 	require.ErrorIs(t, b.Infer(t.Context(), samplesOf(3, 4, true, true), c), ErrNoDevice)
-	_, failed, _ = c.results()
+	_, failed, _ = c.Results()
 	assert.Len(t, failed, 3)
 }
 
@@ -259,16 +231,16 @@ func TestWaitTimeoutFailsDevice(t *testing.T) {
 	t.Parallel()
 	f := newFakeQAic(t, 1, 16)
 	b := newLoaded(t, f, qpc(1, 4, "input x 4", "output y 4"), map[string]string{"wait_timeout": "20ms"})
-	f.gate(true)
-	t.Cleanup(func() { f.gate(false) })
-	c := newCompletions()
+	f.Gate(true)
+	t.Cleanup(func() { f.Gate(false) })
+	c := acceltest.NewRecorder()
 	require.NoError(t, b.Infer(t.Context(), samplesOf(1, 4, true, true), c))
-	_, failed, _ := c.results()
+	_, failed, _ := c.Results()
 	var se *StatusError
-	require.ErrorAs(t, failed[500], &se)
+	require.ErrorAs(t, failed[acceltest.IDBase], &se)
 	assert.Equal(t, StatusTimedOut, se.Status)
 	var de *DeviceError
-	require.ErrorAs(t, failed[500], &de)
+	require.ErrorAs(t, failed[acceltest.IDBase], &de)
 }
 
 // TestCloseAfterWaitTimeout closes the backend while a batch whose wait
@@ -279,13 +251,13 @@ func TestWaitTimeoutFailsDevice(t *testing.T) {
 func TestCloseAfterWaitTimeout(t *testing.T) {
 	t.Parallel()
 	timeOut := func(t *testing.T, f *fakeQAic, b *Backend) {
-		f.gate(true)
-		t.Cleanup(func() { f.gate(false) })
-		c := newCompletions()
+		f.Gate(true)
+		t.Cleanup(func() { f.Gate(false) })
+		c := acceltest.NewRecorder()
 		require.NoError(t, b.Infer(t.Context(), samplesOf(1, 4, true, true), c))
-		_, failed, _ := c.results()
+		_, failed, _ := c.Results()
 		var se *StatusError
-		require.ErrorAs(t, failed[500], &se)
+		require.ErrorAs(t, failed[acceltest.IDBase], &se)
 		require.Equal(t, StatusTimedOut, se.Status)
 	}
 	program := qpc(1, 4, "input x 4", "output y 4")
@@ -300,7 +272,7 @@ func TestCloseAfterWaitTimeout(t *testing.T) {
 		go func() { closed <- b.Close() }()
 		require.Eventually(t, func() bool { return f.waiting() > 0 }, 10*time.Second, time.Millisecond,
 			"Close should wait for the submission held at the gate")
-		f.gate(false)
+		f.Gate(false)
 		require.NoError(t, <-closed)
 		assert.Equal(t, liveObjects{}, f.live())
 	})
@@ -310,7 +282,7 @@ func TestCloseAfterWaitTimeout(t *testing.T) {
 		f := newFakeQAic(t, 2, 16)
 		b := newLoaded(t, f, program, opts)
 		timeOut(t, f, b)
-		b.p.settleGrace = 50 * time.Millisecond
+		programOf(t, b).settleGrace = 50 * time.Millisecond
 		err := b.Close()
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "device 0 activation 0 exec 0")
@@ -327,21 +299,21 @@ func TestInferStopsWaitingOnCancel(t *testing.T) {
 	t.Parallel()
 	f := newFakeQAic(t, 1, 16)
 	b := newLoaded(t, f, qpc(2, 4, "input x 4", "output y 4"), map[string]string{"batch_size": "2", "set_size": "1"})
-	f.gate(true)
-	t.Cleanup(func() { f.gate(false) })
+	f.Gate(true)
+	t.Cleanup(func() { f.Gate(false) })
 	ctx, cancel := context.WithCancel(t.Context())
-	c := newCompletions()
+	c := acceltest.NewRecorder()
 	done := make(chan error, 1)
 	go func() { done <- b.Infer(ctx, samplesOf(4, 4, true, true), c) }()
-	require.Eventually(t, func() bool { n, _, _ := f.running(); return n == 1 }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { n, _ := f.Kernels(); return n == 1 }, 10*time.Second, time.Millisecond)
 	cancel()
 	require.ErrorIs(t, <-done, context.Canceled)
-	_, failed, order := c.results()
+	_, failed, order := c.Results()
 	assert.Len(t, order, 2, "the undispatched batch failed; the running one is abandoned")
-	assert.Contains(t, failed, uint64(502))
-	f.gate(false)
+	assert.Contains(t, failed, uint64(acceltest.IDBase+2))
+	f.Gate(false)
 	require.NoError(t, b.Close())
-	_, _, after := c.results()
+	_, _, after := c.Results()
 	assert.Len(t, after, 2, "nothing reaches the completer after Infer returned")
 }
 
@@ -394,14 +366,14 @@ func TestCloseReleasesEverything(t *testing.T) {
 		Options: map[string]string{"activations": "2"}}))
 	assert.Equal(t, liveObjects{contexts: 1, queues: 4, qpcs: 1, programs: 4, execs: 8, nspUsed: 16}, f.live())
 	require.NoError(t, b.Warmup(t.Context()))
-	_, _, runs := f.running()
+	runs := f.runs()
 	assert.Equal(t, int64(8), runs, "warm-up runs every exec object once")
-	require.NoError(t, b.Infer(t.Context(), samplesOf(3, 4, true, true), newCompletions()))
+	require.NoError(t, b.Infer(t.Context(), samplesOf(3, 4, true, true), acceltest.NewRecorder()))
 	require.ErrorIs(t, b.Load(t.Context(), sdk.Model{Bytes: qpc(1, 4, "input x 4", "output y 4")}), ErrLoaded)
 	require.NoError(t, b.Close())
 	require.NoError(t, b.Close())
 	assert.Equal(t, liveObjects{}, f.live())
-	require.ErrorIs(t, b.Infer(t.Context(), samplesOf(1, 4, true, true), newCompletions()), ErrClosed)
+	require.ErrorIs(t, b.Infer(t.Context(), samplesOf(1, 4, true, true), acceltest.NewRecorder()), ErrClosed)
 }
 
 func TestSampleChecks(t *testing.T) {
@@ -411,19 +383,19 @@ func TestSampleChecks(t *testing.T) {
 	err := b.LoadSamples(t.Context(), []sdk.LoadedSample{{Index: 1, Data: make([]byte, 3)}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "3 bytes")
-	require.NoError(t, b.LoadSamples(t.Context(), []sdk.LoadedSample{{Index: 0, Data: sampleData(0, 4)}}))
+	require.NoError(t, b.LoadSamples(t.Context(), []sdk.LoadedSample{{Index: 0, Data: acceltest.SampleBytes(0, 4)}}))
 	q := samplesOf(2, 4, false, true)
-	c := newCompletions()
+	c := acceltest.NewRecorder()
 	require.NoError(t, b.Infer(t.Context(), q, c))
-	out, failed, _ := c.results()
-	assert.Equal(t, sampleData(0, 4), out[500])
-	assert.Contains(t, failed[501].Error(), "no data")
+	out, failed, _ := c.Results()
+	assert.Equal(t, acceltest.SampleBytes(0, 4), out[acceltest.IDBase])
+	assert.Contains(t, failed[acceltest.IDBase+1].Error(), "no data")
 	require.NoError(t, b.UnloadSamples(t.Context(), []uint64{0}))
-	c = newCompletions()
+	c = acceltest.NewRecorder()
 	require.NoError(t, b.Infer(t.Context(), samplesOf(1, 4, false, true), c))
-	_, failed, _ = c.results()
-	assert.Contains(t, failed, uint64(500), "unloaded samples have no data")
-	_, _, runs := f.running()
+	_, failed, _ = c.Results()
+	assert.Contains(t, failed, uint64(acceltest.IDBase), "unloaded samples have no data")
+	runs := f.runs()
 	assert.Equal(t, int64(1), runs, "a batch without a valid sample does not run")
 }
 
@@ -462,7 +434,7 @@ func TestMissingRuntimeNamesLibrary(t *testing.T) {
 	assert.Equal(t, []string{"/nonexistent/libQAic.so"}, le.Tried)
 	assert.Contains(t, err.Error(), "/opt/qti-aic/dev/lib/x86_64/libQAic.so")
 	assert.Contains(t, err.Error(), "library=")
-	require.ErrorIs(t, b.Infer(t.Context(), sdk.Query{}, newCompletions()), ErrNotLoaded)
+	require.ErrorIs(t, b.Infer(t.Context(), sdk.Query{}, acceltest.NewRecorder()), ErrNotLoaded)
 }
 
 // TestConcurrentCallers runs MaxInFlight callers at once under the race
@@ -475,13 +447,13 @@ func TestConcurrentCallers(t *testing.T) {
 	for g := range b.Info().MaxInFlight {
 		wg.Go(func() {
 			for range 20 {
-				c := newCompletions()
+				c := acceltest.NewRecorder()
 				q := samplesOf(9, 8, true, true)
 				for i := range q.Samples {
 					q.Samples[i].ID += uint64(g * 1000)
 				}
 				assert.NoError(t, b.Infer(t.Context(), q, c))
-				out, failed, _ := c.results()
+				out, failed, _ := c.Results()
 				assert.Len(t, out, 9)
 				assert.Empty(t, failed)
 			}

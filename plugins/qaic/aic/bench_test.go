@@ -3,44 +3,14 @@ package aic
 import (
 	"fmt"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel/acceltest"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
-
-// drop is a Completer that keeps nothing, so benchmarks measure the backend.
-type drop struct{}
-
-func (drop) Complete(uint64, []byte, int64) {}
-func (drop) FirstToken(uint64, []byte)      {}
-func (drop) Fail(id uint64, err error)      { panic(fmt.Sprintf("sample %d failed: %v", id, err)) }
-
-// callers sends b.N queries from one goroutine per query in queries, each
-// sending its next query when the previous returns: the host's MaxInFlight
-// callers.
-func callers(b *testing.B, bk *Backend, queries []sdk.Query) {
-	next := make(chan struct{})
-	var wg sync.WaitGroup
-	for _, q := range queries {
-		wg.Go(func() {
-			for range next {
-				if err := bk.Infer(b.Context(), q, drop{}); err != nil {
-					panic(err)
-				}
-			}
-		})
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		next <- struct{}{}
-	}
-	close(next)
-	wg.Wait()
-}
 
 // BenchmarkInferOverhead measures the plugin's cost per sample against the
 // fake runtime with zero run time and 16-byte samples loaded on the host:
@@ -55,14 +25,14 @@ func BenchmarkInferOverhead(b *testing.B) {
 			})
 			var ls []sdk.LoadedSample
 			for i := range uint64(batch) {
-				ls = append(ls, sdk.LoadedSample{Index: i, Data: sampleData(i, 16)})
+				ls = append(ls, sdk.LoadedSample{Index: i, Data: acceltest.SampleBytes(i, 16)})
 			}
 			require.NoError(b, bk.LoadSamples(b.Context(), ls))
 			queries := make([]sdk.Query, bk.Info().MaxInFlight)
 			for g := range queries {
 				queries[g] = samplesOf(batch, 16, false, true)
 			}
-			callers(b, bk, queries)
+			acceltest.ClosedLoop(b, bk, queries)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/sample")
 		})
 	}
@@ -87,9 +57,9 @@ func BenchmarkActivationUtilisation(b *testing.B) {
 		queries[g] = samplesOf(8, 16, true, true)
 	}
 	before := f.programs()
-	devBefore := []int64{f.deviceBusy(0), f.deviceBusy(1)}
+	devBefore := []int64{f.DeviceBusy(0), f.DeviceBusy(1)}
 	start := time.Now()
-	callers(b, bk, queries)
+	acceltest.ClosedLoop(b, bk, queries)
 	wall := float64(time.Since(start).Nanoseconds())
 	minAct := 1.0
 	for i, p := range f.programs() {
@@ -97,7 +67,7 @@ func BenchmarkActivationUtilisation(b *testing.B) {
 	}
 	minDev := 1.0
 	for d := range devices {
-		minDev = min(minDev, float64(f.deviceBusy(d)-devBefore[d])/wall)
+		minDev = min(minDev, float64(f.DeviceBusy(d)-devBefore[d])/wall)
 	}
 	b.ReportMetric(100*minAct, "min-activation-util-%")
 	b.ReportMetric(100*minDev, "min-device-util-%")

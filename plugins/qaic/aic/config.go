@@ -3,11 +3,10 @@ package aic
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
 )
 
 // Config configures the Cloud AI 100 backend. Start from [DefaultConfig];
@@ -79,35 +78,18 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// setters apply one plugin option to a private copy of a Config.
-var setters = map[string]func(c *Config, v string) error{
-	"qpc":           func(c *Config, v string) error { c.QPC = v; return nil },
-	"devices":       func(c *Config, v string) (err error) { c.Devices, err = ParseDevices(v); return err },
-	"activations":   intSetter(func(c *Config) *int { return &c.Activations }),
-	"set_size":      intSetter(func(c *Config) *int { return &c.SetSize }),
-	"batch_size":    intSetter(func(c *Config) *int { return &c.BatchSize }),
-	"queue_threads": intSetter(func(c *Config) *int { return &c.QueueThreads }),
-	"probe_devices": intSetter(func(c *Config) *int { return &c.ProbeDevices }),
-	"wait_timeout": func(c *Config, v string) (err error) {
-		c.WaitTimeout, err = time.ParseDuration(v)
-		return err
-	},
-	"library": func(c *Config, v string) error {
-		c.LibraryPaths = c.LibraryPaths[:0]
-		for _, p := range strings.Split(v, ":") {
-			if p = strings.TrimSpace(p); p != "" {
-				c.LibraryPaths = append(c.LibraryPaths, p)
-			}
-		}
-		return nil
-	},
-}
-
-func intSetter(field func(*Config) *int) func(*Config, string) error {
-	return func(c *Config, v string) (err error) {
-		*field(c), err = strconv.Atoi(v)
-		return err
-	}
+// options are the plugin options WithOptions accepts.
+var options = []accel.Option[Config]{
+	accel.StringOption("qpc", "programqpc.bin path, or its directory", func(c *Config) *string { return &c.QPC }),
+	accel.DevicesOption("devices", `"all", or QIDs and ranges, e.g. "0,2-5"`, func(c *Config) *[]int { return &c.Devices }),
+	accel.IntOption("activations", "program activations per device", func(c *Config) *int { return &c.Activations }),
+	accel.IntOption("set_size", "exec objects per activation", func(c *Config) *int { return &c.SetSize }),
+	accel.IntOption("batch_size", "the QPC's compiled batch size", func(c *Config) *int { return &c.BatchSize }),
+	accel.IntOption("queue_threads", "worker threads of each queue", func(c *Config) *int { return &c.QueueThreads }),
+	accel.DurationOption("wait_timeout", `wait for one batch, a Go duration, e.g. "60s"`,
+		func(c *Config) *time.Duration { return &c.WaitTimeout }),
+	accel.IntOption("probe_devices", "QIDs probed by discovery", func(c *Config) *int { return &c.ProbeDevices }),
+	accel.PathsOption("library", "libQAic.so paths, colon-separated", func(c *Config) *[]string { return &c.LibraryPaths }),
 }
 
 // WithOptions returns a copy of c with the plugin options applied, as the
@@ -132,78 +114,8 @@ func (c Config) WithOptions(opts map[string]string) (Config, error) {
 	out := c
 	out.Devices = slices.Clone(c.Devices)
 	out.LibraryPaths = slices.Clone(c.LibraryPaths)
-	var errs []error
-	for _, k := range slices.Sorted(maps.Keys(opts)) {
-		set, ok := setters[k]
-		if !ok {
-			errs = append(errs, fmt.Errorf("option %s: unknown; valid options are %s", k,
-				strings.Join(slices.Sorted(maps.Keys(setters)), ", ")))
-			continue
-		}
-		if err := set(&out, strings.TrimSpace(opts[k])); err != nil {
-			errs = append(errs, fmt.Errorf("option %s: %w", k, err))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := accel.ApplyOptions(&out, options, opts); err != nil {
 		return c, err
 	}
 	return out, out.Validate()
-}
-
-// maxQID bounds device numbers and range sizes in a device list.
-const maxQID = 1 << 16
-
-// ParseDevices parses a device list: "all" (or empty) selects every device
-// and returns nil; otherwise comma-separated QIDs and inclusive ranges,
-// e.g. "0,2-5", in the order written and without repeats.
-func ParseDevices(s string) ([]int, error) {
-	s = strings.TrimSpace(s)
-	if s == "" || s == "all" {
-		return nil, nil
-	}
-	seen := map[int]bool{}
-	var out []int
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, err := parseRange(strings.TrimSpace(part))
-		if err != nil {
-			return nil, err
-		}
-		for d := lo; d <= hi; d++ {
-			if seen[d] {
-				return nil, fmt.Errorf("device %d listed twice", d)
-			}
-			seen[d] = true
-			out = append(out, d)
-		}
-	}
-	return out, nil
-}
-
-// parseRange parses "3" or "2-5".
-func parseRange(part string) (lo, hi int, err error) {
-	first, last, isRange := strings.Cut(part, "-")
-	if lo, err = parseQID(first); err != nil {
-		return 0, 0, err
-	}
-	if !isRange {
-		return lo, lo, nil
-	}
-	if hi, err = parseQID(last); err != nil {
-		return 0, 0, err
-	}
-	if hi < lo {
-		return 0, 0, fmt.Errorf("device range %q runs backwards", part)
-	}
-	return lo, hi, nil
-}
-
-func parseQID(s string) (int, error) {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil {
-		return 0, fmt.Errorf("device %q: not a number", s)
-	}
-	if n < 0 || n >= maxQID {
-		return 0, fmt.Errorf("device %d outside [0, %d)", n, maxQID)
-	}
-	return n, nil
 }

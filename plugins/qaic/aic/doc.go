@@ -21,6 +21,6 @@
 // struct definitions of quic/software-kit-for-qualcomm-cloud-ai-100
 // (QAicRuntimeTypes.h, QAicTypes.h); docs/qaic.md lists the sources.
 //
-// Package aic imports only the sdk and purego; it must not import host,
-// loadgen, cmd or another plugin.
+// Package aic imports only the sdk, the accelerator core (plugins/internal)
+// and purego; it must not import host, loadgen, cmd or another plugin.
 package aic

@@ -3,16 +3,16 @@ package aic
 import (
 	"errors"
 	"fmt"
-	"strings"
 
-	"github.com/mlperf-host/mlperf-host/abi"
-	"github.com/mlperf-host/mlperf-host/sdk"
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
 )
+
+const plugin = "qaic"
 
 var (
 	// ErrRuntimeMissing is matched (errors.Is) by a [LibraryError]: the
 	// AIC runtime library could not be loaded.
-	ErrRuntimeMissing = errors.New("qaic: AIC runtime library missing")
+	ErrRuntimeMissing = accel.ErrRuntimeMissing
 	// ErrNotLoaded is returned by calls that need a program before Load.
 	ErrNotLoaded = errors.New("qaic: no program loaded")
 	// ErrLoaded is returned by a second Load: a backend serves one QPC.
@@ -23,33 +23,22 @@ var (
 	ErrNoDevice = errors.New("qaic: no usable AIC device")
 )
 
+// sentinels are the backend's errors for calls out of order.
+var sentinels = accel.Sentinels{NotLoaded: ErrNotLoaded, Loaded: ErrLoaded, Closed: ErrClosed}
+
 // LibraryError reports that libQAic could not be loaded, with the paths
-// tried and how to install the runtime.
-type LibraryError struct {
-	// Tried lists the paths or sonames passed to dlopen, in order.
-	Tried []string
-	// Err is the last loader error.
-	Err error
-}
+// tried and how to install the runtime. It gives the host the status code
+// FAILED_PRECONDITION.
+type LibraryError = accel.LibraryError
 
 // libraryHint says how to get libQAic.
 const libraryHint = "install the Qualcomm Cloud AI Platform and Apps SDKs (qaic driver and " +
 	"/opt/qti-aic/dev/lib/x86_64/libQAic.so), or set the plugin option library=/path/to/libQAic.so"
 
-// Error names libQAic, the paths tried, the cause and the remedy.
-func (e *LibraryError) Error() string {
-	return fmt.Sprintf("qaic: cannot load libQAic.so (tried %s): %v; %s", strings.Join(e.Tried, ", "), e.Err, libraryHint)
-}
-
-// Unwrap returns the loader's error.
-func (e *LibraryError) Unwrap() error { return e.Err }
-
-// Is reports whether target is [ErrRuntimeMissing].
-func (e *LibraryError) Is(target error) bool { return target == ErrRuntimeMissing }
-
-// As gives the host the status code [abi.FailedPrecondition]: the machine
-// lacks the runtime, which the user can install.
-func (e *LibraryError) As(target any) bool { return asStatus(target, abi.FailedPrecondition, e) }
+// DeviceError is the failure of one AIC device: the plugin stops
+// scheduling there and fails the samples it held. It gives the host the
+// status code UNAVAILABLE.
+type DeviceError = accel.DeviceError
 
 // Status is a QStatus returned by the AIC runtime.
 type Status int32
@@ -104,34 +93,3 @@ type StatusError struct {
 
 // Error names the call and the status.
 func (e *StatusError) Error() string { return fmt.Sprintf("%s: %s", e.Op, e.Status) }
-
-// DeviceError is the failure of one AIC device: the plugin stops
-// scheduling there and fails the samples it held.
-type DeviceError struct {
-	// Device is the QID.
-	Device int
-	// Err is the cause.
-	Err error
-}
-
-// Error names the device and the cause.
-func (e *DeviceError) Error() string {
-	return fmt.Sprintf("qaic: device %d failed: %v", e.Device, e.Err)
-}
-
-// Unwrap returns the cause.
-func (e *DeviceError) Unwrap() error { return e.Err }
-
-// As gives the host the status code [abi.Unavailable]: the device, not the
-// request, failed.
-func (e *DeviceError) As(target any) bool { return asStatus(target, abi.Unavailable, e) }
-
-// asStatus sets target, when it is a **sdk.StatusError, to err with code:
-// that is how [sdk.CodeOf] finds the status code of a wrapped error.
-func asStatus(target any, code abi.Code, err error) bool {
-	p, ok := target.(**sdk.StatusError)
-	if ok {
-		*p = &sdk.StatusError{Code: code, Message: err.Error()}
-	}
-	return ok
-}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel/acceltest"
+	"github.com/mlperf-host/mlperf-host/plugins/internal/native"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
@@ -23,7 +25,7 @@ func (nullRuntime) ReleaseContext(object) error                         { return
 func (nullRuntime) CreateQueue(object, int32, uint32) (object, error)   { return 1, nil }
 func (nullRuntime) ReleaseQueue(object) error                           { return nil }
 func (nullRuntime) OpenQPC(string) (object, error)                      { return 1, nil }
-func (nullRuntime) OpenQPCBytes(hostBuf) (object, error)                { return 1, nil }
+func (nullRuntime) OpenQPCBytes(native.Mapped) (object, error)          { return 1, nil }
 func (nullRuntime) CloseQPC(object) error                               { return nil }
 func (nullRuntime) LoadProgram(object) error                            { return nil }
 func (nullRuntime) UnloadProgram(object) error                          { return nil }
@@ -36,7 +38,7 @@ func (nullRuntime) SetData(object, []qBuffer) error                     { return
 func (nullRuntime) Enqueue(_, _ object) error                           { return nil }
 func (nullRuntime) Wait(object, uint32) error                           { return nil }
 
-func (nullRuntime) CreateProgram(object, int32, string, object, hostBuf) (object, error) {
+func (nullRuntime) CreateProgram(object, int32, string, object, native.Mapped) (object, error) {
 	return 1, nil
 }
 
@@ -57,12 +59,11 @@ func BenchmarkSchedulerOverhead(b *testing.B) {
 			cfg.BatchSize, cfg.SetSize = batch, 2
 			p, err := openProgram(nullRuntime{rowBytes: 16, batch: batch}, cfg, []int32{0}, "", []byte("qpc"))
 			require.NoError(b, err)
-			b.Cleanup(func() { _ = p.stop() })
+			b.Cleanup(func() { _ = p.Stop() })
 			for i := range uint64(batch) {
-				p.samples[i] = sampleData(i, 16)
+				p.samples[i] = acceltest.SampleBytes(i, 16)
 			}
-			bk := &Backend{p: p}
-			callers(b, bk, []sdk.Query{samplesOf(batch, 16, false, true), samplesOf(batch, 16, false, true)})
+			acceltest.ClosedLoop(b, p, []sdk.Query{samplesOf(batch, 16, false, true), samplesOf(batch, 16, false, true)})
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/sample")
 		})
 	}

@@ -6,32 +6,34 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
+	"github.com/mlperf-host/mlperf-host/plugins/internal/native"
 )
 
 // device is one AIC100 card in use.
 type device struct {
-	qid    int32
-	acts   []*activation
-	failed atomic.Bool
-	cause  atomic.Pointer[DeviceError]
+	accel.Health
+	qid  int32
+	acts []*activation
 }
 
-// fail marks the device failed and returns the error to report.
-func (d *device) fail(err error) error {
-	var de *DeviceError
-	if errors.As(err, &de) {
-		return de
+// newDevice returns device qid, healthy.
+func newDevice(qid int32) *device {
+	d := &device{qid: qid}
+	d.Init(plugin, "device", int(qid))
+	return d
+}
+
+// mapHost maps n bytes outside the Go heap for the runtime.
+func mapHost(n int) (native.Mapped, error) {
+	m, err := native.Map(n)
+	if err != nil {
+		return m, fmt.Errorf("qaic: %w", err)
 	}
-	de = &DeviceError{Device: int(d.qid), Err: err}
-	if d.cause.CompareAndSwap(nil, de) {
-		d.failed.Store(true)
-		return de
-	}
-	return d.cause.Load()
+	return m, nil
 }
 
 // activation is one copy of the program, loaded and activated on its own
@@ -41,7 +43,7 @@ type activation struct {
 	index  int
 	prog   object
 	queue  object
-	props  hostBuf
+	props  native.Mapped
 	loaded bool
 	active bool
 	execs  []*execObj
@@ -58,13 +60,14 @@ type ioView struct {
 // execObj is one exec object: its host buffers, bound once with
 // qaicExecObjSetData, and views of its inputs and outputs.
 type execObj struct {
+	p     *program
 	act   *activation
 	index int
 	obj   object
-	bufs  []hostBuf
+	bufs  []native.Mapped
 	// qbufs holds the QBuffer array given to qaicExecObjSetData, outside
 	// the Go heap in case the runtime keeps the pointer.
-	qbufs   hostBuf
+	qbufs   native.Mapped
 	ins     []ioView
 	outs    []ioView
 	scratch []byte
@@ -101,13 +104,12 @@ type program struct {
 	rt       runtimeAPI
 	ctx      object
 	qpc      object
-	qpcBytes hostBuf
+	qpcBytes native.Mapped
 	layout   *layout
 	devices  []*device
 	execs    []*execObj
-	pool     *execPool
+	sched    *accel.Scheduler[*execObj]
 	samples  map[uint64][]byte
-	wg       sync.WaitGroup
 	// settleGrace bounds how long release waits for submissions still
 	// outstanding after a wait timed out: the wait timeout, and at least
 	// minSettleGrace.
@@ -135,7 +137,7 @@ func openProgram(rt runtimeAPI, cfg Config, qids []int32, qpcPath string, qpcByt
 		return p, err
 	}
 	for _, q := range qids {
-		d := &device{qid: q}
+		d := newDevice(q)
 		p.devices = append(p.devices, d)
 		for a := range cfg.Activations {
 			if err = p.activate(d, a); err != nil {
@@ -143,7 +145,9 @@ func openProgram(rt runtimeAPI, cfg Config, qids []int32, qpcPath string, qpcByt
 			}
 		}
 	}
-	p.pool = newExecPool(p.execs, len(p.devices))
+	p.sched = accel.NewScheduler(accel.SchedulerConfig{
+		Plugin: plugin, BatchSize: cfg.BatchSize, Split: accel.Full, NoDevice: ErrNoDevice,
+	}, p.execs, len(p.devices))
 	return p, nil
 }
 
@@ -151,10 +155,10 @@ func openProgram(rt runtimeAPI, cfg Config, qids []int32, qpcPath string, qpcByt
 // means its programqpc.bin.
 func (p *program) openQPC(path string, data []byte) (err error) {
 	if len(data) > 0 {
-		if p.qpcBytes, err = allocHost(len(data)); err != nil {
+		if p.qpcBytes, err = mapHost(len(data)); err != nil {
 			return err
 		}
-		copy(p.qpcBytes.bytes(), data)
+		copy(p.qpcBytes.Bytes(), data)
 		p.qpc, err = p.rt.OpenQPCBytes(p.qpcBytes)
 		return err
 	}
@@ -174,7 +178,7 @@ func (p *program) activate(d *device, index int) error {
 	d.acts = append(d.acts, a)
 	var err error
 	// QAicProgramProperties is opaque here: the runtime initializes it.
-	if a.props, err = allocHost(4096); err != nil {
+	if a.props, err = mapHost(4096); err != nil {
 		return err
 	}
 	name := fmt.Sprintf("mlperf-host-%d-%d", d.qid, index)
@@ -202,7 +206,7 @@ func (p *program) activate(d *device, index int) error {
 		return err
 	}
 	for i := range p.cfg.SetSize {
-		e := &execObj{act: a, index: i, rowOK: make([]bool, p.cfg.BatchSize)}
+		e := &execObj{p: p, act: a, index: i, rowOK: make([]bool, p.cfg.BatchSize)}
 		a.execs = append(a.execs, e)
 		if err := p.bind(e, iod); err != nil {
 			return fmt.Errorf("exec object %d: %w", i, err)
@@ -251,18 +255,18 @@ func (p *program) bind(e *execObj, iod ioData) error {
 	if e.obj, err = p.rt.CreateExecObj(p.ctx, e.act.prog, iod); err != nil {
 		return err
 	}
-	if e.qbufs, err = allocHost(len(p.layout.mappings) * int(unsafe.Sizeof(qBuffer{}))); err != nil {
+	if e.qbufs, err = mapHost(len(p.layout.mappings) * int(unsafe.Sizeof(qBuffer{}))); err != nil {
 		return err
 	}
-	qbufs := unsafe.Slice((*qBuffer)(unsafe.Pointer(&e.qbufs.bytes()[0])), len(p.layout.mappings))
+	qbufs := unsafe.Slice((*qBuffer)(unsafe.Pointer(&e.qbufs.Bytes()[0])), len(p.layout.mappings))
 	inOff := 0
 	for i, m := range p.layout.mappings {
-		b, err := allocHost(m.size)
+		b, err := mapHost(m.size)
 		if err != nil {
 			return err
 		}
 		e.bufs = append(e.bufs, b)
-		data := b.bytes()
+		data := b.Bytes()
 		qbufs[i] = qBuffer{size: uintptr(m.size), buf: unsafe.Pointer(&data[0])}
 		v := ioView{name: m.name, data: data, row: m.size / p.cfg.BatchSize}
 		if m.ioType == ioInput {
@@ -307,8 +311,8 @@ func (p *program) release() error {
 		errs = append(errs, p.rt.CloseQPC(p.qpc))
 		p.qpc = 0
 	}
-	errs = append(errs, p.qpcBytes.free())
-	p.qpcBytes = hostBuf{}
+	errs = append(errs, p.qpcBytes.Free())
+	p.qpcBytes = native.Mapped{}
 	if p.ctx != 0 {
 		errs = append(errs, p.rt.ReleaseContext(p.ctx))
 		p.ctx = 0
@@ -345,9 +349,9 @@ func (p *program) releaseActivation(a *activation) error {
 			}
 		}
 		for _, b := range e.bufs {
-			errs = append(errs, b.free())
+			errs = append(errs, b.Free())
 		}
-		errs = append(errs, e.qbufs.free())
+		errs = append(errs, e.qbufs.Free())
 	}
 	a.execs = nil
 	if a.queue != 0 {
@@ -362,6 +366,6 @@ func (p *program) releaseActivation(a *activation) error {
 	if a.prog != 0 {
 		errs = append(errs, p.rt.ReleaseProgram(a.prog))
 	}
-	errs = append(errs, a.props.free())
+	errs = append(errs, a.props.Free())
 	return errors.Join(errs...)
 }

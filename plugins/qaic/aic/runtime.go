@@ -5,6 +5,9 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
+	"github.com/mlperf-host/mlperf-host/plugins/internal/native"
 )
 
 // DefaultLibraryPaths are tried in order when no library path is set.
@@ -12,8 +15,8 @@ var DefaultLibraryPaths = []string{"/opt/qti-aic/dev/lib/x86_64/libQAic.so", "li
 
 // qaicLib binds libQAic's C API with purego.
 type qaicLib struct {
-	path string
-	fn   struct {
+	lib *native.Library
+	fn  struct {
 		version, resources, createContext, releaseContext, createQueue, releaseQueue uintptr
 		openQpc, openQpcFile, closeQpc, propsDefault, createProgram, loadProgram     uintptr
 		unloadProgram, activation, releaseProgram, ioDescriptor, ioBufferInfo        uintptr
@@ -25,28 +28,29 @@ var _ runtimeAPI = (*qaicLib)(nil)
 
 // openRuntime dlopens the first loadable of paths and resolves the C API.
 func openRuntime(paths []string) (*qaicLib, error) {
-	h, path, err := dlopenFirst(paths)
+	lib, err := accel.OpenLibrary(plugin, "libQAic.so", paths, libraryHint)
 	if err != nil {
 		return nil, err
 	}
-	l := &qaicLib{path: path}
+	l := &qaicLib{lib: lib}
 	f := &l.fn
-	for name, p := range map[string]*uintptr{
-		"qaicGetAicVersion": &f.version, "qaicGetResourceInfo": &f.resources,
-		"qaicCreateContext": &f.createContext, "qaicReleaseContext": &f.releaseContext,
-		"qaicCreateQueue": &f.createQueue, "qaicReleaseQueue": &f.releaseQueue,
-		"qaicOpenQpc": &f.openQpc, "qaicOpenQpcFile": &f.openQpcFile, "qaicCloseQpc": &f.closeQpc,
-		"qaicProgramPropertiesInitDefault": &f.propsDefault, "qaicCreateProgram": &f.createProgram,
-		"qaicLoadProgram": &f.loadProgram, "qaicUnloadProgram": &f.unloadProgram,
-		"qaicRunActivationCmd": &f.activation, "qaicReleaseProgram": &f.releaseProgram,
-		"qaicProgramGetIoDescriptor": &f.ioDescriptor, "qaicProgramGetIoBufferInfo": &f.ioBufferInfo,
-		"qaicCreateExecObj": &f.createExecObj, "qaicReleaseExecObj": &f.releaseExecObj,
-		"qaicExecObjSetData": &f.setData, "qaicEnqueueExecObj": &f.enqueue,
-		"qaicExecObjWaitForCompletion": &f.wait,
-	} {
-		if *p, err = dlsym(h, path, name); err != nil {
-			return nil, err
-		}
+	err = lib.Bind([]native.Symbol{
+		{Name: "qaicGetAicVersion", Fn: &f.version}, {Name: "qaicGetResourceInfo", Fn: &f.resources},
+		{Name: "qaicCreateContext", Fn: &f.createContext}, {Name: "qaicReleaseContext", Fn: &f.releaseContext},
+		{Name: "qaicCreateQueue", Fn: &f.createQueue}, {Name: "qaicReleaseQueue", Fn: &f.releaseQueue},
+		{Name: "qaicOpenQpc", Fn: &f.openQpc}, {Name: "qaicOpenQpcFile", Fn: &f.openQpcFile},
+		{Name: "qaicCloseQpc", Fn: &f.closeQpc},
+		{Name: "qaicProgramPropertiesInitDefault", Fn: &f.propsDefault}, {Name: "qaicCreateProgram", Fn: &f.createProgram},
+		{Name: "qaicLoadProgram", Fn: &f.loadProgram}, {Name: "qaicUnloadProgram", Fn: &f.unloadProgram},
+		{Name: "qaicRunActivationCmd", Fn: &f.activation}, {Name: "qaicReleaseProgram", Fn: &f.releaseProgram},
+		{Name: "qaicProgramGetIoDescriptor", Fn: &f.ioDescriptor},
+		{Name: "qaicProgramGetIoBufferInfo", Fn: &f.ioBufferInfo},
+		{Name: "qaicCreateExecObj", Fn: &f.createExecObj}, {Name: "qaicReleaseExecObj", Fn: &f.releaseExecObj},
+		{Name: "qaicExecObjSetData", Fn: &f.setData}, {Name: "qaicEnqueueExecObj", Fn: &f.enqueue},
+		{Name: "qaicExecObjWaitForCompletion", Fn: &f.wait},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("qaic: bind libQAic: %w", err)
 	}
 	return l, nil
 }
@@ -59,26 +63,6 @@ func result(op string, r uintptr) error {
 	return nil
 }
 
-// cPointer reinterprets a C address as a pointer (through memory, so vet
-// sees no uintptr conversion; C memory is invisible to the Go GC).
-func cPointer(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) }
-
-// cString copies a NUL-terminated C string of at most 4096 bytes.
-func cString(p uintptr) string {
-	if p == 0 {
-		return ""
-	}
-	base := cPointer(p)
-	n := 0
-	for n < 4096 && *(*byte)(unsafe.Add(base, n)) != 0 {
-		n++
-	}
-	return string(unsafe.Slice((*byte)(base), n))
-}
-
-// nulTerminated returns s with a trailing NUL for C.
-func nulTerminated(s string) []byte { return append([]byte(s), 0) }
-
 func (l *qaicLib) Version() string {
 	var major, minor uint16
 	var patch, variant uintptr
@@ -87,7 +71,7 @@ func (l *qaicLib) Version() string {
 	if result("qaicGetAicVersion", r) != nil {
 		return "unknown"
 	}
-	return fmt.Sprintf("AIC runtime %d.%d.%s %s", major, minor, cString(patch), cString(variant))
+	return fmt.Sprintf("AIC runtime %d.%d.%s %s", major, minor, native.GoString(patch), native.GoString(variant))
 }
 
 // resourceInfoBytes exceeds sizeof(QResourceInfo) (56) for future fields.
@@ -137,14 +121,14 @@ func (l *qaicLib) ReleaseQueue(q object) error {
 
 func (l *qaicLib) OpenQPC(path string) (object, error) {
 	var qpc uintptr
-	p := nulTerminated(path)
+	p := native.CString(path)
 	r, _, _ := purego.SyscallN(l.fn.openQpcFile, uintptr(unsafe.Pointer(&qpc)), uintptr(unsafe.Pointer(&p[0])))
 	return object(qpc), result("qaicOpenQpcFile", r)
 }
 
-func (l *qaicLib) OpenQPCBytes(b hostBuf) (object, error) {
+func (l *qaicLib) OpenQPCBytes(b native.Mapped) (object, error) {
 	var qpc uintptr
-	data := b.bytes()
+	data := b.Bytes()
 	if len(data) == 0 {
 		return 0, &StatusError{Op: "qaicOpenQpc", Status: StatusInval}
 	}
@@ -159,13 +143,13 @@ func (l *qaicLib) CloseQPC(qpc object) error {
 	return result("qaicCloseQpc", r)
 }
 
-func (l *qaicLib) CreateProgram(ctx object, dev int32, name string, qpc object, props hostBuf) (object, error) {
-	pb := props.bytes()
+func (l *qaicLib) CreateProgram(ctx object, dev int32, name string, qpc object, props native.Mapped) (object, error) {
+	pb := props.Bytes()
 	r, _, _ := purego.SyscallN(l.fn.propsDefault, uintptr(unsafe.Pointer(&pb[0])))
 	if err := result("qaicProgramPropertiesInitDefault", r); err != nil {
 		return 0, err
 	}
-	n := nulTerminated(name)
+	n := native.CString(name)
 	var p uintptr
 	r, _, _ = purego.SyscallN(l.fn.createProgram, uintptr(ctx), uintptr(unsafe.Pointer(&p)),
 		uintptr(unsafe.Pointer(&pb[0])), uintptr(dev), uintptr(unsafe.Pointer(&n[0])), uintptr(qpc))
@@ -211,11 +195,11 @@ func (l *qaicLib) BufferMappings(p object) ([]mapping, error) {
 	if info == 0 {
 		return nil, &StatusError{Op: "qaicProgramGetIoBufferInfo", Status: StatusInval}
 	}
-	bi := (*ioBufferInfo)(cPointer(info))
-	raw := unsafe.Slice((*bufferMapping)(cPointer(bi.mappings)), bi.count)
+	bi := (*ioBufferInfo)(native.Pointer(info))
+	raw := unsafe.Slice((*bufferMapping)(native.Pointer(bi.mappings)), bi.count)
 	out := make([]mapping, len(raw))
 	for i, m := range raw {
-		out[i] = mapping{name: cString(m.name), index: int(m.index), ioType: int(m.ioType), size: int(m.size)}
+		out[i] = mapping{name: native.GoString(m.name), index: int(m.index), ioType: int(m.ioType), size: int(m.size)}
 	}
 	return out, nil
 }

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sync"
 
 	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
@@ -16,17 +16,14 @@ import (
 const Version = "0.1.0"
 
 // Backend serves serialized TensorRT engines on CUDA GPUs. It implements
-// sdk.Backend, sdk.SampleLoader and sdk.Warmer.
+// sdk.Backend, sdk.SampleLoader and sdk.Warmer; the calls other than New
+// and Load are the accelerator core's (see the package documentation for
+// what Infer and LoadSamples do here).
 type Backend struct {
-	cfg  Config
-	info sdk.Info
-	// found lists the CUDA ordinals discovered by New.
-	found []int
-
-	mu     sync.Mutex
-	cuda   *cudart
-	m      *model
-	closed bool
+	*accel.Backend[*model]
+	cfg Config
+	// cuda is the runtime New bound, nil when it was missing.
+	cuda *cudart
 }
 
 var (
@@ -35,39 +32,27 @@ var (
 	_ sdk.Warmer       = (*Backend)(nil)
 )
 
-// New returns a backend that discovers CUDA devices through libcudart, as
-// found on cfg.CudartPaths. A missing CUDA runtime is not an error here:
-// Info then lists no devices and Load reports the missing library.
+// New returns a backend on the CUDA devices libcudart lists, loaded from
+// the first of cfg.CudartPaths that loads. Without a CUDA runtime the
+// backend still starts: its Info lists no GPU and says why, and Load
+// fails naming the library.
 //
 // # Errors
 //
-// New fails only when cfg is invalid.
+// Only an invalid cfg is an error.
 func New(cfg Config) (*Backend, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("tensorrt: config: %w", err)
 	}
 	b := &Backend{cfg: cfg}
-	b.info = sdk.Info{
-		Name:        "tensorrt",
-		Version:     Version,
-		Description: "NVIDIA TensorRT engines on CUDA GPUs",
-		MaxInFlight: cfg.Streams,
-	}
+	info := sdk.Info{Name: plugin, Version: Version, Description: "NVIDIA TensorRT engines on CUDA GPUs"}
+	var devices []sdk.Device
 	cuda, err := loadCudart(cfg.CudartPaths)
-	if err != nil {
-		b.info.Description += " (unavailable: " + err.Error() + ")"
-		return b, nil
+	if err == nil {
+		b.cuda = cuda
+		devices, err = discover(cuda)
 	}
-	b.cuda = cuda
-	devices, err := discover(cuda)
-	if err != nil {
-		b.info.Description += " (no devices: " + err.Error() + ")"
-	}
-	b.info.Devices = devices
-	for _, d := range devices {
-		b.found = append(b.found, d.ID)
-	}
-	b.info.MaxInFlight = cfg.Streams * max(1, len(selectDevices(cfg.Devices, b.found)))
+	b.Backend = accel.NewBackend[*model](accel.Discovered(info, devices, err, cfg.Devices, cfg.Streams), sentinels)
 	return b, nil
 }
 
@@ -103,30 +88,6 @@ func discover(cuda cudaAPI) ([]sdk.Device, error) {
 // cudaVersion formats 12040 as "12.4".
 func cudaVersion(v int) string { return fmt.Sprintf("%d.%d", v/1000, v%1000/10) }
 
-// selectDevices returns the wanted ordinals that exist, or all found.
-func selectDevices(want, found []int) []int {
-	if want == nil {
-		return found
-	}
-	var out []int
-	for _, d := range want {
-		if slices.Contains(found, d) {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-// Info describes the backend and the devices New found. MaxInFlight is
-// streams × selected devices: from the construction Config until Load,
-// then from the options Load applied (the SDK asks again after Load and
-// the host follows).
-func (b *Backend) Info() sdk.Info {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.info
-}
-
 // Load deserializes the engine on every selected device and builds the
 // streams. The engine is the file the "engine" option names when it is
 // set, else the file m.Path names, else m.Bytes: the option wins because
@@ -137,58 +98,50 @@ func (b *Backend) Info() sdk.Info {
 // A missing libcudart or shim gives a [*LibraryError] (errors.Is
 // [ErrRuntimeMissing]) that names the library and how to install it.
 func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return ErrClosed
-	}
-	if b.m != nil {
-		return ErrLoaded
-	}
+	return b.Backend.Load(func() (*model, int, error) { return b.load(ctx, m) })
+}
+
+// load builds the model and says how many Infer calls it runs at once.
+func (b *Backend) load(ctx context.Context, m sdk.Model) (*model, int, error) {
 	cfg, err := b.cfg.WithOptions(m.Options)
 	if err != nil {
-		return sdk.Errorf(abi.InvalidArgument, "tensorrt: %v", err)
+		return nil, 0, sdk.Errorf(abi.InvalidArgument, "tensorrt: %v", err)
 	}
 	plan, err := readPlan(m, cfg)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	cuda, err := b.cudaFor(cfg)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	trt, err := loadShim(cfg.ShimPaths)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
-	ordinals, err := b.ordinals(cuda, cfg)
+	ordinals, err := ordinals(cuda, cfg)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("tensorrt: load: %w", err)
+		return nil, 0, fmt.Errorf("tensorrt: load: %w", err)
 	}
 	model, err := newModel(cuda, trt, cfg, plan, ordinals)
 	if err != nil {
-		return fmt.Errorf("tensorrt: load engine: %w", err)
+		return nil, 0, fmt.Errorf("tensorrt: load engine: %w", err)
 	}
-	b.m = model
-	b.info.MaxInFlight = cfg.Streams * len(ordinals)
-	return nil
+	return model, cfg.Streams * len(ordinals), nil
 }
 
 // readPlan returns the serialized engine: the engine option's file, the
 // model's file, or the model's bytes.
 func readPlan(m sdk.Model, cfg Config) ([]byte, error) {
-	path := cfg.Engine
-	if path == "" {
-		path = m.Path
-	}
-	if path == "" && len(m.Bytes) > 0 {
-		return m.Bytes, nil
-	}
-	if path == "" {
+	path, plan := accel.ModelSource(m, cfg.Engine)
+	if path == "" && len(plan) == 0 {
 		return nil, errors.New("tensorrt: no engine: pass a plan file as the model or set the engine option")
+	}
+	if path == "" {
+		return plan, nil
 	}
 	plan, err := os.ReadFile(path)
 	if err != nil {
@@ -206,7 +159,7 @@ func (b *Backend) cudaFor(cfg Config) (*cudart, error) {
 }
 
 // ordinals returns the devices Load uses.
-func (b *Backend) ordinals(cuda cudaAPI, cfg Config) ([]int, error) {
+func ordinals(cuda cudaAPI, cfg Config) ([]int, error) {
 	n, err := cuda.DeviceCount()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoDevice, err)
@@ -220,80 +173,9 @@ func (b *Backend) ordinals(cuda cudaAPI, cfg Config) ([]int, error) {
 			return nil, fmt.Errorf("%w: device %d selected, but %d found", ErrNoDevice, d, n)
 		}
 	}
-	out := selectDevices(cfg.Devices, found)
+	out := accel.SelectDevices(cfg.Devices, found)
 	if len(out) == 0 {
 		return nil, ErrNoDevice
 	}
 	return out, nil
-}
-
-// loaded returns the model, or why there is none.
-func (b *Backend) loaded() (*model, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return nil, ErrClosed
-	}
-	if b.m == nil {
-		return nil, ErrNotLoaded
-	}
-	return b.m, nil
-}
-
-// LoadSamples keeps the samples' bytes and copies them to every device
-// when they fit (see [Residency]). Each sample holds every input of one
-// batch row, concatenated in the engine's input order.
-func (b *Backend) LoadSamples(ctx context.Context, samples []sdk.LoadedSample) error {
-	m, err := b.loaded()
-	if err != nil {
-		return err
-	}
-	return m.exclusive(ctx, func() error { return m.loadSamples(ctx, samples) })
-}
-
-// UnloadSamples forgets samples and frees their device memory.
-func (b *Backend) UnloadSamples(ctx context.Context, indices []uint64) error {
-	m, err := b.loaded()
-	if err != nil {
-		return err
-	}
-	return m.exclusive(ctx, func() error { return m.unloadSamples(indices) })
-}
-
-// Warmup runs one full batch through every stream.
-func (b *Backend) Warmup(ctx context.Context) error {
-	m, err := b.loaded()
-	if err != nil {
-		return err
-	}
-	return m.warmup(ctx)
-}
-
-// Infer runs q's samples in batches across the streams of every device and
-// completes each sample as its batch finishes. A sample's output is the
-// engine's outputs for its batch row, concatenated in engine order; it is
-// nil unless the sample wants output.
-func (b *Backend) Infer(ctx context.Context, q sdk.Query, c sdk.Completer) error {
-	m, err := b.loaded()
-	if err != nil {
-		return err
-	}
-	return m.infer(ctx, q, c)
-}
-
-// Close waits for in-flight work and frees every device resource. It is
-// safe to call more than once.
-func (b *Backend) Close() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return nil
-	}
-	b.closed = true
-	if b.m == nil {
-		return nil
-	}
-	err := b.m.stop()
-	b.m = nil
-	return err
 }

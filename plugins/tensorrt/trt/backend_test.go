@@ -2,8 +2,6 @@ package trt
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel/acceltest"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
@@ -19,27 +18,6 @@ const (
 	planSimple = "input x float32 -1x4 max=8"
 	outSimple  = "output y float32 -1x4"
 )
-
-// fakeOutput mirrors the fake kernel: output k is input (k mod #inputs),
-// repeated or truncated to the output's size; outputs are concatenated.
-func fakeOutput(sample []byte, ins, outs []int) []byte {
-	var parts [][]byte
-	off := 0
-	for _, n := range ins {
-		parts = append(parts, sample[off:off+n])
-		off += n
-	}
-	var out []byte
-	for k, n := range outs {
-		src := parts[k%len(parts)]
-		for n > 0 {
-			c := min(n, len(src))
-			out = append(out, src[:c]...)
-			n -= c
-		}
-	}
-	return out
-}
 
 func TestInferComputesOutputs(t *testing.T) {
 	t.Parallel()
@@ -100,22 +78,22 @@ func TestInferComputesOutputs(t *testing.T) {
 			for _, n := range tt.ins {
 				size += n
 			}
-			idx := seq(tt.samples)
+			idx := acceltest.Seq(tt.samples)
 			if tt.load {
 				var ls []sdk.LoadedSample
 				for _, i := range idx {
-					ls = append(ls, sdk.LoadedSample{Index: i, Data: sampleBytes(i, size)})
+					ls = append(ls, sdk.LoadedSample{Index: i, Data: acceltest.SampleBytes(i, size)})
 				}
 				require.NoError(t, b.LoadSamples(t.Context(), ls))
 			}
-			rec := newRecorder()
-			require.NoError(t, b.Infer(t.Context(), query(idx, size, !tt.load, tt.wantData), rec))
-			out, failed, _ := rec.snapshot()
+			rec := acceltest.NewRecorder()
+			require.NoError(t, b.Infer(t.Context(), acceltest.Query(idx, size, !tt.load, tt.wantData), rec))
+			out, failed, _ := rec.Results()
 			assert.Empty(t, failed)
 			require.Len(t, out, tt.samples)
 			for _, i := range idx {
 				if tt.wantData {
-					assert.Equal(t, fakeOutput(sampleBytes(i, size), tt.ins, tt.outs), out[1000+i], "sample %d", i)
+					assert.Equal(t, acceltest.EchoOutput(acceltest.SampleBytes(i, size), tt.ins, tt.outs), out[1000+i], "sample %d", i)
 				} else {
 					assert.Empty(t, out[1000+i], "sample %d", i)
 				}
@@ -152,8 +130,8 @@ func TestBatchesFollowProfileAndOption(t *testing.T) {
 				opts[k] = v
 			}
 			b := newBackend(t, f, fakePlan(tt.plan...), opts)
-			rec := newRecorder()
-			require.NoError(t, b.Infer(t.Context(), query(seq(tt.samples), b.m.layout.inBytes, true, true), rec))
+			rec := acceltest.NewRecorder()
+			require.NoError(t, b.Infer(t.Context(), acceltest.Query(acceltest.Seq(tt.samples), modelOf(t, b).layout.inBytes, true, true), rec))
 			assert.Equal(t, tt.want, f.batches())
 		})
 	}
@@ -166,19 +144,19 @@ func TestStreamsRunConcurrently(t *testing.T) {
 	f := newFake(t, 2, 1<<26)
 	f.setDelay(1000, 0)
 	b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"streams": "3", "batch_size": "2"})
-	f.gate(true)
-	t.Cleanup(func() { f.gate(false) })
-	rec := newRecorder()
+	f.Gate(true)
+	t.Cleanup(func() { f.Gate(false) })
+	rec := acceltest.NewRecorder()
 	done := make(chan error, 1)
-	go func() { done <- b.Infer(t.Context(), query(seq(12), 16, true, true), rec) }()
-	require.Eventually(t, func() bool { r, _ := f.kernels(); return r == 6 }, 10*time.Second, time.Millisecond,
+	go func() { done <- b.Infer(t.Context(), acceltest.Query(acceltest.Seq(12), 16, true, true), rec) }()
+	require.Eventually(t, func() bool { r, _ := f.Kernels(); return r == 6 }, 10*time.Second, time.Millisecond,
 		"six batches should wait at the gate, one per stream")
-	f.gate(false)
+	f.Gate(false)
 	require.NoError(t, <-done)
-	out, failed, _ := rec.snapshot()
+	out, failed, _ := rec.Results()
 	assert.Len(t, out, 12)
 	assert.Empty(t, failed)
-	_, peak := f.kernels()
+	_, peak := f.Kernels()
 	assert.Equal(t, 6, peak)
 	perDevice := map[int]int{}
 	for _, s := range f.streams() {
@@ -197,24 +175,24 @@ func TestCompletionsFollowEvents(t *testing.T) {
 	f := newFake(t, 1, 1<<26)
 	f.setDelay(0, int64(20*time.Millisecond))
 	b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"streams": "2"})
-	f.gate(true)
-	t.Cleanup(func() { f.gate(false) })
-	rec := newRecorder()
+	f.Gate(true)
+	t.Cleanup(func() { f.Gate(false) })
+	rec := acceltest.NewRecorder()
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		assert.NoError(t, b.Infer(t.Context(), query([]uint64{0, 1, 2, 3, 4, 5, 6, 7}, 16, true, true), rec))
+		assert.NoError(t, b.Infer(t.Context(), acceltest.Query([]uint64{0, 1, 2, 3, 4, 5, 6, 7}, 16, true, true), rec))
 	}()
-	require.Eventually(t, func() bool { r, _ := f.kernels(); return r == 1 }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { r, _ := f.Kernels(); return r == 1 }, 10*time.Second, time.Millisecond)
 	go func() {
 		defer wg.Done()
-		assert.NoError(t, b.Infer(t.Context(), query([]uint64{9}, 16, true, true), rec))
+		assert.NoError(t, b.Infer(t.Context(), acceltest.Query([]uint64{9}, 16, true, true), rec))
 	}()
-	require.Eventually(t, func() bool { r, _ := f.kernels(); return r == 2 }, 10*time.Second, time.Millisecond)
-	f.gate(false)
+	require.Eventually(t, func() bool { r, _ := f.Kernels(); return r == 2 }, 10*time.Second, time.Millisecond)
+	f.Gate(false)
 	wg.Wait()
-	_, _, order := rec.snapshot()
+	_, _, order := rec.Results()
 	require.Len(t, order, 9)
 	assert.Equal(t, uint64(1009), order[0], "the 1-sample batch (20ms) finishes before the 8-sample one (160ms)")
 }
@@ -224,9 +202,9 @@ func TestEnqueueFailureFailsItsBatchOnly(t *testing.T) {
 	f := newFake(t, 1, 1<<26)
 	b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"streams": "1", "batch_size": "2"})
 	f.failEnqueue(2)
-	rec := newRecorder()
-	require.NoError(t, b.Infer(t.Context(), query(seq(6), 16, true, true), rec))
-	out, failed, _ := rec.snapshot()
+	rec := acceltest.NewRecorder()
+	require.NoError(t, b.Infer(t.Context(), acceltest.Query(acceltest.Seq(6), 16, true, true), rec))
+	out, failed, _ := rec.Results()
 	assert.Len(t, out, 4)
 	require.Len(t, failed, 2)
 	for _, id := range []uint64{1002, 1003} {
@@ -236,9 +214,9 @@ func TestEnqueueFailureFailsItsBatchOnly(t *testing.T) {
 		assert.Contains(t, failed[id].Error(), "device 0 stream 0")
 	}
 	// The stream is still usable.
-	rec = newRecorder()
-	require.NoError(t, b.Infer(t.Context(), query(seq(3), 16, true, true), rec))
-	out, failed, _ = rec.snapshot()
+	rec = acceltest.NewRecorder()
+	require.NoError(t, b.Infer(t.Context(), acceltest.Query(acceltest.Seq(3), 16, true, true), rec))
+	out, failed, _ = rec.Results()
 	assert.Len(t, out, 3)
 	assert.Empty(t, failed)
 }
@@ -252,9 +230,9 @@ func TestFailedDeviceIsDropped(t *testing.T) {
 
 	// Lanes are handed out interleaved: sample 0 runs on device 0, sample 1
 	// on device 1, which fails with a sticky launch failure.
-	rec := newRecorder()
-	require.NoError(t, b.Infer(t.Context(), query(seq(2), 16, true, true), rec))
-	out, failed, _ := rec.snapshot()
+	rec := acceltest.NewRecorder()
+	require.NoError(t, b.Infer(t.Context(), acceltest.Query(acceltest.Seq(2), 16, true, true), rec))
+	out, failed, _ := rec.Results()
 	assert.Len(t, out, 1)
 	require.Len(t, failed, 1)
 	var de *DeviceError
@@ -266,20 +244,20 @@ func TestFailedDeviceIsDropped(t *testing.T) {
 	assert.Equal(t, 719, ce.Code)
 
 	// Later queries run on device 0 only.
-	rec = newRecorder()
-	require.NoError(t, b.Infer(t.Context(), query(seq(5), 16, true, true), rec))
-	out, failed, _ = rec.snapshot()
+	rec = acceltest.NewRecorder()
+	require.NoError(t, b.Infer(t.Context(), acceltest.Query(acceltest.Seq(5), 16, true, true), rec))
+	out, failed, _ = rec.Results()
 	assert.Len(t, out, 5)
 	assert.Empty(t, failed)
 
 	// With both devices failed nothing is left.
 	f.failDevice(0)
-	rec = newRecorder()
-	_ = b.Infer(t.Context(), query(seq(1), 16, true, true), rec)
-	rec = newRecorder()
-	err := b.Infer(t.Context(), query(seq(3), 16, true, true), rec)
+	rec = acceltest.NewRecorder()
+	_ = b.Infer(t.Context(), acceltest.Query(acceltest.Seq(1), 16, true, true), rec)
+	rec = acceltest.NewRecorder()
+	err := b.Infer(t.Context(), acceltest.Query(acceltest.Seq(3), 16, true, true), rec)
 	require.ErrorIs(t, err, ErrNoDevice)
-	_, failed, _ = rec.snapshot()
+	_, failed, _ = rec.Results()
 	assert.Len(t, failed, 3)
 }
 
@@ -288,23 +266,23 @@ func TestInferAbandonsOnCancel(t *testing.T) {
 	f := newFake(t, 1, 1<<26)
 	f.setDelay(1000, 0)
 	b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"streams": "1"})
-	f.gate(true)
-	t.Cleanup(func() { f.gate(false) })
+	f.Gate(true)
+	t.Cleanup(func() { f.Gate(false) })
 	ctx, cancel := context.WithCancel(t.Context())
-	rec := newRecorder()
+	rec := acceltest.NewRecorder()
 	done := make(chan error, 1)
-	go func() { done <- b.Infer(ctx, query(seq(16), 16, true, true), rec) }()
-	require.Eventually(t, func() bool { r, _ := f.kernels(); return r == 1 }, 10*time.Second, time.Millisecond)
+	go func() { done <- b.Infer(ctx, acceltest.Query(acceltest.Seq(16), 16, true, true), rec) }()
+	require.Eventually(t, func() bool { r, _ := f.Kernels(); return r == 1 }, 10*time.Second, time.Millisecond)
 	cancel()
 	err := <-done
 	require.ErrorIs(t, err, context.Canceled)
-	_, _, order := rec.snapshot()
+	_, _, order := rec.Results()
 	// The second batch was never dispatched: it failed at once; the first is
 	// abandoned, and nothing reaches the completer after Infer returned.
 	assert.Len(t, order, 8)
-	f.gate(false)
+	f.Gate(false)
 	require.NoError(t, b.Close())
-	_, _, after := rec.snapshot()
+	_, _, after := rec.Results()
 	assert.Len(t, after, 8)
 }
 
@@ -315,21 +293,21 @@ func TestDeviceTimeout(t *testing.T) {
 	f := newFake(t, 2, 1<<26)
 	f.setDelay(1000, 0)
 	b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"timeout": "20ms", "streams": "1"})
-	f.gate(true)
-	t.Cleanup(func() { f.gate(false) })
-	rec := newRecorder()
-	require.NoError(t, b.Infer(t.Context(), query(seq(2), 16, true, true), rec))
-	_, failed, _ := rec.snapshot()
+	f.Gate(true)
+	t.Cleanup(func() { f.Gate(false) })
+	rec := acceltest.NewRecorder()
+	require.NoError(t, b.Infer(t.Context(), acceltest.Query(acceltest.Seq(2), 16, true, true), rec))
+	_, failed, _ := rec.Results()
 	require.Len(t, failed, 2)
 	require.ErrorIs(t, failed[1000], ErrDeviceTimeout)
 	var de *DeviceError
 	require.ErrorAs(t, failed[1000], &de)
 	assert.Equal(t, 0, de.Device)
 
-	f.gate(false)
-	rec = newRecorder()
-	require.NoError(t, b.Infer(t.Context(), query(seq(4), 16, true, true), rec))
-	out, failed, _ := rec.snapshot()
+	f.Gate(false)
+	rec = acceltest.NewRecorder()
+	require.NoError(t, b.Infer(t.Context(), acceltest.Query(acceltest.Seq(4), 16, true, true), rec))
+	out, failed, _ := rec.Results()
 	assert.Len(t, out, 4, "device 1 runs what device 0 no longer can")
 	assert.Empty(t, failed)
 
@@ -350,11 +328,11 @@ func TestCloseAfterDeviceTimeout(t *testing.T) {
 	// gate closed, so its work stays queued.
 	timeOut := func(t *testing.T, f *fake, b *Backend, withData bool) {
 		f.setDelay(1000, 0)
-		f.gate(true)
-		t.Cleanup(func() { f.gate(false) })
-		rec := newRecorder()
-		require.NoError(t, b.Infer(t.Context(), query(seq(2), 16, withData, true), rec))
-		_, failed, _ := rec.snapshot()
+		f.Gate(true)
+		t.Cleanup(func() { f.Gate(false) })
+		rec := acceltest.NewRecorder()
+		require.NoError(t, b.Infer(t.Context(), acceltest.Query(acceltest.Seq(2), 16, withData, true), rec))
+		_, failed, _ := rec.Results()
 		require.Len(t, failed, 2)
 		require.ErrorIs(t, failed[1000], ErrDeviceTimeout)
 	}
@@ -369,7 +347,7 @@ func TestCloseAfterDeviceTimeout(t *testing.T) {
 		go func() { closed <- b.Close() }()
 		require.Eventually(t, func() bool { return f.busyQueries() > 0 }, 10*time.Second, time.Millisecond,
 			"Close should find the stream busy while the kernel waits at the gate")
-		f.gate(false)
+		f.Gate(false)
 		require.NoError(t, <-closed)
 		assert.Equal(t, liveObjects{}, f.live(), "everything freed once the stream drained")
 	})
@@ -379,7 +357,7 @@ func TestCloseAfterDeviceTimeout(t *testing.T) {
 		f := newFake(t, 2, 1<<26)
 		b := newBackend(t, f, fakePlan(planSimple, outSimple), opts)
 		timeOut(t, f, b, true)
-		b.m.settleGrace = 50 * time.Millisecond
+		modelOf(t, b).settleGrace = 50 * time.Millisecond
 		err := b.Close()
 		require.ErrorIs(t, err, ErrDeviceTimeout)
 		assert.Contains(t, err.Error(), "device 0 stream 0")
@@ -396,16 +374,16 @@ func TestCloseAfterDeviceTimeout(t *testing.T) {
 		b := newBackend(t, f, fakePlan(planSimple, outSimple),
 			map[string]string{"timeout": "20ms", "streams": "1", "samples_on_device": "device"})
 		var ls []sdk.LoadedSample
-		for _, i := range seq(4) {
-			ls = append(ls, sdk.LoadedSample{Index: i, Data: sampleBytes(i, 16)})
+		for _, i := range acceltest.Seq(4) {
+			ls = append(ls, sdk.LoadedSample{Index: i, Data: acceltest.SampleBytes(i, 16)})
 		}
 		before := f.live().allocs
 		require.NoError(t, b.LoadSamples(t.Context(), ls))
 		require.Equal(t, before+2, f.live().allocs, "one arena per device")
 		timeOut(t, f, b, false)
-		require.NoError(t, b.UnloadSamples(t.Context(), seq(4)))
+		require.NoError(t, b.UnloadSamples(t.Context(), acceltest.Seq(4)))
 		assert.Equal(t, before+1, f.live().allocs, "device 1's arena is freed, device 0's waits for its stream")
-		f.gate(false)
+		f.Gate(false)
 		require.NoError(t, b.Close())
 		assert.Equal(t, liveObjects{}, f.live())
 	})
@@ -416,8 +394,8 @@ func TestSamplesOnDevice(t *testing.T) {
 	const size = 16
 	load := func(t *testing.T, b *Backend, n int) error {
 		var ls []sdk.LoadedSample
-		for _, i := range seq(n) {
-			ls = append(ls, sdk.LoadedSample{Index: i, Data: sampleBytes(i, size)})
+		for _, i := range acceltest.Seq(n) {
+			ls = append(ls, sdk.LoadedSample{Index: i, Data: acceltest.SampleBytes(i, size)})
 		}
 		return b.LoadSamples(t.Context(), ls)
 	}
@@ -428,7 +406,7 @@ func TestSamplesOnDevice(t *testing.T) {
 		before := f.live().allocs
 		require.NoError(t, load(t, b, 100))
 		assert.Equal(t, before+2, f.live().allocs, "one sample arena on each device")
-		require.NoError(t, b.UnloadSamples(t.Context(), seq(99)))
+		require.NoError(t, b.UnloadSamples(t.Context(), acceltest.Seq(99)))
 		assert.Equal(t, before+2, f.live().allocs, "the arena lives while one sample uses it")
 		require.NoError(t, b.UnloadSamples(t.Context(), []uint64{99}))
 		assert.Equal(t, before, f.live().allocs)
@@ -448,10 +426,10 @@ func TestSamplesOnDevice(t *testing.T) {
 		before := f.live().allocs
 		require.NoError(t, load(t, b, 2000))
 		assert.Equal(t, before, f.live().allocs)
-		rec := newRecorder()
-		require.NoError(t, b.Infer(t.Context(), query([]uint64{5, 1999}, size, false, true), rec))
-		out, _, _ := rec.snapshot()
-		assert.Equal(t, sampleBytes(1999, size), out[1999+1000])
+		rec := acceltest.NewRecorder()
+		require.NoError(t, b.Infer(t.Context(), acceltest.Query([]uint64{5, 1999}, size, false, true), rec))
+		out, _, _ := rec.Results()
+		assert.Equal(t, acceltest.SampleBytes(1999, size), out[1999+1000])
 	})
 	t.Run("wrong size rejected", func(t *testing.T) {
 		t.Parallel()
@@ -465,20 +443,20 @@ func TestSamplesOnDevice(t *testing.T) {
 		t.Parallel()
 		f := newFake(t, 1, 1<<20)
 		b := newBackend(t, f, fakePlan(planSimple, outSimple), nil)
-		rec := newRecorder()
-		q := query([]uint64{1, 2}, size, true, true)
+		rec := acceltest.NewRecorder()
+		q := acceltest.Query([]uint64{1, 2}, size, true, true)
 		q.Samples[1].Data = nil
 		require.NoError(t, b.Infer(t.Context(), q, rec))
-		out, failed, _ := rec.snapshot()
+		out, failed, _ := rec.Results()
 		assert.Len(t, out, 1)
 		require.Contains(t, failed, uint64(1002))
 		assert.Contains(t, failed[1002].Error(), "no data")
 		assert.Equal(t, []int{2}, f.batches())
 
 		// A batch with no valid sample is not run at all.
-		rec = newRecorder()
-		require.NoError(t, b.Infer(t.Context(), query([]uint64{3, 4}, size, false, true), rec))
-		_, failed, _ = rec.snapshot()
+		rec = acceltest.NewRecorder()
+		require.NoError(t, b.Infer(t.Context(), acceltest.Query([]uint64{3, 4}, size, false, true), rec))
+		_, failed, _ = rec.Results()
 		assert.Len(t, failed, 2)
 		assert.Equal(t, []int{2}, f.batches())
 	})
@@ -509,9 +487,9 @@ func TestDynamicProfilesGetOwnContexts(t *testing.T) {
 			live := f.live()
 			assert.Equal(t, tt.engines, live.engines)
 			assert.Equal(t, tt.contexts, live.contexts)
-			rec := newRecorder()
-			require.NoError(t, b.Infer(t.Context(), query(seq(24), b.m.layout.inBytes, true, true), rec))
-			_, failed, _ := rec.snapshot()
+			rec := acceltest.NewRecorder()
+			require.NoError(t, b.Infer(t.Context(), acceltest.Query(acceltest.Seq(24), modelOf(t, b).layout.inBytes, true, true), rec))
+			_, failed, _ := rec.Results()
 			assert.Empty(t, failed)
 		})
 	}
@@ -532,13 +510,13 @@ func TestCloseReleasesEverything(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, b.Load(t.Context(), sdk.Model{Bytes: fakePlan("profiles 2", planSimple, outSimple),
 		Options: map[string]string{"streams": "3"}}))
-	require.NoError(t, b.LoadSamples(t.Context(), []sdk.LoadedSample{{Index: 7, Data: sampleBytes(7, 16)}}))
-	require.NoError(t, b.Infer(t.Context(), query([]uint64{7}, 16, false, true), newRecorder()))
+	require.NoError(t, b.LoadSamples(t.Context(), []sdk.LoadedSample{{Index: 7, Data: acceltest.SampleBytes(7, 16)}}))
+	require.NoError(t, b.Infer(t.Context(), acceltest.Query([]uint64{7}, 16, false, true), acceltest.NewRecorder()))
 	require.ErrorIs(t, b.Load(t.Context(), sdk.Model{Bytes: fakePlan(planSimple, outSimple)}), ErrLoaded)
 	require.NoError(t, b.Close())
 	require.NoError(t, b.Close(), "Close is idempotent")
 	assert.Equal(t, liveObjects{}, f.live(), "no allocation, stream, event, engine or context left")
-	require.ErrorIs(t, b.Infer(t.Context(), query([]uint64{7}, 16, true, true), newRecorder()), ErrClosed)
+	require.ErrorIs(t, b.Infer(t.Context(), acceltest.Query([]uint64{7}, 16, true, true), acceltest.NewRecorder()), ErrClosed)
 	require.ErrorIs(t, b.Load(t.Context(), sdk.Model{}), ErrClosed)
 }
 
@@ -648,45 +626,15 @@ func TestLoadRejectsBadEngines(t *testing.T) {
 	}
 }
 
-// TestLoadEngineSource checks where Load takes the engine from: the engine
-// option, else the model's path, else its bytes (a host may send a
-// benchmark's bundled model as bytes, which the option must override).
 func TestLoadEngineSource(t *testing.T) {
 	t.Parallel()
-	plan := filepath.Join(t.TempDir(), "model.plan")
-	require.NoError(t, os.WriteFile(plan, fakePlan(planSimple, outSimple), 0o600))
-	garbage := []byte("an onnx model")
-	tests := []struct {
-		name    string
-		model   sdk.Model
-		wantErr string
-	}{
-		{name: "option over bytes", model: sdk.Model{Bytes: garbage, Options: map[string]string{"engine": plan}}},
-		{name: "option over path", model: sdk.Model{Path: "/nonexistent/other.plan", Options: map[string]string{"engine": plan}}},
-		{name: "path over bytes", model: sdk.Model{Path: plan, Bytes: garbage}},
-		{name: "bytes alone", model: sdk.Model{Bytes: fakePlan(planSimple, outSimple)}},
-		{name: "missing file", model: sdk.Model{Path: "/nonexistent/model.plan"}, wantErr: "/nonexistent/model.plan"},
-		{name: "nothing", model: sdk.Model{}, wantErr: "no engine"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			f := newFake(t, 1, 1<<20)
-			b, err := New(f.config())
+	acceltest.ModelSource{
+		Option: "engine", Model: fakePlan(planSimple, outSimple), SampleSize: 16,
+		New: func(t *testing.T) sdk.Backend {
+			b, err := New(newFake(t, 1, 1<<20).config())
 			require.NoError(t, err)
-			t.Cleanup(func() { _ = b.Close() })
-			err = b.Load(t.Context(), tt.model)
-			if tt.wantErr != "" {
-				require.ErrorContains(t, err, tt.wantErr)
-				require.ErrorIs(t, b.Infer(t.Context(), sdk.Query{}, newRecorder()), ErrNotLoaded)
-				require.ErrorIs(t, b.Warmup(t.Context()), ErrNotLoaded)
-				return
-			}
-			require.NoError(t, err)
-			rec := newRecorder()
-			require.NoError(t, b.Infer(t.Context(), query(seq(2), 16, true, true), rec))
-			out, _, _ := rec.snapshot()
-			assert.Equal(t, sampleBytes(1, 16), out[1001])
-		})
-	}
+			return b
+		},
+		Nothing: "no engine", NotLoaded: ErrNotLoaded,
+	}.Test(t)
 }

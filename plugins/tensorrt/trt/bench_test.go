@@ -3,45 +3,14 @@ package trt
 import (
 	"fmt"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel/acceltest"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
-
-// discard is a Completer that drops results, so a benchmark measures the
-// backend and not the recorder.
-type discard struct{}
-
-func (discard) Complete(uint64, []byte, int64) {}
-func (discard) FirstToken(uint64, []byte)      {}
-func (discard) Fail(id uint64, err error)      { panic(fmt.Sprintf("sample %d failed: %v", id, err)) }
-
-// closedLoop runs b.N queries through workers goroutines, as the host
-// does with MaxInFlight callers: each worker sends its next query as soon
-// as the previous one returns.
-func closedLoop(b *testing.B, bk *Backend, queries []sdk.Query) {
-	work := make(chan struct{})
-	var wg sync.WaitGroup
-	for _, q := range queries {
-		wg.Go(func() {
-			for range work {
-				if err := bk.Infer(b.Context(), q, discard{}); err != nil {
-					panic(err)
-				}
-			}
-		})
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		work <- struct{}{}
-	}
-	close(work)
-	wg.Wait()
-}
 
 // BenchmarkInferOverhead measures the plugin's cost per sample against the
 // fake runtime with zero kernel time and 16-byte samples, so the fake's
@@ -60,14 +29,14 @@ func BenchmarkInferOverhead(b *testing.B) {
 				})
 				var ls []sdk.LoadedSample
 				for i := range uint64(64) {
-					ls = append(ls, sdk.LoadedSample{Index: i, Data: sampleBytes(i, 16)})
+					ls = append(ls, sdk.LoadedSample{Index: i, Data: acceltest.SampleBytes(i, 16)})
 				}
 				require.NoError(b, bk.LoadSamples(b.Context(), ls))
 				queries := make([]sdk.Query, bk.Info().MaxInFlight)
 				for g := range queries {
-					queries[g] = query(seq(batch), 16, false, true)
+					queries[g] = acceltest.Query(acceltest.Seq(batch), 16, false, true)
 				}
-				closedLoop(b, bk, queries)
+				acceltest.ClosedLoop(b, bk, queries)
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/sample")
 			})
 		}
@@ -95,15 +64,15 @@ func BenchmarkStreamUtilisation(b *testing.B) {
 	b.Cleanup(func() { _ = bk.Close() })
 	queries := make([]sdk.Query, bk.Info().MaxInFlight)
 	for g := range queries {
-		queries[g] = query(seq(batch), 16, true, true)
+		queries[g] = acceltest.Query(acceltest.Seq(batch), 16, true, true)
 	}
 	before := f.streams()
 	devBefore := make([]int64, devices)
 	for d := range devBefore {
-		devBefore[d] = f.deviceBusy(d)
+		devBefore[d] = f.DeviceBusy(d)
 	}
 	start := time.Now()
-	closedLoop(b, bk, queries)
+	acceltest.ClosedLoop(b, bk, queries)
 	wall := float64(time.Since(start).Nanoseconds())
 	after := f.streams()
 	minUtil := 1.0
@@ -112,7 +81,7 @@ func BenchmarkStreamUtilisation(b *testing.B) {
 	}
 	minDev := 1.0
 	for d := range devices {
-		minDev = min(minDev, float64(f.deviceBusy(d)-devBefore[d])/wall)
+		minDev = min(minDev, float64(f.DeviceBusy(d)-devBefore[d])/wall)
 	}
 	b.ReportMetric(100*minUtil, "min-stream-util-%")
 	b.ReportMetric(100*minDev, "min-device-util-%")

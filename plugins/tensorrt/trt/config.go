@@ -4,10 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
 )
 
 // Residency says whether LoadSamples copies samples into device memory
@@ -114,10 +113,30 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// optionKeys lists the plugin options WithOptions accepts.
-var optionKeys = []string{
-	"engine", "devices", "streams", "batch_size", "samples_on_device",
-	"device_memory_fraction", "batch_copies", "timeout", "cudart", "shim",
+// options are the plugin options WithOptions accepts.
+var options = []accel.Option[Config]{
+	accel.StringOption("engine", "plan file path", func(c *Config) *string { return &c.Engine }),
+	accel.DevicesOption("devices", `"all", or CUDA ordinals and ranges, e.g. "0,2-3"`,
+		func(c *Config) *[]int { return &c.Devices }),
+	accel.IntOption("streams", "CUDA streams per device", func(c *Config) *int { return &c.Streams }),
+	accel.IntOption("batch_size", "samples per enqueue (0: the profile maximum)",
+		func(c *Config) *int { return &c.BatchSize }),
+	{Name: "samples_on_device", Help: "auto, device or host", Set: func(c *Config, v string) error {
+		r, ok := residencyNames[v]
+		if !ok {
+			return fmt.Errorf("want auto, device or host, got %q", v)
+		}
+		c.Residency = r
+		return nil
+	}},
+	accel.FloatOption("device_memory_fraction", "share of free device memory for samples",
+		func(c *Config) *float64 { return &c.DeviceMemoryFraction }),
+	accel.BoolOption("batch_copies", "gather resident samples with cudaMemcpyBatchAsync",
+		func(c *Config) *bool { return &c.BatchCopies }),
+	accel.DurationOption("timeout", `device watchdog per batch, a Go duration, e.g. "30s"`,
+		func(c *Config) *time.Duration { return &c.Timeout }),
+	accel.PathsOption("cudart", "libcudart paths, colon-separated", func(c *Config) *[]string { return &c.CudartPaths }),
+	accel.PathsOption("shim", "TensorRT shim paths, colon-separated", func(c *Config) *[]string { return &c.ShimPaths }),
 }
 
 // WithOptions returns a copy of c with the plugin options applied, as the
@@ -126,7 +145,7 @@ var optionKeys = []string{
 // # Options
 //
 //   - engine: plan file path
-//   - devices: "all" or comma-separated CUDA ordinals, e.g. "0,2"
+//   - devices: "all", or CUDA ordinals and ranges, e.g. "0,2-3"
 //   - streams: CUDA streams per device
 //   - batch_size: samples per enqueue (0: the profile maximum)
 //   - samples_on_device: auto, device or host
@@ -143,88 +162,8 @@ func (c Config) WithOptions(opts map[string]string) (Config, error) {
 	out.Devices = slices.Clone(c.Devices)
 	out.CudartPaths = slices.Clone(c.CudartPaths)
 	out.ShimPaths = slices.Clone(c.ShimPaths)
-	keys := make([]string, 0, len(opts))
-	for k := range opts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var errs []error
-	for _, k := range keys {
-		if err := out.apply(k, strings.TrimSpace(opts[k])); err != nil {
-			errs = append(errs, fmt.Errorf("option %s: %w", k, err))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := accel.ApplyOptions(&out, options, opts); err != nil {
 		return c, err
 	}
 	return out, out.Validate()
-}
-
-// apply sets one option on c, which is a private copy.
-func (c *Config) apply(key, v string) error {
-	var err error
-	switch key {
-	case "engine":
-		c.Engine = v
-	case "devices":
-		c.Devices, err = ParseDevices(v)
-	case "streams":
-		c.Streams, err = strconv.Atoi(v)
-	case "batch_size":
-		c.BatchSize, err = strconv.Atoi(v)
-	case "samples_on_device":
-		r, ok := residencyNames[v]
-		if !ok {
-			return fmt.Errorf("want auto, device or host, got %q", v)
-		}
-		c.Residency = r
-	case "device_memory_fraction":
-		c.DeviceMemoryFraction, err = strconv.ParseFloat(v, 64)
-	case "batch_copies":
-		c.BatchCopies, err = strconv.ParseBool(v)
-	case "timeout":
-		c.Timeout, err = time.ParseDuration(v)
-	case "cudart":
-		c.CudartPaths = splitPaths(v)
-	case "shim":
-		c.ShimPaths = splitPaths(v)
-	default:
-		return fmt.Errorf("unknown option; valid options are %s", strings.Join(optionKeys, ", "))
-	}
-	return err
-}
-
-func splitPaths(v string) []string {
-	var out []string
-	for p := range strings.SplitSeq(v, ":") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// ParseDevices parses a device list: "all" (or empty) selects every device
-// and returns nil; otherwise comma-separated non-negative ordinals without
-// repeats, e.g. "0,2,3".
-func ParseDevices(s string) ([]int, error) {
-	s = strings.TrimSpace(s)
-	if s == "" || s == "all" {
-		return nil, nil
-	}
-	var out []int
-	for f := range strings.SplitSeq(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
-			return nil, fmt.Errorf("device %q: %w", f, err)
-		}
-		if n < 0 {
-			return nil, fmt.Errorf("device %d is negative", n)
-		}
-		if slices.Contains(out, n) {
-			return nil, fmt.Errorf("device %d listed twice", n)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }

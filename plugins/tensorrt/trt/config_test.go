@@ -66,86 +66,6 @@ func TestWithOptions(t *testing.T) {
 	}
 }
 
-func TestParseDevices(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in      string
-		want    []int
-		wantErr string
-	}{
-		{in: "", want: nil},
-		{in: "all", want: nil},
-		{in: "0", want: []int{0}},
-		{in: " 2 ,0,1", want: []int{2, 0, 1}},
-		{in: "0,0", wantErr: "listed twice"},
-		{in: "-1", wantErr: "negative"},
-		{in: "1,,2", wantErr: `device ""`},
-		{in: "gpu0", wantErr: `device "gpu0"`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			t.Parallel()
-			got, err := ParseDevices(tt.in)
-			if tt.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.wantErr)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
-		})
-	}
-}
-
-func FuzzParseDevices(f *testing.F) {
-	for _, s := range []string{"", "all", "0", "0,1,2", "3, 1", "1,1", "-2", "9999999999999999999"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got, err := ParseDevices(s)
-		if err != nil {
-			return
-		}
-		seen := map[int]bool{}
-		for _, d := range got {
-			if d < 0 || seen[d] {
-				t.Fatalf("ParseDevices(%q) = %v: negative or repeated ordinal", s, got)
-			}
-			seen[d] = true
-		}
-	})
-}
-
-func TestSplitBatches(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name     string
-		n, max   int
-		wantSize []int
-	}{
-		{name: "fits in one", n: 5, max: 8, wantSize: []int{5}},
-		{name: "exact", n: 16, max: 8, wantSize: []int{8, 8}},
-		{name: "balanced", n: 17, max: 8, wantSize: []int{6, 6, 5}},
-		{name: "one each", n: 3, max: 1, wantSize: []int{1, 1, 1}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			k := splitBatches(tt.n, tt.max)
-			var sizes []int
-			next := 0
-			for i := range k {
-				s, e := batchBounds(tt.n, k, i)
-				require.Equal(t, next, s, "batches are contiguous")
-				sizes = append(sizes, e-s)
-				next = e
-			}
-			assert.Equal(t, tt.n, next)
-			assert.Equal(t, tt.wantSize, sizes)
-		})
-	}
-}
-
 // TestShimHeaderMatchesBinding keeps mlph_trt.h, which the real shim and the
 // fake implement, and the Go binding in step.
 func TestShimHeaderMatchesBinding(t *testing.T) {
@@ -159,7 +79,7 @@ func TestShimHeaderMatchesBinding(t *testing.T) {
 	}
 	var bound []string
 	for _, s := range (&shim{}).symbols() {
-		bound = append(bound, s.name)
+		bound = append(bound, s.Name)
 	}
 	assert.ElementsMatch(t, declared, bound)
 	assert.Contains(t, string(header), fmt.Sprintf("#define MLPH_TRT_ABI %d", shimABI))

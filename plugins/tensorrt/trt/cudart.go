@@ -5,6 +5,9 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
+	"github.com/mlperf-host/mlperf-host/plugins/internal/native"
 )
 
 // DefaultCudartPaths are tried in order when no cudart path is configured.
@@ -40,7 +43,7 @@ const (
 
 // cudart binds libcudart's C API with purego. Each method is one C call.
 type cudart struct {
-	lib *library
+	lib *native.Library
 
 	getErrorString, getDeviceCount, setDevice, deviceGetAttribute uintptr
 	getDeviceProperties, getDevicePropertiesV2, memGetInfo        uintptr
@@ -60,36 +63,36 @@ var _ cudaAPI = (*cudart)(nil)
 
 // loadCudart opens the first loadable of paths and binds its functions.
 func loadCudart(paths []string) (*cudart, error) {
-	lib, err := openLibrary("libcudart", paths, cudartHint)
+	lib, err := accel.OpenLibrary(plugin, "libcudart", paths, cudartHint)
 	if err != nil {
 		return nil, err
 	}
 	c := &cudart{lib: lib}
-	err = lib.bind([]symbol{
-		{name: "cudaGetErrorString", fn: &c.getErrorString},
-		{name: "cudaGetDeviceCount", fn: &c.getDeviceCount},
-		{name: "cudaSetDevice", fn: &c.setDevice},
-		{name: "cudaDeviceGetAttribute", fn: &c.deviceGetAttribute},
-		{name: "cudaGetDeviceProperties", fn: &c.getDeviceProperties},
-		{name: "cudaGetDeviceProperties_v2", fn: &c.getDevicePropertiesV2, optional: true},
-		{name: "cudaMemGetInfo", fn: &c.memGetInfo},
-		{name: "cudaRuntimeGetVersion", fn: &c.runtimeGetVersion},
-		{name: "cudaDriverGetVersion", fn: &c.driverGetVersion},
-		{name: "cudaMalloc", fn: &c.malloc},
-		{name: "cudaFree", fn: &c.free},
-		{name: "cudaMallocHost", fn: &c.mallocHost},
-		{name: "cudaFreeHost", fn: &c.freeHost},
-		{name: "cudaMemcpy", fn: &c.memcpy},
-		{name: "cudaMemcpyAsync", fn: &c.memcpyAsync},
-		{name: "cudaStreamCreateWithFlags", fn: &c.streamCreateWithFlags},
-		{name: "cudaStreamDestroy", fn: &c.streamDestroy},
-		{name: "cudaStreamQuery", fn: &c.streamQuery},
-		{name: "cudaEventCreateWithFlags", fn: &c.eventCreateWithFlags},
-		{name: "cudaEventDestroy", fn: &c.eventDestroy},
-		{name: "cudaEventRecord", fn: &c.eventRecord},
-		{name: "cudaEventSynchronize", fn: &c.eventSync},
-		{name: "cudaEventQuery", fn: &c.eventQuery},
-		{name: "cudaMemcpyBatchAsync", fn: &c.memcpyBatch, optional: true},
+	err = lib.Bind([]native.Symbol{
+		{Name: "cudaGetErrorString", Fn: &c.getErrorString},
+		{Name: "cudaGetDeviceCount", Fn: &c.getDeviceCount},
+		{Name: "cudaSetDevice", Fn: &c.setDevice},
+		{Name: "cudaDeviceGetAttribute", Fn: &c.deviceGetAttribute},
+		{Name: "cudaGetDeviceProperties", Fn: &c.getDeviceProperties},
+		{Name: "cudaGetDeviceProperties_v2", Fn: &c.getDevicePropertiesV2, Optional: true},
+		{Name: "cudaMemGetInfo", Fn: &c.memGetInfo},
+		{Name: "cudaRuntimeGetVersion", Fn: &c.runtimeGetVersion},
+		{Name: "cudaDriverGetVersion", Fn: &c.driverGetVersion},
+		{Name: "cudaMalloc", Fn: &c.malloc},
+		{Name: "cudaFree", Fn: &c.free},
+		{Name: "cudaMallocHost", Fn: &c.mallocHost},
+		{Name: "cudaFreeHost", Fn: &c.freeHost},
+		{Name: "cudaMemcpy", Fn: &c.memcpy},
+		{Name: "cudaMemcpyAsync", Fn: &c.memcpyAsync},
+		{Name: "cudaStreamCreateWithFlags", Fn: &c.streamCreateWithFlags},
+		{Name: "cudaStreamDestroy", Fn: &c.streamDestroy},
+		{Name: "cudaStreamQuery", Fn: &c.streamQuery},
+		{Name: "cudaEventCreateWithFlags", Fn: &c.eventCreateWithFlags},
+		{Name: "cudaEventDestroy", Fn: &c.eventDestroy},
+		{Name: "cudaEventRecord", Fn: &c.eventRecord},
+		{Name: "cudaEventSynchronize", Fn: &c.eventSync},
+		{Name: "cudaEventQuery", Fn: &c.eventQuery},
+		{Name: "cudaMemcpyBatchAsync", Fn: &c.memcpyBatch, Optional: true},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("tensorrt: bind libcudart: %w", err)
@@ -112,7 +115,7 @@ func (c *cudart) check(op string, r uintptr) error {
 		return nil
 	}
 	msg, _, _ := purego.SyscallN(c.getErrorString, uintptr(code))
-	return &CUDAError{Op: op, Code: int(code), Message: goString(msg)}
+	return &CUDAError{Op: op, Code: int(code), Message: native.GoString(msg)}
 }
 
 func (c *cudart) DeviceCount() (int, error) {
@@ -140,7 +143,7 @@ func (c *cudart) DeviceProperties(ordinal int) (string, uint64, error) {
 		return "", 0, err
 	}
 	mem := *(*uint64)(unsafe.Pointer(&buf[totalGlobalMemOffset]))
-	return errText(buf[:256]), mem, nil
+	return native.Text(buf[:256]), mem, nil
 }
 
 func (c *cudart) DeviceAttribute(attr, ordinal int) (int, error) {

@@ -22,6 +22,6 @@
 // the tests drive the real purego bindings against a fake CUDA runtime and a
 // fake shim compiled from testdata/fake.
 //
-// Package trt imports only the sdk and purego; it must not import host,
-// loadgen, cmd or another plugin.
+// Package trt imports only the sdk, the accelerator core (plugins/internal)
+// and purego; it must not import host, loadgen, cmd or another plugin.
 package trt

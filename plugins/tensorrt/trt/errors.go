@@ -3,16 +3,16 @@ package trt
 import (
 	"errors"
 	"fmt"
-	"strings"
 
-	"github.com/mlperf-host/mlperf-host/abi"
-	"github.com/mlperf-host/mlperf-host/sdk"
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
 )
+
+const plugin = "tensorrt"
 
 var (
 	// ErrRuntimeMissing is matched (errors.Is) by every [LibraryError]: a
 	// runtime library (libcudart or the TensorRT shim) could not be loaded.
-	ErrRuntimeMissing = errors.New("tensorrt: runtime library missing")
+	ErrRuntimeMissing = accel.ErrRuntimeMissing
 	// ErrNotLoaded is returned by calls that need a model before Load.
 	ErrNotLoaded = errors.New("tensorrt: no model loaded")
 	// ErrLoaded is returned by a second Load: a backend serves one model.
@@ -27,34 +27,18 @@ var (
 	ErrDeviceTimeout = errors.New("tensorrt: device timeout")
 )
 
-// LibraryError reports a runtime library that could not be loaded, with
-// every path tried and how to install it.
-type LibraryError struct {
-	// Library names what was looked for, e.g. "libcudart".
-	Library string
-	// Tried lists the paths or sonames passed to dlopen, in order.
-	Tried []string
-	// Hint says how to install the library or point the plugin at it.
-	Hint string
-	// Err is the last loader error.
-	Err error
-}
+// sentinels are the backend's errors for calls out of order.
+var sentinels = accel.Sentinels{NotLoaded: ErrNotLoaded, Loaded: ErrLoaded, Closed: ErrClosed}
 
-// Error names the library, the paths tried, the cause and the remedy.
-func (e *LibraryError) Error() string {
-	return fmt.Sprintf("tensorrt: cannot load %s (tried %s): %v; %s",
-		e.Library, strings.Join(e.Tried, ", "), e.Err, e.Hint)
-}
+// LibraryError reports a runtime library (libcudart or the shim) that
+// could not be loaded, with every path tried and how to install it. It
+// gives the host the status code FAILED_PRECONDITION.
+type LibraryError = accel.LibraryError
 
-// Unwrap returns the loader's error.
-func (e *LibraryError) Unwrap() error { return e.Err }
-
-// Is reports whether target is [ErrRuntimeMissing].
-func (e *LibraryError) Is(target error) bool { return target == ErrRuntimeMissing }
-
-// As gives the host the status code [abi.FailedPrecondition]: the machine
-// lacks the runtime, which the user can install.
-func (e *LibraryError) As(target any) bool { return asStatus(target, abi.FailedPrecondition, e) }
+// DeviceError is a failure of one CUDA device: after it the plugin stops
+// scheduling work there and fails the samples it held. It gives the host
+// the status code UNAVAILABLE.
+type DeviceError = accel.DeviceError
 
 // CUDAError is a failed CUDA runtime call.
 type CUDAError struct {
@@ -82,34 +66,3 @@ type ShimError struct {
 
 // Error formats the call and the shim's message.
 func (e *ShimError) Error() string { return fmt.Sprintf("%s: %s", e.Op, e.Message) }
-
-// DeviceError is a failure of one CUDA device: after it the plugin stops
-// scheduling work there and fails the samples it held.
-type DeviceError struct {
-	// Device is the CUDA device ordinal.
-	Device int
-	// Err is the failing call's error.
-	Err error
-}
-
-// Error names the device and the cause.
-func (e *DeviceError) Error() string {
-	return fmt.Sprintf("tensorrt: CUDA device %d failed: %v", e.Device, e.Err)
-}
-
-// Unwrap returns the cause.
-func (e *DeviceError) Unwrap() error { return e.Err }
-
-// As gives the host the status code [abi.Unavailable]: the device, not the
-// request, failed.
-func (e *DeviceError) As(target any) bool { return asStatus(target, abi.Unavailable, e) }
-
-// asStatus sets target, when it is a **sdk.StatusError, to err with code:
-// that is how [sdk.CodeOf] finds the status code of a wrapped error.
-func asStatus(target any, code abi.Code, err error) bool {
-	p, ok := target.(**sdk.StatusError)
-	if ok {
-		*p = &sdk.StatusError{Code: code, Message: err.Error()}
-	}
-	return ok
-}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel/acceltest"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
@@ -24,14 +25,12 @@ func hardwareShim(t *testing.T, cudart string) string {
 	if p := os.Getenv("MLPERF_HOST_FAKE_SHIM"); p != "" {
 		return p
 	}
-	objs, err := compileFakes()
-	if err != nil {
+	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Skipf("gcc is needed to link the fake shim against %s (or set MLPERF_HOST_FAKE_SHIM): %v", cudart, err)
 	}
+	fakeObjects.Dir(t)
 	shimLib := filepath.Join(t.TempDir(), "libfaketrt.so")
-	out, err := exec.Command("gcc", "-shared", "-o", shimLib, filepath.Join(objs, "faketrt.o"), cudart,
-		"-Xlinker", "-rpath", "-Xlinker", filepath.Dir(cudart)).CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	acceltest.Link(t, shimLib, fakeObjects.Object("faketrt.c"), cudart, "-Xlinker", "-rpath", "-Xlinker", filepath.Dir(cudart))
 	return shimLib
 }
 
@@ -96,36 +95,36 @@ func hardwareRun(t *testing.T, cfg Config, batched bool) {
 	const n = 256
 	var ls []sdk.LoadedSample
 	for i := range uint64(n) {
-		ls = append(ls, sdk.LoadedSample{Index: i, Data: sampleBytes(i, size)})
+		ls = append(ls, sdk.LoadedSample{Index: i, Data: acceltest.SampleBytes(i, size)})
 	}
 	require.NoError(t, b.LoadSamples(t.Context(), ls))
-	require.Len(t, b.m.samples.onDevice, n, "256 ResNet-sized samples fit on the device")
+	require.Len(t, modelOf(t, b).samples.onDevice, n, "256 ResNet-sized samples fit on the device")
 
 	// Device-resident samples and samples sent with the query.
 	for _, withData := range []bool{false, true} {
-		rec := newRecorder()
-		idx := seq(n)
+		rec := acceltest.NewRecorder()
+		idx := acceltest.Seq(n)
 		if withData {
 			for i := range idx {
 				idx[i] += n // not loaded: staged from the query's data
 			}
 		}
-		require.NoError(t, b.Infer(t.Context(), query(idx, size, withData, true), rec))
-		out, failed, _ := rec.snapshot()
+		require.NoError(t, b.Infer(t.Context(), acceltest.Query(idx, size, withData, true), rec))
+		out, failed, _ := rec.Results()
 		require.Empty(t, failed)
 		require.Len(t, out, n)
 		for _, i := range idx {
-			require.Equal(t, sampleBytes(i, size), out[1000+i], "sample %d (data in query: %v)", i, withData)
+			require.Equal(t, acceltest.SampleBytes(i, size), out[1000+i], "sample %d (data in query: %v)", i, withData)
 		}
 	}
 
 	// Latency of one query, sequentially.
 	for _, batch := range []int{1, 8, 64} {
-		q := query(seq(batch), size, false, false)
+		q := acceltest.Query(acceltest.Seq(batch), size, false, false)
 		const iters = 300
 		start := time.Now()
 		for range iters {
-			require.NoError(t, b.Infer(t.Context(), q, discard{}))
+			require.NoError(t, b.Infer(t.Context(), q, acceltest.Discard{}))
 		}
 		t.Logf("device-resident batch %2d: %8.1f µs per query, sequential", batch,
 			float64(time.Since(start).Microseconds())/iters)
@@ -133,7 +132,7 @@ func hardwareRun(t *testing.T, cfg Config, batched bool) {
 	// Throughput with MaxInFlight callers.
 	for _, batch := range []int{8, 64} {
 		workers := b.Info().MaxInFlight
-		q := query(seq(batch), size, false, false)
+		q := acceltest.Query(acceltest.Seq(batch), size, false, false)
 		deadline := time.Now().Add(time.Second)
 		var mu sync.Mutex
 		count := 0
@@ -142,7 +141,7 @@ func hardwareRun(t *testing.T, cfg Config, batched bool) {
 		for range workers {
 			wg.Go(func() {
 				for time.Now().Before(deadline) {
-					if err := b.Infer(t.Context(), q, discard{}); err != nil {
+					if err := b.Infer(t.Context(), q, acceltest.Discard{}); err != nil {
 						panic(err)
 					}
 					mu.Lock()
@@ -161,13 +160,13 @@ func hardwareRun(t *testing.T, cfg Config, batched bool) {
 	func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		l := b.m.lanes[0]
-		require.NoError(t, b.m.cuda.SetDevice(l.dev.ordinal))
-		src, _ := b.m.samples.device(0, l.dev.slot)
+		l := modelOf(t, b).lanes[0]
+		require.NoError(t, modelOf(t, b).cuda.SetDevice(l.dev.ordinal))
+		src, _ := modelOf(t, b).samples.device(0, l.dev.slot)
 		const copies = 10000
 		start := time.Now()
 		for range copies {
-			require.NoError(t, b.m.cuda.CopyAsync(l.in[0].dev, src, size, deviceToDevice, l.st))
+			require.NoError(t, modelOf(t, b).cuda.CopyAsync(l.in[0].dev, src, size, deviceToDevice, l.st))
 		}
 		issued := time.Since(start)
 		require.NoError(t, l.drain())

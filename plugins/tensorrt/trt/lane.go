@@ -8,11 +8,10 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
+	"github.com/mlperf-host/mlperf-host/plugins/internal/native"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
-
-// errCanceled is returned by lanePool.acquire when its cancel channel fires.
-var errCanceled = errors.New("canceled")
 
 // ioBuffer is one I/O tensor's memory on a lane: a device buffer TensorRT
 // reads or writes, and a pinned host buffer for asynchronous copies, each
@@ -144,42 +143,43 @@ func (l *lane) release() error {
 	return errors.Join(errs...)
 }
 
-// run executes one batch on the calling goroutine, locked to its OS thread
-// with the lane's device current, then returns the lane to the pool.
-func (l *lane) run(b *batch) {
+var _ accel.Slot = (*lane)(nil)
+
+// Failed reports whether the lane's device failed.
+func (l *lane) Failed() bool { return l.dev.Failed() }
+
+// Run executes one batch on the calling goroutine, locked to its OS thread
+// with the lane's device current.
+func (l *lane) Run(b *accel.Batch) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := l.m.cuda.SetDevice(l.dev.ordinal); err != nil {
-		l.dev.fail(err)
+		l.dev.Fail(err)
 	}
 	l.exec(b)
-	b.call.finish()
-	l.m.pool.release(l)
 }
 
 // exec runs one batch: stage inputs, enqueue, copy outputs back, wait for
 // the stream's event and report each sample.
-func (l *lane) exec(b *batch) {
-	if b.samples == nil {
+func (l *lane) exec(b *accel.Batch) {
+	if b.Warmup() {
 		if err := l.warm(); err != nil {
-			b.call.setErr(fmt.Errorf("tensorrt: warm up device %d stream %d: %w", l.dev.ordinal, l.id, err))
+			b.SetErr(fmt.Errorf("tensorrt: warm up device %d stream %d: %w", l.dev.ordinal, l.id, err))
 		}
 		return
 	}
-	n := len(b.samples)
+	n := len(b.Samples)
 	clear(l.failed[:n])
-	b.call.mu.RLock()
-	if b.call.abandoned {
-		b.call.mu.RUnlock()
+	if !b.Enter() {
 		return
 	}
-	if l.dev.failed.Load() {
-		l.failAll(b, l.dev.err())
-		b.call.mu.RUnlock()
+	if l.dev.Failed() {
+		l.failAll(b, l.dev.Err())
+		b.Leave()
 		return
 	}
 	want, err := l.stage(b)
-	b.call.mu.RUnlock()
+	b.Leave()
 	if err == nil && !slices.Contains(l.failed[:n], false) {
 		return // every sample failed staging: nothing to run
 	}
@@ -188,20 +188,19 @@ func (l *lane) exec(b *batch) {
 	}
 	if err == nil {
 		if err = l.wait(); err != nil {
-			err = l.dev.fail(err)
+			err = l.dev.Fail(err)
 		}
 	} else {
 		// Work may already be queued on the stream; let it drain before the
 		// lane's buffers are reused.
 		if syncErr := l.drain(); syncErr != nil {
-			err = l.dev.fail(syncErr)
+			err = l.dev.Fail(syncErr)
 		}
 	}
-	b.call.mu.RLock()
-	defer b.call.mu.RUnlock()
-	if b.call.abandoned {
+	if !b.Enter() {
 		return
 	}
+	defer b.Leave()
 	if err != nil {
 		l.failAll(b, err)
 		return
@@ -213,12 +212,12 @@ func (l *lane) exec(b *batch) {
 // host-to-device copy per input, then queues device-to-device copies for
 // samples already resident on this device. It reports whether any sample
 // wants its output.
-func (l *lane) stage(b *batch) (want bool, err error) {
+func (l *lane) stage(b *accel.Batch) (want bool, err error) {
 	cuda, st := l.m.cuda, l.st
-	n := len(b.samples)
+	n := len(b.Samples)
 	staged := false
 	inBytes := l.m.layout.inBytes
-	for i, s := range b.samples {
+	for i, s := range b.Samples {
 		want = want || s.WantOutput
 		if _, onDevice := l.m.samples.device(s.Index, l.dev.slot); onDevice {
 			continue
@@ -226,13 +225,13 @@ func (l *lane) stage(b *batch) (want bool, err error) {
 		data := l.m.samples.host(s)
 		if len(data) != inBytes {
 			l.failed[i] = true
-			b.call.c.Fail(s.ID, l.sampleError(s, data))
+			b.Fail(s.ID, l.sampleError(s, data))
 			continue
 		}
 		for k := range l.in {
 			buf := &l.in[k]
 			sb := buf.t.sampleBytes
-			copy(hostBytes(buf.host, l.m.rowsCap*sb)[i*sb:(i+1)*sb], data[buf.t.offset:buf.t.offset+sb])
+			copy(native.Bytes(buf.host, l.m.rowsCap*sb)[i*sb:(i+1)*sb], data[buf.t.offset:buf.t.offset+sb])
 		}
 		staged = true
 	}
@@ -251,9 +250,9 @@ func (l *lane) stage(b *batch) (want bool, err error) {
 // gather queues the device-to-device copies of the batch's resident
 // samples into the input buffers: one cudaMemcpyBatchAsync when the runtime
 // has it, else one cudaMemcpyAsync per sample and input.
-func (l *lane) gather(b *batch) error {
+func (l *lane) gather(b *accel.Batch) error {
 	l.gatherDst, l.gatherSrc, l.gatherSize = l.gatherDst[:0], l.gatherSrc[:0], l.gatherSize[:0]
-	for i, s := range b.samples {
+	for i, s := range b.Samples {
 		p, onDevice := l.m.samples.device(s.Index, l.dev.slot)
 		if !onDevice {
 			continue
@@ -323,17 +322,16 @@ func (l *lane) drain() error {
 }
 
 // complete reports every sample not failed while staging.
-func (l *lane) complete(b *batch, want bool) {
-	c := b.call.c
-	for i, s := range b.samples {
+func (l *lane) complete(b *accel.Batch, want bool) {
+	for i, s := range b.Samples {
 		if l.failed[i] {
 			continue
 		}
 		if !want || !s.WantOutput {
-			c.Complete(s.ID, nil, 0)
+			b.Complete(s.ID, nil)
 			continue
 		}
-		c.Complete(s.ID, l.output(i), 0)
+		b.Complete(s.ID, l.output(i))
 	}
 }
 
@@ -341,47 +339,47 @@ func (l *lane) complete(b *batch, want bool) {
 func (l *lane) output(i int) []byte {
 	if len(l.out) == 1 {
 		sb := l.out[0].t.sampleBytes
-		return hostBytes(l.out[0].host, l.m.rowsCap*sb)[i*sb : (i+1)*sb]
+		return native.Bytes(l.out[0].host, l.m.rowsCap*sb)[i*sb : (i+1)*sb]
 	}
 	off := 0
 	for k := range l.out {
 		sb := l.out[k].t.sampleBytes
-		off += copy(l.scratch[off:], hostBytes(l.out[k].host, l.m.rowsCap*sb)[i*sb:(i+1)*sb])
+		off += copy(l.scratch[off:], native.Bytes(l.out[k].host, l.m.rowsCap*sb)[i*sb:(i+1)*sb])
 	}
 	return l.scratch
 }
 
-func (l *lane) failAll(b *batch, err error) {
+func (l *lane) failAll(b *accel.Batch, err error) {
 	err = fmt.Errorf("tensorrt: device %d stream %d: %w", l.dev.ordinal, l.id, err)
-	for i, s := range b.samples {
+	for i, s := range b.Samples {
 		if !l.failed[i] {
-			b.call.c.Fail(s.ID, err)
+			b.Fail(s.ID, err)
 		}
 	}
 }
 
 // warm runs one full batch of zeros through the engine.
 func (l *lane) warm() error {
-	if l.dev.failed.Load() {
-		return l.dev.err()
+	if l.dev.Failed() {
+		return l.dev.Err()
 	}
 	rows := l.m.rowsCap
 	for k := range l.in {
 		buf := &l.in[k]
 		size := rows * buf.t.sampleBytes
-		clear(hostBytes(buf.host, size))
+		clear(native.Bytes(buf.host, size))
 		if err := l.m.cuda.CopyAsync(buf.dev, buf.hostAddr(), uintptr(size), hostToDevice, l.st); err != nil {
 			return err
 		}
 	}
 	if err := l.launch(rows, rows, false); err != nil {
 		if syncErr := l.drain(); syncErr != nil {
-			return l.dev.fail(syncErr)
+			return l.dev.Fail(syncErr)
 		}
 		return err
 	}
 	if err := l.wait(); err != nil {
-		return l.dev.fail(err)
+		return l.dev.Fail(err)
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package trt
 import (
 	"errors"
 	"fmt"
+
+	"github.com/mlperf-host/mlperf-host/plugins/internal/native"
 )
 
 // dataType is an nvinfer1::DataType value.
@@ -74,7 +76,7 @@ func readLayout(api trtAPI, eng handle, profiles []int) (*layout, error) {
 	static, dynamic := 0, 0
 	for i := range n {
 		name := api.IOName(eng, i)
-		t := tensorInfo{name: name, cname: cString(name), dtype: dataType(api.IODataType(eng, cString(name)))}
+		t := tensorInfo{name: name, cname: native.CString(name), dtype: dataType(api.IODataType(eng, native.CString(name)))}
 		shape, err := api.IOShape(eng, t.cname)
 		if err != nil {
 			return nil, err

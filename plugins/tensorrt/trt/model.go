@@ -5,22 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
 // device is one CUDA device in use: its engines and lanes, its slot in
 // per-device tables, and whether it failed.
 type device struct {
+	accel.Health
 	ordinal int
 	slot    int
 	engines []handle
 	lanes   []*lane
-	failed  atomic.Bool
-	failure atomic.Pointer[DeviceError]
 	// deferred holds device allocations whose free waits until the
 	// device's streams have drained: a batch that timed out may still have
 	// copies queued that read them, and cudaFree would block on it.
@@ -28,20 +26,6 @@ type device struct {
 	// wedged is set at release when a stream did not drain in time: then
 	// nothing on the device is freed or destroyed.
 	wedged bool
-}
-
-// fail marks the device failed and returns the error to report.
-func (d *device) fail(err error) error {
-	var de *DeviceError
-	if errors.As(err, &de) {
-		return de
-	}
-	de = &DeviceError{Device: d.ordinal, Err: err}
-	if d.failure.CompareAndSwap(nil, de) {
-		d.failed.Store(true)
-		return de
-	}
-	return d.failure.Load()
 }
 
 // idle reports whether every stream of the device has run all its queued
@@ -68,14 +52,6 @@ func (d *device) settle(deadline time.Time) error {
 	return nil
 }
 
-// err returns the device's failure.
-func (d *device) err() error {
-	if de := d.failure.Load(); de != nil {
-		return de
-	}
-	return &DeviceError{Device: d.ordinal, Err: errors.New("failed")}
-}
-
 // model is a loaded engine running on its lanes.
 type model struct {
 	cfg    Config
@@ -89,9 +65,8 @@ type model struct {
 	batch, rowsCap int
 	devices        []*device
 	lanes          []*lane
-	pool           *lanePool
+	sched          *accel.Scheduler[*lane]
 	samples        *sampleStore
-	wg             sync.WaitGroup
 	// settleGrace bounds how long release waits for streams that still
 	// hold work (after a device timeout) before it abandons their device:
 	// the device timeout, and at least minSettleGrace.
@@ -121,13 +96,9 @@ func newModel(cuda cudaAPI, trt trtAPI, cfg Config, plan []byte, ordinals []int)
 			return m, fmt.Errorf("device %d: %w", ord, err)
 		}
 	}
-	m.pool = newLanePool(len(m.lanes))
-	// Interleave devices so that a light load spreads across them.
-	for s := range cfg.Streams {
-		for _, d := range m.devices {
-			m.pool.free <- m.lanes[d.slot*cfg.Streams+s]
-		}
-	}
+	m.sched = accel.NewScheduler(accel.SchedulerConfig{
+		Plugin: plugin, BatchSize: m.batch, Split: accel.Balanced, NoDevice: ErrNoDevice,
+	}, m.lanes, len(m.devices))
 	return m, nil
 }
 
@@ -139,6 +110,7 @@ func (m *model) addDevice(slot, ordinal int, plan []byte) error {
 		return err
 	}
 	d := &device{ordinal: ordinal, slot: slot}
+	d.Init(plugin, "CUDA device", ordinal)
 	m.devices = append(m.devices, d)
 	first, err := m.trt.Deserialize(m.rt, plan)
 	if err != nil {
@@ -251,105 +223,34 @@ func (m *model) release() error {
 	return errors.Join(errs...)
 }
 
-// stop waits for in-flight batches, ends the lane goroutines and frees
+var _ accel.Model = (*model)(nil)
+
+// Stop waits for in-flight batches, ends the lane goroutines and frees
 // everything.
-func (m *model) stop() error {
-	// Lanes stay out of the pool: nothing may run any more.
-	_, _ = m.pool.holdAll(nil)
-	m.wg.Wait()
+func (m *model) Stop() error {
+	m.sched.Stop()
 	return m.release()
 }
 
-// infer splits q into balanced batches of at most m.batch samples and runs
-// each on an idle lane as one becomes free: the last on the caller's
-// goroutine, the others on goroutines of their own. Completions are
-// reported as each batch's event fires.
-//
-// When ctx ends, batches not yet dispatched fail at once and Infer returns
-// without waiting for dispatched ones, except the one it runs itself, which
-// finishes first (or fails by the device timeout).
-func (m *model) infer(ctx context.Context, q sdk.Query, c sdk.Completer) error {
-	n := len(q.Samples)
-	if n == 0 {
-		return nil
-	}
-	batches := splitBatches(n, m.batch)
-	cl := newCall(c, batches)
-	var dispatchErr error
-	for i := range batches {
-		start, end := batchBounds(n, batches, i)
-		l, err := m.pool.acquire(ctx.Done())
-		if err != nil {
-			if errors.Is(err, errCanceled) {
-				err = ctx.Err()
-			}
-			dispatchErr = fmt.Errorf("tensorrt: infer: %w", err)
-			for _, s := range q.Samples[start:] {
-				c.Fail(s.ID, dispatchErr)
-			}
-			for range batches - i {
-				cl.finish()
-			}
-			break
-		}
-		m.dispatch(l, &batch{call: cl, samples: q.Samples[start:end]}, i == batches-1)
-	}
-	select {
-	case <-cl.finished:
-		return dispatchErr
-	default:
-	}
-	select {
-	case <-cl.finished:
-		return dispatchErr
-	case <-ctx.Done():
-		cl.abandon()
-		return fmt.Errorf("tensorrt: infer: %w", ctx.Err())
-	}
+// Infer splits q into balanced batches of at most m.batch samples and runs
+// each on an idle lane as one becomes free (see accel.Scheduler.Infer).
+// A sample's output is the engine's outputs for its batch row,
+// concatenated in engine order; it is nil unless the sample wants output.
+func (m *model) Infer(ctx context.Context, q sdk.Query, c sdk.Completer) error {
+	return m.sched.Infer(ctx, q, c)
 }
 
-// dispatch runs b on l: inline on the caller's goroutine for the last batch
-// of a query (saving two goroutine hand-offs), on a new goroutine owned by
-// the model otherwise.
-func (m *model) dispatch(l *lane, b *batch, inline bool) {
-	if inline {
-		l.run(b)
-		return
-	}
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		l.run(b)
-	}()
+// Warmup runs one full batch of zeros on every lane.
+func (m *model) Warmup(ctx context.Context) error { return m.sched.Warmup(ctx) }
+
+// LoadSamples keeps the samples' bytes and copies them to every device
+// when they fit (see [Residency]). Each sample holds every input of one
+// batch row, concatenated in the engine's input order.
+func (m *model) LoadSamples(ctx context.Context, samples []sdk.LoadedSample) error {
+	return m.sched.Exclusive(ctx, func() error { return m.loadSamples(ctx, samples) })
 }
 
-// warmup runs one full batch of zeros on every lane.
-func (m *model) warmup(ctx context.Context) error {
-	held, err := m.pool.holdAll(ctx.Done())
-	if err != nil {
-		return fmt.Errorf("tensorrt: warm up: %w", ctx.Err())
-	}
-	if len(held) == 0 {
-		return ErrNoDevice
-	}
-	cl := newCall(nil, len(held))
-	for _, l := range held {
-		m.dispatch(l, &batch{call: cl}, false)
-	}
-	<-cl.finished
-	return cl.err
-}
-
-// exclusive runs fn with every lane idle and held.
-func (m *model) exclusive(ctx context.Context, fn func() error) error {
-	held, err := m.pool.holdAll(ctx.Done())
-	if err != nil {
-		return fmt.Errorf("tensorrt: wait for idle lanes: %w", ctx.Err())
-	}
-	defer func() {
-		for _, l := range held {
-			m.pool.release(l)
-		}
-	}()
-	return fn()
+// UnloadSamples forgets samples and frees their device memory.
+func (m *model) UnloadSamples(ctx context.Context, indices []uint64) error {
+	return m.sched.Exclusive(ctx, func() error { return m.unloadSamples(indices) })
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ebitengine/purego"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel/acceltest"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
@@ -103,15 +104,14 @@ func BenchmarkSchedulerOverhead(b *testing.B) {
 				cfg.Streams, cfg.BatchSize, cfg.Residency = 2, batch, residency
 				m, err := newModel(&nullCUDA{}, nullTRT{}, cfg, []byte("plan"), []int{0})
 				require.NoError(b, err)
-				b.Cleanup(func() { _ = m.stop() })
+				b.Cleanup(func() { _ = m.Stop() })
 				var ls []sdk.LoadedSample
 				for i := range uint64(batch) {
-					ls = append(ls, sdk.LoadedSample{Index: i, Data: sampleBytes(i, 16)})
+					ls = append(ls, sdk.LoadedSample{Index: i, Data: acceltest.SampleBytes(i, 16)})
 				}
 				require.NoError(b, m.loadSamples(b.Context(), ls))
-				bk := &Backend{m: m}
-				queries := []sdk.Query{query(seq(batch), 16, false, true), query(seq(batch), 16, false, true)}
-				closedLoop(b, bk, queries)
+				queries := []sdk.Query{acceltest.Query(acceltest.Seq(batch), 16, false, true), acceltest.Query(acceltest.Seq(batch), 16, false, true)}
+				acceltest.ClosedLoop(b, m, queries)
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/sample")
 			})
 		}
@@ -123,8 +123,7 @@ func BenchmarkSchedulerOverhead(b *testing.B) {
 // per resident sample when cudaMemcpyBatchAsync is not available.
 func BenchmarkNativeCall(b *testing.B) {
 	f := newFake(b, 1, 1<<20)
-	sym, err := purego.Dlsym(f.cu, "cudaGetDevice")
-	require.NoError(b, err)
+	sym := f.Symbol("cudaGetDevice")
 	dev := new(int32)
 	b.ReportAllocs()
 	for b.Loop() {

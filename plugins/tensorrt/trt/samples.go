@@ -171,7 +171,7 @@ func (m *model) freeArena(a *arena) error {
 			continue
 		}
 		a.base[slot] = 0
-		if d.wedged || (d.failed.Load() && !d.idle(m.cuda)) {
+		if d.wedged || (d.Failed() && !d.idle(m.cuda)) {
 			d.deferred = append(d.deferred, p)
 			continue
 		}

@@ -5,6 +5,9 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
+	"github.com/mlperf-host/mlperf-host/plugins/internal/native"
 )
 
 // DefaultShimPaths are tried in order when no shim path is configured.
@@ -16,7 +19,7 @@ const shimHint = "build the TensorRT shim where TensorRT is installed with " +
 
 // shim binds the extern "C" functions of mlph_trt.h with purego.
 type shim struct {
-	lib *library
+	lib *native.Library
 
 	abi, version, runtimeCreate, runtimeDestroy, deserialize, engineDestroy uintptr
 	numIO, ioName, ioMode, ioDType, ioShape, numProfiles, profileShape      uintptr
@@ -28,45 +31,45 @@ var _ trtAPI = (*shim)(nil)
 
 // loadShim opens the first loadable of paths, binds it and checks its ABI.
 func loadShim(paths []string) (*shim, error) {
-	lib, err := openLibrary("the TensorRT shim (libmlph_trt.so)", paths, shimHint)
+	lib, err := accel.OpenLibrary(plugin, "the TensorRT shim (libmlph_trt.so)", paths, shimHint)
 	if err != nil {
 		return nil, err
 	}
 	s := &shim{lib: lib}
-	err = lib.bind(s.symbols())
+	err = lib.Bind(s.symbols())
 	if err != nil {
 		return nil, fmt.Errorf("tensorrt: bind shim: %w", err)
 	}
 	r, _, _ := purego.SyscallN(s.abi)
 	if got := int32(r); got != shimABI {
 		return nil, fmt.Errorf("tensorrt: shim %s has ABI %d, the plugin needs %d: rebuild it with `make tensorrt-shim`",
-			lib.path, got, shimABI)
+			lib.Path, got, shimABI)
 	}
 	return s, nil
 }
 
 // symbols lists every function of mlph_trt.h and where it binds.
-func (s *shim) symbols() []symbol {
-	return []symbol{
-		{name: "mlph_trt_abi", fn: &s.abi},
-		{name: "mlph_trt_version", fn: &s.version},
-		{name: "mlph_trt_runtime_create", fn: &s.runtimeCreate},
-		{name: "mlph_trt_runtime_destroy", fn: &s.runtimeDestroy},
-		{name: "mlph_trt_engine_deserialize", fn: &s.deserialize},
-		{name: "mlph_trt_engine_destroy", fn: &s.engineDestroy},
-		{name: "mlph_trt_engine_num_io", fn: &s.numIO},
-		{name: "mlph_trt_engine_io_name", fn: &s.ioName},
-		{name: "mlph_trt_engine_io_mode", fn: &s.ioMode},
-		{name: "mlph_trt_engine_io_dtype", fn: &s.ioDType},
-		{name: "mlph_trt_engine_io_shape", fn: &s.ioShape},
-		{name: "mlph_trt_engine_num_profiles", fn: &s.numProfiles},
-		{name: "mlph_trt_engine_profile_shape", fn: &s.profileShape},
-		{name: "mlph_trt_context_create", fn: &s.contextCreate},
-		{name: "mlph_trt_context_destroy", fn: &s.contextDestroy},
-		{name: "mlph_trt_context_set_profile", fn: &s.setProfile},
-		{name: "mlph_trt_context_set_input_shape", fn: &s.setInputShape},
-		{name: "mlph_trt_context_set_tensor_address", fn: &s.setTensorAddress},
-		{name: "mlph_trt_context_enqueue", fn: &s.enqueue},
+func (s *shim) symbols() []native.Symbol {
+	return []native.Symbol{
+		{Name: "mlph_trt_abi", Fn: &s.abi},
+		{Name: "mlph_trt_version", Fn: &s.version},
+		{Name: "mlph_trt_runtime_create", Fn: &s.runtimeCreate},
+		{Name: "mlph_trt_runtime_destroy", Fn: &s.runtimeDestroy},
+		{Name: "mlph_trt_engine_deserialize", Fn: &s.deserialize},
+		{Name: "mlph_trt_engine_destroy", Fn: &s.engineDestroy},
+		{Name: "mlph_trt_engine_num_io", Fn: &s.numIO},
+		{Name: "mlph_trt_engine_io_name", Fn: &s.ioName},
+		{Name: "mlph_trt_engine_io_mode", Fn: &s.ioMode},
+		{Name: "mlph_trt_engine_io_dtype", Fn: &s.ioDType},
+		{Name: "mlph_trt_engine_io_shape", Fn: &s.ioShape},
+		{Name: "mlph_trt_engine_num_profiles", Fn: &s.numProfiles},
+		{Name: "mlph_trt_engine_profile_shape", Fn: &s.profileShape},
+		{Name: "mlph_trt_context_create", Fn: &s.contextCreate},
+		{Name: "mlph_trt_context_destroy", Fn: &s.contextDestroy},
+		{Name: "mlph_trt_context_set_profile", Fn: &s.setProfile},
+		{Name: "mlph_trt_context_set_input_shape", Fn: &s.setInputShape},
+		{Name: "mlph_trt_context_set_tensor_address", Fn: &s.setTensorAddress},
+		{Name: "mlph_trt_context_enqueue", Fn: &s.enqueue},
 	}
 }
 
@@ -75,13 +78,13 @@ func status(op string, r uintptr, errBuf []byte) error {
 	if int32(r) == 0 {
 		return nil
 	}
-	return &ShimError{Op: op, Message: errText(errBuf)}
+	return &ShimError{Op: op, Message: native.Text(errBuf)}
 }
 
 // handleOrError wraps a handle-returning shim call.
 func handleOrError(op string, r uintptr, errBuf []byte) (handle, error) {
 	if r == 0 {
-		return 0, &ShimError{Op: op, Message: errText(errBuf)}
+		return 0, &ShimError{Op: op, Message: native.Text(errBuf)}
 	}
 	return handle(r), nil
 }
@@ -118,7 +121,7 @@ func (s *shim) NumIO(e handle) int {
 
 func (s *shim) IOName(e handle, i int) string {
 	r, _, _ := purego.SyscallN(s.ioName, uintptr(e), uintptr(i))
-	return goString(r)
+	return native.GoString(r)
 }
 
 func (s *shim) IOMode(e handle, name []byte) int {
@@ -135,7 +138,7 @@ func (s *shim) IODataType(e handle, name []byte) int {
 func dims(op string, name []byte, r uintptr, d *[maxDims]int64) ([]int64, error) {
 	rank := int32(r)
 	if rank < 0 || rank > maxDims {
-		return nil, &ShimError{Op: op, Message: fmt.Sprintf("no shape for tensor %q", errText(name))}
+		return nil, &ShimError{Op: op, Message: fmt.Sprintf("no shape for tensor %q", native.Text(name))}
 	}
 	out := make([]int64, rank)
 	copy(out, d[:rank])

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/ebitengine/purego"
+	"github.com/mlperf-host/mlperf-host/plugins/internal/native"
 )
 
 // Version is the ONNX Runtime release the engine is written and tested
@@ -44,11 +44,11 @@ type library struct {
 
 // openLibrary dlopens path and loads its OrtApi table.
 func openLibrary(path string) (*library, error) {
-	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	lib, err := native.Open([]string{path})
 	if err != nil {
 		return nil, &LibraryError{Path: path, Err: err}
 	}
-	a, version, err := loadAPI(h)
+	a, version, err := loadAPI(lib.Handle())
 	if err != nil {
 		return nil, &LibraryError{Path: path, Err: err}
 	}

@@ -29,7 +29,7 @@
  * program, or releasing a queue with exec objects waiting. On hardware the
  * device would still read and write the exec object's buffers; here the
  * worker thread would. Such a call does nothing, returns QS_BUSY and is
- * recorded: fakeqaic_violations reports the first one.
+ * recorded: fake_violations (fakedevice.h) reports the first one.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -40,6 +40,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#define FAKE_NAME "fakeqaic"
+#define FAKE_MAX_DEV 16
+#include "fakedevice.h"
 
 typedef enum {
   QS_SUCCESS = 0,
@@ -97,7 +101,7 @@ typedef struct {
   uint32_t numThreadsPerQueue;
 } QAicQueueProperties;
 
-#define MAX_DEV 16
+#define MAX_DEV FAKE_MAX_DEV
 #define MAX_BUF 16
 #define MAX_STATS 256
 
@@ -112,37 +116,8 @@ static int gContexts, gQueues, gQpcs, gPrograms, gExecs;
  * index, and of every device (time at least one of its programs ran). */
 static int gNextProgram, gStatDev[MAX_STATS];
 static long long gStatBusy[MAX_STATS], gStatRuns[MAX_STATS];
-static int gDevActive[MAX_DEV];
-static long long gDevSince[MAX_DEV], gDevBusy[MAX_DEV];
-static int gGateClosed, gRunning, gPeak;
 /* Threads blocked in qaicExecObjWaitForCompletion now. */
 static int gWaiting;
-static pthread_cond_t gGateCv = PTHREAD_COND_INITIALIZER;
-/* Calls refused because submitted work still used what they tear down. */
-static pthread_mutex_t gViolationMu = PTHREAD_MUTEX_INITIALIZER;
-static int gViolations;
-static char gViolation[512];
-
-/* violation records a call the fake refused and prints it. */
-static void violation(const char *fmt, ...) {
-  char msg[sizeof gViolation];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  fprintf(stderr, "fakeqaic: %s\n", msg);
-  pthread_mutex_lock(&gViolationMu);
-  if (gViolations++ == 0) {
-    memcpy(gViolation, msg, sizeof msg);
-  }
-  pthread_mutex_unlock(&gViolationMu);
-}
-
-static long long nowNs(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 typedef struct {
   int n;
@@ -210,22 +185,10 @@ static void tile(uint8_t *dst, const uint8_t *src, uint32_t n, uint32_t m) {
 
 static void run(QAicExecObj *e, QID dev) {
   QAicProgram *p = e->prog;
-  pthread_mutex_lock(&gMu);
-  gRunning++;
-  if (gRunning > gPeak) {
-    gPeak = gRunning;
-  }
-  pthread_cond_broadcast(&gGateCv);
-  while (gGateClosed) {
-    pthread_cond_wait(&gGateCv, &gMu);
-  }
-  pthread_mutex_unlock(&gMu);
+  kernelWait();
   pthread_mutex_lock(&p->runMu);
+  long long t0 = kernelStart(dev);
   pthread_mutex_lock(&gMu);
-  long long t0 = nowNs();
-  if (gDevActive[dev]++ == 0) {
-    gDevSince[dev] = t0;
-  }
   long long delay = gDelayBase + gDelayPerRow * p->d.batch + gDevDelay[dev];
   pthread_mutex_unlock(&gMu);
 
@@ -256,12 +219,8 @@ static void run(QAicExecObj *e, QID dev) {
     }
   }
 
+  long long t1 = kernelEnd(dev);
   pthread_mutex_lock(&gMu);
-  long long t1 = nowNs();
-  gRunning--;
-  if (--gDevActive[dev] == 0) {
-    gDevBusy[dev] += t1 - gDevSince[dev];
-  }
   gStatBusy[p->index] += t1 - t0;
   gStatRuns[p->index]++;
   gRuns++;
@@ -808,19 +767,12 @@ void fakeqaic_fail_device(int dev) {
   }
 }
 
-void fakeqaic_gate(int closed) {
+/* fakeqaic_runs returns how many exec objects ran to completion. */
+long long fakeqaic_runs(void) {
   pthread_mutex_lock(&gMu);
-  gGateClosed = closed;
-  pthread_cond_broadcast(&gGateCv);
+  long long n = gRuns;
   pthread_mutex_unlock(&gMu);
-}
-
-void fakeqaic_running(int *running, int *peak, long long *runs) {
-  pthread_mutex_lock(&gMu);
-  *running = gRunning;
-  *peak = gPeak;
-  *runs = gRuns;
-  pthread_mutex_unlock(&gMu);
+  return n;
 }
 
 void fakeqaic_live(int *contexts, int *queues, int *qpcs, int *programs, int *execs, int *nspUsed) {
@@ -851,29 +803,6 @@ void fakeqaic_program_stats(int index, int *dev, long long *busyNs, long long *r
   *busyNs = gStatBusy[index];
   *runs = gStatRuns[index];
   pthread_mutex_unlock(&gMu);
-}
-
-long long fakeqaic_device_busy(int dev) {
-  pthread_mutex_lock(&gMu);
-  long long n = gDevBusy[dev];
-  if (gDevActive[dev] > 0) {
-    n += nowNs() - gDevSince[dev];
-  }
-  pthread_mutex_unlock(&gMu);
-  return n;
-}
-
-/* fakeqaic_violations returns how many calls the fake refused because
- * submitted work still used what they would tear down, and copies the
- * first one's message into buf. */
-int fakeqaic_violations(char *buf, int cap) {
-  pthread_mutex_lock(&gViolationMu);
-  int n = gViolations;
-  if (cap > 0) {
-    snprintf(buf, (size_t)cap, "%s", gViolation);
-  }
-  pthread_mutex_unlock(&gViolationMu);
-  return n;
 }
 
 /* fakeqaic_waiting returns how many threads wait for an exec object now. */

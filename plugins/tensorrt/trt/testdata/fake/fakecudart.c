@@ -15,8 +15,8 @@
  * a stream with work queued, and asynchronous copies from or to host
  * memory that is not pinned (Go memory may move or be freed before the
  * stream gets to it). Such a call does nothing, returns fakeErrorInUse and
- * is recorded: fakecuda_violations reports the first one, so a test fails
- * with a message instead of a heap corruption.
+ * is recorded: fake_violations (fakedevice.h) reports the first one, so a
+ * test fails with a message instead of a heap corruption.
  *
  * Control and inspection entry points (fakecuda_*) let tests configure the
  * devices, inject a failing device and read per-stream busy time.
@@ -30,6 +30,10 @@
 #include <string.h>
 #include <time.h>
 
+#define FAKE_NAME "fakecudart"
+#define FAKE_MAX_DEV 16
+#include "fakedevice.h"
+
 enum {
   cudaSuccess = 0,
   cudaErrorInvalidValue = 1,
@@ -39,13 +43,13 @@ enum {
   cudaErrorInvalidResourceHandle = 400,
   cudaErrorNotReady = 600,
   cudaErrorLaunchFailure = 719,
-  /* Not a CUDA code: the fake refused a call (see fakecuda_violations). */
+  /* Not a CUDA code: the fake refused a call (see fake_violations). */
   fakeErrorInUse = 9001,
 };
 
 enum { kindH2H = 0, kindH2D = 1, kindD2H = 2, kindD2D = 3, kindDefault = 4 };
 
-#define MAX_DEV 16
+#define MAX_DEV FAKE_MAX_DEV
 
 enum { allocDevice = 1, allocPinned = 2 };
 
@@ -108,46 +112,12 @@ static __thread int tDevice;
 /* gLive lists the streams not destroyed yet, under gMu. Lock order: gMu,
  * then a stream's mu; the worker never takes gMu while holding its mu. */
 static stream *gLive;
-/* Calls the fake refused because queued work still used a resource. */
-static pthread_mutex_t gViolationMu = PTHREAD_MUTEX_INITIALIZER;
-static int gViolations;
-static char gViolation[512];
 /* The CUDA version reported, which also selects cudaMemcpyBatchAsync's
  * signature: 12.8 to 12.9 take a failIdx before the stream, 13 does not. */
 static int gVersion = 12040;
 static long long gBatchCopies;
 /* cudaStreamQuery calls that found work still queued. */
 static long long gBusyQueries;
-/* The kernel gate: while closed, kernels (sleep operations) wait at their
- * start. gRunning counts kernels waiting or running, gPeak its maximum. */
-static pthread_mutex_t gGateMu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t gGateCv = PTHREAD_COND_INITIALIZER;
-static int gGateClosed, gRunning, gPeak;
-/* Per device: kernels running now, when the device last became busy, and
- * the total time at least one kernel ran (the union over its streams). */
-static int gDevActive[MAX_DEV];
-static long long gDevSince[MAX_DEV], gDevBusy[MAX_DEV];
-
-static long long nowNs(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* violation records a call the fake refused and prints it. */
-static void violation(const char *fmt, ...) {
-  char msg[sizeof gViolation];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  fprintf(stderr, "fakecudart: %s\n", msg);
-  pthread_mutex_lock(&gViolationMu);
-  if (gViolations++ == 0) {
-    memcpy(gViolation, msg, sizeof msg);
-  }
-  pthread_mutex_unlock(&gViolationMu);
-}
 
 /* findAlloc returns the allocation containing [p, p+n), or NULL. Callers
  * hold gMu. */
@@ -262,29 +232,12 @@ static void *worker(void *arg) {
     if (o->kind == opCopy && !gFailed[s->dev]) {
       memmove(o->dst, o->src, o->n);
     } else if (o->kind == opSleep && !gFailed[s->dev]) {
-      pthread_mutex_lock(&gGateMu);
-      gRunning++;
-      if (gRunning > gPeak) {
-        gPeak = gRunning;
-      }
-      pthread_cond_broadcast(&gGateCv);
-      while (gGateClosed) {
-        pthread_cond_wait(&gGateCv, &gGateMu);
-      }
-      t0 = nowNs();
-      if (gDevActive[s->dev]++ == 0) {
-        gDevSince[s->dev] = t0;
-      }
-      pthread_mutex_unlock(&gGateMu);
+      kernelWait();
+      t0 = kernelStart(s->dev);
       struct timespec ts = {o->ns / 1000000000LL, o->ns % 1000000000LL};
       while (nanosleep(&ts, &ts) != 0) {
       }
-      pthread_mutex_lock(&gGateMu);
-      gRunning--;
-      if (--gDevActive[s->dev] == 0) {
-        gDevBusy[s->dev] += nowNs() - gDevSince[s->dev];
-      }
-      pthread_mutex_unlock(&gGateMu);
+      kernelEnd(s->dev);
     } else if (o->kind == opEvent) {
       /* The operation is over before the event fires: whoever it wakes may
        * free memory or destroy the event at once. */
@@ -827,54 +780,12 @@ int fakecuda_stream_stats(int index, int *dev, unsigned long long *busyNs,
   return 0;
 }
 
-/* fakecuda_gate closes (1) or opens (0) the kernel gate. */
-void fakecuda_gate(int closed) {
-  pthread_mutex_lock(&gGateMu);
-  gGateClosed = closed;
-  pthread_cond_broadcast(&gGateCv);
-  pthread_mutex_unlock(&gGateMu);
-}
-
-/* fakecuda_kernels reports the kernels waiting at the gate or running now
- * and the most that ever were at once. */
-void fakecuda_kernels(int *running, int *peak) {
-  pthread_mutex_lock(&gGateMu);
-  *running = gRunning;
-  *peak = gPeak;
-  pthread_mutex_unlock(&gGateMu);
-}
-
-/* fakecuda_device_busy returns the nanoseconds during which at least one
- * kernel ran on dev, over all its streams. */
-long long fakecuda_device_busy(int dev) {
-  pthread_mutex_lock(&gGateMu);
-  long long n = gDevBusy[dev];
-  if (gDevActive[dev] > 0) {
-    n += nowNs() - gDevSince[dev];
-  }
-  pthread_mutex_unlock(&gGateMu);
-  return n;
-}
-
 void fakecuda_set_version(int v) { gVersion = v; }
 
 long long fakecuda_batch_copies(void) {
   pthread_mutex_lock(&gMu);
   long long n = gBatchCopies;
   pthread_mutex_unlock(&gMu);
-  return n;
-}
-
-/* fakecuda_violations returns how many calls the fake refused because
- * queued stream work still used a resource, and copies the first one's
- * message into buf. */
-int fakecuda_violations(char *buf, int cap) {
-  pthread_mutex_lock(&gViolationMu);
-  int n = gViolations;
-  if (cap > 0) {
-    snprintf(buf, (size_t)cap, "%s", gViolation);
-  }
-  pthread_mutex_unlock(&gViolationMu);
   return n;
 }
 

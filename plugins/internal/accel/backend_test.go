@@ -1,0 +1,54 @@
+package accel
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/sdk"
+)
+
+// countingModel counts the calls it gets.
+type countingModel struct{ loads, unloads, warmups, infers, stops int }
+
+func (m *countingModel) LoadSamples(context.Context, []sdk.LoadedSample) error { m.loads++; return nil }
+func (m *countingModel) UnloadSamples(context.Context, []uint64) error         { m.unloads++; return nil }
+func (m *countingModel) Warmup(context.Context) error                          { m.warmups++; return nil }
+func (m *countingModel) Infer(context.Context, sdk.Query, sdk.Completer) error {
+	m.infers++
+	return nil
+}
+func (m *countingModel) Stop() error { m.stops++; return nil }
+
+var testSentinels = Sentinels{
+	NotLoaded: errors.New("not loaded"), Loaded: errors.New("loaded"), Closed: errors.New("closed"),
+}
+
+func TestBackendLifecycle(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	b := NewBackend[*countingModel](sdk.Info{Name: "x", MaxInFlight: 2}, testSentinels)
+	require.ErrorIs(t, b.Infer(ctx, sdk.Query{}, nil), testSentinels.NotLoaded)
+	require.ErrorIs(t, b.Warmup(ctx), testSentinels.NotLoaded)
+
+	boom := errors.New("boom")
+	require.ErrorIs(t, b.Load(func() (*countingModel, int, error) { return nil, 0, boom }), boom)
+	assert.Equal(t, 2, b.Info().MaxInFlight, "a failed Load leaves Info as it was")
+
+	m := &countingModel{}
+	require.NoError(t, b.Load(func() (*countingModel, int, error) { return m, 6, nil }))
+	assert.Equal(t, 6, b.Info().MaxInFlight)
+	require.ErrorIs(t, b.Load(func() (*countingModel, int, error) { return m, 1, nil }), testSentinels.Loaded)
+	require.NoError(t, b.LoadSamples(ctx, nil))
+	require.NoError(t, b.UnloadSamples(ctx, nil))
+	require.NoError(t, b.Warmup(ctx))
+	require.NoError(t, b.Infer(ctx, sdk.Query{}, nil))
+	require.NoError(t, b.Close())
+	require.NoError(t, b.Close(), "Close twice")
+	assert.Equal(t, countingModel{loads: 1, unloads: 1, warmups: 1, infers: 1, stops: 1}, *m)
+	require.ErrorIs(t, b.Infer(ctx, sdk.Query{}, nil), testSentinels.Closed)
+	require.ErrorIs(t, b.Load(func() (*countingModel, int, error) { return m, 1, nil }), testSentinels.Closed)
+}

@@ -1,0 +1,145 @@
+package accel
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/sdk"
+)
+
+type testConfig struct {
+	Name    string
+	N       int
+	F       float64
+	B       bool
+	D       time.Duration
+	Paths   []string
+	Devices []int
+}
+
+var testOptions = []Option[testConfig]{
+	StringOption("name", "", func(c *testConfig) *string { return &c.Name }),
+	IntOption("n", "", func(c *testConfig) *int { return &c.N }),
+	FloatOption("f", "", func(c *testConfig) *float64 { return &c.F }),
+	BoolOption("b", "", func(c *testConfig) *bool { return &c.B }),
+	DurationOption("d", "", func(c *testConfig) *time.Duration { return &c.D }),
+	PathsOption("paths", "", func(c *testConfig) *[]string { return &c.Paths }),
+	DevicesOption("devices", "", func(c *testConfig) *[]int { return &c.Devices }),
+}
+
+func TestApplyOptions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		opts    map[string]string
+		want    testConfig
+		wantErr []string
+	}{
+		{name: "none", want: testConfig{}},
+		{name: "every kind", opts: map[string]string{
+			"name": " x ", "n": "3", "f": "0.5", "b": "true", "d": "2s", "paths": "/a: /b :", "devices": "1,3-4",
+		}, want: testConfig{Name: "x", N: 3, F: 0.5, B: true, D: 2 * time.Second, Paths: []string{"/a", "/b"},
+			Devices: []int{1, 3, 4}}},
+		// Every problem is reported at once, each naming its option.
+		{name: "bad values", opts: map[string]string{"n": "x", "d": "soon", "devices": "2-1"},
+			wantErr: []string{"option n:", "option d:", "runs backwards"}},
+		{name: "typo", opts: map[string]string{"nn": "2"},
+			wantErr: []string{"option nn: unknown option; valid options are name, n, f, b, d, paths, devices"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var c testConfig
+			err := ApplyOptions(&c, testOptions, tt.opts)
+			if tt.wantErr != nil {
+				require.Error(t, err)
+				for _, w := range tt.wantErr {
+					assert.Contains(t, err.Error(), w)
+				}
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, c)
+		})
+	}
+}
+
+func TestParseDevices(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in      string
+		want    []int
+		wantErr string
+	}{
+		{in: "", want: nil},
+		{in: "all", want: nil},
+		{in: "3", want: []int{3}},
+		{in: " 2 ,0,1", want: []int{2, 0, 1}},
+		{in: "0-3", want: []int{0, 1, 2, 3}},
+		{in: "5, 0-1 ,7", want: []int{5, 0, 1, 7}},
+		{in: "0,0", wantErr: "device 0 listed twice"},
+		{in: "1,0-2", wantErr: "device 1 listed twice"},
+		{in: "4-2", wantErr: "runs backwards"},
+		{in: "-1", wantErr: `device ""`},
+		{in: "1,,2", wantErr: `device ""`},
+		{in: "70000", wantErr: "outside"},
+		{in: "a-b", wantErr: `device "a"`},
+		{in: "gpu0", wantErr: `device "gpu0"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
+			got, err := ParseDevices(tt.in)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func FuzzParseDevices(f *testing.F) {
+	for _, s := range []string{"", "all", "0", "0-3", "1,3-5,9", "2-1", "0,0", "65535", "1-65535", "-2",
+		"9999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseDevices(s)
+		if err != nil {
+			return
+		}
+		seen := map[int]bool{}
+		for _, d := range got {
+			if d < 0 || d >= MaxDevice || seen[d] {
+				t.Fatalf("ParseDevices(%q) = %v: out of range or repeated device", s, got)
+			}
+			seen[d] = true
+		}
+	})
+}
+
+func TestSelectDevices(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, []int{0, 1, 2}, SelectDevices(nil, []int{0, 1, 2}), "nil wants every device")
+	assert.Equal(t, []int{2, 0}, SelectDevices([]int{2, 5, 0}, []int{0, 1, 2}), "in the order wanted, missing dropped")
+}
+
+func TestDiscovered(t *testing.T) {
+	t.Parallel()
+	devices := []sdk.Device{{ID: 0}, {ID: 1}, {ID: 2}}
+	assert.Equal(t, 6, Discovered(sdk.Info{}, devices, nil, nil, 2).MaxInFlight, "every device found")
+	assert.Equal(t, 4, Discovered(sdk.Info{}, devices, nil, []int{2, 0, 7}, 2).MaxInFlight, "the wanted ones found")
+	assert.Equal(t, 2, Discovered(sdk.Info{}, nil, nil, nil, 2).MaxInFlight, "one device when none is found")
+	assert.Equal(t, devices, Discovered(sdk.Info{}, devices, nil, nil, 1).Devices)
+	missing := &LibraryError{Plugin: "x", Library: "libx", Err: errors.New("gone")}
+	assert.Contains(t, Discovered(sdk.Info{Description: "X"}, nil, missing, nil, 1).Description, "X (unavailable: x: cannot load libx")
+	assert.Equal(t, "X (no devices: no driver)",
+		Discovered(sdk.Info{Description: "X"}, nil, errors.New("no driver"), nil, 1).Description)
+}
