@@ -1,0 +1,57 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/internal/exitcode"
+)
+
+// TestAccuracyScorers runs `accuracy` on the scorers' fixtures: the line
+// the official script prints (internal/accuracy's tests say how it was
+// obtained), then the verdict of the benchmark's quality target.
+func TestAccuracyScorers(t *testing.T) {
+	t.Parallel()
+	td, err := filepath.Abs(filepath.Join("..", "..", "internal", "accuracy", "testdata"))
+	require.NoError(t, err)
+	tests := []struct {
+		name string
+		args []string
+		code exitcode.Code
+		want []string
+	}{
+		{name: "dlrm labels in the log", code: exitcode.OK,
+			args: []string{"--benchmark", "dlrm-v2", filepath.Join(td, "dlrm", "mlperf_log_accuracy.json")},
+			want: []string{"AUC=80.000%, accuracy=70.833%, good=17, total=24, queries=8\n", "target AUC >= 79.5069 (99% of 80.31): PASS"}},
+		{name: "retinanet below target", code: exitcode.AccuracyBelowTarget,
+			args: []string{"--benchmark", "retinanet", "--truth", filepath.Join(td, "openimages"), filepath.Join(td, "openimages", "mlperf_log_accuracy.json")},
+			want: []string{"mAP=22.413%\n", "FAIL"}},
+		{name: "squad", code: exitcode.AccuracyBelowTarget,
+			args: []string{"--benchmark", "bert", "--truth", filepath.Join(td, "squad", "dev-v1.1.json"), "--vocab", filepath.Join(td, "squad", "vocab.txt"),
+				filepath.Join(td, "squad", "mlperf_log_accuracy.json")},
+			want: []string{`{"exact_match": 33.333333333333336, "f1": 46.666666666666664}`}},
+		// A scorer named for another benchmark prints its line and no verdict.
+		{name: "scorer without target", code: exitcode.OK,
+			args: []string{"--scorer", "kits19", "--truth", filepath.Join(td, "kits19"), filepath.Join(td, "kits19", "mlperf_log_accuracy.json")},
+			want: []string{"Accuracy: mean = 0.77913, kidney = 0.8912, tumor = 0.6671\n", "which the kits19 scorer does not measure"}},
+		{name: "no ground truth", code: exitcode.Dataset,
+			args: []string{"--benchmark", "3d-unet", filepath.Join(td, "kits19", "mlperf_log_accuracy.json")},
+			want: []string{"no preprocessed data directory", "hint: pass the ground truth the official accuracy_kits.py reads with --truth"}},
+		{name: "unknown scorer", code: exitcode.Usage,
+			args: []string{"--scorer", "bleu", filepath.Join(td, "dlrm", "mlperf_log_accuracy.json")},
+			want: []string{`no scorer "bleu": want one of imagenet, openimages`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := mlperfHost(t, t.TempDir(), append([]string{"accuracy"}, tt.args...)...)
+			require.Equal(t, tt.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			for _, w := range tt.want {
+				assert.Contains(t, r.stdout+r.stderr, w)
+			}
+		})
+	}
+}
