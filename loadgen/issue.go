@@ -168,7 +168,9 @@ func (p *phase) logEnd(ctx context.Context, st *issueStats) {
 	const file = "loadgen/issue.go"
 	if st.canceled {
 		st.ranOutOfQueries = false
-		p.r.logs.detail("error_runtime", vString("Ending early: the run was canceled: "+context.Cause(ctx).Error()), levelError, file)
+		if abortCause(ctx) == nil { // an abort gets its own entry (logAbort)
+			p.r.logs.detail("error_runtime", vString("Ending early: the run was canceled: "+context.Cause(ctx).Error()), levelError, file)
+		}
 	}
 	if st.issueErr != nil {
 		p.r.logs.detail("error_runtime", vString("Ending early: IssueQuery failed: "+st.issueErr.Error()), levelError, file)

@@ -122,6 +122,9 @@ func (p *phase) index(id uint64) (int, string) {
 // reject logs one invalid response as a runtime error and counts it.
 func (p *phase) reject(msg string) {
 	p.rejected.Add(1)
+	if !p.r.errBudget.take() {
+		return
+	}
 	p.r.logs.detail("error_runtime", vString(msg), levelError, "loadgen/responder.go")
 }
 
@@ -129,6 +132,9 @@ func (p *phase) reject(msg string) {
 // and counts it.
 func (p *phase) failSample(id uint64, err error) {
 	p.failed.Add(1)
+	if !p.r.errBudget.take() {
+		return
+	}
 	p.r.logs.detail("error_runtime", vString("The SUT failed sample id: "+strconv.FormatUint(id, 10)+": "+err.Error()),
 		levelError, "loadgen/responder.go")
 }
@@ -345,6 +351,11 @@ func (p *phase) drain(ctx context.Context, samplesIssued int, grace time.Duratio
 		case <-p.finished:
 		case <-done:
 			done = nil
+			if abortCause(ctx) != nil {
+				// The SUT said the samples in flight will not come.
+				p.close()
+				return
+			}
 			t := time.NewTimer(grace)
 			defer t.Stop()
 			deadline = t.C

@@ -16,6 +16,7 @@ import (
 type Responder struct {
 	phase atomic.Pointer[phase]
 	late  atomic.Int64
+	abort aborter
 }
 
 // ErrRunEnded is returned for responses that arrive after the run ended.

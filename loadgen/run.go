@@ -60,6 +60,7 @@ type run struct {
 	issuedQueries atomic.Int64
 	traceOrigin   time.Time
 	sutName       string
+	errBudget     errorBudget
 }
 
 // Run is one LoadGen test. Create it with [NewRun], start it once with
@@ -91,6 +92,7 @@ func NewRun(sut SUT, qsl QSL, settings TestSettings, logSettings LogSettings, op
 		spin:   spinAuto,
 		accRNG: rng.NewMT19937(rng.DefaultSeed),
 	}
+	r.errBudget.limit = DefaultSampleErrorLimit
 	for _, o := range opts {
 		o(r)
 	}
@@ -134,6 +136,8 @@ func (rn *Run) Responder() *Responder { return &rn.r.resp }
 
 func (r *run) start(ctx context.Context) (res Result, err error) {
 	const file = "loadgen/run.go"
+	ctx, detach := r.resp.withAbort(ctx)
+	defer detach()
 	pid := r.ls.PID
 	if pid == 0 {
 		pid = os.Getpid()
@@ -246,6 +250,11 @@ func (r *run) loadSamples(ctx context.Context, set []uint64) error {
 }
 
 func (r *run) unloadSamples(ctx context.Context, set []uint64) error {
+	if ctx.Err() != nil {
+		// Canceled or aborted: the SUT is going away; say why the test
+		// ended rather than that unloading could not start.
+		return context.Cause(ctx)
+	}
 	if err := r.qsl.UnloadSamplesFromRAM(ctx, set); err != nil {
 		r.logs.detail("error_runtime", vString("UnloadSamplesFromRAM failed: "+err.Error()), levelError, "loadgen/run.go")
 		return fmt.Errorf("unload samples: %w", err)
@@ -337,15 +346,21 @@ func (r *run) issueQueries(ctx context.Context, e *effective, mode Mode, set loa
 	r.current.Store(p)
 
 	st := p.issue(ctx)
-	if err := r.sut.FlushQueries(ctx); err != nil {
-		r.logs.detail("error_runtime", vString("FlushQueries failed: "+err.Error()), levelError, file)
-		st.issueErr = errors.Join(st.issueErr, err)
+	if abortCause(ctx) == nil { // after Abort there is nothing to flush
+		if err := r.sut.FlushQueries(ctx); err != nil {
+			r.logs.detail("error_runtime", vString("FlushQueries failed: "+err.Error()), levelError, file)
+			st.issueErr = errors.Join(st.issueErr, err)
+		}
 	}
 	if mode == PerformanceOnly && st.ranOutOfQueries {
 		r.logs.detail("error_runtime", vString("Ending early: Ran out of generated queries to issue before the minimum query count and test duration were reached. Please update the relevant expected latency or target qps in the TestSettings so they are more accurate."), levelError, file)
 	}
 	p.drain(ctx, st.samplesIssued, r.grace)
 	pr := p.collect(st)
+	r.errBudget.report(r.logs)
+	if ae := abortCause(ctx); ae != nil {
+		p.logAbort(ae, st.samplesIssued, pr.incomplete)
+	}
 	if pr.incomplete > 0 {
 		r.logs.detail("error_runtime", vString("Encountered incomplete samples at the end of a series of queries. count: "+strconv.Itoa(pr.incomplete)), levelError, file)
 	}

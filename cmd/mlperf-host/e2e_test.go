@@ -56,6 +56,9 @@ func echoPlugin(t *testing.T) string {
 type result struct {
 	stdout, stderr string
 	code           exitcode.Code
+	// maxRSS is the process's peak resident memory in bytes, where the
+	// OS reports it.
+	maxRSS int64
 }
 
 // mlperfHost runs the binary in dir with a private home and no progress
@@ -82,7 +85,7 @@ func mlperfHostEnv(t *testing.T, dir string, env []string, args ...string) resul
 	} else {
 		require.NoError(t, err)
 	}
-	return result{out.String(), errb.String(), exitcode.Code(code)}
+	return result{out.String(), errb.String(), exitcode.Code(code), maxRSS(cmd.ProcessState)}
 }
 
 // identityDataset writes a compact data set of n demo-shaped samples whose

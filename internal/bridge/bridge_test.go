@@ -3,6 +3,8 @@ package bridge
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -140,8 +142,9 @@ func (b *refuseSecond) Issue(ctx context.Context, recs []abi.IssueRecord) error 
 
 // TestIssueQueryInParts: a large query reaches the plugin in parts of
 // issueChunk; when the plugin refuses a later part, the samples already
-// in flight complete, the rest fail, and the run ends INVALID instead of
-// waiting forever for samples the plugin never got.
+// in flight complete and the bridge aborts the test: it ends at once,
+// INVALID, with one error naming the cause instead of one per sample the
+// plugin never got.
 func TestIssueQueryInParts(t *testing.T) {
 	t.Parallel()
 	be := &refuseSecond{echoBackend: &echoBackend{Backend: hosttest.New(host.Info{Name: "x"})}}
@@ -151,15 +154,39 @@ func TestIssueQueryInParts(t *testing.T) {
 	settings.Scenario = loadgen.Offline
 	settings.MinDuration = 10 * time.Millisecond
 	settings.OfflineExpectedQPS = 1e6
-	res, err := loadgen.StartTest(t.Context(), s, q, settings, loadgen.LogSettings{OutDir: t.TempDir()})
-	require.NoError(t, err)
-	total := int64(res.Performance.SamplesCompleted)
-	require.Greater(t, total, int64(2*issueChunk), "the query needs three parts")
+	dir := t.TempDir()
+	res, err := loadgen.StartTest(t.Context(), s, q, settings, loadgen.LogSettings{OutDir: dir})
+	require.ErrorIs(t, err, loadgen.ErrAborted)
+	require.ErrorContains(t, err, "the plugin refused the rest of a query after 4096 of its 11000 samples: the plugin went away")
 	assert.False(t, res.Valid)
 	st := s.Stats()
-	assert.Equal(t, total, st.Issued)
-	assert.Equal(t, total, st.Completed)
-	assert.Equal(t, total-issueChunk, st.Failed, "everything after the first part failed")
-	require.ErrorContains(t, s.Err(), "the plugin refused the rest of the query: the plugin went away")
+	assert.Equal(t, Stats{Issued: issueChunk, Completed: issueChunk}, st, "the first part went through, nothing failed one by one")
 	assert.Equal(t, 2, be.calls, "no part after the refused one")
+	detail, rerr := os.ReadFile(filepath.Join(dir, "mlperf_log_detail.txt"))
+	require.NoError(t, rerr)
+	assert.Contains(t, string(detail), "not completed (counted as failed): 6904")
+}
+
+// TestFirstFailureAborts: the first sample the plugin fails aborts the
+// test; the failures of the same batch are logged, the test ends.
+func TestFirstFailureAborts(t *testing.T) {
+	t.Parallel()
+	b := hosttest.New(host.Info{Name: "x"})
+	b.Status = func(r abi.IssueRecord) abi.Code {
+		if r.ID%2 == 1 {
+			return abi.Internal
+		}
+		return abi.OK
+	}
+	s := NewSUT(b, "x")
+	q := NewQSL(b, memSet(t, 64), 0)
+	settings := loadgen.DefaultTestSettings()
+	settings.Scenario = loadgen.SingleStream
+	settings.MinDuration = 0
+	settings.MinQueryCount = 1000
+	res, err := loadgen.StartTest(t.Context(), s, q, settings, loadgen.LogSettings{OutDir: t.TempDir()})
+	require.ErrorIs(t, err, loadgen.ErrAborted)
+	require.ErrorContains(t, err, "1 samples failed and 0 responses were rejected; first: sample 1: INTERNAL")
+	assert.False(t, res.Valid)
+	assert.Equal(t, int64(2), s.Stats().Issued, "the second query failed and no third was issued")
 }

@@ -30,6 +30,7 @@ type SUT struct {
 	// rejected counts responses the LoadGen refused (unknown or duplicate
 	// ids from the plugin).
 	rejected atomic.Int64
+	aborted  atomic.Bool
 	mu       sync.Mutex
 	firstErr error
 }
@@ -64,8 +65,8 @@ const issueChunk = 4096
 //
 // An error means the plugin took none of the samples, as the LoadGen
 // requires. When it refuses a later part, the earlier parts are in flight
-// and complete as the plugin says; the bridge fails the rest itself, so
-// that every sample of the query still completes once.
+// and the rest will never be: the bridge aborts the test (see
+// loadgen.Responder.Abort) rather than failing them one by one.
 func (s *SUT) IssueQuery(ctx context.Context, samples []loadgen.QuerySample, r *loadgen.Responder) error {
 	s.resp.Store(r)
 	p := s.recs.Get().(*[]abi.IssueRecord)
@@ -85,7 +86,7 @@ func (s *SUT) IssueQuery(ctx context.Context, samples []loadgen.QuerySample, r *
 			if off == 0 {
 				return fmt.Errorf("issue %d samples: %w", len(samples), err)
 			}
-			s.failUnissued(samples[off:], err)
+			s.abort(r, fmt.Errorf("the plugin refused the rest of a query after %d of its %d samples: %w", off, len(samples), err))
 			return nil
 		}
 		s.issued.Add(int64(len(part)))
@@ -93,18 +94,12 @@ func (s *SUT) IssueQuery(ctx context.Context, samples []loadgen.QuerySample, r *
 	return nil
 }
 
-// failUnissued completes, as failed with err, the samples of a query the
-// plugin refused after taking its first parts.
-func (s *SUT) failUnissued(samples []loadgen.QuerySample, err error) {
-	msg := []byte(fmt.Sprintf("the plugin refused the rest of the query: %v", err))
-	batch := make([]host.Completion, 0, min(len(samples), issueChunk))
-	for off := 0; off < len(samples); off += issueChunk {
-		batch = batch[:0]
-		for _, q := range samples[off:min(off+issueChunk, len(samples))] {
-			batch = append(batch, host.Completion{ID: q.ID, Status: abi.Aborted, Data: msg})
-		}
-		s.issued.Add(int64(len(batch)))
-		s.Complete(batch)
+// abort ends the test at the first failure: once a sample failed the run
+// cannot be a result, and a plugin that died or fails every sample would
+// otherwise fail millions of them one by one.
+func (s *SUT) abort(r *loadgen.Responder, err error) {
+	if r != nil && s.aborted.CompareAndSwap(false, true) {
+		r.Abort(err)
 	}
 }
 
@@ -112,18 +107,21 @@ func (s *SUT) failUnissued(samples []loadgen.QuerySample, err error) {
 func (s *SUT) FlushQueries(ctx context.Context) error { return s.b.Flush(ctx) }
 
 // Complete passes the plugin's completions to the LoadGen. A failed sample
-// is completed with no data and its error, so that the run ends, the
-// LoadGen logs the failure and marks the run INVALID, and it is counted:
-// a run with failed samples is reported as failed by Err.
+// is completed with no data and its error, so that the LoadGen logs the
+// failure and marks the run INVALID, it is counted (a run with failed
+// samples is reported as failed by Err), and the first one aborts the
+// test.
 func (s *SUT) Complete(batch []host.Completion) {
 	r := s.resp.Load()
 	p := s.out.Get().(*[]loadgen.QuerySampleResponse)
 	out := slices.Grow((*p)[:0], len(batch))
+	failed := false
 	for _, c := range batch {
 		resp := loadgen.QuerySampleResponse{ID: c.ID, Data: c.Data, NTokens: c.NTokens}
 		if c.Status != abi.OK {
 			resp.Err = s.fail(c)
 			resp.Data = nil
+			failed = true
 		}
 		out = append(out, resp)
 	}
@@ -132,6 +130,9 @@ func (s *SUT) Complete(batch []host.Completion) {
 		if err := r.QuerySamplesComplete(out); err != nil {
 			s.reject(err, len(out))
 		}
+	}
+	if failed {
+		s.abort(r, s.Err())
 	}
 	clear(out)
 	*p = out

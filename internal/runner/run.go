@@ -119,12 +119,17 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 	if err := b.Err(); err != nil && !errors.Is(err, host.ErrClosed) {
 		return o, err
 	}
-	if runErr != nil {
+	aborted := errors.Is(runErr, loadgen.ErrAborted)
+	if runErr != nil && !aborted {
 		return o, runErr
 	}
 	if err := sut.Err(); err != nil {
 		return o, exitcode.New(exitcode.PluginFailed, fmt.Errorf("plugin %s: %w", b.Info().Name, err),
 			"the plugin failed samples: its log lines above say why")
+	}
+	if aborted {
+		return o, exitcode.New(exitcode.PluginFailed, fmt.Errorf("plugin %s: %w", b.Info().Name, runErr),
+			"the plugin's log lines above say why")
 	}
 	if closeErr != nil && !errors.Is(closeErr, host.ErrClosed) {
 		return o, closeErr

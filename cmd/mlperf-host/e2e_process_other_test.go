@@ -1,0 +1,9 @@
+//go:build !linux
+
+package main
+
+import "os"
+
+func maxRSS(*os.ProcessState) int64 { return 0 }
+
+func processesOf(string) ([]int, bool) { return nil, false }
