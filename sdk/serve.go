@@ -29,8 +29,9 @@ import (
 // Serve runs the go-plugin handshake (the magic cookie and ABI major from
 // package abi), serves the gRPC service of abi/backendv1grpc over b, logs
 // hclog JSON lines to stderr (the host forwards them; see [Logger]) and
-// recovers panics in b's methods, reporting them as [abi.Internal] with
-// the stack.
+// recovers panics in b's methods, reporting them as [abi.Internal] (a
+// control call's with the stack; Infer's stack is logged once, its
+// samples fail with the panic's value).
 //
 // Run by a person rather than by mlperf-host (no handshake cookie in the
 // environment), the binary prints what it is and how to use it, and exits

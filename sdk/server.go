@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/protobuf/proto"
 
@@ -40,6 +41,8 @@ type Server struct {
 	// reading by workers filling a query.
 	samplesMu sync.RWMutex
 	samples   sampleTable
+
+	panics atomic.Int64 // panics recovered in Infer
 }
 
 // ServerConfig says what the transport behind a [Server] can do.

@@ -314,9 +314,7 @@ func (w *worker) run(j *job) {
 func (w *worker) infer() (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			pe := newPanicError("Infer", r)
-			w.s.srv.log.Error("backend panicked in Infer", "panic", fmt.Sprint(r), "samples", len(w.q.Samples))
-			err = pe
+			err = w.s.srv.panicked("Infer", r, len(w.q.Samples))
 		}
 	}()
 	return w.s.srv.b.Infer(w.s.ctx, w.q, w.c)

@@ -76,9 +76,12 @@ func TestFailedPluginEndsOffline(t *testing.T) {
 	tests := []struct {
 		fault string
 		want  []string
+		once  string // appears exactly once on stderr
 	}{
 		{fault: "exit", want: []string{`plugin "echo"`, "exited", "exit status 3"}},
-		{fault: "panic", want: []string{"plugin echo", "samples failed", "backend panicked in Infer"}},
+		// The panic's stack is logged once, not copied into every sample.
+		{fault: "panic", want: []string{"plugin echo", "samples failed", "backend panicked in Infer"},
+			once: "examples/echo.(*Backend).misbehave"},
 		{fault: "fail", want: []string{"plugin echo", "samples failed", "injected failure of sample id"}},
 		{fault: "unknown-id", want: []string{`plugin "echo"`, "backend bug", "which is not in this Infer call"}},
 	}
@@ -97,9 +100,13 @@ func TestFailedPluginEndsOffline(t *testing.T) {
 			for _, w := range tt.want {
 				assert.Contains(t, tail(r.stderr), w)
 			}
+			if tt.once != "" {
+				assert.Equal(t, 1, strings.Count(r.stderr, tt.once), tail(r.stderr))
+			}
 			logs := filepath.Join(dir, "logs")
 			detail, err := os.ReadFile(filepath.Join(logs, "mlperf_log_detail.txt"))
 			require.NoError(t, err)
+			assert.NotContains(t, string(detail), "goroutine ", "no stack in the detail log")
 			assert.Less(t, len(detail), 256<<10, "the detail log does not grow with the samples left")
 			assert.Contains(t, string(detail), "The SUT aborted the test: ")
 			assert.LessOrEqual(t, strings.Count(string(detail), `"error_runtime"`), 64+8, "a bounded number of error entries")

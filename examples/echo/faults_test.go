@@ -102,10 +102,14 @@ func TestFaults(t *testing.T) {
 					assert.Contains(t, got, "which is not in flight")
 				}
 				if tt.fault == "panic" && tr.name != "wasm" {
-					// The stack comes along, naming the panicking function.
+					// Every sample fails with the panic's value; the stack,
+					// naming the panicking function, is logged once.
 					cs := d.Issue(t, query(50, 1))
 					if assert.Len(t, cs, 1) {
-						assert.Contains(t, string(cs[0].Data), "examples/echo.(*Backend).misbehave")
+						assert.Equal(t, "backend panicked in Infer: echo: injected panic on sample id 50", string(cs[0].Data))
+					}
+					if p, ok := d.(*process); ok {
+						assert.Equal(t, 1, strings.Count(p.stderr(), "examples/echo.(*Backend).misbehave"), p.stderr())
 					}
 				}
 			})
