@@ -176,9 +176,11 @@ func DefaultTestSettings() TestSettings {
 var ErrInvalidSettings = errors.New("invalid test settings")
 
 // Validate reports settings the official LoadGen cannot run either: they
-// make it divide by zero, index past its arrays or wait forever. Values it
-// tolerates with an error in the detail log (a negative target QPS) are
-// left to the run, which logs the same error.
+// make it divide by zero, index past its arrays or wait forever, and
+// settings whose schedule would be larger than [MaxScheduledSamples] or
+// longer than [MaxScheduleSpan] (the official allocates until it fails).
+// Values it tolerates with an error in the detail log (a negative target
+// QPS) are left to the run, which logs the same error.
 func (s TestSettings) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) {
@@ -227,6 +229,9 @@ func (s TestSettings) Validate() error {
 	}
 	if math.IsNaN(s.AccuracyLogProbability) {
 		bad("accuracy_log_probability is NaN")
+	}
+	if err := s.checkSchedule(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

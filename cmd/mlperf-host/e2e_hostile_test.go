@@ -136,3 +136,57 @@ func readFile(t *testing.T, dir, name string) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+// TestBadSettingsRefused: settings that would allocate without bound or
+// cannot make a valid run, and user.conf keys no run reads, are refused
+// with exit 3 naming the file, key and allowed range before anything
+// runs: nothing is written, and memory stays small.
+func TestBadSettingsRefused(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		conf string   // user.conf content
+		set  []string // --set values
+		want []string
+	}{
+		{name: "offline qps 1e308", conf: "*.Offline.target_qps = 1e308\n",
+			want: []string{"user.conf:1 (*.Offline.target_qps)", "want a number in [0.001, 1e+09] samples/s"}},
+		{name: "offline qps 1e-300", conf: "*.Offline.target_qps = 1e-300\n", want: []string{"settings.target_qps", "[0.001, 1e+09]"}},
+		{name: "offline qps 0", conf: "*.Offline.target_qps = 0\n", want: []string{"settings.target_qps", "[0.001, 1e+09]"}},
+		{name: "offline qps -1", conf: "*.Offline.target_qps = -1\n", want: []string{"settings.target_qps", "[0.001, 1e+09]"}},
+		{name: "min_duration 99999999999999", conf: "*.*.min_duration = 99999999999999\n",
+			want: []string{"settings.min_duration", "want a number in [0, 6.048e+08] ms"}},
+		{name: "min_duration 2^64-1", set: []string{"settings.min_duration=18446744073709551615"},
+			want: []string{"(flag --set settings.min_duration=18446744073709551615)", "[0, 6.048e+08] ms"}},
+		{name: "schedule too large", set: []string{"settings.target_qps=1e9", "settings.min_duration=600000"},
+			want: []string{"the settings ask for a schedule of 6.6e+11 samples", "lower target_qps"}},
+		{name: "unknown user.conf key", conf: "*.Offline.target_qsp = 100\n",
+			want: []string{`key "*.Offline.target_qsp": unknown setting "target_qsp" (did you mean target_qps?)`}},
+		{name: "sample count over the data set", set: []string{"settings.performance_sample_count_override=5000"},
+			want: []string{"the data set has 1000 samples: want at most 1000"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			args := []string{"run", "--plugin", echoPlugin(t), "--out", "logs"}
+			if tt.conf != "" {
+				p := filepath.Join(dir, "user.conf")
+				require.NoError(t, os.WriteFile(p, []byte(tt.conf), 0o644))
+				args = append(args, "--user-conf", p)
+			}
+			for _, s := range tt.set {
+				args = append(args, "--set", s)
+			}
+			r := mlperfHost(t, dir, args...)
+			require.Equal(t, exitcode.Config, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, tail(r.stderr))
+			for _, w := range tt.want {
+				assert.Contains(t, r.stderr, w)
+			}
+			assert.NoDirExists(t, filepath.Join(dir, "logs"), "nothing ran")
+			if r.maxRSS > 0 {
+				assert.Less(t, r.maxRSS, int64(256<<20))
+			}
+		})
+	}
+}

@@ -234,11 +234,17 @@ func checkSetting(name, v string) (string, error) {
 	}
 	switch kind {
 	case kindUint:
-		_, err := strconv.ParseUint(v, 10, 64)
-		return "a non-negative integer", err
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return "a non-negative integer", err
+		}
+		return checkRange(name, float64(n))
 	case kindFloat:
-		_, err := strconv.ParseFloat(v, 64)
-		return "a number", err
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return "a number", err
+		}
+		return checkRange(name, f)
 	case kindBool:
 		if v != "0" && v != "1" {
 			return "0 or 1", errBad

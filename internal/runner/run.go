@@ -80,6 +80,9 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 		return nil, err
 	}
 	defer d.Close()
+	if err := checkSampleCount(c, d.Len()); err != nil {
+		return nil, err
+	}
 	path, modelBytes, err := Model(c)
 	if err != nil {
 		return nil, err

@@ -22,7 +22,8 @@ var mlperfConfOnly = map[string]bool{
 // ReadConf is the config.ConfReader of mlperf.conf and user.conf files,
 // parsed by LoadGen with the official precedence. A user.conf's
 // mlperf.conf-only keys (seeds) are dropped, as the official LoadGen drops
-// them.
+// them; its keys that no run reads (a misspelled setting) are errors,
+// where the official LoadGen ignores them.
 func ReadConf(kind config.Layer, path, model, scenario string) ([]config.ConfEntry, error) {
 	c, err := loadgen.LoadConfig(path)
 	if err != nil {
@@ -33,6 +34,11 @@ func ReadConf(kind config.Layer, path, model, scenario string) ([]config.ConfEnt
 		return nil, err
 	}
 	user := kind != config.LayerMLPerfConf
+	if user {
+		if err := checkUserConfKeys(c, path); err != nil {
+			return nil, err
+		}
+	}
 	var out []config.ConfEntry
 	for _, key := range config.SettingKeys() {
 		v, line, ok := c.Lookup(model, scenario, key)
