@@ -104,4 +104,9 @@ var (
 
 	// ErrClosed reports a call on a closed session.
 	ErrClosed = errors.New("session closed")
+
+	// ErrUnavailable reports an engine that cannot run on this machine: a
+	// native library it binds is missing, cannot be loaded or is too old.
+	// Another engine may serve the model instead.
+	ErrUnavailable = errors.New("engine unavailable")
 )

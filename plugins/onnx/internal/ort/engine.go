@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -21,7 +22,28 @@ const (
 	// OptOptimization is ONNX Runtime's graph optimization level: "all"
 	// (the default), "extended", "basic" or "disable".
 	OptOptimization = "ort_optimization"
+	// OptInterOpThreads is ONNX Runtime's inter-op thread count: 1 (the
+	// default) runs the graph's nodes one after another (ORT_SEQUENTIAL);
+	// more runs independent nodes at once (ORT_PARALLEL) on that many
+	// threads. The intra-op count, the threads inside one node, is
+	// [engine.Options.Threads].
+	OptInterOpThreads = "ort_inter_op_threads"
 )
+
+// maxThreads bounds the thread counts the engine accepts.
+const maxThreads = 4096
+
+// interOpThreads parses OptInterOpThreads.
+func interOpThreads(v string) (int, error) {
+	if v == "" {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > maxThreads {
+		return 0, fmt.Errorf("option %s=%q: want an integer from 1 to %d", OptInterOpThreads, v, maxThreads)
+	}
+	return n, nil
+}
 
 // optimizationLevels maps OptOptimization values to GraphOptimizationLevel.
 func optimizationLevel(v string) (uintptr, error) {
@@ -45,12 +67,18 @@ type Config struct {
 	// Empty means [DefaultLibrary], found through the dynamic loader's
 	// search path.
 	Library string
+	// Hint tells the user how to get the library when it cannot be
+	// loaded (a *[LibraryError] ends with it); empty means [DefaultHint].
+	Hint string
 }
 
 // Validate reports whether the configuration is usable.
 func (c Config) Validate() error {
 	if len(c.Library) > 4096 {
 		return fmt.Errorf("ort: library path of %d bytes", len(c.Library))
+	}
+	if len(c.Hint) > 4096 {
+		return fmt.Errorf("ort: hint of %d bytes", len(c.Hint))
 	}
 	return nil
 }
@@ -96,6 +124,9 @@ func (e *Engine) library(path string) (*library, error) {
 	}
 	l, err := openLibrary(path)
 	if err != nil {
+		if le := (*LibraryError)(nil); errors.As(err, &le) {
+			le.Hint = e.cfg.Hint
+		}
 		return nil, err
 	}
 	e.libs[path] = l
@@ -104,8 +135,8 @@ func (e *Engine) library(path string) (*library, error) {
 
 // Load creates an ONNX Runtime session for model. Options.Threads sets
 // the intra-op thread count (0: ONNX Runtime's default, one per physical
-// core); execution is sequential. Options.MaxBatch bounds the free
-// dimensions Run accepts.
+// core); execution is sequential unless [OptInterOpThreads] is above 1.
+// Options.MaxBatch bounds the free dimensions Run accepts.
 //
 // # Errors
 //
@@ -124,6 +155,10 @@ func (e *Engine) Load(ctx context.Context, model []byte, opts engine.Options) (e
 	if err != nil {
 		return nil, fmt.Errorf("ort: %w", err)
 	}
+	interOp, err := interOpThreads(opts.Extra[OptInterOpThreads])
+	if err != nil {
+		return nil, fmt.Errorf("ort: %w", err)
+	}
 	if len(model) == 0 {
 		return nil, fmt.Errorf("ort: %w: empty model", engine.ErrInvalidModel)
 	}
@@ -138,7 +173,7 @@ func (e *Engine) Load(ctx context.Context, model []byte, opts engine.Options) (e
 	if err != nil {
 		return nil, fmt.Errorf("ort: %w", err)
 	}
-	s, err := newSession(l, model, sessionConfig{threads: opts.Threads, level: level, maxBatch: opts.MaxBatch})
+	s, err := newSession(l, model, sessionConfig{threads: opts.Threads, interOp: interOp, level: level, maxBatch: opts.MaxBatch})
 	if err != nil {
 		return nil, fmt.Errorf("ort: %w", err)
 	}

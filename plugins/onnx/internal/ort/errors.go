@@ -5,6 +5,8 @@ package ort
 import (
 	"errors"
 	"fmt"
+
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/engine"
 )
 
 // ErrLibrary reports that the ONNX Runtime library could not be used: not
@@ -19,20 +21,33 @@ type LibraryError struct {
 	// Err is what went wrong (dlopen's message, a missing symbol, an
 	// unsupported version).
 	Err error
+	// Hint is how to get the library ([Config.Hint]); empty means
+	// [DefaultHint].
+	Hint string
 }
+
+// DefaultHint is how a user of the onnx plugin gets the library.
+const DefaultHint = "run `make ort` to fetch ONNX Runtime " + Version + " into third_party/ort/, then pass its path with --set onnx." +
+	OptLibrary + "=third_party/ort/" + DefaultLibrary + " (or put its directory on LD_LIBRARY_PATH)"
 
 // Error says what failed and how to get the library.
 func (e *LibraryError) Error() string {
-	return fmt.Sprintf("load ONNX Runtime library %q: %v; run `make ort` to fetch ONNX Runtime %s into third_party/ort/, "+
-		"then pass its path with --set onnx.%s=third_party/ort/%s (or put its directory on LD_LIBRARY_PATH)",
-		e.Path, e.Err, Version, OptLibrary, DefaultLibrary)
+	hint := e.Hint
+	if hint == "" {
+		hint = DefaultHint
+	}
+	return fmt.Sprintf("load ONNX Runtime library %q: %v; %s", e.Path, e.Err, hint)
 }
 
 // Unwrap returns the underlying error.
 func (e *LibraryError) Unwrap() error { return e.Err }
 
-// Is makes errors.Is(err, ErrLibrary) true.
-func (e *LibraryError) Is(target error) bool { return target == ErrLibrary }
+// Is makes errors.Is(err, ErrLibrary) and errors.Is(err,
+// engine.ErrUnavailable) true: a backend may serve the model with another
+// engine.
+func (e *LibraryError) Is(target error) bool {
+	return target == ErrLibrary || target == engine.ErrUnavailable
+}
 
 // ErrorCode is ONNX Runtime's OrtErrorCode.
 type ErrorCode int32

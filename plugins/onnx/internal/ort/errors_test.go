@@ -5,6 +5,7 @@ package ort
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -54,6 +55,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "double input", model: graphModel(13, relu, nil, []onnxpb.ValueInfo{onnxpb.TensorInfo("x", onnxpb.DataType(11), 3)},
 			[]onnxpb.ValueInfo{onnxpb.TensorInfo("y", onnxpb.DataType(11), 3)}), target: engine.ErrUnsupported, mentions: `input "x": unsupported by engine: element type double`},
 		{name: "bad optimization option", model: linearModel(), opts: engine.Options{Extra: map[string]string{OptOptimization: "max"}}, mentions: "ort_optimization"},
+		{name: "bad inter-op option", model: linearModel(), opts: engine.Options{Extra: map[string]string{OptInterOpThreads: "0"}}, mentions: "ort_inter_op_threads"},
 		{name: "negative threads", model: linearModel(), opts: engine.Options{Threads: -1}, mentions: "threads -1"},
 		{name: "canceled", ctx: canceled, model: linearModel(), target: context.Canceled},
 	}
@@ -108,6 +110,7 @@ func TestMissingLibrary(t *testing.T) {
 			e, opts := tt.new()
 			_, err := e.Load(context.Background(), linearModel(), opts)
 			require.ErrorIs(t, err, ErrLibrary)
+			require.ErrorIs(t, err, engine.ErrUnavailable, "a backend may fall back to another engine")
 			var le *LibraryError
 			require.ErrorAs(t, err, &le)
 			assert.Equal(t, missing, le.Path)
@@ -123,10 +126,26 @@ func TestMissingLibrary(t *testing.T) {
 	}
 }
 
+// TestMissingLibraryHint: a plugin installed under another name gives its
+// own fix instead of the onnx plugin's.
+func TestMissingLibraryHint(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), DefaultLibrary)
+	e, err := NewWithConfig(Config{Library: missing, Hint: "run `make ort && make build`"})
+	require.NoError(t, err)
+	_, err = e.Load(context.Background(), linearModel(), engine.Options{})
+	require.ErrorIs(t, err, engine.ErrUnavailable)
+	assert.Contains(t, err.Error(), missing)
+	assert.True(t, strings.HasSuffix(err.Error(), "; run `make ort && make build`"), err.Error())
+	assert.NotContains(t, err.Error(), "--set onnx.")
+}
+
 func TestConfigValidate(t *testing.T) {
 	t.Parallel()
 	require.NoError(t, Config{}.Validate())
 	_, err := NewWithConfig(Config{Library: string(make([]byte, 5000))})
+	require.Error(t, err)
+	_, err = NewWithConfig(Config{Hint: string(make([]byte, 5000))})
 	require.Error(t, err)
 	assert.Equal(t, "ort", New().Name())
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -77,7 +78,8 @@ func requireNear(t *testing.T, want, got engine.Tensor, atol, rtol float64) {
 }
 
 // TestFixtures runs every PyTorch reference fixture of the plugin (each
-// operator, the mini ResNet and MobileNetV2) at two optimization levels,
+// operator, the mini ResNet and MobileNetV2) at two optimization levels
+// (the models also with two inter-op threads, nodes run in parallel),
 // twice per session (the second run reuses the output buffers).
 func TestFixtures(t *testing.T) {
 	t.Parallel()
@@ -88,13 +90,18 @@ func TestFixtures(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &cases))
 	require.NotEmpty(t, cases)
 	for _, c := range cases {
-		for _, level := range []string{"all", "disable"} {
-			t.Run(c.Name+"/"+level, func(t *testing.T) {
+		variants := map[string]map[string]string{"all": {OptOptimization: "all"}, "disable": {OptOptimization: "disable"}}
+		if strings.HasPrefix(c.Name, "model_") {
+			// The models' residual and branch nodes may run at once.
+			variants["parallel"] = map[string]string{OptInterOpThreads: "2"}
+		}
+		for name, extra := range variants {
+			t.Run(c.Name+"/"+name, func(t *testing.T) {
 				t.Parallel()
 				dir := filepath.Join(opsDir, c.Name)
 				m, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
 				require.NoError(t, err)
-				s := load(t, e, m, engine.Options{Threads: 1, Extra: map[string]string{OptOptimization: level}})
+				s := load(t, e, m, engine.Options{Threads: 1, Extra: extra})
 				ins := make([]engine.Tensor, c.Inputs)
 				for i := range ins {
 					ins[i] = tensorFile(t, filepath.Join(dir, fmt.Sprintf("input_%d.pb", i)))

@@ -21,6 +21,7 @@ const (
 	memTypeDefault    = 0 // OrtMemTypeDefault
 	onnxTypeTensor    = 1 // ONNX_TYPE_TENSOR
 	executionSeq      = 0 // ORT_SEQUENTIAL
+	executionParallel = 1 // ORT_PARALLEL
 )
 
 // library is one loaded libonnxruntime: its OrtApi table and, while

@@ -17,6 +17,7 @@ import (
 // sessionConfig is what Load passes to newSession.
 type sessionConfig struct {
 	threads  int
+	interOp  int     // inter-op threads; above 1, nodes run in parallel
 	level    uintptr // GraphOptimizationLevel
 	maxBatch int
 }
@@ -76,14 +77,18 @@ func newSession(l *library, model []byte, cfg sessionConfig) (_ *Session, err er
 		return nil, fmt.Errorf("create session options: %w", err)
 	}
 	defer a.release(apiReleaseSessionOptions, opts)
+	mode := uintptr(executionSeq)
+	if cfg.interOp > 1 {
+		mode = executionParallel
+	}
 	for _, o := range []struct {
 		name string
 		i    apiIndex
 		v    uintptr
 	}{
 		{"intra-op threads", apiSetIntraOpNumThreads, uintptr(cfg.threads)},
-		{"inter-op threads", apiSetInterOpNumThreads, 1},
-		{"execution mode", apiSetSessionExecutionMode, executionSeq},
+		{"inter-op threads", apiSetInterOpNumThreads, uintptr(max(cfg.interOp, 1))},
+		{"execution mode", apiSetSessionExecutionMode, mode},
 		{"graph optimization level", apiSetSessionGraphOptimizationLevel, cfg.level},
 	} {
 		if err := a.status(o.i, opts, o.v); err != nil {
