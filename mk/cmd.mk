@@ -14,10 +14,10 @@ DEMO_ARGS ?=
 embed-onnx: ## build the onnx plugin as a WASM module into cmd/mlperf-host/embedded/
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $(EMBED_DIR)/onnx.wasm $(ONNX_WASM_PKG)
 
-build: embed-onnx ## build bin/mlperf-host with the onnx plugin embedded
+build: embed-onnx ## build bin/mlperf-host with the onnx plugin embedded (and bin/plugins/onnx-ort, see mk/onnx.mk)
 	CGO_ENABLED=0 $(GO) build -o $(MLPERF_HOST) ./cmd/mlperf-host
 
-demo: build $(DEMO_DEPS) ## build, then run the bundled Fashion-MNIST benchmark: Offline performance, then accuracy
+demo: build $(DEMO_DEPS) ## build, then run the bundled Fashion-MNIST benchmark: Offline performance, then accuracy, then onnx-ort's samples/s beside them (after `make ort`)
 	@mkdir -p $(DEMO_OUT)
 	$(MLPERF_HOST) version
 	$(MLPERF_HOST) run --scenario Offline --mode performance --user-conf cmd/mlperf-host/demo/user.conf \
@@ -25,6 +25,8 @@ demo: build $(DEMO_DEPS) ## build, then run the bundled Fashion-MNIST benchmark:
 	$(MLPERF_HOST) run --scenario Offline --mode accuracy --user-conf cmd/mlperf-host/demo/user.conf \
 		--out $(DEMO_OUT)/accuracy $(DEMO_ARGS)
 	$(MLPERF_HOST) report $(DEMO_OUT)/performance
+	@./scripts/demo-onnx-ort.sh $(MLPERF_HOST) $(ONNX_ORT_DIR) cmd/mlperf-host/demo/user-onnx-ort.conf \
+		$(DEMO_OUT)/performance $(DEMO_OUT)/onnx-ort
 	@echo "demo logs: $(DEMO_OUT) (open $(DEMO_OUT)/performance/report.html)"
 
 

@@ -52,3 +52,21 @@ onnx-wasm-bench: $(ONNX_WAZERO) ## the Go engine's model benchmarks compiled for
 		-run '^$$' -bench 'Models' -benchtime 3x . -args -threads 1 -batches 1
 
 BENCH_TARGETS += bench-onnx onnx-wasm-bench
+
+# The same plugin built natively as the subprocess plugin onnx-ort
+# (plugins/onnx/cmd/onnx-ort: ONNX Runtime by default, the go engine when
+# the library is missing), installed where `mlperf-host --plugin onnx-ort`
+# finds it (bin/plugins, beside the binary), with the library `make ort`
+# fetched copied beside it. `make build` builds it.
+ONNX_ORT_DIR := $(BIN)/plugins/onnx-ort
+
+.PHONY: onnx-ort-plugin
+
+onnx-ort-plugin: ## build the native onnx plugin into bin/plugins/onnx-ort/ (default engine ONNX Runtime, from `make ort` when fetched)
+	@mkdir -p $(ONNX_ORT_DIR)
+	CGO_ENABLED=0 $(GO) build -o $(ONNX_ORT_DIR)/onnx-ort ./plugins/onnx/cmd/onnx-ort
+	cp plugins/onnx/cmd/onnx-ort/plugin.json $(ONNX_ORT_DIR)/plugin.json
+	@if [ -f $(ORT_LIB) ]; then install -C -m 0644 $(ORT_LIB) $(ONNX_ORT_DIR)/; \
+	else echo "$(ONNX_ORT_DIR): no ONNX Runtime to install beside it (\`make ort\` fetches it): onnx-ort runs the go engine"; fi
+
+build: onnx-ort-plugin

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/engine"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
@@ -19,9 +20,10 @@ import (
 const Version = "0.1.0"
 
 // Backend serves ONNX models through one of its engines. Create it with
-// [New].
+// [New] or [NewWithConfig].
 type Backend struct {
 	engines     map[string]engine.Engine
+	setup       Config
 	maxInFlight int
 
 	cfg   config
@@ -49,47 +51,105 @@ type slot struct {
 	resp []byte
 }
 
-// New returns a backend over the given engines; the first is the
-// default when it is called "go" or when no "go" engine is given.
+// Config is what a plugin's main chooses beyond the engines. The zero
+// value is the onnx plugin's: named "onnx", the go engine by default.
+type Config struct {
+	// Name is the plugin's name in Info; "" means "onnx".
+	Name string
+	// Description starts Info's description (the engines and the default
+	// follow); "" means "ONNX models on CPU".
+	Description string
+	// Engine serves models whose options name no engine; "" means "go".
+	Engine string
+	// Fallback serves them instead when Engine cannot run on this machine
+	// (its Load fails with [engine.ErrUnavailable]: ONNX Runtime's library
+	// is missing); Load logs a warning that says why. "" means no
+	// fallback: Load fails. A model whose options name the engine never
+	// falls back.
+	Fallback string
+}
+
+// withDefaults fills in the zero fields.
+func (c Config) withDefaults() Config {
+	if c.Name == "" {
+		c.Name = "onnx"
+	}
+	if c.Description == "" {
+		c.Description = "ONNX models on CPU"
+	}
+	if c.Engine == "" {
+		c.Engine = "go"
+	}
+	return c
+}
+
+// New returns a backend over the given engines with the zero [Config]:
+// the go engine serves models whose options name no engine.
 func New(engines ...engine.Engine) *Backend {
-	b := &Backend{engines: map[string]engine.Engine{}, maxInFlight: runtime.GOMAXPROCS(0)}
+	b := &Backend{engines: map[string]engine.Engine{}, setup: Config{}.withDefaults(), maxInFlight: runtime.GOMAXPROCS(0)}
 	for _, e := range engines {
 		b.engines[e.Name()] = e
 	}
 	return b
 }
 
-// Info implements sdk.Backend. MaxInFlight is the number of CPUs; how
-// many Infer calls really run at once is the instances option (others
-// wait for a free session).
-func (b *Backend) Info() sdk.Info {
+// NewWithConfig returns a backend over the given engines configured by
+// cfg. It fails when cfg's engine or fallback is not among them.
+func NewWithConfig(cfg Config, engines ...engine.Engine) (*Backend, error) {
+	b := New(engines...)
+	b.setup = cfg.withDefaults()
+	for _, name := range []string{b.setup.Engine, b.setup.Fallback} {
+		if _, ok := b.engines[name]; name != "" && !ok {
+			return nil, fmt.Errorf("onnx: engine %q: this build has engines %s", name, strings.Join(b.engineNames(), ", "))
+		}
+	}
+	return b, nil
+}
+
+// engineNames returns the engines' names, sorted.
+func (b *Backend) engineNames() []string {
 	names := make([]string, 0, len(b.engines))
 	for n := range b.engines {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	return names
+}
+
+// Info implements sdk.Backend. MaxInFlight is the number of CPUs; how
+// many Infer calls really run at once is the instances option (others
+// wait for a free session).
+func (b *Backend) Info() sdk.Info {
+	desc := b.setup.Description + " (engines: " + strings.Join(b.engineNames(), ", ")
+	if len(b.engines) > 1 || b.setup.Engine != "go" {
+		desc += "; default " + b.setup.Engine
+		if b.setup.Fallback != "" {
+			desc += ", " + b.setup.Fallback + " when " + b.setup.Engine + " is unavailable"
+		}
+	}
 	return sdk.Info{
-		Name:        "onnx",
+		Name:        b.setup.Name,
 		Version:     Version,
-		Description: "ONNX models on CPU (engines: " + strings.Join(names, ", ") + ")",
+		Description: desc + ")",
 		MaxInFlight: b.maxInFlight,
 	}
 }
 
 // Load implements sdk.Backend: it reads the model (Bytes, else Path),
 // loads one session per instance and checks that the model has one input
-// whose first dimension is the batch.
+// whose first dimension is the batch. When the default engine is
+// unavailable and the options name no engine, the fallback engine
+// ([Config]) loads the model and a warning says why.
 func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 	if b.loaded {
 		return errors.New("onnx: model already loaded")
 	}
-	cfg, err := parseOptions(m.Options, b.maxInFlight)
+	cfg, err := parseOptions(m.Options, b.maxInFlight, b.setup.Engine)
 	if err != nil {
 		return fmt.Errorf("onnx: %w", err)
 	}
-	eng, ok := b.engines[cfg.engine]
-	if !ok {
-		return fmt.Errorf("onnx: option %s=%q: this build has engines %v", OptEngine, cfg.engine, b.Info().Description)
+	if _, ok := b.engines[cfg.engine]; !ok {
+		return fmt.Errorf("onnx: option %s=%q: this build has engines %s", OptEngine, cfg.engine, strings.Join(b.engineNames(), ", "))
 	}
 	data := m.Bytes
 	if data == nil {
@@ -100,6 +160,53 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 			return fmt.Errorf("onnx: read model: %w", err)
 		}
 	}
+	err = b.loadSessions(ctx, cfg, data)
+	if fb := b.setup.Fallback; err != nil && !cfg.engineSet && fb != "" && errors.Is(err, engine.ErrUnavailable) {
+		sdk.Logger(ctx).Warn(fmt.Sprintf("%s: the %s engine is unavailable; the %s engine runs the model instead "+
+			"(--set %s.%s=%s makes this an error): %v", b.setup.Name, cfg.engine, fb, b.setup.Name, OptEngine, cfg.engine, err))
+		cfg.engine = fb
+		err = b.loadSessions(ctx, cfg, data)
+	}
+	if errors.Is(err, engine.ErrUnavailable) {
+		return &unavailableError{err: err}
+	}
+	if err != nil {
+		return err
+	}
+	if err := b.checkIO(b.all[0].sess); err != nil {
+		b.closeSessions()
+		return err
+	}
+	if b.resp, err = newResponder(cfg, b.all[0].sess.Outputs()); err != nil {
+		b.closeSessions()
+		return fmt.Errorf("onnx: %w", err)
+	}
+	b.loaded = true
+	return nil
+}
+
+// unavailableError is an engine that cannot run on this machine: the
+// host sees [abi.FailedPrecondition] (the user can install what is
+// missing) rather than an internal error.
+type unavailableError struct{ err error }
+
+func (e *unavailableError) Error() string { return e.err.Error() }
+
+func (e *unavailableError) Unwrap() error { return e.err }
+
+// As makes errors.As(err, **sdk.StatusError) give the code.
+func (e *unavailableError) As(target any) bool {
+	p, ok := target.(**sdk.StatusError)
+	if ok {
+		*p = &sdk.StatusError{Code: abi.FailedPrecondition, Message: e.err.Error()}
+	}
+	return ok
+}
+
+// loadSessions loads one session per instance with cfg's engine; on
+// failure it closes those it made.
+func (b *Backend) loadSessions(ctx context.Context, cfg config, data []byte) error {
+	eng := b.engines[cfg.engine]
 	opts := engine.Options{Threads: cfg.threads, MaxBatch: cfg.batch, Extra: cfg.extra}
 	b.cfg = cfg
 	b.slots = make(chan *slot, cfg.instances)
@@ -113,15 +220,6 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 		b.all = append(b.all, sl)
 		b.slots <- sl
 	}
-	if err := b.checkIO(b.all[0].sess); err != nil {
-		b.closeSessions()
-		return err
-	}
-	if b.resp, err = newResponder(cfg, b.all[0].sess.Outputs()); err != nil {
-		b.closeSessions()
-		return fmt.Errorf("onnx: %w", err)
-	}
-	b.loaded = true
 	return nil
 }
 

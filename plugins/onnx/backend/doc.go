@@ -11,7 +11,11 @@
 //
 //	sdk.Register(backend.New(goengine.New()))
 //
-// Package backend imports only the standard library, sdk and the onnx
-// plugin's internal engine package; it must never import host, loadgen,
+// The onnx-ort plugin (plugins/onnx/cmd/onnx-ort) uses [NewWithConfig]:
+// its own name, ONNX Runtime as the default engine and the go engine as
+// the fallback when the library is missing.
+//
+// Package backend imports only the standard library, sdk, abi and the
+// onnx plugin's internal engine package; it must never import host, loadgen,
 // cmd or another plugin.
 package backend

@@ -10,7 +10,8 @@ import (
 // onnx.<key>=<value>"). Every other key is passed to the engine as
 // engine.Options.Extra.
 const (
-	// OptEngine selects the engine by name: "go" (default) or "ort".
+	// OptEngine selects the engine by name: "go" or "ort". Unset, the
+	// backend's default engine serves the model ([Config]).
 	OptEngine = "engine"
 	// OptThreads is the number of threads one inference may use; 0 (the
 	// default) lets the engine choose.
@@ -37,7 +38,9 @@ const (
 
 // config is the parsed options.
 type config struct {
-	engine    string
+	engine string
+	// engineSet: the engine option named the engine (no fallback then).
+	engineSet bool
 	threads   int
 	batch     int
 	instances int
@@ -55,9 +58,10 @@ const (
 )
 
 // parseOptions reads the backend's options and collects the rest for the
-// engine. Errors name every bad option.
-func parseOptions(opts map[string]string, maxInFlight int) (config, error) {
-	c := config{engine: "go", batch: defaultBatch, instances: 1, extra: map[string]string{}, response: ResponseOutputs}
+// engine; the engine is defaultEngine unless an option names one. Errors
+// name every bad option.
+func parseOptions(opts map[string]string, maxInFlight int, defaultEngine string) (config, error) {
+	c := config{engine: defaultEngine, batch: defaultBatch, instances: 1, extra: map[string]string{}, response: ResponseOutputs}
 	var errs []error
 	num := func(key string, lo, hi int, dst *int) {
 		v, ok := opts[key]
@@ -74,7 +78,7 @@ func parseOptions(opts map[string]string, maxInFlight int) (config, error) {
 	for k, v := range opts {
 		switch k {
 		case OptEngine:
-			c.engine = v
+			c.engine, c.engineSet = v, true
 		case OptResponse:
 			c.response = v
 		case OptClassOutput:

@@ -7,7 +7,8 @@
 // The WASM build has the Go engine only: it runs sandboxed, with no
 // filesystem and no native code. The subprocess build adds the ONNX
 // Runtime engine ("--set onnx.engine=ort"), which binds libonnxruntime at
-// run time (`make ort` fetches it).
+// run time (`make ort` fetches it). The installed native plugin is
+// onnx-ort (../onnx-ort): the same backend with ONNX Runtime by default.
 package main
 
 import (
