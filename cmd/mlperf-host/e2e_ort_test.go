@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"testing"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
-	"github.com/mlperf-host/mlperf-host/internal/mllog"
 )
 
 var (
@@ -62,7 +60,7 @@ func TestOnnxOrtPlugin(t *testing.T) {
 		require.Contains(t, []exitcode.Code{exitcode.OK, exitcode.InvalidResult}, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 		assert.Contains(t, r.stdout, "onnx-ort 0.1.0 (process, ")
 		assert.NotContains(t, r.stderr, "unavailable", "ONNX Runtime ran the model")
-		offlineVerdictMatchesLatencies(t, filepath.Join(dir, "logs"), r.code)
+		assertVerdict(t, r, filepath.Join(dir, "logs"))
 	})
 	t.Run("accuracy", func(t *testing.T) {
 		t.Parallel()
@@ -70,41 +68,6 @@ func TestOnnxOrtPlugin(t *testing.T) {
 		require.Equal(t, exitcode.OK, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 		assert.Contains(t, r.stdout, "accuracy=88.700%, good=887, total=1000")
 	})
-}
-
-// offlineVerdictMatchesLatencies checks an Offline run's verdict against
-// what its detail log measured: the minimum duration is met exactly when
-// the last sample completed after it, the run is VALID exactly when that
-// and the query minimum are met, samples/s is the samples over that
-// duration, and the exit code follows the verdict.
-func offlineVerdictMatchesLatencies(t *testing.T, logs string, code exitcode.Code) {
-	t.Helper()
-	f, err := os.Open(filepath.Join(logs, "mlperf_log_detail.txt"))
-	require.NoError(t, err)
-	defer f.Close()
-	l, err := mllog.Parse(f)
-	require.NoError(t, err)
-	num := func(key string) float64 {
-		v, err := l.Float(key)
-		require.NoError(t, err)
-		return v
-	}
-	flag := func(key string) bool {
-		v, ok := l.String(key)
-		require.True(t, ok, key)
-		b, err := strconv.ParseBool(v)
-		require.NoError(t, err, key)
-		return b
-	}
-	duration := num("result_max_latency_ns")
-	minDuration := flag("result_min_duration_met")
-	assert.Equal(t, duration >= num("effective_min_duration_ms")*1e6, minDuration, "min duration met, from the latencies")
-	valid := minDuration && flag("result_min_queries_met")
-	validity, ok := l.String("result_validity")
-	require.True(t, ok)
-	assert.Equal(t, map[bool]string{true: "VALID", false: "INVALID"}[valid], validity)
-	assert.InEpsilon(t, num("effective_samples_per_query")/(duration/1e9), num("result_samples_per_second"), 1e-6)
-	assert.Equal(t, map[bool]exitcode.Code{true: exitcode.OK, false: exitcode.InvalidResult}[valid], code)
 }
 
 // TestOnnxOrtWithoutLibrary: where ONNX Runtime cannot be loaded (here:

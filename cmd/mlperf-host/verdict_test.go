@@ -30,6 +30,9 @@ var (
 //   - VALID exactly when every check the detail log reports was met;
 //   - in the Server scenario, the latency check met exactly when the
 //     measured 99th percentile is within the bound;
+//   - in the Offline scenario, the minimum duration met exactly when the
+//     last sample completed after it, and samples/s the samples over
+//     that duration;
 //   - at least min_query_count queries exactly when "min queries" was met;
 //   - the summary and the console say the same verdict, and the exit code
 //     is OK for VALID and InvalidResult (with the reasons) for INVALID.
@@ -59,6 +62,17 @@ func assertVerdict(t *testing.T, r result, logs string) bool {
 		met, _ := log.Raw("result_perf_constraints_met")
 		assert.Equal(t, strconv.FormatBool(p99 <= bound), string(met),
 			"latency constraint met exactly when p99 %.0f ns <= bound %.0f ns", p99, bound)
+	}
+	if sc, _ := log.String("effective_scenario"); sc == "Offline" {
+		// One query: the run lasts until its last sample completes.
+		duration := detailFloat(t, log, "result_max_latency_ns")
+		minDuration := detailFloat(t, log, "effective_min_duration_ms") * 1e6
+		met, _ := log.Raw("result_min_duration_met")
+		assert.Equal(t, strconv.FormatBool(duration >= minDuration), string(met),
+			"min duration met exactly when the last sample completed after %.0f ns (%.0f ns)", minDuration, duration)
+		// The log prints samples/s to about six significant digits.
+		assert.InEpsilon(t, detailFloat(t, log, "result_query_count")*detailFloat(t, log, "effective_samples_per_query")/(duration/1e9),
+			detailFloat(t, log, "result_samples_per_second"), 1e-4, "samples/s is the samples over the duration")
 	}
 	queries := detailFloat(t, log, "result_query_count")
 	minQueries := detailFloat(t, log, "effective_min_query_count")
