@@ -24,26 +24,22 @@ import (
 // ortLibrary is where `make ort` puts ONNX Runtime.
 var ortLibrary = filepath.Join("..", "..", "..", "..", "third_party", "ort", ort.DefaultLibrary)
 
+// TestManifest: the manifest `make build` installs names the binary and
+// agrees with what the plugin says of itself.
 func TestManifest(t *testing.T) {
 	t.Parallel()
-	var m struct {
-		Name     string `json:"name"`
-		Version  string `json:"version"`
-		Kind     string `json:"kind"`
-		ABIMajor int    `json:"abi_major"`
-		Entry    string `json:"entry"`
-	}
 	raw, err := os.ReadFile("plugin.json")
 	require.NoError(t, err)
+	var m map[string]any
 	require.NoError(t, json.Unmarshal(raw, &m))
-	assert.Equal(t, name, m.Name)
-	assert.Equal(t, name, m.Entry, "make build installs the binary under this name")
-	assert.Equal(t, "process", m.Kind)
-	assert.Equal(t, abi.Major, m.ABIMajor)
+	assert.Contains(t, m["description"], "ONNX Runtime")
+	delete(m, "description")
+	assert.Equal(t, map[string]any{"name": name, "entry": name, "version": backend.Version, "kind": "process",
+		"abi_major": float64(abi.Major)}, m)
 	b, err := newBackend(t.TempDir())
 	require.NoError(t, err)
-	assert.Equal(t, m.Version, b.Info().Version)
 	assert.Equal(t, name, b.Info().Name)
+	assert.Equal(t, backend.Version, b.Info().Version)
 	assert.Contains(t, b.Info().Description, "default ort, go when ort is unavailable")
 	assert.Contains(t, b.Info().Description, "ort_inter_op_threads", "the options are listed until the ABI describes them")
 }
