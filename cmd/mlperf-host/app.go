@@ -37,6 +37,7 @@ func commands() []command {
 		{"run", "[flags]", "run the configured benchmark (the default command)", (*app).cmdRun},
 		{"accuracy", "[flags] [LOG]", "score an accuracy log against the benchmark's quality target", (*app).cmdAccuracy},
 		{"submit", "[flags]", "run performance, accuracy and compliance tests; write and check a submission tree", (*app).cmdSubmit},
+		{"benchmarks", "[--round R] [NAME]", "list a round's benchmarks and their rules", (*app).cmdBenchmarks},
 		{"report", "[flags] DIR", "write an HTML report of a run's logs", (*app).cmdReport},
 		{"plugins", "list | check NAME", "list installed plugins, or run the conformance checks against one", (*app).cmdPlugins},
 		{"config", "show [flags]", "print the effective configuration and where each value came from", (*app).cmdConfig},

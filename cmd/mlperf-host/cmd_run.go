@@ -21,6 +21,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	var cf configFlags
 	cf.register(fs)
 	trace := fs.Bool("trace", false, "also write mlperf_log_trace.json (for `mlperf-host report`)")
+	audit := fs.String("audit-config", "", "an official compliance test's audit.config `FILE`, which LoadGen applies over the settings")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -32,7 +33,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	_, err = a.runOnce(ctx, runner.Spec{Config: c, Trace: *trace})
+	_, err = a.runOnce(ctx, runner.Spec{Config: c, Trace: *trace, AuditConfig: *audit})
 	return err
 }
 
@@ -47,7 +48,7 @@ func (a *app) runOnce(ctx context.Context, sp runner.Spec) (*runner.Outcome, err
 	if sp.OutDir != "" {
 		out = sp.OutDir
 	}
-	fmt.Fprintf(a.stderr, "mlperf-host: %s %s (%s) with plugin %s -> %s\n", c.Benchmark.Name, c.Scenario, c.Mode, c.Plugin, out)
+	fmt.Fprintf(a.stderr, "mlperf-host: %s %s (%s) with plugin %s -> %s\n", c.Benchmark.SubmissionName, c.Scenario, c.Mode, c.Plugin, out)
 	start := time.Now()
 	o, err := runner.Run(ctx, sp)
 	if o != nil {
@@ -118,7 +119,7 @@ func (a *app) printOutcome(c *config.Config, o *runner.Outcome, wall time.Durati
 	r := o.Result
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s\t%s\n", k, fmt.Sprintf(format, args...)) }
-	row("benchmark", "%s (%s)", c.Benchmark.Name, c.Benchmark.Model)
+	row("benchmark", "%s (%s, round %s)", c.Benchmark.SubmissionName, c.Benchmark.Model, c.Round.Name)
 	row("scenario / mode", "%s / %s", r.Scenario, r.Mode)
 	row("plugin", "%s %s (%s)", o.Plugin.Name, o.Plugin.Version, pluginShape(o.Plugin))
 	if p := r.Performance; p != nil {

@@ -2,26 +2,34 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"slices"
 	"strings"
 
+	"github.com/mlperf-host/mlperf-host/host"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
-	"github.com/mlperf-host/mlperf-host/internal/mllog"
 	"github.com/mlperf-host/mlperf-host/internal/runner"
 	"github.com/mlperf-host/mlperf-host/internal/submission"
 )
 
 func (a *app) cmdSubmit(ctx context.Context, args []string) error {
 	fs := a.newFlagSet("submit", "[flags]",
-		"For every scenario the benchmark requires in --set category=edge|datacenter: run accuracy,\nperformance and the compliance tests (TEST01, TEST04, TEST05), write the MLPerf submission tree\nand check it. Set division, submitter and system with --set.")
+		"For every scenario the benchmark requires of --set category=edge|datacenter|datacenter,edge in the\n"+
+			"round (--round): run accuracy, performance and, in the closed and network divisions, the round's\n"+
+			"compliance tests; write the submission tree, truncate its accuracy logs (originals in --backup)\n"+
+			"and check it against the round's rules. Set division, submitter and system with --set, the system\n"+
+			"description's fields the machine cannot tell with --set system_desc.FIELD=VALUE.")
 	var cf configFlags
 	cf.register(fs)
 	root := fs.String("submission", "mlperf-submission", "submission tree `DIR`")
+	backup := fs.String("backup", "", "`DIR` for the accuracy logs before truncation (default: DIR of --submission + \".backup\")")
 	checkOnly := fs.Bool("check-only", false, "only check the tree in --submission")
 	scenarios := fs.String("scenarios", "", "comma-separated `SCENARIOS` to run (default: those the category requires)")
 	pos, err := parse(fs, args)
@@ -31,222 +39,273 @@ func (a *app) cmdSubmit(ctx context.Context, args []string) error {
 	if len(pos) > 0 {
 		return exitcode.New(exitcode.Usage, fmt.Errorf("submit: unexpected argument %q", pos[0]), "")
 	}
+	if *backup == "" {
+		*backup = filepath.Clean(*root) + ".backup"
+	}
+	c, err := a.load(&cf)
+	if err != nil {
+		return err
+	}
 	if !*checkOnly {
-		c, err := a.load(&cf)
-		if err != nil {
+		if err := a.submit(ctx, &cf, c, *root, *backup, *scenarios); err != nil {
 			return err
 		}
-		scs := c.Benchmark.Requires(c.Category)
-		if *scenarios != "" {
-			scs = nil
-			for _, s := range strings.Split(*scenarios, ",") {
-				scs = append(scs, benchmarks.Scenario(strings.TrimSpace(s)))
-			}
-		}
-		if len(scs) == 0 {
-			return exitcode.New(exitcode.Config, fmt.Errorf("benchmark %s requires no scenario for category %s", c.Benchmark.Name, c.Category),
-				"set category to one the benchmark has (edge or datacenter)")
-		}
-		for _, sc := range scs {
-			scf := cf
-			scf.vals = append(append([]config.FlagValue(nil), cf.vals...), configFlagValue(config.KeyScenario, string(sc)))
-			sc, err := a.load(&scf)
-			if err != nil {
-				return err
-			}
-			if err := a.submitScenario(ctx, sc, *root); err != nil {
-				return err
-			}
-		}
 	}
-	problems := submission.Check(*root)
+	problems := submission.Check(*root, c.Round)
 	for _, p := range problems {
 		fmt.Fprintf(a.stdout, "problem: %s\n", p)
 	}
 	if len(problems) > 0 {
-		return exitcode.New(exitcode.SubmissionInvalid, fmt.Errorf("submission %s: %d problems", *root, len(problems)), "fix each problem listed above")
+		return exitcode.New(exitcode.SubmissionInvalid, fmt.Errorf("submission %s: %d problems under round %s's rules", *root, len(problems), c.Round.Name),
+			"fix each problem listed above")
 	}
-	fmt.Fprintf(a.stdout, "submission %s passes the checks\n", *root)
+	fmt.Fprintf(a.stdout, "submission %s passes the checks of round %s\n", *root, c.Round.Name)
 	return nil
 }
 
+// submit makes every run of the benchmark's scenarios and writes the tree.
+func (a *app) submit(ctx context.Context, cf *configFlags, c *config.Config, root, backup, only string) error {
+	scs, ok := c.Benchmark.Requires(c.Category)
+	if !ok {
+		return exitcode.New(exitcode.Config, fmt.Errorf("%s is not a %s benchmark in round %s", c.Benchmark.SubmissionName, c.Category, c.Round.Name),
+			"set category to one the benchmark is part of: "+categoriesOf(c.Benchmark))
+	}
+	if only != "" {
+		scs = nil
+		for _, s := range strings.Split(only, ",") {
+			scs = append(scs, benchmarks.Scenario(strings.TrimSpace(s)))
+		}
+	}
+	for _, sc := range scs {
+		if !slices.Contains(benchmarks.Scenarios(), sc) {
+			return exitcode.New(exitcode.Config, fmt.Errorf("scenario %s of %s: mlperf-host runs SingleStream, MultiStream, Server and Offline", sc, c.Benchmark.SubmissionName), "")
+		}
+	}
+	l := submission.Layout{Root: root, Division: c.Division, Submitter: c.Submitter, System: c.System, Round: c.Round, Benchmark: c.Benchmark}
+	if err := a.writeSystem(ctx, c, l); err != nil {
+		return err
+	}
+	if _, err := measurementsOf(c); err != nil {
+		return err
+	}
+	if err := writeCalibration(c, l); err != nil {
+		return err
+	}
+	for _, sc := range scs {
+		scf := *cf
+		scf.vals = append(slices.Clone(cf.vals), configFlagValue(config.KeyScenario, string(sc)))
+		sc, err := a.load(&scf)
+		if err != nil {
+			return err
+		}
+		l.Scenario = sc.Scenario
+		if err := a.submitScenario(ctx, sc, l, backup); err != nil {
+			return err
+		}
+	}
+	return writeCode(c, l)
+}
+
+func categoriesOf(b benchmarks.Benchmark) string {
+	var out []string
+	for _, cat := range benchmarks.Categories() {
+		if _, ok := b.Required[cat]; ok {
+			out = append(out, string(cat))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 // submitScenario makes the runs of one scenario and writes them into the
-// tree.
-func (a *app) submitScenario(ctx context.Context, c *config.Config, root string) error {
-	l := submission.Layout{Root: root, Division: c.Division, Submitter: c.Submitter, System: c.System,
-		Benchmark: c.Benchmark, Scenario: c.Scenario}
-	for _, d := range []string{l.PerformanceDir(), l.AccuracyDir()} {
+// tree: accuracy, performance, the compliance tests, the measurements,
+// then truncates the accuracy logs.
+func (a *app) submitScenario(ctx context.Context, c *config.Config, l submission.Layout, backup string) error {
+	audits := auditsOf(c)
+	dirs := []string{l.PerformanceDir(), l.AccuracyDir()}
+	for _, t := range audits {
+		dirs = append(dirs, l.ComplianceDir(t))
+	}
+	for _, d := range dirs {
 		if err := os.RemoveAll(d); err != nil {
+			return err
+		}
+	}
+	accDirs := []string{l.AccuracyDir(), l.ComplianceAccuracyDir(benchmarks.TEST01)}
+	for _, d := range accDirs {
+		if err := os.RemoveAll(backupDir(l.Root, backup, d)); err != nil {
 			return err
 		}
 	}
 	if _, err := a.runOnce(ctx, runner.Spec{Config: c.WithMode(config.ModeAccuracy), OutDir: l.AccuracyDir()}); err != nil {
 		return fmt.Errorf("%s accuracy run: %w", c.Scenario, err)
 	}
-	perf, err := a.runOnce(ctx, runner.Spec{Config: c.WithMode(config.ModePerformance), OutDir: l.PerformanceDir()})
-	if err != nil {
+	if _, err := a.runOnce(ctx, runner.Spec{Config: c.WithMode(config.ModePerformance), OutDir: l.PerformanceDir()}); err != nil {
 		return fmt.Errorf("%s performance run: %w", c.Scenario, err)
 	}
-	baseline, err := readDetail(l.PerformanceDir())
-	if err != nil {
-		return err
-	}
-	for _, t := range c.Benchmark.Compliance {
-		if err := a.compliance(ctx, c, l, t, baseline); err != nil {
+	for _, t := range audits {
+		if err := a.audit(ctx, c, l, t); err != nil {
 			return err
 		}
 	}
 	if err := writeMeasurements(c, l); err != nil {
 		return err
 	}
-	return writeSystem(c, l, perf)
+	for _, d := range accDirs {
+		if _, err := os.Stat(filepath.Join(d, submission.AccuracyText)); err != nil {
+			continue // no accuracy.txt: not scored here, the check says so
+		}
+		if _, err := submission.TruncateAccuracyLog(d, backupDir(l.Root, backup, d)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func readDetail(dir string) (*mllog.Log, error) {
-	f, err := os.Open(filepath.Join(dir, submission.DetailFile))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return mllog.Parse(f)
-}
-
-// compliance runs one compliance test and writes its verdicts.
-func (a *app) compliance(ctx context.Context, c *config.Config, l submission.Layout, t benchmarks.Test, baseline *mllog.Log) error {
-	dir := l.ComplianceDir(t)
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	audit := submission.AuditSettings(t)
-	if _, err := a.runOnce(ctx, runner.Spec{Config: c.WithMode(config.ModePerformance), OutDir: l.CompliancePerformanceDir(t), Audit: audit}); err != nil {
-		return fmt.Errorf("%s %s run: %w", c.Scenario, t, err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "audit.config"), []byte(runner.AuditConfigText(audit)), 0o644); err != nil {
-		return err
-	}
-	log, err := readDetail(l.CompliancePerformanceDir(t))
-	if err != nil {
-		return err
-	}
-	v, err := submission.VerifyPerformance(t, baseline, log, c.Benchmark.ComplianceTolerance())
-	if err != nil {
-		return err
-	}
-	if err := submission.WriteVerdict(dir, submission.VerifyPerf, v); err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stderr, "%s %s performance: %s\n", c.Scenario, t, verdictWord(v.Pass))
-	if t != benchmarks.TEST01 {
+// auditsOf lists the compliance tests the run makes: the benchmark's in
+// the closed and network divisions; none in the open division, which
+// does not need them.
+func auditsOf(c *config.Config) []benchmarks.Test {
+	if c.Division == "open" {
 		return nil
 	}
-	// TEST01: the sampled responses move next to the accuracy verdict.
-	accDir := l.ComplianceAccuracyDir(t)
-	if err := os.MkdirAll(accDir, 0o755); err != nil {
-		return err
-	}
-	logged := filepath.Join(accDir, submission.AccuracyFile)
-	if err := os.Rename(filepath.Join(l.CompliancePerformanceDir(t), submission.AccuracyFile), logged); err != nil {
-		return err
-	}
-	ref, err := os.Open(filepath.Join(l.AccuracyDir(), submission.AccuracyFile))
-	if err != nil {
-		return err
-	}
-	defer ref.Close()
-	comp, err := os.Open(logged)
-	if err != nil {
-		return err
-	}
-	defer comp.Close()
-	va, err := submission.VerifyAccuracy(ref, comp)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stderr, "%s %s accuracy: %s\n", c.Scenario, t, verdictWord(va.Pass))
-	return submission.WriteVerdict(dir, submission.VerifyAcc, va)
+	return c.Benchmark.Audits
 }
 
-func verdictWord(pass bool) string {
-	if pass {
-		return submission.Pass
+// backupDir is where dir's accuracy log goes before truncation: the same
+// path under backup, as truncate_accuracy_log.py --backup lays it out.
+func backupDir(root, backup, dir string) string {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		rel = filepath.Base(dir)
 	}
-	return submission.Fail
+	return filepath.Join(backup, rel)
 }
 
-// writeMeasurements writes how the scenario was run: the effective
-// settings as a user.conf, a README and the measurements description.
+// writeSystem describes this machine and the plugin's devices in
+// systems/SYSTEM.json, before any run: a field nobody can tell stops the
+// submission here.
+func (a *app) writeSystem(ctx context.Context, c *config.Config, l submission.Layout) error {
+	b, err := a.plugins().Open(ctx, c)
+	if err != nil {
+		return err
+	}
+	info := b.Info()
+	if err := b.Close(); err != nil && !errors.Is(err, host.ErrClosed) {
+		return err
+	}
+	var accel []submission.Accelerator
+	for _, d := range info.Devices {
+		accel = append(accel, submission.Accelerator{Name: d.Name, MemoryBytes: d.MemoryBytes})
+	}
+	desc, missing := submission.DescribeSystem(submission.SystemInputs{
+		Round: c.Round, Division: c.Division, Submitter: c.Submitter, System: c.System, Category: c.Category,
+		Detected: submission.DetectSystem(os.DirFS("/")), Accelerators: accel,
+		Framework: fmt.Sprintf("mlperf-host %s, plugin %s %s (%s)", binaryVersion(), info.Name, info.Version, info.Transport),
+		Software:  fmt.Sprintf("%s, %s/%s", runtime.Version(), runtime.GOOS, runtime.GOARCH),
+		Given:     c.SystemDesc(),
+	})
+	if len(missing) > 0 {
+		var sets []string
+		for _, f := range missing {
+			sets = append(sets, "--set "+config.PrefixSystemDesc+f+"=...")
+		}
+		return exitcode.New(exitcode.Config,
+			fmt.Errorf("system description %s: this machine does not tell %s, which round %s's checker needs (non-empty)",
+				l.SystemFile(), strings.Join(missing, ", "), c.Round.Name),
+			"set them in a [system_desc] table of the config file, or "+strings.Join(sets, " "))
+	}
+	return submission.WriteJSON(l.SystemFile(), desc)
+}
+
+func binaryVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// measurementsOf is measurements.json: the measurements.FIELD keys, else,
+// for the demo, what its bundled model is.
+func measurementsOf(c *config.Config) (map[string]string, error) {
+	var defaults map[string]string
+	if c.Benchmark.Demo {
+		defaults = map[string]string{"input_data_types": "uint8", "retraining": "No", "weight_data_types": "fp32",
+			"weight_transformations": "none", "starting_weights_filename": "plugins/onnx/fashionmnist (bundled ONNX model)"}
+	}
+	m, missing := submission.DescribeMeasurements(c.Round, c.Measurements(), defaults)
+	if len(missing) > 0 {
+		var sets []string
+		for _, f := range missing {
+			sets = append(sets, "--set "+config.PrefixMeasurements+f+"=...")
+		}
+		return nil, exitcode.New(exitcode.Config,
+			fmt.Errorf("measurements.json of %s: %s have no value", c.Benchmark.SubmissionName, strings.Join(missing, ", ")),
+			"describe how the model was run: "+strings.Join(sets, " "))
+	}
+	return m, nil
+}
+
+// writeMeasurements writes how the scenario was run: measurements.json,
+// the effective settings as a user.conf, and a README.
 func writeMeasurements(c *config.Config, l submission.Layout) error {
-	dir := l.MeasurementsDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	m, err := measurementsOf(c)
+	if err != nil {
+		return err
+	}
+	if err := submission.WriteJSON(l.MeasurementsFile(), m); err != nil {
 		return err
 	}
 	var conf strings.Builder
 	fmt.Fprintf(&conf, "# Effective LoadGen settings of this scenario, with where each came from.\n")
 	for _, v := range c.Settings() {
-		fmt.Fprintf(&conf, "%s.%s.%s = %s  # %s\n", c.Benchmark.Name, c.Scenario, v.Key, v.Value, v.Source)
+		fmt.Fprintf(&conf, "%s.%s.%s = %s  # %s\n", c.ConfModel(), c.Scenario, v.Key, v.Value, v.Source)
 	}
-	readme := fmt.Sprintf("# %s %s\n\nRun with mlperf-host (plugin %q, options %v):\n\n    mlperf-host submit --benchmark %s --scenarios %s\n",
-		c.Benchmark.SubmissionName, c.Scenario, c.Plugin, c.PluginOptions(c.Plugin), c.Benchmark.Name, c.Scenario)
+	readme := fmt.Sprintf("# %s %s\n\nRun with mlperf-host %s under round %s's rules (plugin %q, options %v):\n\n"+
+		"    mlperf-host submit --round %s --benchmark %s --scenarios %s --set category=%s --set division=%s\n",
+		c.Benchmark.SubmissionName, c.Scenario, binaryVersion(), c.Round.Name, c.Plugin, c.PluginOptions(c.Plugin),
+		c.Round.Name, c.Benchmark.SubmissionName, c.Scenario, c.Category, c.Division)
 	for name, content := range map[string]string{"user.conf": conf.String(), "README.md": readme} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(l.MeasurementsDir(), name), []byte(content), 0o644); err != nil {
 			return err
 		}
 	}
-	m := submission.Measurements{InputDataTypes: "uint8", RetrainingPerformed: "no", StartingWeightsFilename: c.Model,
-		WeightDataTypes: "fp32", WeightTransformations: "none"}
-	if m.StartingWeightsFilename == "" {
-		m.StartingWeightsFilename = c.Benchmark.Model
-	}
-	if err := writeJSON(l.MeasurementsFile(), m); err != nil {
+	return nil
+}
+
+// writeCode writes src/BENCHMARK/README.md: mlperf-host runs every
+// benchmark the same way, through the plugin.
+func writeCode(c *config.Config, l submission.Layout) error {
+	path := filepath.Join(l.CodeDir(), "README.md")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	code := filepath.Join(l.CodeDir(), "README.md")
-	if err := os.MkdirAll(filepath.Dir(code), 0o755); err != nil {
+	text := fmt.Sprintf("# %s\n\nmlperf-host %s with the %s plugin; no benchmark-specific code.\n", c.Benchmark.SubmissionName, binaryVersion(), c.Plugin)
+	return os.WriteFile(path, []byte(text), 0o644)
+}
+
+// writeCalibration writes documentation/calibration.md in the closed
+// division: the calibration key's file, or, for the demo, what its
+// bundled model is.
+func writeCalibration(c *config.Config, l submission.Layout) error {
+	if c.Division == "open" {
+		return nil
+	}
+	var text []byte
+	switch {
+	case c.Calibration != "":
+		b, err := os.ReadFile(c.Calibration)
+		if err != nil {
+			return exitcode.New(exitcode.Config, fmt.Errorf("calibration documentation: %w", err), "set calibration to your calibration.md")
+		}
+		text = b
+	case c.Benchmark.Demo:
+		text = []byte("# Calibration\n\nThe demo's model runs in FP32 as trained: no quantization, no calibration.\n")
+	default:
+		return exitcode.New(exitcode.Config, fmt.Errorf("the %s division needs documentation/calibration.md", c.Division),
+			"describe how the model was calibrated and quantized in a file and set calibration=FILE")
+	}
+	if err := os.MkdirAll(filepath.Dir(l.CalibrationFile()), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(code, []byte("mlperf-host with the "+c.Plugin+" plugin; no benchmark-specific code.\n"), 0o644)
-}
-
-// writeSystem describes this machine and the plugin's devices.
-func writeSystem(c *config.Config, l submission.Layout, perf *runner.Outcome) error {
-	info := perf.Plugin
-	s := submission.System{
-		Division: c.Division, Submitter: c.Submitter, Status: "available", SystemName: c.System,
-		SystemType: string(c.Category), NumberOfNodes: 1, HostProcessorModelName: cpuModel(), HostProcessorsPerNode: 1,
-		HostProcessorCoreCount: runtime.NumCPU(), HostMemoryCapacity: memTotal(), AcceleratorsPerNode: len(info.Devices),
-		Framework:       fmt.Sprintf("mlperf-host plugin %s %s (%s)", info.Name, info.Version, info.Transport),
-		OperatingSystem: runtime.GOOS + "/" + runtime.GOARCH, AcceleratorModelName: "N/A", AcceleratorMemoryCap: "N/A",
-		OtherSoftwareStack: runtime.Version(), SystemTypeDetail: "N/A", HostStorageCapacity: "N/A",
-		HostNetworkingTopology: "N/A", AcceleratorInterconnect: "N/A",
-	}
-	if len(info.Devices) > 0 {
-		s.AcceleratorModelName = info.Devices[0].Name
-		s.AcceleratorMemoryCap = fmt.Sprintf("%d MiB", info.Devices[0].MemoryBytes>>20)
-	}
-	return submission.WriteSystem(l.SystemFile(), s)
-}
-
-// cpuModel reads the processor's model name on Linux.
-func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				return strings.TrimSpace(v)
-			}
-		}
-	}
-	return runtime.GOARCH
-}
-
-func memTotal() string {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
-				return f[1] + " kB"
-			}
-		}
-	}
-	return "N/A"
+	return os.WriteFile(l.CalibrationFile(), text, 0o644)
 }

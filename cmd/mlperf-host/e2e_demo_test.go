@@ -104,12 +104,11 @@ func TestDemoAccuracy(t *testing.T) {
 }
 
 // timingAudit matches the only problems a correct submission may show on
-// a shared machine: the performance halves of TEST01, TEST04 and TEST05
-// compare the latency or throughput of two runs within a few percent,
-// which other work on the machine (the other test packages `go test ./...`
-// runs at the same time) can upset. TEST01's accuracy half is not timing
-// and must pass.
-var timingAudit = regexp.MustCompile(`^problem: \S+/(TEST0[145])/verify_performance\.txt: TEST0[145] did not pass$`)
+// a shared machine: the performance halves of TEST01 and TEST04 compare
+// the latency or throughput of two runs within 10 or 20%, which other work
+// on the machine (the other test packages `go test ./...` runs at the same
+// time) can upset. TEST01's accuracy half is not timing and must pass.
+var timingAudit = regexp.MustCompile(`^problem: \S+/(TEST0[14])/verify_performance\.txt: TEST0[14] performance verification did not pass \(compliance_performance_check\)$`)
 
 // submitConf meets the demo benchmark's minimums (the checker requires
 // them) with the fewest queries: with submitEcho, every SingleStream
@@ -144,8 +143,16 @@ func submitEcho(t *testing.T, dir string) []string {
 func TestDemoSubmit(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	args := append([]string{"submit", "--submission", "sub", "--set", "submitter=acme", "--set", "system=box"}, submitEcho(t, dir)...)
-	r := mlperfHost(t, dir, args...)
+	base := append([]string{"submit", "--submission", "sub", "--set", "submitter=acme", "--set", "system=box", "--set", "division=closed"}, submitEcho(t, dir)...)
+	// The fields no machine tells of itself stop the submission before any run.
+	r := mlperfHost(t, dir, base...)
+	require.Equal(t, exitcode.Config, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	assert.Contains(t, r.stderr, "this machine does not tell cooling,")
+	assert.Contains(t, r.stderr, "--set system_desc.cooling=...")
+
+	args := append(base, "--set", "system_desc.cooling=air", "--set", "system_desc.host_networking_topology=N/A",
+		"--set", "system_desc.host_memory_configuration=test machine")
+	r = mlperfHost(t, dir, args...)
 	if r.code == exitcode.SubmissionInvalid {
 		for _, line := range strings.Split(r.stdout, "\n") {
 			if strings.HasPrefix(line, "problem: ") {
@@ -155,25 +162,44 @@ func TestDemoSubmit(t *testing.T) {
 		}
 	} else {
 		require.Equal(t, exitcode.OK, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-		assert.Contains(t, r.stdout, "submission sub passes the checks")
+		assert.Contains(t, r.stdout, "submission sub passes the checks of round v6.1")
 	}
+	res := "closed/acme/results/box/fashion-mnist/"
 	for _, p := range []string{
-		"open/acme/systems/box.json",
-		"open/acme/results/box/fashion-mnist/Offline/performance/run_1/mlperf_log_detail.txt",
-		"open/acme/results/box/fashion-mnist/MultiStream/accuracy/accuracy.txt",
-		"open/acme/compliance/box/fashion-mnist/SingleStream/TEST01/verify_accuracy.txt",
-		"open/acme/compliance/box/fashion-mnist/SingleStream/TEST04/verify_performance.txt",
-		"open/acme/compliance/box/fashion-mnist/Offline/TEST05/performance/run_1/mlperf_log_summary.txt",
-		"open/acme/measurements/box/fashion-mnist/Offline/user.conf",
+		"closed/acme/systems/box.json",
+		"closed/acme/src/fashion-mnist/README.md",
+		"closed/acme/documentation/calibration.md",
+		res + "Offline/performance/run_1/mlperf_log_detail.txt",
+		res + "Offline/measurements.json",
+		res + "Offline/user.conf",
+		res + "Offline/README.md",
+		res + "MultiStream/accuracy/accuracy.txt",
+		res + "SingleStream/TEST01/verify_accuracy.txt",
+		res + "SingleStream/TEST01/verify_performance.txt",
+		res + "SingleStream/TEST01/accuracy/accuracy.txt",
+		res + "SingleStream/TEST01/performance/run_1/mlperf_log_accuracy.json",
+		res + "SingleStream/TEST04/verify_performance.txt",
+		res + "SingleStream/TEST04/performance/run_1/mlperf_log_summary.txt",
 	} {
 		assert.FileExists(t, filepath.Join(dir, "sub", p))
 	}
+	assert.NoDirExists(t, filepath.Join(dir, "sub", res, "Offline", "TEST05"), "TEST05 is retired")
+	// The accuracy logs are truncated, their hashes in accuracy.txt and the
+	// originals in the backup tree.
+	acc := filepath.Join(dir, "sub", res, "Offline/accuracy/accuracy.txt")
+	text, err := os.ReadFile(acc)
+	require.NoError(t, err)
+	assert.Regexp(t, `(?m)^accuracy=[0-9.]+%, good=\d+, total=1000\n\nhash=[0-9a-f]{64}\n$`, string(text))
+	assert.FileExists(t, filepath.Join(dir, "sub.backup", res, "Offline/accuracy/mlperf_log_accuracy.json"))
+	sys, err := os.ReadFile(filepath.Join(dir, "sub", "closed/acme/systems/box.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(sys), `"accelerators_per_node": "0"`)
+
 	// Our checker catches a tampered tree.
-	acc := filepath.Join(dir, "sub", "open/acme/results/box/fashion-mnist/Offline/accuracy/accuracy.txt")
-	require.NoError(t, os.WriteFile(acc, []byte("accuracy=50.000%, good=500, total=1000\n"), 0o644))
+	require.NoError(t, os.WriteFile(acc, []byte("accuracy=50.000%, good=500, total=1000\n\nhash=00\n"), 0o644))
 	r = mlperfHost(t, dir, "submit", "--check-only", "--submission", "sub")
 	assert.Equal(t, exitcode.SubmissionInvalid, r.code)
-	assert.Contains(t, r.stdout, "accuracy 50% is below the target")
+	assert.Contains(t, r.stdout, "acc 50.000 is below the target")
 }
 
 // TestDemoNativePlugin runs the accuracy demo on the onnx plugin built

@@ -309,7 +309,7 @@ func TestCommands(t *testing.T) {
 		{name: "help", args: []string{"help"}, want: []string{"Commands:", "submit", "plugins"}},
 		{name: "version", args: []string{"version"}, want: []string{"plugin ABI v1."}},
 		{name: "config show", args: []string{"config", "show", "--set", "onnx.threads=4"},
-			want: []string{"options.onnx.threads", "flag --set onnx.threads=4", "settings.qsl_rng_seed", "built-in official seed"}},
+			want: []string{"options.onnx.threads", "flag --set onnx.threads=4", "settings.qsl_rng_seed", "built-in mlperf.conf v6.1 (*.*.qsl_rng_seed)"}},
 		{name: "plugins list", args: []string{"plugins", "list"}, want: []string{"NAME", "VERSION"},
 			match: `onnx\s+\d+\.\d+\.\d+\s+wasm\s+v1\s+\(embedded\)\s+ONNX models`},
 		{name: "dataset info builtin", args: []string{"dataset", "info", "builtin:fashion-mnist"},

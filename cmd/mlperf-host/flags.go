@@ -54,7 +54,8 @@ func (f setFlag) Set(v string) error {
 func (cf *configFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&cf.file, "config", "", "config `FILE` (TOML or YAML) over user.conf")
 	for _, f := range []struct{ name, key, help string }{
-		{"benchmark", config.KeyBenchmark, "benchmark `NAME` of the built-in table (default fashion-mnist, the bundled demo)"},
+		{"round", config.KeyRound, "MLPerf Inference `ROUND` whose rules apply: v5.1, v6.0 or v6.1 (default v6.1)"},
+		{"benchmark", config.KeyBenchmark, "benchmark `NAME` of the round's table (default fashion-mnist, the bundled demo)"},
 		{"scenario", config.KeyScenario, "`SCENARIO`: SingleStream, MultiStream, Server or Offline (default Offline)"},
 		{"mode", config.KeyMode, "`MODE`: performance, accuracy, submission or find-peak (default performance)"},
 		{"plugin", config.KeyPlugin, "plugin `NAME` or path (default onnx, embedded)"},

@@ -1,8 +1,8 @@
 package benchmarks
 
 import (
-	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -17,246 +17,220 @@ const (
 	MultiStream  Scenario = "MultiStream"
 	Server       Scenario = "Server"
 	Offline      Scenario = "Offline"
+	// Interactive is a results directory of its own for some LLM
+	// benchmarks: a Server run under tighter token latency bounds (the
+	// "-interactive" mlperf.conf model). mlperf-host does not run it yet.
+	Interactive Scenario = "Interactive"
 )
 
-// Scenarios lists every scenario in the order MLPerf documents them.
+// Scenarios lists the scenarios LoadGen runs, in the order MLPerf
+// documents them.
 func Scenarios() []Scenario { return []Scenario{SingleStream, MultiStream, Server, Offline} }
 
-// Category is a submission system category.
+// Category is a submission system category: the system description's
+// system_type.
 type Category string
 
 // The categories of the submission rules.
 const (
-	Edge       Category = "edge"
-	Datacenter Category = "datacenter"
+	Edge           Category = "edge"
+	Datacenter     Category = "datacenter"
+	DatacenterEdge Category = "datacenter,edge"
 )
+
+// Categories lists the categories in the checker's order.
+func Categories() []Category { return []Category{Edge, Datacenter, DatacenterEdge} }
 
 // Test is a compliance test (audit) of the submission rules.
 type Test string
 
-// The compliance tests mlperf-host runs.
+// The compliance tests of rounds 5.1 to 6.1. TEST05 (alternate seeds) is
+// retired since round 5.0 and no round here asks for it.
 const (
 	TEST01 Test = "TEST01" // accuracy verification: sampled responses in performance mode
 	TEST04 Test = "TEST04" // caching detection: one sample index repeated
-	TEST05 Test = "TEST05" // alternate random seeds
+	TEST06 Test = "TEST06" // LLM output consistency: first token, EOS, token count
+	TEST07 Test = "TEST07" // accuracy in performance mode over the whole data set (gpt-oss-120b)
+	TEST08 Test = "TEST08" // streaming data set accuracy (dlrm-v3)
+	TEST09 Test = "TEST09" // output token length in performance mode
 )
 
-// Metric names a quality metric.
+// Metric names a quality metric as the submission checker does (the keys
+// of its ACC_PATTERN table).
 type Metric string
 
-// The quality metrics of the table. Only Top1 has a checker in
-// mlperf-host (package accuracy); the others are listed so that the table
-// and the submission checker know the targets.
+// Metrics mlperf-host refers to by name. Only Top1 has a scorer in
+// mlperf-host (package accuracy); a round's tables name the others.
 const (
-	Top1  Metric = "acc"
-	MAP   Metric = "mAP"
-	F1    Metric = "F1"
-	AUC   Metric = "AUC"
-	DICE  Metric = "DICE"
-	ROUGE Metric = "ROUGE1"
-	WER   Metric = "WER"
-	FID   Metric = "FID_SCORE"
+	Top1 Metric = "acc"
+	MAP  Metric = "mAP"
+	F1   Metric = "F1"
+	AUC  Metric = "AUC"
+	DICE Metric = "DICE"
 )
 
-// Quality is a benchmark's quality target: Fraction of the reference
-// model's Reference score, both in the metric's own unit (percent for
-// acc, mAP, F1, AUC, ROUGE).
+// Quality is one quality target: Fraction of the reference model's
+// Reference score, both in the metric's own unit (percent for acc, mAP,
+// F1, AUC). Target is their product, as the checker computes it.
 type Quality struct {
-	Metric    Metric
-	Reference float64
-	Fraction  float64
+	Metric    Metric  `json:"metric"`
+	Reference float64 `json:"reference"`
+	Fraction  float64 `json:"fraction"`
 }
 
 // Target returns the score a run must reach: Reference × Fraction.
 func (q Quality) Target() float64 { return q.Reference * q.Fraction }
 
-// String reads "acc ≥ 75.6954 (99% of 76.46)".
+// String reads "acc >= 75.6954 (99% of 76.46)".
 func (q Quality) String() string {
 	return fmt.Sprintf("%s >= %.4f (%g%% of %g)", q.Metric, q.Target(), q.Fraction*100, q.Reference)
 }
 
-// Benchmark is one row of the table.
+// Limit is an upper bound on a metric (a generation length, say).
+type Limit struct {
+	Metric Metric  `json:"metric"`
+	Limit  float64 `json:"limit"`
+}
+
+// Setting is one LoadGen setting of an official conf file (mlperf.conf or
+// an audit.config) as it applies to one model and scenario: Pattern is the
+// winning line's key ("resnet50.Server.target_latency").
+type Setting struct {
+	Key, Value, Pattern string
+}
+
+// TokenLimits are the token latency bounds of an LLM benchmark's Server
+// or Interactive run.
+type TokenLimits struct {
+	TTFT time.Duration
+	TPOT time.Duration
+}
+
+// Benchmark is one row of a round's table.
 type Benchmark struct {
-	// Name is the model key of mlperf.conf, e.g. "resnet50".
+	// Name is the LoadGen model name of mlperf.conf and user.conf, e.g.
+	// "resnet50"; empty for benchmarks mlperf.conf does not list.
 	Name string
-	// SubmissionName is the benchmark's directory name in a submission
-	// tree, e.g. "resnet".
+	// SubmissionName is the benchmark's name in the checker and its
+	// directory in a submission tree, e.g. "resnet" or "bert-99.9".
 	SubmissionName string
-	Task           string
-	Model          string
-	Dataset        string
-	// DatasetSize is the number of samples of the whole data set, run in
-	// accuracy mode.
+	// Round is the round the row belongs to ("v6.1").
+	Round string
+	// Task, Model and Dataset describe the benchmark for people.
+	Task, Model, Dataset string
+	// DatasetSize is the number of samples of the whole data set.
 	DatasetSize int
-	// PerformanceSampleCount is how many samples fit in memory for
-	// performance mode (performance_sample_count_override).
+	// AccuracySampleCount is how many samples an accuracy run covers per
+	// scenario ("" for every scenario); DatasetSize where absent.
+	AccuracySampleCount map[Scenario]int
+	// PerformanceSampleCount is how many samples a performance run must
+	// load (the checker's minimum).
 	PerformanceSampleCount int
-	Quality                Quality
-	// ServerLatency is the Server scenario's latency bound; 0 when the
-	// benchmark has no Server scenario bound.
-	ServerLatency time.Duration
-	// Required lists the scenarios a submission must have per category.
+	// Quality is the first quality target; Targets all of them, which
+	// TargetsFor narrows per scenario.
+	Quality  Quality
+	Targets  []Quality
+	byScen   map[Scenario][]Quality
+	Upper    []Limit
+	DeltaPct map[Metric]float64
+	// LatencyConstraint is the largest target_latency a run of the
+	// scenario may use, per scenario.
+	LatencyConstraint map[Scenario]time.Duration
+	// TokenLatency is the TTFT/TPOT bound of an LLM's Server and
+	// Interactive runs.
+	TokenLatency map[Scenario]TokenLimits
+	// Required and Optional list the scenarios per category. A category
+	// absent from Required is one the benchmark is not part of.
 	Required map[Category][]Scenario
-	// Compliance lists the audits a submission must include.
-	Compliance []Test
+	Optional map[Category][]Scenario
+	// MinQueries is the checker's minimum query count per scenario
+	// (checked where early stopping does not apply: Offline).
+	MinQueries map[Scenario]int
+	// OfflineMinSamplesPerQuery is the closed division's minimum Offline
+	// query size.
+	OfflineMinSamplesPerQuery int
+	// LLM marks a benchmark whose runs must log token latencies.
+	LLM bool
+	// ResultFields replaces the round's metric key for some scenarios
+	// (tokens per second for LLMs).
+	ResultFields map[Scenario]string
+	// AccuracyExtraFiles are the directories of the accuracy directory
+	// and the file names (without extension) they must hold (the images
+	// of a text-to-image benchmark).
+	AccuracyExtraFiles map[string][]string
+	// Audits lists the compliance tests a closed submission must include.
+	Audits []Test
+	// Settings are the official mlperf.conf's settings for each scenario.
+	Settings map[Scenario][]Setting
+	// AuditConfigs are the lines (pattern = value) of the official
+	// audit.config of each test (a test absent: the round publishes none
+	// for the model); AuditSettings what LoadGen takes from them in each
+	// scenario. LoadGen applies an audit.config for model "*", so a line
+	// naming a model never applies.
+	AuditConfigs  map[Test]map[string]string
+	AuditSettings map[Test]map[Scenario][]Setting
 	// Demo marks mlperf-host's own bundled benchmark, not an MLPerf one.
 	Demo bool
-	// Minimums overrides the MLPerf run minimums per scenario; nil for
-	// the MLPerf benchmarks, which all use [OfficialMinimums].
-	Minimums map[Scenario]Minimum
-	// Tolerance is how much worse a compliance run's result may be than
-	// the performance run's (TEST01, TEST05) or better (TEST04), as a
-	// fraction; 0 means the official 0.10.
-	Tolerance float64
+	// MinDuration replaces the round's minimum run duration; 0 for the
+	// MLPerf benchmarks. Only the demo sets it.
+	MinDuration time.Duration
 }
 
-// ComplianceTolerance returns b's Tolerance, or the official 0.10.
-func (b Benchmark) ComplianceTolerance() float64 {
-	if b.Tolerance > 0 {
-		return b.Tolerance
-	}
-	return 0.10
+// Requires reports the scenarios category requires, in table order, and
+// whether the benchmark belongs to the category at all.
+func (b Benchmark) Requires(c Category) ([]Scenario, bool) {
+	s, ok := b.Required[c]
+	return slices.Clone(s), ok
 }
 
-// Minimum is what a valid performance run must reach in a scenario:
-// both the duration and the query count (samples for Offline).
-type Minimum struct {
-	Duration time.Duration
-	Queries  int
+// Allows reports whether sc may be submitted in category c: required or
+// optional.
+func (b Benchmark) Allows(c Category, sc Scenario) bool {
+	return slices.Contains(b.Required[c], sc) || slices.Contains(b.Optional[c], sc)
 }
 
-// OfficialMinimums returns the MLPerf Inference minimums for a scenario
-// (the official mlperf.conf and submission checker); datasetSize caps
-// Offline's sample count.
-func OfficialMinimums(sc Scenario, datasetSize int) Minimum {
-	switch sc {
-	case SingleStream:
-		return Minimum{10 * time.Minute, 1024}
-	case MultiStream, Server:
-		return Minimum{10 * time.Minute, 270336}
+// TargetsFor returns the quality targets of scenario sc.
+func (b Benchmark) TargetsFor(sc Scenario) []Quality {
+	if t, ok := b.byScen[sc]; ok {
+		return slices.Clone(t)
 	}
-	return Minimum{10 * time.Minute, min(24576, datasetSize)}
+	return slices.Clone(b.Targets)
 }
 
-// Minimum returns the run minimums of scenario sc for b.
-func (b Benchmark) Minimum(sc Scenario) Minimum {
-	if m, ok := b.Minimums[sc]; ok {
-		return m
+// AccuracySamples returns how many samples an accuracy run of sc covers.
+func (b Benchmark) AccuracySamples(sc Scenario) int {
+	if n, ok := b.AccuracySampleCount[sc]; ok {
+		return n
 	}
-	return OfficialMinimums(sc, b.DatasetSize)
+	if n, ok := b.AccuracySampleCount[""]; ok {
+		return n
+	}
+	return b.DatasetSize
 }
 
-// Requires reports the scenarios category requires, in table order.
-func (b Benchmark) Requires(c Category) []Scenario { return slices.Clone(b.Required[c]) }
-
-// ErrUnknown is wrapped by Lookup's error for a name not in the table.
-var ErrUnknown = errors.New("unknown benchmark")
-
-// Lookup returns the benchmark named name (its mlperf.conf key or its
-// submission name).
-func Lookup(name string) (Benchmark, error) {
-	for _, b := range All() {
-		if b.Name == name || b.SubmissionName == name {
-			return b, nil
-		}
+// ResultField returns the detail log key of scenario sc's metric under
+// round r's rules.
+func (b Benchmark) ResultField(r *Round, sc Scenario) string {
+	if f, ok := b.ResultFields[sc]; ok {
+		return f
 	}
-	return Benchmark{}, fmt.Errorf("%w %q: want one of %s", ErrUnknown, name, strings.Join(Names(), ", "))
+	return r.ResultFields[sc]
 }
 
-// Names lists the benchmarks' mlperf.conf keys in table order.
-func Names() []string {
-	all := All()
-	names := make([]string, len(all))
-	for i, b := range all {
-		names[i] = b.Name
-	}
-	return names
-}
+// Audited reports whether b's closed submissions include test t.
+func (b Benchmark) Audited(t Test) bool { return slices.Contains(b.Audits, t) }
 
-// DemoName is the bundled demo benchmark's name.
-const DemoName = "fashion-mnist"
-
-var (
-	vision = map[Category][]Scenario{
-		Edge:       {SingleStream, MultiStream, Offline},
-		Datacenter: {Server, Offline},
+// AuditConfigText returns the audit.config of test t as a file, one
+// "pattern = value" line per setting, sorted; false when the round
+// publishes none for b.
+func (b Benchmark) AuditConfigText(t Test) (string, bool) {
+	lines, ok := b.AuditConfigs[t]
+	if !ok {
+		return "", false
 	}
-	edgeSSOffline = func(dc ...Scenario) map[Category][]Scenario {
-		return map[Category][]Scenario{Edge: {SingleStream, Offline}, Datacenter: dc}
+	var sb strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(lines)) {
+		sb.WriteString(k + " = " + lines[k] + "\n")
 	}
-)
-
-// All returns the table: the MLPerf Inference benchmarks mlperf-host knows
-// (figures from the official mlperf.conf and submission checker), then the
-// demo benchmark.
-func All() []Benchmark {
-	return []Benchmark{
-		{
-			Name: "resnet50", SubmissionName: "resnet", Task: "image classification", Model: "ResNet50-v1.5",
-			Dataset: "ImageNet 2012 validation (224x224)", DatasetSize: 50000, PerformanceSampleCount: 1024,
-			Quality: Quality{Top1, 76.46, 0.99}, ServerLatency: 15 * time.Millisecond,
-			Required: vision, Compliance: []Test{TEST01, TEST04, TEST05},
-		},
-		{
-			Name: "retinanet", SubmissionName: "retinanet", Task: "object detection", Model: "RetinaNet",
-			Dataset: "OpenImages (800x800)", DatasetSize: 24781, PerformanceSampleCount: 64,
-			Quality: Quality{MAP, 37.55, 0.99}, ServerLatency: 100 * time.Millisecond,
-			Required: vision, Compliance: []Test{TEST01, TEST05},
-		},
-		{
-			Name: "bert", SubmissionName: "bert-99", Task: "language processing", Model: "BERT-large",
-			Dataset: "SQuAD v1.1 (seq 384)", DatasetSize: 10833, PerformanceSampleCount: 10833,
-			Quality: Quality{F1, 90.874, 0.99}, ServerLatency: 130 * time.Millisecond,
-			Required: edgeSSOffline(Server, Offline), Compliance: []Test{TEST01, TEST05},
-		},
-		{
-			Name: "3d-unet", SubmissionName: "3d-unet-99", Task: "medical image segmentation", Model: "3D-UNet",
-			Dataset: "KiTS 2019", DatasetSize: 43, PerformanceSampleCount: 43,
-			Quality:  Quality{DICE, 0.86170, 0.99},
-			Required: edgeSSOffline(Offline), Compliance: []Test{TEST01, TEST05},
-		},
-		{
-			Name: "rnnt", SubmissionName: "rnnt", Task: "speech to text", Model: "RNN-T",
-			Dataset: "LibriSpeech dev-clean", DatasetSize: 2513, PerformanceSampleCount: 2513,
-			Quality: Quality{WER, 7.452, 0.99}, ServerLatency: time.Second,
-			Required: edgeSSOffline(Server, Offline), Compliance: []Test{TEST01, TEST05},
-		},
-		{
-			Name: "gptj", SubmissionName: "gptj-99", Task: "summarization", Model: "GPT-J 6B",
-			Dataset: "CNN-DailyMail", DatasetSize: 13368, PerformanceSampleCount: 13368,
-			Quality: Quality{ROUGE, 42.9865, 0.99}, ServerLatency: 20 * time.Second,
-			Required: edgeSSOffline(Server, Offline), Compliance: []Test{TEST05},
-		},
-		{
-			Name: "dlrm-v2", SubmissionName: "dlrm-v2-99", Task: "recommendation", Model: "DLRM-DCNv2",
-			Dataset: "Criteo multi-hot", DatasetSize: 330067, PerformanceSampleCount: 204800,
-			Quality: Quality{AUC, 80.31, 0.99}, ServerLatency: 60 * time.Millisecond,
-			Required: map[Category][]Scenario{Datacenter: {Server, Offline}}, Compliance: []Test{TEST01, TEST05},
-		},
-		{
-			Name: "stable-diffusion-xl", SubmissionName: "stable-diffusion-xl", Task: "text to image", Model: "SDXL 1.0",
-			Dataset: "COCO-2014", DatasetSize: 5000, PerformanceSampleCount: 5000,
-			Quality: Quality{FID, 23.01085758, 1}, ServerLatency: 20 * time.Second,
-			Required: edgeSSOffline(Server, Offline), Compliance: []Test{TEST01, TEST04, TEST05},
-		},
-		{
-			Name: DemoName, SubmissionName: DemoName, Task: "image classification (demo)",
-			Model: "Fashion-MNIST CNN (plugins/onnx/fashionmnist)", Dataset: "Fashion-MNIST test, first 1000 images",
-			DatasetSize: 1000, PerformanceSampleCount: 1000,
-			// The reference is PyTorch FP32's top-1 on the bundled subset.
-			Quality: Quality{Top1, 88.70, 0.99}, ServerLatency: 15 * time.Millisecond,
-			Required: vision, Compliance: []Test{TEST01, TEST04, TEST05}, Demo: true,
-			// The demo's own rules: runs of seconds, not of ten minutes, so
-			// that a whole submission runs in minutes on a laptop. The
-			// query counts are what early stopping needs to accept a run
-			// with no query over the bound at the scenario's percentile.
-			Minimums: map[Scenario]Minimum{
-				SingleStream: {time.Second, 256}, MultiStream: {time.Second, 662},
-				Server: {time.Second, 1024}, Offline: {time.Second, 1000},
-			},
-			// Second-long runs on a shared machine vary more than ten-minute
-			// ones: the demo's compliance runs may differ by half.
-			Tolerance: 0.5,
-		},
-	}
+	return sb.String(), true
 }

@@ -1,68 +1,220 @@
 package benchmarks
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
+func TestRoundsLoad(t *testing.T) {
+	t.Parallel()
+	// The official seeds of each round (the checker's MODEL_CONFIG and the
+	// round's mlperf.conf agree on them).
+	seeds := map[string]Seeds{
+		"v5.1": {"1780908523862526354", "14771362308971278857", "18209322760996052031"},
+		"v6.0": {"2465351861681999779", "14276810075590677512", "3936089224930324775"},
+		"v6.1": {"2085463073848966840", "2747215439041700203", "16159082839903944936"},
+	}
+	for _, name := range RoundNames() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r, err := LookupRound(name)
+			require.NoError(t, err)
+			assert.Equal(t, name, r.Name)
+			assert.Equal(t, seeds[name], r.Seeds)
+			assert.Equal(t, 10*time.Minute, r.MinDuration)
+			assert.Equal(t, int64(10240), r.MaxAccuracyLogSize)
+			assert.Len(t, r.SystemFields, 35)
+			seen := map[string]bool{}
+			for _, b := range r.All() {
+				assert.False(t, seen[b.SubmissionName], "duplicate %s", b.SubmissionName)
+				seen[b.SubmissionName] = true
+				assert.Equal(t, name, b.Round)
+				assert.Positive(t, b.DatasetSize, b.SubmissionName)
+				assert.Positive(t, b.PerformanceSampleCount, b.SubmissionName)
+				assert.Positive(t, b.Quality.Target(), b.SubmissionName)
+				assert.NotEmpty(t, b.Required, b.SubmissionName)
+				for _, a := range b.Audits {
+					assert.NotEqual(t, Test("TEST05"), a, "TEST05 is retired")
+				}
+				for _, sc := range Scenarios() {
+					if b.Name != "" {
+						assert.NotEmpty(t, b.Settings[sc], "%s %s has mlperf.conf settings", b.SubmissionName, sc)
+					}
+				}
+			}
+			assert.True(t, seen[DemoName])
+		})
+	}
+	_, err := LookupRound("v4.1")
+	require.ErrorIs(t, err, ErrUnknownRound)
+	assert.Contains(t, err.Error(), "v5.1, v6.0, v6.1")
+}
+
 func TestLookup(t *testing.T) {
 	t.Parallel()
+	r := MustRound("v6.1")
 	tests := []struct {
-		name, query, want string
-		err               bool
+		name, query, want, err string
 	}{
-		{name: "conf key", query: "resnet50", want: "resnet50"},
-		{name: "submission name", query: "resnet", want: "resnet50"},
+		{name: "conf key", query: "resnet50", want: "resnet"},
+		{name: "submission name", query: "resnet", want: "resnet"},
+		{name: "accuracy level", query: "bert-99.9", want: "bert-99.9"},
 		{name: "demo", query: DemoName, want: DemoName},
-		{name: "unknown", query: "resnet51", err: true},
+		// bert names bert-99 and bert-99.9: the user must pick.
+		{name: "ambiguous conf key", query: "bert", err: "it names bert-99 and bert-99.9"},
+		// retinanet left the suite in v6.1.
+		{name: "not in round", query: "retinanet", err: `"retinanet" in round v6.1: want one of resnet, bert-99`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b, err := Lookup(tt.query)
-			if tt.err {
+			b, err := r.Lookup(tt.query)
+			if tt.err != "" {
 				require.ErrorIs(t, err, ErrUnknown)
-				assert.Contains(t, err.Error(), "resnet50, retinanet")
+				assert.Contains(t, err.Error(), tt.err)
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, b.Name)
+			assert.Equal(t, tt.want, b.SubmissionName)
 		})
 	}
+	_, err := MustRound("v6.0").Lookup("retinanet")
+	assert.NoError(t, err, "retinanet is a v6.0 benchmark")
 }
 
-func TestTableIsConsistent(t *testing.T) {
-	t.Parallel()
-	seen := map[string]bool{}
-	for _, b := range All() {
-		assert.False(t, seen[b.Name], "duplicate %s", b.Name)
-		seen[b.Name] = true
-		assert.Positive(t, b.DatasetSize, b.Name)
-		assert.Positive(t, b.PerformanceSampleCount, b.Name)
-		assert.LessOrEqual(t, b.PerformanceSampleCount, b.DatasetSize, b.Name)
-		assert.Positive(t, b.Quality.Target(), b.Name)
-		assert.NotEmpty(t, b.Required, b.Name)
-		for _, sc := range b.Required {
-			for _, s := range sc {
-				assert.Contains(t, Scenarios(), s, b.Name)
-				if s == Server {
-					assert.Positive(t, b.ServerLatency, "%s requires Server without a latency bound", b.Name)
-				}
-			}
-		}
-	}
+func setting(t *testing.T, s []Setting, key string) Setting {
+	t.Helper()
+	i := slices.IndexFunc(s, func(x Setting) bool { return x.Key == key })
+	require.GreaterOrEqual(t, i, 0, "no %s in %v", key, s)
+	return s[i]
 }
 
 func TestResNet50(t *testing.T) {
 	t.Parallel()
-	b, err := Lookup("resnet50")
+	b, err := MustRound("v6.1").Lookup("resnet50")
 	require.NoError(t, err)
-	// The official submission checker's figures.
-	assert.InDelta(t, 75.6954, b.Quality.Target(), 1e-9)
+	// The checker computes the target as 76.46 * 0.99 in float64.
+	ref, frac := 76.46, 0.99
+	assert.Equal(t, ref*frac, b.Quality.Target()) //nolint:testifylint // bit-exact on purpose
+	assert.Equal(t, "acc >= 75.6954 (99% of 76.46)", b.Quality.String())
 	assert.Equal(t, 1024, b.PerformanceSampleCount)
 	assert.Equal(t, 50000, b.DatasetSize)
-	assert.Equal(t, []Scenario{SingleStream, MultiStream, Offline}, b.Requires(Edge))
-	assert.Equal(t, "acc >= 75.6954 (99% of 76.46)", b.Quality.String())
+	assert.Equal(t, 24576, b.OfflineMinSamplesPerQuery)
+	sc, ok := b.Requires(Edge)
+	assert.True(t, ok)
+	assert.Equal(t, []Scenario{SingleStream, MultiStream, Offline}, sc)
+	_, ok = b.Requires(Datacenter)
+	assert.False(t, ok, "resnet is edge-only in v6.1")
+	assert.Equal(t, []Test{TEST01, TEST04}, b.Audits)
+	assert.Equal(t, 15*time.Millisecond, b.LatencyConstraint[Server])
+	assert.Equal(t, Setting{"target_latency", "15", "resnet50.Server.target_latency"}, setting(t, b.Settings[Server], "target_latency"))
+	assert.Equal(t, Setting{"min_duration", "600000", "*.SingleStream.min_duration"}, setting(t, b.Settings[SingleStream], "min_duration"))
+	assert.Equal(t, Setting{"performance_sample_count_override", "1024", "resnet50.*.performance_sample_count_override"},
+		setting(t, b.Settings[Offline], "performance_sample_count_override"))
+	assert.Equal(t, "2085463073848966840", setting(t, b.Settings[Offline], "qsl_rng_seed").Value)
+	assert.Equal(t, "4096", setting(t, b.AuditSettings[TEST01][Offline], "accuracy_log_sampling_target").Value)
+	assert.Equal(t, "1", setting(t, b.AuditSettings[TEST04][Server], "performance_issue_same").Value)
+}
+
+func TestAuditValuesPerModel(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		round, bench string
+		test         Test
+		key, want    string
+	}{
+		{"v6.0", "retinanet", TEST01, "accuracy_log_sampling_target", "256"},
+		{"v6.1", "3d-unet-99", TEST01, "accuracy_log_sampling_target", "64"},
+		{"v6.1", "bert-99", TEST01, "accuracy_log_sampling_target", "4096"},
+		{"v6.1", "llama2-70b-99.9", TEST06, "min_query_count", "100"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.round+" "+tt.bench, func(t *testing.T) {
+			t.Parallel()
+			b, err := MustRound(tt.round).Lookup(tt.bench)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, setting(t, b.AuditSettings[tt.test][Offline], tt.key).Value)
+		})
+	}
+}
+
+// TestAuditForEveryModel: LoadGen applies an audit.config for model "*",
+// so TEST04's line for stable-diffusion-xl is in the file but never
+// applies (as with the official LoadGen).
+func TestAuditForEveryModel(t *testing.T) {
+	t.Parallel()
+	b, err := MustRound("v6.1").Lookup("stable-diffusion-xl")
+	require.NoError(t, err)
+	text, ok := b.AuditConfigText(TEST04)
+	require.True(t, ok)
+	assert.Contains(t, text, "stable-diffusion-xl.Offline.min_query_count = 500\n")
+	assert.Contains(t, text, "*.Offline.performance_issue_same_index = 3\n")
+	for _, s := range b.AuditSettings[TEST04][Offline] {
+		assert.NotEqual(t, "min_query_count", s.Key)
+	}
+	_, ok = b.AuditConfigText(TEST01)
+	assert.True(t, ok)
+	_, ok = b.AuditConfigText(TEST06)
+	assert.False(t, ok)
+}
+
+func TestSuitesPerRound(t *testing.T) {
+	t.Parallel()
+	v51, v61 := MustRound("v5.1"), MustRound("v6.1")
+	for _, gone := range []string{"rnnt", "gptj-99"} {
+		_, err := v61.Lookup(gone)
+		assert.ErrorIs(t, err, ErrUnknown, gone)
+	}
+	dlrm, err := v51.Lookup("dlrm-v2-99")
+	require.NoError(t, err)
+	sc, ok := dlrm.Requires(Datacenter)
+	assert.True(t, ok)
+	assert.Equal(t, []Scenario{Server, Offline}, sc)
+	llama, err := v61.Lookup("llama2-70b-99.9")
+	require.NoError(t, err)
+	assert.True(t, llama.LLM)
+	assert.True(t, llama.Allows(Datacenter, Interactive))
+	assert.Equal(t, TokenLimits{TTFT: 2 * time.Second, TPOT: 200 * time.Millisecond}, llama.TokenLatency[Server])
+	qwen, err := v61.Lookup("qwen3-vl-235b-a22b")
+	require.NoError(t, err)
+	assert.Equal(t, 8000, qwen.AccuracySamples(Interactive))
+	assert.Equal(t, 48289, qwen.AccuracySamples(Offline))
+	assert.InDelta(t, 0.7878*0.99, qwen.TargetsFor(Interactive)[0].Target(), 1e-12)
+	gpt, err := v61.Lookup("gpt-oss-120b")
+	require.NoError(t, err)
+	assert.Equal(t, 4395, gpt.AccuracySamples(Offline))
+}
+
+func TestDemo(t *testing.T) {
+	t.Parallel()
+	for _, name := range RoundNames() {
+		r := MustRound(name)
+		b, err := r.Lookup(DemoName)
+		require.NoError(t, err)
+		assert.True(t, b.Demo)
+		assert.Equal(t, time.Second, r.MinDurationOf(b))
+		assert.Equal(t, "1000", setting(t, b.Settings[SingleStream], "min_duration").Value)
+		assert.Equal(t, "90", setting(t, b.Settings[SingleStream], "target_latency_percentile").Value, "the round's rule for every model")
+		assert.Equal(t, r.Seeds.Schedule, setting(t, b.Settings[Server], "schedule_rng_seed").Value)
+		dc, ok := b.Requires(Datacenter)
+		assert.True(t, ok)
+		assert.Equal(t, []Scenario{Server, Offline}, dc)
+		assert.NotEmpty(t, b.AuditSettings[TEST01])
+	}
+}
+
+func TestResultFieldsAndExtraFiles(t *testing.T) {
+	t.Parallel()
+	r := MustRound("v6.1")
+	llama, err := r.Lookup("llama2-70b-99.9")
+	require.NoError(t, err)
+	assert.Equal(t, "result_tokens_per_second", llama.ResultField(r, Offline))
+	assert.Equal(t, "early_stopping_latency_ss", llama.ResultField(r, SingleStream))
+	wan, err := r.Lookup("wan-2.2-t2v-a14b")
+	require.NoError(t, err)
+	assert.Contains(t, wan.AccuracyExtraFiles["videos"], "130")
 }

@@ -2,8 +2,7 @@ package config
 
 import (
 	"fmt"
-	"strconv"
-	"time"
+	"strings"
 
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
@@ -44,22 +43,11 @@ func confLayer(lay Layer, path, model, scenario string, read ConfReader) (*layer
 	return l, nil
 }
 
-// The official mlperf.conf seeds (loadgen/mlperf.conf), part of the rules
-// the submission checker verifies.
-const (
-	officialQSLSeed         = "1780908523862526354"
-	officialSampleIndexSeed = "14771362308971278857"
-	officialScheduleSeed    = "18209322760996052031"
-	officialTest05QSLSeed   = "7975553102935885558"
-	officialTest05IndexSeed = "11403566307062068064"
-	officialTest05SchedSeed = "15816800565822761601"
-)
-
-func ms(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
-
 // builtinLayer is the lowest layer: every key's default and the settings
-// the rules fix for this benchmark and scenario (as mlperf.conf would).
-func builtinLayer(b benchmarks.Benchmark, sc benchmarks.Scenario) (*layer, error) {
+// the round's official mlperf.conf gives this benchmark and scenario (for
+// the demo, its own rules over the lines for every model), each with the
+// line it comes from.
+func builtinLayer(r *benchmarks.Round, b benchmarks.Benchmark, sc benchmarks.Scenario) (*layer, error) {
 	l := newLayer()
 	for _, k := range keySpecs() {
 		if k.def == "" {
@@ -69,33 +57,17 @@ func builtinLayer(b benchmarks.Benchmark, sc benchmarks.Scenario) (*layer, error
 			return nil, err
 		}
 	}
-	table := "table (" + b.Name + ")"
-	rules := "rules (" + string(sc) + ")"
-	type kv struct{ key, value, where string }
-	vals := []kv{
-		{"performance_sample_count_override", strconv.Itoa(b.PerformanceSampleCount), table},
-		{"qsl_rng_seed", officialQSLSeed, "official seed"},
-		{"sample_index_rng_seed", officialSampleIndexSeed, "official seed"},
-		{"schedule_rng_seed", officialScheduleSeed, "official seed"},
-		{"test05_qsl_rng_seed", officialTest05QSLSeed, "official seed"},
-		{"test05_sample_index_rng_seed", officialTest05IndexSeed, "official seed"},
-		{"test05_schedule_rng_seed", officialTest05SchedSeed, "official seed"},
-		{"min_duration", ms(b.Minimum(sc).Duration), rules},
-		{"min_query_count", strconv.Itoa(b.Minimum(sc).Queries), rules},
-	}
-	switch sc {
-	case benchmarks.SingleStream:
-		vals = append(vals, kv{"target_latency_percentile", "90", rules})
-	case benchmarks.MultiStream:
-		vals = append(vals, kv{"target_latency_percentile", "99", rules}, kv{"samples_per_query", "8", rules})
-	case benchmarks.Server:
-		vals = append(vals, kv{"target_latency_percentile", "99", rules})
-		if b.ServerLatency > 0 {
-			vals = append(vals, kv{"target_latency", ms(b.ServerLatency), table})
+	for _, s := range b.Settings[sc] {
+		if _, known := settingKinds[s.Key]; !known {
+			// An official setting this LoadGen does not take yet
+			// (TestOfficialSettingsKnown lists them).
+			continue
 		}
-	}
-	for _, v := range vals {
-		if err := l.set(PrefixSettings+v.key, v.value, Source{LayerBuiltin, v.where}); err != nil {
+		where := "mlperf.conf " + r.Name + " (" + s.Pattern + ")"
+		if b.Demo && strings.HasPrefix(s.Pattern, b.Name+".") {
+			where = "demo rules (" + s.Pattern + ")"
+		}
+		if err := l.set(PrefixSettings+s.Key, s.Value, Source{LayerBuiltin, where}); err != nil {
 			return nil, err
 		}
 	}

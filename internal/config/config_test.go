@@ -90,8 +90,10 @@ batch = 8
 		{"settings.target_latency", "15", LayerMLPerfConf, mlperf + ":2 (resnet50.Server.target_latency)"},
 		{"settings.min_duration", "60000", LayerUserConf, user + ":2 (*.*.min_duration)"},
 		{"settings.target_qps", "250", LayerFile, file},
-		{"settings.performance_sample_count_override", "1024", LayerBuiltin, "table (resnet50)"},
-		{"settings.min_query_count", "270336", LayerBuiltin, "rules (Server)"},
+		{"settings.performance_sample_count_override", "1024", LayerBuiltin, "mlperf.conf v6.1 (resnet50.*.performance_sample_count_override)"},
+		{"settings.target_latency_percentile", "99", LayerBuiltin, "mlperf.conf v6.1 (*.Server.target_latency_percentile)"},
+		{"settings.schedule_rng_seed", "16159082839903944936", LayerBuiltin, "mlperf.conf v6.1 (*.*.schedule_rng_seed)"},
+		{"round", "v6.1", LayerBuiltin, "default"},
 		{"options.onnx.threads", "3", LayerEnv, "MLPERF_HOST_OPTIONS__ONNX__THREADS"},
 		{"options.onnx.batch", "16", LayerFlag, "--set onnx.batch=16"},
 	}
@@ -118,6 +120,7 @@ func TestYAMLAndDefaults(t *testing.T) {
 	assert.Equal(t, "onnx", c.Plugin)
 	v, _ := c.Lookup("settings.min_query_count")
 	assert.Equal(t, "256", v.Value, "the demo's own minimum")
+	assert.Equal(t, Source{LayerBuiltin, "demo rules (fashion-mnist.SingleStream.min_query_count)"}, v.Source)
 	assert.Equal(t, "fashion-mnist SingleStream performance", c.String())
 }
 
@@ -130,10 +133,16 @@ func TestErrors(t *testing.T) {
 	}{
 		{name: "bad scenario from env", want: []string{`scenario = "Sever" (environment MLPERF_HOST_SCENARIO)`, "want one of SingleStream, MultiStream, Server, Offline"},
 			in: func(*testing.T) Inputs { return Inputs{Environ: []string{"MLPERF_HOST_SCENARIO=Sever"}} }},
-		{name: "unknown benchmark from flag", want: []string{`benchmark = "resnet" (flag --benchmark)`, "want one of resnet50,"},
+		{name: "unknown benchmark from flag", want: []string{`benchmark = "resnet51" (flag --benchmark)`, "want one of 3d-unet,"},
 			in: func(*testing.T) Inputs {
-				return Inputs{Flags: []FlagValue{{Key: "benchmark", Value: "resnet", Flag: "--benchmark"}}}
+				return Inputs{Flags: []FlagValue{{Key: "benchmark", Value: "resnet51", Flag: "--benchmark"}}}
 			}},
+		{name: "benchmark of another round", want: []string{`benchmark = "retinanet" (flag --benchmark)`, `unknown benchmark "retinanet" in round v6.1`},
+			in: func(*testing.T) Inputs {
+				return Inputs{Flags: []FlagValue{{Key: "benchmark", Value: "retinanet", Flag: "--benchmark"}}}
+			}},
+		{name: "unknown round", want: []string{`round = "v4.1" (environment MLPERF_HOST_ROUND)`, "want one of v5.1, v6.0, v6.1"},
+			in: func(*testing.T) Inputs { return Inputs{Environ: []string{"MLPERF_HOST_ROUND=v4.1"}} }},
 		{name: "bad setting in user.conf", want: []string{`settings.target_qps = "fast" (user.conf `, ":1 (*.Offline.target_qps)): want a number"},
 			in: func(t *testing.T) Inputs {
 				u := write(t, "user.conf", "*.Offline.target_qps = fast\n")
@@ -143,7 +152,7 @@ func TestErrors(t *testing.T) {
 			in: func(*testing.T) Inputs {
 				return Inputs{Flags: []FlagValue{{Key: "settings.target_qsp", Value: "5", Flag: "--set settings.target_qsp=5"}}}
 			}},
-		{name: "unknown key in file", want: []string{`scenaro = "Server" (config file `, "unknown key: want a key among benchmark, scenario"},
+		{name: "unknown key in file", want: []string{`scenaro = "Server" (config file `, "unknown key: want a key among round, benchmark, scenario"},
 			in: func(t *testing.T) Inputs { return Inputs{ConfigFile: write(t, "c.toml", `scenaro = "Server"`)} }},
 		{name: "two errors at once", want: []string{"host.instances", "host.guard"},
 			in: func(t *testing.T) Inputs {
@@ -170,6 +179,71 @@ func TestErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestRounds(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		round, seed string
+		retinanet   bool
+	}{
+		{"v5.1", "18209322760996052031", true},
+		{"v6.0", "3936089224930324775", true},
+		{"v6.1", "16159082839903944936", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.round, func(t *testing.T) {
+			t.Parallel()
+			c, err := Load(Inputs{Flags: []FlagValue{{Key: KeyRound, Value: tt.round, Flag: "--round"}}})
+			require.NoError(t, err)
+			assert.Equal(t, tt.round, c.Round.Name)
+			v, _ := c.Lookup("settings.schedule_rng_seed")
+			assert.Equal(t, tt.seed, v.Value)
+			_, err = Load(Inputs{Flags: []FlagValue{{Key: KeyRound, Value: tt.round, Flag: "--round"}, {Key: KeyBenchmark, Value: "retinanet", Flag: "--benchmark"}}})
+			assert.Equal(t, tt.retinanet, err == nil, "%v", err)
+		})
+	}
+}
+
+// TestOfficialSettingsKnown lists the settings the official mlperf.conf
+// files set that config does not take: builtinLayer skips them.
+func TestOfficialSettingsKnown(t *testing.T) {
+	t.Parallel()
+	unknown := map[string]bool{}
+	for _, r := range benchmarks.RoundNames() {
+		for _, b := range benchmarks.MustRound(r).All() {
+			for _, ss := range b.Settings {
+				for _, s := range ss {
+					if _, ok := settingKinds[s.Key]; !ok {
+						unknown[s.Key] = true
+					}
+				}
+			}
+		}
+	}
+	assert.Equal(t, map[string]bool{"accuracy_sample_count_override": true}, unknown)
+}
+
+func TestSystemDesc(t *testing.T) {
+	t.Parallel()
+	file := write(t, "c.toml", "[system_desc]\ncooling = \"air\"\nhost_networking = \"1x 10GbE\"\n")
+	c, err := Load(Inputs{ConfigFile: file, Flags: []FlagValue{{Key: "system_desc.cooling", Value: "liquid", Flag: "--set system_desc.cooling=liquid"}}})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"cooling": "liquid", "host_networking": "1x 10GbE"}, c.SystemDesc())
+	key, err := SetKey("system_desc.hw_notes")
+	require.NoError(t, err)
+	assert.Equal(t, "system_desc.hw_notes", key)
+}
+
+func TestSetByUser(t *testing.T) {
+	t.Parallel()
+	user := write(t, "user.conf", "*.Server.target_qps = 100\n")
+	c, err := Load(Inputs{Flags: []FlagValue{{Key: KeyScenario, Value: "Server", Flag: "--scenario"}}})
+	require.NoError(t, err)
+	assert.False(t, c.SetByUser("settings.target_qps"), "the official mlperf.conf's placeholder")
+	c, err = Load(Inputs{Flags: []FlagValue{{Key: KeyScenario, Value: "Server", Flag: "--scenario"}, {Key: KeyUserConf, Value: user, Flag: "--user-conf"}}, ReadConf: fakeConf})
+	require.NoError(t, err)
+	assert.True(t, c.SetByUser("settings.target_qps"))
 }
 
 func TestSetKey(t *testing.T) {

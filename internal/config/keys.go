@@ -28,6 +28,11 @@ const (
 	KeyDivision   = "division"
 	KeySubmitter  = "submitter"
 	KeySystem     = "system"
+	// KeyRound is the MLPerf Inference round whose rules apply.
+	KeyRound = "round"
+	// KeyCalibration is the closed division's calibration documentation
+	// (documentation/calibration.md).
+	KeyCalibration = "calibration"
 	// KeyAccuracyOutput is how responses encode the predicted class for
 	// the top-1 checker; "" means the benchmark's own.
 	KeyAccuracyOutput = "accuracy_output"
@@ -45,7 +50,22 @@ const (
 	PrefixSettings = "settings."
 	// PrefixOptions starts every plugin option key.
 	PrefixOptions = "options."
+	// PrefixSystemDesc starts the keys of the system description's
+	// fields (systems/SYSTEM.json), e.g. system_desc.cooling.
+	PrefixSystemDesc = "system_desc."
+	// PrefixMeasurements starts the keys of measurements.json's fields,
+	// e.g. measurements.weight_data_types.
+	PrefixMeasurements = "measurements."
+
+	// KeyTEST06EOS and KeyTEST06DType are the EOS token and the token type
+	// TEST06 checks an LLM's outputs with.
+	KeyTEST06EOS   = "test06.eos_token_id"
+	KeyTEST06DType = "test06.dtype"
 )
+
+// freeFormPrefixes start keys whose last part is any name: a system
+// description or measurements field.
+var freeFormPrefixes = []string{PrefixSystemDesc, PrefixMeasurements}
 
 // Modes are the values of the mode key.
 const (
@@ -129,8 +149,10 @@ func keySpecs() []keySpec {
 	}
 	str := func(allowed string, check func(string) error) checker { return checker{allowed, check} }
 	return []keySpec{
-		with(keySpec{key: KeyBenchmark, def: benchmarks.DemoName, help: "benchmark of the built-in table (mlperf.conf model name)"},
-			oneOf(benchmarks.Names()...)),
+		with(keySpec{key: KeyRound, def: benchmarks.Newest, help: "MLPerf Inference round whose rules apply (seeds, benchmarks, tree layout)"},
+			oneOf(benchmarks.RoundNames()...)),
+		with(keySpec{key: KeyBenchmark, def: benchmarks.DemoName, help: "benchmark of the round's table (submission name, or mlperf.conf model name)"},
+			oneOf(benchmarks.AllNames()...)),
 		with(keySpec{key: KeyScenario, def: string(benchmarks.Offline), help: "MLPerf scenario"}, oneOf(scenarioNames()...)),
 		with(keySpec{key: KeyMode, def: ModePerformance, help: "what the run measures"},
 			oneOf(ModePerformance, ModeAccuracy, ModeSubmission, ModeFindPeak)),
@@ -145,11 +167,14 @@ func keySpecs() []keySpec {
 			oneOf("", "class-float32", "class-int32", "class-int64", "logits-float32")),
 		with(keySpec{key: KeyProgress, def: "auto", help: "progress bar: auto (only on a terminal), always, never"},
 			oneOf("auto", "always", "never")),
-		with(keySpec{key: KeyCategory, def: string(benchmarks.Edge), help: "submission category"},
-			oneOf(string(benchmarks.Edge), string(benchmarks.Datacenter))),
-		with(keySpec{key: KeyDivision, def: "open", help: "submission division"}, oneOf("closed", "open")),
+		with(keySpec{key: KeyCategory, def: string(benchmarks.Edge), help: "submission category (the system_type)"},
+			oneOf(string(benchmarks.Edge), string(benchmarks.Datacenter), string(benchmarks.DatacenterEdge))),
+		with(keySpec{key: KeyDivision, def: "open", help: "submission division"}, oneOf("closed", "open", "network")),
+		{key: KeyCalibration, help: "calibration documentation (Markdown) of the closed division's submission", checker: str("a path", anyString)},
 		{key: KeySubmitter, def: "mlperf-host", help: "submitter (organization) name in the submission tree", checker: str("a name without /", pathSafe)},
 		{key: KeySystem, def: "local", help: "system name in the submission tree", checker: str("a name without /", pathSafe)},
+		{key: KeyTEST06EOS, def: "2", help: "EOS token id TEST06 checks an LLM's outputs with", checker: str("a non-negative integer", uintValue)},
+		with(keySpec{key: KeyTEST06DType, def: "int32", help: "token type of an LLM's outputs, for TEST06"}, oneOf("int64", "int32", "int16", "float32")),
 		with(keySpec{key: KeyHostInstances, def: "0", help: "WASM instances (0: one per CPU)"}, intRange(0, 1024)),
 		{key: KeyHostTimeout, def: "5m", help: "longest call into a plugin", checker: str("a Go duration such as 30s or 5m", duration)},
 		with(keySpec{key: KeyHostMemory, def: "0", help: "memory cap of each WASM instance in MiB (0: the manifest's, else 1024)"}, intRange(0, 65536)),
@@ -160,6 +185,11 @@ func keySpecs() []keySpec {
 		{key: KeyHostRingSpin, def: "200us", help: "how long host and plugin poll an empty shared ring before they sleep (0: never poll)",
 			checker: str("a Go duration such as 200us", duration)},
 	}
+}
+
+func uintValue(v string) error {
+	_, err := strconv.ParseUint(v, 10, 64)
+	return err
 }
 
 func pathSafe(v string) error {

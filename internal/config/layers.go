@@ -142,6 +142,11 @@ func isConfigKey(key string) bool {
 		plugin, opt, ok := strings.Cut(o, ".")
 		return ok && plugin != "" && opt != ""
 	}
+	for _, p := range freeFormPrefixes {
+		if f, ok := strings.CutPrefix(key, p); ok {
+			return f != "" && !strings.Contains(f, ".")
+		}
+	}
 	return false
 }
 
@@ -168,7 +173,8 @@ func SetKey(key string) (string, error) {
 	switch {
 	case key == "":
 		return "", fmt.Errorf("empty key")
-	case isConfigKey(key), strings.HasPrefix(key, PrefixSettings), strings.HasPrefix(key, "host."):
+	case isConfigKey(key), strings.HasPrefix(key, PrefixSettings), strings.HasPrefix(key, "host."),
+		strings.HasPrefix(key, PrefixSystemDesc), strings.HasPrefix(key, PrefixMeasurements):
 		return key, nil
 	}
 	plugin, opt, ok := strings.Cut(key, ".")

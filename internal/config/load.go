@@ -33,6 +33,8 @@ type Value struct {
 
 // Config is the effective configuration. It is never modified after Load.
 type Config struct {
+	// Round is the round whose rules apply; Benchmark a row of its table.
+	Round     *benchmarks.Round
 	Benchmark benchmarks.Benchmark
 	Scenario  benchmarks.Scenario
 	Mode      string
@@ -49,6 +51,11 @@ type Config struct {
 	Submitter      string
 	System         string
 	Host           HostConfig
+	// TEST06EOS and TEST06DType: test06.eos_token_id and test06.dtype.
+	TEST06EOS   int64
+	TEST06DType string
+	// Calibration is the calibration key: a file; "" for none.
+	Calibration string
 
 	values  []Value
 	ignored []string
@@ -110,20 +117,28 @@ func Load(in Inputs) (*Config, error) {
 		}
 		return v, src, nil
 	}
-	name, _, err := pick(KeyBenchmark)
+	roundName, _, err := pick(KeyRound)
 	if err != nil {
 		return nil, err
 	}
-	bench, err := benchmarks.Lookup(name)
+	round, err := benchmarks.LookupRound(roundName)
 	if err != nil {
 		return nil, err
+	}
+	name, nameSrc, err := pick(KeyBenchmark)
+	if err != nil {
+		return nil, err
+	}
+	bench, err := round.Lookup(name)
+	if err != nil {
+		return nil, &Error{Key: KeyBenchmark, Value: name, Source: nameSrc, Err: err}
 	}
 	sc, _, err := pick(KeyScenario)
 	if err != nil {
 		return nil, err
 	}
 	layers := []*layer{}
-	builtin, err := builtinLayer(bench, benchmarks.Scenario(sc))
+	builtin, err := builtinLayer(round, bench, benchmarks.Scenario(sc))
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +148,7 @@ func Load(in Inputs) (*Config, error) {
 		lay Layer
 	}{{KeyMLPerfConf, LayerMLPerfConf}, {KeyUserConf, LayerUserConf}} {
 		if path := top.k.String(c.key); path != "" {
-			l, err := confLayer(c.lay, path, bench.Name, sc, in.ReadConf)
+			l, err := confLayer(c.lay, path, confModel(bench), sc, in.ReadConf)
 			if err != nil {
 				return nil, err
 			}
@@ -144,11 +159,20 @@ func Load(in Inputs) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return build(all, bench, ignored)
+	return build(all, round, bench, ignored)
+}
+
+// confModel is the model name b's lines use in mlperf.conf and user.conf:
+// its LoadGen model name, else its submission name.
+func confModel(b benchmarks.Benchmark) string {
+	if b.Name != "" {
+		return b.Name
+	}
+	return b.SubmissionName
 }
 
 // build validates every key and makes the Config.
-func build(all *layer, bench benchmarks.Benchmark, ignored []string) (*Config, error) {
+func build(all *layer, round *benchmarks.Round, bench benchmarks.Benchmark, ignored []string) (*Config, error) {
 	keys := all.k.Keys()
 	var errs []error
 	var values []Value
@@ -165,11 +189,15 @@ func build(all *layer, bench benchmarks.Benchmark, ignored []string) (*Config, e
 			if !isConfigKey(key) {
 				errs = append(errs, &Error{Key: key, Value: v, Source: src, Allowed: "a key options.PLUGIN.OPTION"})
 			}
+		case strings.HasPrefix(key, PrefixSystemDesc), strings.HasPrefix(key, PrefixMeasurements):
+			if !isConfigKey(key) {
+				errs = append(errs, &Error{Key: key, Value: v, Source: src, Allowed: "a key system_desc.FIELD or measurements.FIELD"})
+			}
 		default:
 			spec, ok := specFor(key)
 			if !ok {
 				errs = append(errs, &Error{Key: key, Value: v, Source: src, Err: errors.New("unknown key"),
-					Allowed: "a key among " + strings.Join(TopLevelKeys(), ", ") + ", settings.NAME or options.PLUGIN.OPTION"})
+					Allowed: "a key among " + strings.Join(TopLevelKeys(), ", ") + ", settings.NAME, options.PLUGIN.OPTION or system_desc.FIELD"})
 				continue
 			}
 			if spec.check(v) != nil {
@@ -187,7 +215,7 @@ func build(all *layer, bench benchmarks.Benchmark, ignored []string) (*Config, e
 	timeout, _ := time.ParseDuration(get(KeyHostTimeout))
 	spin, _ := time.ParseDuration(get(KeyHostRingSpin))
 	c := &Config{
-		Benchmark: bench, Scenario: benchmarks.Scenario(get(KeyScenario)), Mode: get(KeyMode),
+		Round: round, Benchmark: bench, Scenario: benchmarks.Scenario(get(KeyScenario)), Mode: get(KeyMode),
 		Plugin: get(KeyPlugin), Model: get(KeyModel), Dataset: get(KeyDataset), LabelMap: get(KeyLabelMap),
 		Out: get(KeyOut), Progress: get(KeyProgress), AccuracyOutput: get(KeyAccuracyOutput), Category: benchmarks.Category(get(KeyCategory)),
 		Division: get(KeyDivision), Submitter: get(KeySubmitter), System: get(KeySystem),
@@ -196,8 +224,10 @@ func build(all *layer, bench benchmarks.Benchmark, ignored []string) (*Config, e
 			Guard: get(KeyHostGuard), CompilationCacheDir: get(KeyHostCacheDir),
 			SharedRings: get(KeyHostRings) == "on", RingSpin: spin,
 		},
+		TEST06DType: get(KeyTEST06DType), Calibration: get(KeyCalibration),
 		values: values, ignored: ignored,
 	}
+	c.TEST06EOS, _ = strconv.ParseInt(get(KeyTEST06EOS), 10, 64)
 	if d := get(KeyHostPluginDirs); d != "" {
 		c.Host.PluginDirs = strings.Split(d, ",")
 	}
@@ -238,6 +268,37 @@ func (c *Config) Settings() []Value {
 	return out
 }
 
+// ConfModel is the model name the benchmark's lines use in mlperf.conf,
+// user.conf and audit.config: its LoadGen model name ("resnet50"), else
+// its submission name.
+func (c *Config) ConfModel() string { return confModel(c.Benchmark) }
+
+// SystemDesc returns the system description fields the configuration
+// sets (system_desc.FIELD), by field name.
+func (c *Config) SystemDesc() map[string]string { return c.under(PrefixSystemDesc) }
+
+// Measurements returns the measurements.json fields the configuration
+// sets (measurements.FIELD), by field name.
+func (c *Config) Measurements() map[string]string { return c.under(PrefixMeasurements) }
+
+func (c *Config) under(prefix string) map[string]string {
+	out := map[string]string{}
+	for _, v := range c.values {
+		if f, ok := strings.CutPrefix(v.Key, prefix); ok {
+			out[f] = v.Value
+		}
+	}
+	return out
+}
+
+// SetByUser reports whether key's effective value comes from a layer the
+// user writes (user.conf, the config file, the environment or a flag),
+// not from the built-in table or an mlperf.conf.
+func (c *Config) SetByUser(key string) bool {
+	v, ok := c.Lookup(key)
+	return ok && v.Source.Layer > LayerMLPerfConf
+}
+
 // PluginOptions returns the options of plugin (options.PLUGIN.*), as the
 // plugin receives them.
 func (c *Config) PluginOptions(plugin string) map[string]string {
@@ -270,7 +331,7 @@ func (c *Config) With(src Source, settings map[string]string) *Config {
 
 // String describes the run: "fashion-mnist Offline performance".
 func (c *Config) String() string {
-	return fmt.Sprintf("%s %s %s", c.Benchmark.Name, c.Scenario, c.Mode)
+	return fmt.Sprintf("%s %s %s", c.Benchmark.SubmissionName, c.Scenario, c.Mode)
 }
 
 // WithMode returns a copy of c that runs in mode m (one of the Mode*

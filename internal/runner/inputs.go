@@ -40,7 +40,7 @@ func OpenDataset(c *config.Config) (dataset.Dataset, error) {
 	case "", BuiltinPrefix + benchmarks.DemoName:
 		if c.Dataset == "" && !c.Benchmark.Demo {
 			return nil, exitcode.New(exitcode.Dataset,
-				fmt.Errorf("benchmark %s has no bundled data set", c.Benchmark.Name),
+				fmt.Errorf("benchmark %s has no bundled data set", c.Benchmark.SubmissionName),
 				"pass --dataset: a directory of preprocessed .npy files with val_map.txt, or a .mlph file")
 		}
 		return DemoDataset()
@@ -68,7 +68,7 @@ func Model(c *config.Config) (path string, bytes []byte, err error) {
 		return c.Model, nil, nil
 	}
 	if !c.Benchmark.Demo {
-		return "", nil, exitcode.New(exitcode.Config, fmt.Errorf("benchmark %s has no bundled model", c.Benchmark.Name),
+		return "", nil, exitcode.New(exitcode.Config, fmt.Errorf("benchmark %s has no bundled model", c.Benchmark.SubmissionName),
 			"pass --model FILE with the model your plugin loads")
 	}
 	m, err := fashionmnist.ClassModel()

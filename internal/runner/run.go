@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/mlperf-host/mlperf-host/host"
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
@@ -24,9 +22,10 @@ type Spec struct {
 	Plugins Plugins
 	// OutDir overrides Config.Out.
 	OutDir string
-	// Audit is an audit.config's settings (compliance tests), applied by
-	// LoadGen over the settings; nil for none.
-	Audit map[string]string
+	// AuditConfig is the path of an audit.config (a compliance test's, as
+	// the official repository publishes them), which LoadGen applies over
+	// the settings; "" for none.
+	AuditConfig string
 	// Watch, when set, is called with the run once it starts and returns
 	// a function that stops watching (the progress bar).
 	Watch func(ctx context.Context, r *loadgen.Run) (stop func())
@@ -68,10 +67,11 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 		return nil, err
 	}
 	var opts []loadgen.Option
-	if len(sp.Audit) > 0 {
-		audit, err := auditConfig(sp.Audit)
+	if sp.AuditConfig != "" {
+		audit, err := loadgen.LoadConfig(sp.AuditConfig)
 		if err != nil {
-			return nil, err
+			return nil, exitcode.New(exitcode.Config, fmt.Errorf("%w: audit.config %s: %w", config.ErrConfig, sp.AuditConfig, err),
+				"pass an audit.config of the official compliance tests (compliance/TEST0N/...)")
 		}
 		opts = append(opts, loadgen.WithAuditConfig(audit))
 	}
@@ -137,7 +137,7 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 	if closeErr != nil && !errors.Is(closeErr, host.ErrClosed) {
 		return o, closeErr
 	}
-	if (res.Mode == loadgen.AccuracyOnly || res.Mode == loadgen.SubmissionRun) && len(sp.Audit) == 0 {
+	if (res.Mode == loadgen.AccuracyOnly || res.Mode == loadgen.SubmissionRun) && sp.AuditConfig == "" {
 		if err := o.scoreAccuracy(c); err != nil {
 			return o, err
 		}
@@ -159,30 +159,6 @@ func (o *Outcome) scoreAccuracy(c *config.Config) error {
 	}
 	o.Files = listFiles(o.OutDir)
 	return nil
-}
-
-// auditConfig parses audit settings as LoadGen's audit.config.
-func auditConfig(settings map[string]string) (*loadgen.Config, error) {
-	c, err := loadgen.ParseConfig(strings.NewReader(AuditConfigText(settings)), "audit.config")
-	if err != nil {
-		return nil, fmt.Errorf("audit settings: %w", err)
-	}
-	return c, nil
-}
-
-// AuditConfigText is the audit.config that settings make, for the
-// submission tree.
-func AuditConfigText(settings map[string]string) string {
-	keys := make([]string, 0, len(settings))
-	for k := range settings {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&b, "*.*.%s = %s\n", k, settings[k])
-	}
-	return b.String()
 }
 
 func listFiles(dir string) []string {

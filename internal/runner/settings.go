@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/mlperf-host/mlperf-host/internal/config"
+	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 	"github.com/mlperf-host/mlperf-host/loadgen"
 )
 
@@ -107,7 +109,7 @@ func TestSettings(c *config.Config) (loadgen.TestSettings, error) {
 	settings := c.Settings()
 	var b strings.Builder
 	for _, v := range settings {
-		fmt.Fprintf(&b, "%s.%s.%s = %s\n", c.Benchmark.Name, c.Scenario, v.Key, v.Value)
+		fmt.Fprintf(&b, "%s.%s.%s = %s\n", c.ConfModel(), c.Scenario, v.Key, v.Value)
 	}
 	conf, err := loadgen.ParseConfig(strings.NewReader(b.String()), "effective settings")
 	if err != nil {
@@ -116,7 +118,7 @@ func TestSettings(c *config.Config) (loadgen.TestSettings, error) {
 	mode := s.Mode
 	// As mlperf.conf, so that every key (seeds included) applies: the
 	// layers below already enforced which file may set what.
-	if s, err = conf.Apply(s, c.Benchmark.Name, sc, loadgen.MLPerfConf); err != nil {
+	if s, err = conf.Apply(s, c.ConfModel(), sc, loadgen.MLPerfConf); err != nil {
 		return s, settingError(settings, err)
 	}
 	if _, set := c.Lookup(config.PrefixSettings + "mode"); !set {
@@ -125,7 +127,26 @@ func TestSettings(c *config.Config) (loadgen.TestSettings, error) {
 	if err := s.Validate(); err != nil {
 		return s, fmt.Errorf("%w: %w", config.ErrConfig, err)
 	}
+	if err := checkServerQPS(c, s); err != nil {
+		return s, err
+	}
 	return s, nil
+}
+
+// checkServerQPS refuses a Server run whose target_qps nobody chose: the
+// official mlperf.conf's 1 QPS is a placeholder every submitter overrides
+// in user.conf, and a run at that rate lasts until min_query_count queries
+// have arrived, one a second.
+func checkServerQPS(c *config.Config, s loadgen.TestSettings) error {
+	if s.Scenario != loadgen.Server || c.SetByUser(config.PrefixSettings+"target_qps") {
+		return nil
+	}
+	v, _ := c.Lookup(config.PrefixSettings + "target_qps")
+	d := max(s.MinDuration, time.Duration(float64(s.MinQueryCount)/s.ServerTargetQPS*float64(time.Second)))
+	return exitcode.New(exitcode.Config,
+		fmt.Errorf("%w: Server has no target_qps of yours: %s = %s (%s) would run for at least %v",
+			config.ErrConfig, config.PrefixSettings+"target_qps", v.Value, v.Source, d.Round(time.Second)),
+		"set the rate your system sustains: *.Server.target_qps = N in user.conf, or --set settings.target_qps=N")
 }
 
 // settingError names the source of the line LoadGen rejected.

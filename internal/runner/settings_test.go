@@ -39,11 +39,26 @@ func TestTestSettings(t *testing.T) {
 	assert.Equal(t, 15*time.Millisecond, s.ServerTargetLatency)
 	assert.InDelta(t, 0.99, s.ServerTargetLatencyPercentile, 1e-12)
 	assert.Equal(t, time.Minute, s.MinDuration)
-	assert.Equal(t, uint64(270336), s.MinQueryCount)
+	assert.Equal(t, loadgen.DefaultTestSettings().MinQueryCount, s.MinQueryCount, "mlperf.conf sets no Server min_query_count")
 	assert.Equal(t, uint64(1024), s.PerformanceSampleCountOverride)
-	// user.conf may not change the rules' seeds.
-	assert.Equal(t, uint64(1780908523862526354), s.QSLRNGSeed)
-	assert.Equal(t, uint64(18209322760996052031), s.ScheduleRNGSeed)
+	// user.conf may not change the rules' seeds: round v6.1's.
+	assert.Equal(t, uint64(2085463073848966840), s.QSLRNGSeed)
+	assert.Equal(t, uint64(16159082839903944936), s.ScheduleRNGSeed)
+}
+
+func TestServerNeedsTargetQPS(t *testing.T) {
+	t.Parallel()
+	c, err := config.Load(config.Inputs{Flags: []config.FlagValue{{Key: "scenario", Value: "Server", Flag: "--scenario"}}})
+	require.NoError(t, err)
+	_, err = TestSettings(c)
+	require.ErrorIs(t, err, config.ErrConfig)
+	// The demo: 1024 queries at the placeholder's 1 QPS.
+	assert.Contains(t, err.Error(), `Server has no target_qps of yours: settings.target_qps = 1.0 (built-in mlperf.conf v6.1 (*.Server.target_qps)) would run for at least 17m4s`)
+	c, err = config.Load(config.Inputs{Flags: []config.FlagValue{{Key: "scenario", Value: "Server", Flag: "--scenario"},
+		{Key: "settings.target_qps", Value: "1", Flag: "--set settings.target_qps=1"}}})
+	require.NoError(t, err)
+	_, err = TestSettings(c)
+	require.NoError(t, err, "a rate the user chose, however slow")
 }
 
 func TestTestSettingsModes(t *testing.T) {

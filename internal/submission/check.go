@@ -5,13 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
-	"github.com/mlperf-host/mlperf-host/internal/mllog"
 )
 
 // Problem is one rule a submission tree breaks.
@@ -24,16 +21,10 @@ type Problem struct {
 // String reads "closed/org/results/...: message".
 func (p Problem) String() string { return p.Path + ": " + p.Msg }
 
-// Official seeds a closed submission must use (the official mlperf.conf).
-var officialSeeds = map[string]string{
-	"effective_qsl_rng_seed":          "1780908523862526354",
-	"effective_sample_index_rng_seed": "14771362308971278857",
-	"effective_schedule_rng_seed":     "18209322760996052031",
-}
-
 // checker accumulates problems.
 type checker struct {
 	root     string
+	round    *benchmarks.Round
 	problems []Problem
 }
 
@@ -45,6 +36,7 @@ func (c *checker) add(path, format string, args ...any) {
 	c.problems = append(c.problems, Problem{Path: rel, Msg: fmt.Sprintf(format, args...)})
 }
 
+// exists reports whether path exists and, for a file, is not empty.
 func (c *checker) exists(path, what string) bool {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -69,24 +61,35 @@ func subdirs(dir string) []string {
 	return out
 }
 
-// Check checks the submission tree at root and returns every problem
-// found, or none. It checks, per division and submitter: the system
-// descriptions; per system and benchmark, that every scenario the
-// system's category requires is there; per scenario, that the performance
-// run is VALID, error-free, of the right scenario and meets the
-// benchmark's minimum duration and query count (and, in the closed
-// division, used the official seeds), that the accuracy run reached the
-// quality target, that the measurements files exist, and that each
-// compliance test the benchmark requires passed.
-func Check(root string) []Problem {
-	c := &checker{root: root}
+func files(dir string) []string {
+	es, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range es {
+		if !e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// Check checks the submission tree at root against round r's rules and
+// returns every problem found, or none. It enforces what the round's
+// official submission checker enforces on a LoadGen submission without
+// power measurements (tools/submission/submission_checker: its
+// performance, accuracy, system, measurements and compliance checks; each
+// message names the check it mirrors), and more: every performance and
+// compliance run VALID and free of LoadGen errors, the logs' scenario that
+// of their directory, the accuracy logs truncated with a hash in both
+// divisions, and documentation/calibration.md in the closed division.
+func Check(root string, r *benchmarks.Round) []Problem {
+	c := &checker{root: root, round: r}
 	divisions := subdirs(root)
 	if len(divisions) == 0 {
-		c.add(root, "no division directory (closed or open)")
+		c.add(root, "no division directory (%s)", strings.Join(r.Divisions, ", "))
 	}
 	for _, div := range divisions {
-		if div != "closed" && div != "open" {
-			c.add(filepath.Join(root, div), "unknown division: want closed or open")
+		if !slices.Contains(r.Divisions, div) {
+			c.add(filepath.Join(root, div), "unknown division: want one of %s (the checker ignores this directory)", strings.Join(r.Divisions, ", "))
 			continue
 		}
 		for _, org := range subdirs(filepath.Join(root, div)) {
@@ -102,211 +105,201 @@ func (c *checker) org(div, org string) {
 	if !c.exists(results, "results directory") {
 		return
 	}
+	l := Layout{Root: c.root, Division: div, Submitter: org, Round: c.round}
+	if div != "open" {
+		c.exists(l.CalibrationFile(), "calibration documentation of the closed division")
+	}
 	for _, sys := range subdirs(results) {
-		l := Layout{Root: c.root, Division: div, Submitter: org, System: sys}
-		category, ok := c.system(l)
+		l.System = sys
+		sysDesc := c.system(l)
 		for _, name := range subdirs(filepath.Join(results, sys)) {
-			b, err := benchmarks.Lookup(name)
+			b, err := c.round.Lookup(name)
 			if err != nil || b.SubmissionName != name {
-				c.add(filepath.Join(results, sys, name), "unknown benchmark directory: want one of %s", strings.Join(submissionNames(), ", "))
+				c.add(filepath.Join(results, sys, name), "unknown benchmark directory in round %s: want one of %s",
+					c.round.Name, strings.Join(c.round.Names(), ", "))
 				continue
 			}
 			l.Benchmark = b
-			c.benchmark(l, category, ok)
+			c.benchmark(l, sysDesc)
 		}
 	}
 }
 
-func submissionNames() []string {
-	var n []string
-	for _, b := range benchmarks.All() {
-		n = append(n, b.SubmissionName)
-	}
-	return n
-}
-
-// system checks the system description and returns its categories.
-func (c *checker) system(l Layout) ([]benchmarks.Category, bool) {
+// system checks the system description (the checker's SystemCheck) and
+// returns it, nil when it cannot be read.
+func (c *checker) system(l Layout) map[string]any {
 	path := l.SystemFile()
-	if !c.exists(path, "system description") {
-		return nil, false
+	if !c.exists(path, "system description (SystemCheck.missing_check)") {
+		return nil
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		c.add(path, "%v", err)
-		return nil, false
+		return nil
 	}
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
 		c.add(path, "not JSON: %v", err)
-		return nil, false
+		return nil
 	}
-	for _, f := range RequiredSystemFields() {
-		if v, ok := m[f]; !ok || v == "" || v == nil {
-			c.add(path, "field %q is missing or empty", f)
-		}
+	for _, p := range CheckSystem(m, c.round, l.Division, l.Submitter) {
+		c.add(path, "%s", p)
 	}
-	if m["division"] != l.Division {
-		c.add(path, "division %v does not match the directory %s", m["division"], l.Division)
-	}
-	if m["submitter"] != l.Submitter {
-		c.add(path, "submitter %v does not match the directory %s", m["submitter"], l.Submitter)
-	}
-	var cats []benchmarks.Category
-	st, _ := m["system_type"].(string)
-	for _, t := range strings.Split(st, ",") {
-		switch t = strings.TrimSpace(t); t {
-		case string(benchmarks.Edge), string(benchmarks.Datacenter):
-			cats = append(cats, benchmarks.Category(t))
-		default:
-			c.add(path, "system_type %q: want edge, datacenter or datacenter,edge", st)
-			return nil, false
-		}
-	}
-	return cats, true
+	return m
 }
 
-func (c *checker) benchmark(l Layout, cats []benchmarks.Category, known bool) {
-	dir := filepath.Join(l.org(), "results", l.System, l.Benchmark.SubmissionName)
+// CheckSystem returns what the checker's SystemCheck finds wrong with a
+// system description of division and submitter.
+func CheckSystem(m map[string]any, r *benchmarks.Round, division, submitter string) []string {
+	var out []string
+	status, _ := m["status"].(string)
+	if !slices.Contains(r.Availabilities, strings.ToLower(status)) {
+		out = append(out, fmt.Sprintf("status %q: want one of %s (availability_check)", status, strings.Join(r.Availabilities, ", ")))
+	}
+	st, _ := m["system_type"].(string)
+	if !slices.Contains(categoryNames(), st) && st != "edge,datacenter" {
+		out = append(out, fmt.Sprintf("system_type %q: want one of %s (system_type_check)", st, strings.Join(categoryNames(), ", ")))
+	}
+	network := isNetwork(m)
+	if division == "closed" && network {
+		out = append(out, "is_network is true in the closed division (network_check)")
+	}
+	if division == "network" && !network {
+		out = append(out, "the network division needs is_network true (network_check)")
+	}
+	var missing, empty []string
+	for _, f := range r.SystemFields {
+		v, ok := m[f]
+		switch {
+		case !ok:
+			missing = append(missing, f)
+		case slices.Contains(r.MeaningfulFields, f) && !pyTruthy(v):
+			empty = append(empty, f)
+		}
+	}
+	if len(missing) > 0 {
+		out = append(out, "missing fields "+strings.Join(missing, ", ")+" (required_fields_check)")
+	}
+	if len(empty) > 0 {
+		out = append(out, "fields "+strings.Join(empty, ", ")+" need a meaningful value, not empty or 0 (required_fields_check)")
+	}
+	if s, _ := m["submitter"].(string); !strings.EqualFold(s, submitter) {
+		out = append(out, fmt.Sprintf("submitter %q does not match the directory %s (submitter_check)", s, submitter))
+	}
+	if d, _ := m["division"].(string); !strings.EqualFold(d, division) {
+		out = append(out, fmt.Sprintf("division %q does not match the directory %s (division_check)", d, division))
+	}
+	return out
+}
+
+func categoryNames() []string {
+	var out []string
+	for _, c := range benchmarks.Categories() {
+		out = append(out, string(c))
+	}
+	return out
+}
+
+// isNetwork is the checker's reading of is_network: the string "true".
+func isNetwork(m map[string]any) bool {
+	s, _ := m["is_network"].(string)
+	return strings.EqualFold(s, "true")
+}
+
+// pyTruthy is Python's truth of a JSON value.
+func pyTruthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case float64:
+		return x != 0
+	case string:
+		return x != ""
+	case []any:
+		return len(x) > 0
+	case map[string]any:
+		return len(x) > 0
+	}
+	return true
+}
+
+// benchmark checks one benchmark directory of a system: its scenarios
+// against the category (closed and network divisions, as the checker's
+// Loader.check_scenarios), then each scenario.
+func (c *checker) benchmark(l Layout, sysDesc map[string]any) {
+	dir := filepath.Join(l.Root, l.Division, l.Submitter, "results", l.System, l.Benchmark.SubmissionName)
 	have := subdirs(dir)
-	if known {
-		for _, cat := range cats {
-			for _, sc := range l.Benchmark.Requires(cat) {
+	if sysDesc != nil && l.Division != "open" {
+		st, _ := sysDesc["system_type"].(string)
+		if st == "edge,datacenter" {
+			st = string(benchmarks.DatacenterEdge)
+		}
+		cat := benchmarks.Category(st)
+		req, ok := l.Benchmark.Requires(cat)
+		switch {
+		case !slices.Contains(benchmarks.Categories(), cat):
+		case !ok:
+			c.add(dir, "%s is not a %s benchmark in round %s (the checker stops on this tree)", l.Benchmark.SubmissionName, cat, c.round.Name)
+		default:
+			for _, sc := range req {
 				if !slices.Contains(have, string(sc)) {
-					c.add(dir, "%s systems must submit %s: it is missing", cat, sc)
+					c.add(dir, "%s systems must submit %s: it is missing (check_scenarios)", cat, sc)
 				}
+			}
+			for _, s := range have {
+				if !l.Benchmark.Allows(cat, benchmarks.Scenario(s)) {
+					c.add(filepath.Join(dir, s), "scenario not allowed for %s systems (check_scenarios)", cat)
+				}
+			}
+			opt := l.Benchmark.Optional[cat]
+			if slices.Contains(opt, benchmarks.Server) && slices.Contains(opt, benchmarks.Interactive) &&
+				!slices.Contains(have, string(benchmarks.Server)) && !slices.Contains(have, string(benchmarks.Interactive)) {
+				c.add(dir, "%s systems must submit one of Interactive or Server (check_scenarios)", cat)
 			}
 		}
 	}
 	for _, s := range have {
-		if !slices.Contains(benchmarks.Scenarios(), benchmarks.Scenario(s)) {
-			c.add(filepath.Join(dir, s), "unknown scenario directory")
+		sc := benchmarks.Scenario(s)
+		if !slices.Contains(benchmarks.Scenarios(), sc) {
+			c.add(filepath.Join(dir, s), "scenario directory mlperf-host cannot check: want one of SingleStream, MultiStream, Server, Offline")
 			continue
 		}
-		l.Scenario = benchmarks.Scenario(s)
-		c.scenario(l)
+		l.Scenario = sc
+		c.scenario(l, sysDesc)
 	}
 }
 
-func (c *checker) detail(dir string) *mllog.Log {
-	path := filepath.Join(dir, DetailFile)
-	if !c.exists(path, "detail log") {
-		return nil
+func (c *checker) scenario(l Layout, sysDesc map[string]any) {
+	c.performance(l, l.PerformanceDir(), sysDesc, "")
+	c.accuracy(l)
+	c.measurements(l)
+	if l.Division != "open" {
+		c.compliance(l, sysDesc)
 	}
-	c.exists(filepath.Join(dir, SummaryFile), "summary log")
-	f, err := os.Open(path)
-	if err != nil {
-		c.add(path, "%v", err)
-		return nil
-	}
-	defer f.Close()
-	log, err := mllog.Parse(f)
-	if err != nil {
-		c.add(path, "%v", err)
-		return nil
-	}
-	for _, e := range log.Errors() {
-		c.add(path, "line %d: LoadGen error %s = %s", e.Line, e.Key, e.Value)
-	}
-	return log
 }
 
-// performance checks one performance run's detail log against the rules.
-func (c *checker) performance(l Layout, dir string) *mllog.Log {
-	log := c.detail(dir)
-	if log == nil {
-		return nil
-	}
-	path := filepath.Join(dir, DetailFile)
-	if sc, _ := log.String("effective_scenario"); sc != string(l.Scenario) {
-		c.add(path, "effective_scenario is %q, the directory says %s", sc, l.Scenario)
-	}
-	if v, _ := log.String("result_validity"); v != "VALID" {
-		reason, _ := log.String("result_invalid_reason")
-		c.add(path, "result_validity is %q %s", v, reason)
-	}
-	min := l.Benchmark.Minimum(l.Scenario)
-	if d, err := log.Float("effective_min_duration_ms"); err != nil || d < float64(min.Duration.Milliseconds()) {
-		c.add(path, "effective_min_duration_ms %v is below the rules' %d (%v)", d, min.Duration.Milliseconds(), err)
-	}
-	// Offline has one query: LoadGen keeps its minimum as a sample count.
-	q, err := log.Float("effective_min_query_count")
-	if s, serr := log.Float("effective_min_sample_count"); serr == nil && l.Scenario == benchmarks.Offline {
-		q, err = max(q, s), nil
-	}
-	if err != nil || q < float64(min.Queries) {
-		c.add(path, "effective_min_query_count %v is below the rules' %d (%v)", q, min.Queries, err)
-	}
-	if psc, err := log.Float("effective_performance_sample_count"); err != nil || psc < float64(l.Benchmark.PerformanceSampleCount) {
-		c.add(path, "effective_performance_sample_count %v is below the benchmark's %d (%v)", psc, l.Benchmark.PerformanceSampleCount, err)
-	}
-	if l.Division == "closed" {
-		for k, want := range officialSeeds {
-			if got, _ := log.String(k); got != want {
-				c.add(path, "%s is %q: the closed division uses the official seed %s", k, got, want)
+// measurements is the checker's MeasurementsCheck.
+func (c *checker) measurements(l Layout) {
+	path := l.MeasurementsFile()
+	if c.exists(path, "measurements description (MeasurementsCheck.missing_check)") {
+		var m map[string]any
+		b, _ := os.ReadFile(path)
+		if err := json.Unmarshal(b, &m); err != nil {
+			c.add(path, "not JSON: %v", err)
+		} else {
+			for _, f := range c.round.MeasurementsFields {
+				if v, ok := m[f]; !ok {
+					c.add(path, "field %s is missing (required_fields_check)", f)
+				} else if !pyTruthy(v) {
+					c.add(path, "field %s needs a meaningful value (required_fields_check)", f)
+				}
 			}
 		}
 	}
-	return log
-}
-
-var accuracyRe = regexp.MustCompile(`accuracy=([0-9.]+)%`)
-
-func (c *checker) scenario(l Layout) {
-	c.performance(l, l.PerformanceDir())
-
-	acc := l.AccuracyDir()
-	if log := c.detail(acc); log != nil {
-		if m, _ := log.String("effective_test_mode"); m != "AccuracyOnly" {
-			c.add(filepath.Join(acc, DetailFile), "effective_test_mode is %q, want AccuracyOnly", m)
-		}
+	for _, f := range c.round.MeasurementsFiles {
+		c.exists(filepath.Join(l.MeasurementsDir(), f), "measurements file (required_files_check)")
 	}
-	c.exists(filepath.Join(acc, AccuracyFile), "accuracy log")
-	if c.exists(filepath.Join(acc, AccuracyText), "accuracy result") {
-		b, _ := os.ReadFile(filepath.Join(acc, AccuracyText))
-		m := accuracyRe.FindSubmatch(b)
-		target := l.Benchmark.Quality.Target()
-		if m == nil {
-			c.add(filepath.Join(acc, AccuracyText), "no accuracy=N%% line")
-		} else if v, _ := strconv.ParseFloat(string(m[1]), 64); v < target {
-			c.add(filepath.Join(acc, AccuracyText), "accuracy %v%% is below the target %.4f%%", v, target)
-		}
-	}
-
-	meas := l.MeasurementsDir()
-	for _, f := range []string{"README.md", "user.conf", filepath.Base(l.MeasurementsFile())} {
-		c.exists(filepath.Join(meas, f), "measurements file")
-	}
-
-	for _, t := range l.Benchmark.Compliance {
-		dir := l.ComplianceDir(t)
-		if !c.exists(dir, string(t)+" results") {
-			continue
-		}
-		c.compliance(l, t)
-	}
-}
-
-func (c *checker) compliance(l Layout, t benchmarks.Test) {
-	dir := l.ComplianceDir(t)
-	verdicts := []string{VerifyPerf}
-	if t == benchmarks.TEST01 {
-		verdicts = append(verdicts, VerifyAcc)
-		c.exists(filepath.Join(l.ComplianceAccuracyDir(t), AccuracyFile), "TEST01 accuracy log")
-	}
-	for _, v := range verdicts {
-		path := filepath.Join(dir, v)
-		if !c.exists(path, "verdict") {
-			continue
-		}
-		b, _ := os.ReadFile(path)
-		if !strings.Contains(string(b), Pass) {
-			c.add(path, "%s did not pass", t)
-		}
-	}
-	if log := c.detail(l.CompliancePerformanceDir(t)); log != nil {
-		if v, _ := log.String("result_validity"); v != "VALID" {
-			c.add(filepath.Join(l.CompliancePerformanceDir(t), DetailFile), "%s run result_validity is %q", t, v)
-		}
-	}
+	c.exists(l.SrcDir(), "source directory (directory_exist_check)")
 }

@@ -1,19 +1,28 @@
 // Package submission lays out, verifies and checks an MLPerf Inference
-// submission tree, as the official submission checker
-// (mlcommons/inference tools/submission) expects it:
+// submission tree as the official tools of the chosen round expect it
+// (mlcommons/inference tools/submission and compliance/). For round 6.x:
 //
 //	DIVISION/SUBMITTER/systems/SYSTEM.json
-//	DIVISION/SUBMITTER/code/BENCHMARK/README.md
-//	DIVISION/SUBMITTER/measurements/SYSTEM/BENCHMARK/SCENARIO/{README.md,user.conf,SYSTEM_mlperf-host_SCENARIO.json}
-//	DIVISION/SUBMITTER/results/SYSTEM/BENCHMARK/SCENARIO/performance/run_1/mlperf_log_{summary,detail}.txt
-//	DIVISION/SUBMITTER/results/SYSTEM/BENCHMARK/SCENARIO/accuracy/{mlperf_log_*,accuracy.txt}
-//	DIVISION/SUBMITTER/compliance/SYSTEM/BENCHMARK/SCENARIO/TEST0N/{verify_*.txt,performance/run_1/...}
+//	DIVISION/SUBMITTER/src/BENCHMARK/README.md
+//	DIVISION/SUBMITTER/documentation/calibration.md            (closed)
+//	DIVISION/SUBMITTER/results/SYSTEM/BENCHMARK/SCENARIO/
+//	    measurements.json, user.conf, README.md
+//	    performance/run_1/mlperf_log_{summary,detail}.txt
+//	    accuracy/{mlperf_log_summary.txt,mlperf_log_detail.txt,mlperf_log_accuracy.json,accuracy.txt}
+//	    TEST01/{verify_accuracy.txt,verify_performance.txt,performance/run_1/...,accuracy/...}
+//	    TEST04/{verify_performance.txt,performance/run_1/...}
 //
-// [Layout] names the paths, the Verify functions write the compliance
-// verdicts (verify_accuracy.txt, verify_performance.txt) and [Check] checks
-// a whole tree against the rules mlperf-host knows (package benchmarks).
+// Round 5.1 keeps code/, measurements/ and compliance/ trees of their own;
+// [Layout] takes every path from the round's checker templates.
+//
+// The Verify functions judge compliance runs as the official scripts do
+// and write their verify_*.txt; [TruncateAccuracyLog] truncates an
+// accuracy log and records its hash as truncate_accuracy_log.py does;
+// [DetectSystem] and [DescribeSystem] make the system description; [Check]
+// checks a whole tree against everything the round's checker enforces,
+// and more.
 //
 // Package submission imports only the standard library and mlperf-host's
-// benchmarks, mllog and accuracy packages; it must never import host,
-// loadgen, sdk, plugins or cmd.
+// benchmarks and mllog packages; it must never import host, loadgen, sdk,
+// plugins or cmd.
 package submission

@@ -2,78 +2,92 @@ package submission
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
 // Layout names the paths of one benchmark and scenario in a submission
-// tree rooted at Root.
+// tree rooted at Root, as the round's checker looks for them (its path
+// templates, benchmarks.Round.Paths).
 type Layout struct {
 	Root, Division, Submitter, System string
+	Round                             *benchmarks.Round
 	Benchmark                         benchmarks.Benchmark
 	Scenario                          benchmarks.Scenario
 }
 
+// path fills the checker's template named name, under Root.
+func (l Layout) path(name string) string {
+	p := l.Round.Path(name, l.Division, l.Submitter, l.System, l.Benchmark.SubmissionName, string(l.Scenario))
+	return filepath.Join(l.Root, filepath.FromSlash(p))
+}
+
 func (l Layout) org() string { return filepath.Join(l.Root, l.Division, l.Submitter) }
 
-func (l Layout) tail() []string {
-	return []string{l.System, l.Benchmark.SubmissionName, string(l.Scenario)}
-}
-
-func (l Layout) under(top string, more ...string) string {
-	return filepath.Join(append(append([]string{l.org(), top}, l.tail()...), more...)...)
-}
-
 // SystemFile is systems/SYSTEM.json.
-func (l Layout) SystemFile() string { return filepath.Join(l.org(), "systems", l.System+".json") }
+func (l Layout) SystemFile() string { return l.path("system_path") }
 
-// CodeDir is code/BENCHMARK.
-func (l Layout) CodeDir() string { return filepath.Join(l.org(), "code", l.Benchmark.SubmissionName) }
+// SrcDir is src/ (v6.x) or code/ (v5.1): the submitter's code.
+func (l Layout) SrcDir() string { return l.path("src_path") }
 
-// MeasurementsDir is measurements/SYSTEM/BENCHMARK/SCENARIO.
-func (l Layout) MeasurementsDir() string { return l.under("measurements") }
+// CodeDir is the benchmark's directory in SrcDir.
+func (l Layout) CodeDir() string { return filepath.Join(l.SrcDir(), l.Benchmark.SubmissionName) }
+
+// CalibrationFile is documentation/calibration.md, which the closed
+// division must have.
+func (l Layout) CalibrationFile() string {
+	return filepath.Join(l.org(), "documentation", "calibration.md")
+}
+
+// ScenarioDir is results/SYSTEM/BENCHMARK/SCENARIO.
+func (l Layout) ScenarioDir() string { return filepath.Dir(l.AccuracyDir()) }
 
 // PerformanceDir is results/.../performance/run_1.
-func (l Layout) PerformanceDir() string { return l.under("results", "performance", "run_1") }
+func (l Layout) PerformanceDir() string { return filepath.Dir(l.path("performance_log_path")) }
 
 // AccuracyDir is results/.../accuracy.
-func (l Layout) AccuracyDir() string { return l.under("results", "accuracy") }
+func (l Layout) AccuracyDir() string { return filepath.Dir(l.path("accuracy_json_path")) }
 
-// ComplianceDir is compliance/.../TEST0N.
-func (l Layout) ComplianceDir(t benchmarks.Test) string { return l.under("compliance", string(t)) }
+// MeasurementsFile is measurements.json next to the results (v6.x), or
+// measurements/.../SYSTEM_mlperf-host_SCENARIO.json (v5.1, whose checker
+// takes any SYSTEM*_SCENARIO.json there).
+func (l Layout) MeasurementsFile() string {
+	p := l.path("measurements_path")
+	if strings.HasSuffix(p, "{file}") {
+		return filepath.Join(filepath.Dir(p), l.System+"_mlperf-host_"+string(l.Scenario)+".json")
+	}
+	return p
+}
 
-// CompliancePerformanceDir is compliance/.../TEST0N/performance/run_1.
+// MeasurementsDir holds measurements.json, user.conf and README.md.
+func (l Layout) MeasurementsDir() string { return filepath.Dir(l.MeasurementsFile()) }
+
+// ComplianceDir is the directory of compliance test t: results/.../TEST0N
+// (v6.x) or compliance/.../TEST0N (v5.1).
+func (l Layout) ComplianceDir(t benchmarks.Test) string {
+	return filepath.Join(l.path("compliance_path"), string(t))
+}
+
+// CompliancePerformanceDir is TEST0N/performance/run_1.
 func (l Layout) CompliancePerformanceDir(t benchmarks.Test) string {
 	return filepath.Join(l.ComplianceDir(t), "performance", "run_1")
 }
 
-// ComplianceAccuracyDir is compliance/.../TEST01/accuracy.
+// ComplianceAccuracyDir is TEST0N/accuracy.
 func (l Layout) ComplianceAccuracyDir(t benchmarks.Test) string {
 	return filepath.Join(l.ComplianceDir(t), "accuracy")
 }
 
-// File names of the logs.
+// File names of the logs and reports.
 const (
-	SummaryFile  = "mlperf_log_summary.txt"
-	DetailFile   = "mlperf_log_detail.txt"
-	AccuracyFile = "mlperf_log_accuracy.json"
-	AccuracyText = "accuracy.txt"
-	VerifyAcc    = "verify_accuracy.txt"
-	VerifyPerf   = "verify_performance.txt"
+	SummaryFile      = "mlperf_log_summary.txt"
+	DetailFile       = "mlperf_log_detail.txt"
+	AccuracyFile     = "mlperf_log_accuracy.json"
+	AccuracyText     = "accuracy.txt"
+	VerifyAcc        = "verify_accuracy.txt"
+	VerifyPerf       = "verify_performance.txt"
+	AuditConfigFile  = "audit.config"
+	BaselineAccuracy = "baseline_accuracy.txt"
+	ComplianceAcc    = "compliance_accuracy.txt"
 )
-
-// AuditSettings returns the LoadGen settings (mlperf.conf keys) a
-// compliance test's audit.config sets.
-func AuditSettings(t benchmarks.Test) map[string]string {
-	switch t {
-	case benchmarks.TEST01:
-		// Log about a hundred responses of the performance run to compare
-		// with the accuracy run.
-		return map[string]string{"accuracy_log_sampling_target": "128", "accuracy_log_rng_seed": "720381539243781796"}
-	case benchmarks.TEST04:
-		return map[string]string{"performance_issue_same": "1", "performance_issue_same_index": "3"}
-	case benchmarks.TEST05:
-		return map[string]string{"test05": "1"}
-	}
-	return nil
-}

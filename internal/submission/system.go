@@ -5,67 +5,132 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
-// System is the systems/SYSTEM.json description. The field names are the
-// official ones; RequiredSystemFields lists those Check requires.
-type System struct {
-	Division                string `json:"division"`
-	Submitter               string `json:"submitter"`
-	Status                  string `json:"status"`
-	SystemName              string `json:"system_name"`
-	SystemType              string `json:"system_type"`
-	NumberOfNodes           int    `json:"number_of_nodes"`
-	HostProcessorModelName  string `json:"host_processor_model_name"`
-	HostProcessorsPerNode   int    `json:"host_processors_per_node"`
-	HostProcessorCoreCount  int    `json:"host_processor_core_count"`
-	HostMemoryCapacity      string `json:"host_memory_capacity"`
-	AcceleratorsPerNode     int    `json:"accelerators_per_node"`
-	AcceleratorModelName    string `json:"accelerator_model_name"`
-	AcceleratorMemoryCap    string `json:"accelerator_memory_capacity"`
-	Framework               string `json:"framework"`
-	OperatingSystem         string `json:"operating_system"`
-	OtherSoftwareStack      string `json:"other_software_stack"`
-	SystemTypeDetail        string `json:"system_type_detail"`
-	HostStorageCapacity     string `json:"host_storage_capacity"`
-	HostNetworkingTopology  string `json:"host_networking_topology"`
-	AcceleratorInterconnect string `json:"accelerator_interconnect"`
+// Accelerator is one device a plugin drives.
+type Accelerator struct {
+	Name        string
+	MemoryBytes uint64
 }
 
-// RequiredSystemFields are the keys a system description must have,
-// non-empty.
-func RequiredSystemFields() []string {
-	return []string{"division", "submitter", "status", "system_name", "system_type", "number_of_nodes",
-		"host_processor_model_name", "host_processors_per_node", "host_processor_core_count",
-		"accelerators_per_node", "framework", "operating_system"}
+// SystemInputs is what a system description is made of.
+type SystemInputs struct {
+	Round                       *benchmarks.Round
+	Division, Submitter, System string
+	Category                    benchmarks.Category
+	// Detected are the fields DetectSystem read from the machine.
+	Detected map[string]string
+	// Accelerators are the plugin's devices; none for a CPU system.
+	Accelerators []Accelerator
+	// Framework and Software fill framework and other_software_stack.
+	Framework, Software string
+	// Given are the fields the configuration sets (system_desc.FIELD);
+	// they override everything else.
+	Given map[string]string
 }
 
-// WriteSystem writes s as JSON to path.
-func WriteSystem(path string, s System) error {
+// numericFields are written as JSON numbers when positive, as the
+// official examples do. A zero stays a string: the checker reads 0 as
+// empty.
+var numericFields = []string{"number_of_nodes", "host_processors_per_node", "host_processor_core_count", "accelerators_per_node"}
+
+// DescribeSystem makes systems/SYSTEM.json: every field the round's
+// checker requires, from the configuration first, then the machine, the
+// plugin's devices and what the run itself knows (division, submitter,
+// category, one node). A CPU system (no accelerator) gets "0"
+// accelerators and "N/A" for the accelerator fields. It returns the
+// description and the fields that must be meaningful but have no value,
+// sorted.
+func DescribeSystem(in SystemInputs) (map[string]any, []string) {
+	v := map[string]string{}
+	for _, f := range in.Round.SystemFields {
+		v[f] = ""
+	}
+	v["division"], v["submitter"], v["system_type"] = in.Division, in.Submitter, string(in.Category)
+	v["status"], v["system_name"], v["number_of_nodes"] = "available", in.System, "1"
+	v["framework"], v["other_software_stack"] = in.Framework, in.Software
+	for k, x := range in.Detected {
+		v[k] = x
+	}
+	if len(in.Accelerators) == 0 {
+		v["accelerators_per_node"] = "0"
+		for _, f := range []string{"accelerator_model_name", "accelerator_memory_capacity", "accelerator_host_interconnect",
+			"accelerator_interconnect", "accelerator_memory_configuration", "accelerator_interconnect_topology",
+			"accelerator_frequency", "accelerator_on-chip_memories"} {
+			v[f] = "N/A"
+		}
+	} else {
+		v["accelerators_per_node"] = strconv.Itoa(len(in.Accelerators))
+		var names []string
+		for _, a := range in.Accelerators {
+			if !slices.Contains(names, a.Name) {
+				names = append(names, a.Name)
+			}
+		}
+		v["accelerator_model_name"] = strings.Join(names, ", ")
+		if m := in.Accelerators[0].MemoryBytes; m > 0 {
+			v["accelerator_memory_capacity"] = fmt.Sprintf("%.0f GB", float64(m)/1e9)
+		}
+	}
+	for k, x := range in.Given {
+		v[k] = x
+	}
+	out := map[string]any{}
+	for k, x := range v {
+		out[k] = x
+		if n, err := strconv.Atoi(x); err == nil && n > 0 && slices.Contains(numericFields, k) {
+			out[k] = n
+		}
+	}
+	var missing []string
+	for _, f := range in.Round.MeaningfulFields {
+		if !pyTruthy(out[f]) {
+			missing = append(missing, f)
+		}
+	}
+	slices.Sort(missing)
+	return out, missing
+}
+
+// WriteJSON writes v as indented JSON to path, making its directory.
+func WriteJSON(path string, v any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(s, "", "    ")
+	b, err := json.MarshalIndent(v, "", "    ")
 	if err != nil {
 		return err
 	}
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write system description: %w", err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
 
-// Measurements is the measurements/.../SYSTEM_mlperf-host_SCENARIO.json
-// description of how the model was run.
-type Measurements struct {
-	InputDataTypes          string `json:"input_data_types"`
-	RetrainingPerformed     string `json:"retraining"`
-	StartingWeightsFilename string `json:"starting_weights_filename"`
-	WeightDataTypes         string `json:"weight_data_types"`
-	WeightTransformations   string `json:"weight_transformations"`
-}
-
-// MeasurementsFile is the measurements JSON's path in l.
-func (l Layout) MeasurementsFile() string {
-	return filepath.Join(l.MeasurementsDir(), l.System+"_mlperf-host_"+string(l.Scenario)+".json")
+// DescribeMeasurements makes measurements.json: the round's fields from
+// given (measurements.FIELD), else from defaults. It returns the fields
+// with no value, sorted.
+func DescribeMeasurements(r *benchmarks.Round, given, defaults map[string]string) (map[string]string, []string) {
+	out := map[string]string{}
+	var missing []string
+	for _, f := range r.MeasurementsFields {
+		v := given[f]
+		if v == "" {
+			v = defaults[f]
+		}
+		if v == "" {
+			missing = append(missing, f)
+		}
+		out[f] = v
+	}
+	for k, v := range given {
+		out[k] = v
+	}
+	slices.Sort(missing)
+	return out, missing
 }

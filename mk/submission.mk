@@ -1,0 +1,43 @@
+# internal/benchmarks, internal/submission: the rounds' rules, extracted from
+# the official mlcommons/inference repository, and the demo's submission
+# checked with the official tools. MLPERF_INFERENCE is a checkout or a bare
+# clone of that repository.
+MLPERF_INFERENCE ?=
+PYTHON3 ?= /usr/bin/python3
+VERIFY_WORK ?= $(CURDIR)/out/verify-submission
+VERIFY_MIN_DURATION_MS ?= 600000
+VERIFY_ARGS ?=
+
+.PHONY: rounds verify-rounds verify-official verify-submission
+
+define need-inference
+	@test -n "$(MLPERF_INFERENCE)" || { echo "set MLPERF_INFERENCE to a checkout (or bare clone) of mlcommons/inference"; exit 2; }
+endef
+
+rounds: ## extract the round tables (internal/benchmarks/rounds) from MLPERF_INFERENCE
+	$(need-inference)
+	$(PYTHON3) scripts/rounds/gen_rounds.py --repo $(MLPERF_INFERENCE)
+
+verify-rounds: ## fail when the round tables differ from what MLPERF_INFERENCE says
+	$(need-inference)
+	@tmp=$$(mktemp -d) && $(PYTHON3) scripts/rounds/gen_rounds.py --repo $(MLPERF_INFERENCE) --out $$tmp && \
+		diff -r $$tmp internal/benchmarks/rounds && echo "round tables: as the official repository says"; \
+		rc=$$?; rm -rf $$tmp; exit $$rc
+
+verify-official: verify-rounds ## the round tables, and the truncation and audit fixtures, against MLPERF_INFERENCE's tools (seconds)
+	@tmp=$$(mktemp -d) && src=$(MLPERF_INFERENCE) && \
+		{ test -d $$src/tools || { git clone -q $$src $$tmp/inference 2>/dev/null; src=$$tmp/inference; }; } && \
+		$(PYTHON3) scripts/submission/official_verdicts.py --repo $$src --check && \
+		mkdir -p $$tmp/in/closed/acme/results/box/fashion-mnist && \
+		for c in internal/submission/testdata/truncate/in/*; do \
+			mkdir -p $$tmp/in/closed/acme/results/box/fashion-mnist/$$(basename $$c)/accuracy && \
+			cp $$c/* $$tmp/in/closed/acme/results/box/fashion-mnist/$$(basename $$c)/accuracy/; done && \
+		$(PYTHON3) $$src/tools/submission/truncate_accuracy_log.py --input $$tmp/in --submitter acme --output $$tmp/out 2>/dev/null && \
+		for c in internal/submission/testdata/truncate/want/*; do \
+			diff -r $$c $$tmp/out/closed/acme/results/box/fashion-mnist/$$(basename $$c)/accuracy || exit 1; done && \
+		echo "truncation fixtures: as truncate_accuracy_log.py makes them"; rc=$$?; rm -rf $$tmp; exit $$rc
+
+verify-submission: build ## the demo's submission (closed; edge and datacenter; 600 s runs: about 3 h) through the official v6.1 checker, truncate_accuracy_log.py and TEST01/TEST04 scripts of MLPERF_INFERENCE
+	$(need-inference)
+	$(PYTHON3) scripts/submission/verify_submission.py --repo $(MLPERF_INFERENCE) --binary $(MLPERF_HOST) \
+		--work $(VERIFY_WORK) --min-duration-ms $(VERIFY_MIN_DURATION_MS) $(VERIFY_ARGS)

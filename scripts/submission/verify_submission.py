@@ -1,0 +1,304 @@
+#!/usr/bin/python3
+"""Check mlperf-host's submission of the demo with the official MLCommons tools.
+
+1. Runs `mlperf-host submit` for the bundled demo (fashion-mnist) in the closed
+   division, once per category (edge: system box-edge; datacenter: system
+   box-dc) into one tree, with the official minimum duration of every
+   performance run (--min-duration-ms, default 600000; each of the 15 timed runs
+   lasts that long). --parallel runs one submit per scenario at once instead,
+   each in a session of its own. --reuse skips the runs and checks the tree
+   already there.
+2. Runs the official submission checker of mlcommons/inference (--repo) on the
+   tree with --version ROUND, twice: as published, and as a copy in WORK whose
+   tables also list fashion-mnist with the demo's own figures (its required
+   scenarios, sample counts, accuracy target, Server bound, minimums and audits:
+   `mlperf-host benchmarks --json fashion-mnist`). The demo is not an MLPerf
+   model, so the published checker stops on its name; the copy sets aside only
+   that. It fails unless the copy reports no error.
+3. Runs the official truncate_accuracy_log.py on the tree: it must change
+   nothing (the tree's accuracy logs are already truncated, with their hashes).
+4. Restores the accuracy logs as they were before truncation (the --backup tree
+   of submit, which the official flow verifies before truncating) in a copy of
+   the tree, and runs the official compliance/TEST01 and TEST04
+   run_verification.py on every scenario, each compliance directory as the tree
+   holds it (TEST0N/performance/run_1); their verdicts must agree with the ones
+   mlperf-host wrote.
+
+Usage: /usr/bin/python3 scripts/submission/verify_submission.py --repo PATH --binary bin/mlperf-host --work DIR
+`make verify-submission MLPERF_INFERENCE=PATH` runs it.
+"""
+
+import argparse
+import filecmp
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+ROUND = "v6.1"
+CATEGORIES = {"edge": "box-edge", "datacenter": "box-dc"}
+SCENARIOS = {"edge": ["SingleStream", "MultiStream", "Offline"], "datacenter": ["Server", "Offline"]}
+
+# Settings for the demo's runs (the rates are flags: what the machine sustains).
+USER_CONF = """*.*.min_duration = {min_duration}
+*.SingleStream.target_latency = 2
+*.MultiStream.target_latency = 10
+*.Server.target_qps = {server_qps}
+*.Server.target_latency = 15
+*.Offline.target_qps = {offline_qps}
+"""
+
+# What the machine cannot tell of itself (cooling, say); the rest is detected.
+SYSTEM_DESC = """[system_desc]
+cooling = "air"
+host_networking_topology = "N/A (one node)"
+host_memory_configuration = "{memory}"
+hw_notes = "the machine mlperf-host's verify-submission ran on"
+"""
+
+
+def sh(cmd, cwd=None, check=True, capture=False):
+    print("+ " + " ".join(cmd), flush=True)
+    r = subprocess.run(cmd, cwd=cwd, text=True, capture_output=capture)
+    if check and r.returncode != 0:
+        if capture:
+            print(r.stdout + r.stderr)
+        sys.exit(f"failed ({r.returncode}): {' '.join(cmd)}")
+    return r
+
+
+def checkout(repo, dest):
+    """The official tools: a work tree of repo (a checkout or a bare clone) at HEAD."""
+    if os.path.isdir(os.path.join(repo, "tools", "submission")):
+        return repo
+    if not os.path.isdir(os.path.join(dest, "tools", "submission")):
+        # File by file: a mirror may lack the blobs of large files elsewhere
+        # in the tree, which git archive stops on.
+        paths = subprocess.run(["git", "--git-dir", repo, "ls-tree", "-r", "--name-only", "HEAD", "--",
+                                "tools/submission", "compliance"], capture_output=True, text=True, check=True).stdout
+        for path in paths.split():
+            blob = subprocess.run(["git", "--git-dir", repo, "cat-file", "blob", "HEAD:" + path], capture_output=True)
+            if blob.returncode != 0:
+                continue
+            os.makedirs(os.path.join(dest, os.path.dirname(path)), exist_ok=True)
+            with open(os.path.join(dest, path), "wb") as f:
+                f.write(blob.stdout)
+    return dest
+
+
+def memory_configuration():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                return "%.0f GB (a virtual machine: no SMBIOS memory records)" % (int(line.split()[1]) * 1024 / 1e9)
+    return "unknown"
+
+
+def run_submissions(args, tree, backup):
+    conf = os.path.join(args.work, "demo.conf")
+    with open(conf, "w") as f:
+        f.write(USER_CONF.format(min_duration=args.min_duration_ms, server_qps=args.server_qps,
+                                 offline_qps=args.offline_qps))
+    cfg = os.path.join(args.work, "system.toml")
+    with open(cfg, "w") as f:
+        f.write(SYSTEM_DESC.format(memory=memory_configuration()))
+    jobs = []
+    for cat, system in CATEGORIES.items():
+        cmd = [args.binary, "submit", "--submission", tree, "--backup", backup, "--round", ROUND, "--config", cfg,
+               "--user-conf", conf, "--progress", "never", "--set", "division=closed", "--set", "submitter=acme",
+               "--set", "system=" + system, "--set", "category=" + cat, "--set", "host.instances=1"]
+        if not args.parallel:
+            jobs.append((cat, cmd))
+            continue
+        for sc in SCENARIOS[cat]:
+            jobs.append((f"{cat}-{sc}", cmd + ["--scenarios", sc]))
+    if not args.parallel:
+        for _, cmd in jobs:
+            # submit exits 7 when its own check finds problems: the
+            # official checker's verdict below is the one reported.
+            sh(cmd, check=False)
+        return
+    # One submit per scenario at once, each in a session of its own (the
+    # kernel's autogroup scheduling then shares the CPUs between them as
+    # between users): a scenario's performance, TEST01 and TEST04 runs
+    # still run one after the other, each lasting its full duration.
+    procs = []
+    for name, cmd in jobs:
+        log = open(os.path.join(args.work, name + ".log"), "w")
+        print("+ " + " ".join(cmd) + " > " + log.name, flush=True)
+        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        if name.endswith("-Server") and args.server_nice:
+            # The Server runs keep a latency bound and use little CPU: their
+            # session's share may come first (root only).
+            with open(f"/proc/{p.pid}/autogroup", "w") as f:
+                f.write(str(args.server_nice))
+        procs.append((name, p, log))
+    for name, p, log in procs:
+        p.wait()
+        log.close()
+        print(f"{name}: submit exited {p.returncode}", flush=True)
+
+
+def patched_checker(tools, work, demo):
+    """A copy of the checker whose tables also list the demo."""
+    dst = os.path.join(work, "checker")
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(os.path.join(tools, "tools", "submission", "submission_checker"), os.path.join(dst, "submission_checker"))
+    name = demo["name"]
+    targets = []
+    for t in demo["accuracy_targets"]:
+        targets += [t["metric"], t["target"]]
+    patch = f"""
+
+# verify_submission.py: the demo benchmark, which no MLPerf round lists,
+# with its own figures (mlperf-host benchmarks --json {name}).
+_cfg = MODEL_CONFIG[{ROUND!r}]
+_cfg["models"].append({name!r})
+for _cat, _key in (("edge", "edge"), ("datacenter", "datacenter"), ("datacenter,edge", "datacenter-edge")):
+    if _cat in {demo["required"]!r}:
+        _cfg["required-scenarios-" + _key][{name!r}] = {demo["required"]!r}[_cat]
+_cfg["accuracy-target"][{name!r}] = {tuple(targets)!r}
+_cfg["performance-sample-count"][{name!r}] = {demo["performance_sample_count"]!r}
+_cfg["dataset-size"][{name!r}] = {demo["dataset_size"]!r}
+_cfg["latency-constraint"][{name!r}] = {demo.get("latency_constraint_ns", {})!r}
+_cfg["min-queries"][{name!r}] = {demo.get("min_queries", {})!r}
+for _t in {demo["audits"]!r}:
+    _cfg["models_" + _t].append({name!r})
+OFFLINE_MIN_SPQ_SINCE_V4[{name!r}] = {demo["offline_min_samples_per_query"]!r}
+"""
+    with open(os.path.join(dst, "submission_checker", "constants.py"), "a") as f:
+        f.write(patch)
+    print("checker patch (appended to a copy of constants.py):" + patch)
+    return dst
+
+
+def run_checker(parent, tree, csv):
+    r = sh([sys.executable, "-m", "submission_checker.main", "--input", os.path.abspath(tree), "--version", ROUND,
+            "--csv", csv], cwd=parent, check=False, capture=True)
+    out = r.stdout + r.stderr
+    errors = [line for line in out.splitlines() if re.search(r"\bERROR\b", line)]
+    return out, errors, "SUMMARY: submission looks OK" in out
+
+
+def truncation_noop(tools, tree, work):
+    out = os.path.join(work, "truncated")
+    shutil.rmtree(out, ignore_errors=True)
+    sh([sys.executable, os.path.join(tools, "tools", "submission", "truncate_accuracy_log.py"), "--input", tree,
+        "--submitter", "acme", "--output", out], capture=True)
+    diffs = []
+
+    def walk(c):
+        diffs.extend(os.path.join(c.left, f) for f in c.diff_files + c.left_only + c.right_only)
+        for sub in c.subdirs.values():
+            walk(sub)
+    walk(filecmp.dircmp(tree, out))
+    return diffs
+
+
+def restore(tree, backup, work):
+    """A copy of the tree with the accuracy logs as they were before truncation."""
+    dst = os.path.join(work, "untruncated")
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(tree, dst)
+    for root, _, files in os.walk(backup):
+        for f in files:
+            src = os.path.join(root, f)
+            shutil.copy(src, os.path.join(dst, os.path.relpath(src, backup)))
+    return dst
+
+
+def verdict(path):
+    try:
+        with open(path) as f:
+            return "TEST PASS" in f.read()
+    except OSError:
+        return None
+
+
+def compliance(tools, tree, work):
+    rows = []
+    for root, dirs, _ in sorted(os.walk(tree)):
+        for test in ("TEST01", "TEST04"):
+            if test not in dirs:
+                continue
+            sc_dir = root
+            out = os.path.join(work, "official", os.path.relpath(sc_dir, tree))
+            os.makedirs(out, exist_ok=True)
+            cmd = [sys.executable, os.path.join(tools, "compliance", test, "run_verification.py"), "-r", sc_dir,
+                   "-c", os.path.join(sc_dir, test, "performance", "run_1"), "-o", out]
+            if test == "TEST01":
+                cmd += ["--dtype", "float32"]
+            scratch = os.path.join(work, "scratch")
+            os.makedirs(scratch, exist_ok=True)
+            sh(cmd, cwd=scratch, capture=True)
+            for name in (["verify_accuracy.txt"] if test == "TEST01" else []) + ["verify_performance.txt"]:
+                ours = verdict(os.path.join(sc_dir, test, name))
+                theirs = verdict(os.path.join(out, test, name))
+                rows.append((os.path.relpath(sc_dir, tree), test, name, ours, theirs))
+    return rows
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--repo", required=True, help="mlcommons/inference checkout or bare clone")
+    p.add_argument("--binary", required=True)
+    p.add_argument("--work", required=True, help="directory for the tree and the tools' outputs")
+    p.add_argument("--min-duration-ms", type=int, default=600000)
+    p.add_argument("--server-qps", type=float, default=50)
+    p.add_argument("--offline-qps", type=float, default=1000,
+                   help="Offline target_qps: at least the throughput the machine gives, or the run ends early")
+    p.add_argument("--server-nice", type=int, default=0,
+                   help="with --parallel: the Server submission's session niceness (negative: first; root only)")
+    p.add_argument("--parallel", action="store_true",
+                   help="one submit per scenario at once (a shared machine: 5 sessions for about 35 min, not 1 for 3 h)")
+    p.add_argument("--reuse", action="store_true", help="check the tree already in WORK")
+    args = p.parse_args()
+    args.binary = os.path.abspath(args.binary)
+    args.work = os.path.abspath(args.work)
+    os.makedirs(args.work, exist_ok=True)
+    tools = checkout(args.repo, os.path.join(args.work, "inference"))
+    tree, backup = os.path.join(args.work, "submission"), os.path.join(args.work, "submission.backup")
+    if not args.reuse:
+        shutil.rmtree(tree, ignore_errors=True)
+        shutil.rmtree(backup, ignore_errors=True)
+        run_submissions(args, tree, backup)
+
+    ok = True
+    print("\n== 2. the official checker, as published")
+    out, errors, _ = run_checker(os.path.join(tools, "tools", "submission"), tree, os.path.join(args.work, "published.csv"))
+    with open(os.path.join(args.work, "checker-published.log"), "w") as f:
+        f.write(out)
+    print(f"{len(errors)} ERROR lines (checker-published.log); it ends:")
+    print("\n".join(out.splitlines()[-3:]))
+
+    demo = json.loads(sh([args.binary, "benchmarks", "--round", ROUND, "--json", "fashion-mnist"], capture=True).stdout)[0]
+    parent = patched_checker(tools, args.work, demo)
+    print("== 2. the official checker, with the demo in its tables")
+    out, errors, looks_ok = run_checker(parent, tree, os.path.join(args.work, "summary.csv"))
+    with open(os.path.join(args.work, "checker.log"), "w") as f:
+        f.write(out)
+    for line in errors:
+        print(line)
+    print("\n".join(out.splitlines()[-14:]))
+    print(f"checker: {len(errors)} ERROR lines, {'SUMMARY: submission looks OK' if looks_ok else 'submission has errors'}")
+    ok &= looks_ok and not errors
+
+    print("\n== 3. truncate_accuracy_log.py")
+    diffs = truncation_noop(tools, tree, args.work)
+    print("no file changed" if not diffs else "changed: " + ", ".join(diffs))
+    ok &= not diffs
+
+    print("\n== 4. compliance/TEST01 and TEST04 run_verification.py")
+    rows = compliance(tools, restore(tree, backup, args.work), args.work)
+    for sc, test, name, ours, theirs in rows:
+        mark = "agree" if ours == theirs else "DISAGREE"
+        print(f"{sc} {test} {name}: mlperf-host {'PASS' if ours else 'FAIL'}, official {'PASS' if theirs else 'FAIL'}: {mark}")
+        ok &= ours == theirs and ours is not None
+    print("\nverify-submission: " + ("ok" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
