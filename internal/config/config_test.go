@@ -205,8 +205,9 @@ func TestRounds(t *testing.T) {
 	}
 }
 
-// TestOfficialSettingsKnown lists the settings the official mlperf.conf
-// files set that config does not take: builtinLayer skips them.
+// TestOfficialSettingsKnown: config takes every setting the official
+// mlperf.conf files set, but those listed here, which builtinLayer skips
+// until this LoadGen takes them.
 func TestOfficialSettingsKnown(t *testing.T) {
 	t.Parallel()
 	unknown := map[string]bool{}
@@ -221,7 +222,9 @@ func TestOfficialSettingsKnown(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, map[string]bool{"accuracy_sample_count_override": true}, unknown)
+	for k := range unknown {
+		assert.Contains(t, []string{"accuracy_sample_count_override"}, k)
+	}
 }
 
 func TestSystemDesc(t *testing.T) {

@@ -44,12 +44,15 @@ type raw string
 var v61 = benchmarks.MustRound("v6.1")
 
 // perfLog is a passing performance run of the demo in round v6.1.
-func perfLog(sc benchmarks.Scenario) map[string]any {
+func perfLog(sc benchmarks.Scenario) map[string]any { return perfLogOf(v61, sc) }
+
+// perfLogOf is a passing performance run of the demo in round r.
+func perfLogOf(r *benchmarks.Round, sc benchmarks.Scenario) map[string]any {
 	m := map[string]any{
 		"effective_scenario": string(sc), "effective_test_mode": "PerformanceOnly", "result_validity": "VALID",
 		"effective_min_duration_ms": 1000, "effective_min_query_count": 1000, "effective_performance_sample_count": 1000,
-		"effective_qsl_rng_seed": raw(v61.Seeds.QSL), "effective_sample_index_rng_seed": raw(v61.Seeds.SampleIndex),
-		"effective_schedule_rng_seed": raw(v61.Seeds.Schedule), "early_stopping_met": raw("true"),
+		"effective_qsl_rng_seed": raw(r.Seeds.QSL), "effective_sample_index_rng_seed": raw(r.Seeds.SampleIndex),
+		"effective_schedule_rng_seed": raw(r.Seeds.Schedule), "early_stopping_met": raw("true"),
 		"effective_target_latency_ns": 0, "effective_samples_per_query": 1, "sut_name": "onnx",
 		"qsl_reported_total_count": 1000,
 	}
@@ -76,8 +79,10 @@ func write(t *testing.T, path, content string) {
 }
 
 // systemDesc is a complete description of an edge CPU system.
-func systemDesc(division string) map[string]any {
-	m, _ := DescribeSystem(SystemInputs{Round: v61, Division: division, Submitter: "acme", System: "box", Category: benchmarks.Edge,
+func systemDesc(division string) map[string]any { return systemDescOf(v61, division) }
+
+func systemDescOf(r *benchmarks.Round, division string) map[string]any {
+	m, _ := DescribeSystem(SystemInputs{Round: r, Division: division, Submitter: "acme", System: "box", Category: benchmarks.Edge,
 		Detected: map[string]string{"host_processor_model_name": "cpu", "host_processors_per_node": "1", "host_processor_core_count": "2",
 			"host_memory_capacity": "24 GB", "host_memory_configuration": "2x 12 GB", "host_storage_capacity": "256 GB",
 			"host_storage_type": "SSD", "host_networking": "1x Ethernet", "host_network_card_count": "1", "operating_system": "linux"},
@@ -88,12 +93,15 @@ func systemDesc(division string) map[string]any {
 
 // tree writes a complete, passing demo submission of round v6.1 for an
 // edge system in division div, as submit writes it.
-func tree(t *testing.T, div string) (string, Layout) {
+func tree(t *testing.T, div string) (string, Layout) { return treeOf(t, v61, div) }
+
+func treeOf(t *testing.T, r *benchmarks.Round, div string) (string, Layout) {
 	t.Helper()
-	b, err := v61.Lookup(benchmarks.DemoName)
+	perfLog := func(sc benchmarks.Scenario) map[string]any { return perfLogOf(r, sc) }
+	b, err := r.Lookup(benchmarks.DemoName)
 	require.NoError(t, err)
-	l := Layout{Root: t.TempDir(), Division: div, Submitter: "acme", System: "box", Round: v61, Benchmark: b}
-	require.NoError(t, WriteJSON(l.SystemFile(), systemDesc(div)))
+	l := Layout{Root: t.TempDir(), Division: div, Submitter: "acme", System: "box", Round: r, Benchmark: b}
+	require.NoError(t, WriteJSON(l.SystemFile(), systemDescOf(r, div)))
 	write(t, l.CalibrationFile(), "fp32\n")
 	write(t, filepath.Join(l.CodeDir(), "README.md"), "code\n")
 	scs, _ := b.Requires(benchmarks.Edge)
@@ -149,6 +157,19 @@ func TestCheckPasses(t *testing.T) {
 		root, _ := tree(t, div)
 		assert.Empty(t, Check(root, v61), div)
 	}
+	// Round 5.1's tree (measurements/, compliance/, code/) and seeds.
+	v51 := benchmarks.MustRound("v5.1")
+	root, _ := treeOf(t, v51, "closed")
+	assert.DirExists(t, filepath.Join(root, "closed/acme/compliance/box/fashion-mnist/Offline/TEST04"))
+	assert.Empty(t, Check(root, v51))
+	var all []string
+	for _, p := range Check(root, v61) {
+		all = append(all, p.String())
+	}
+	// Not a v6.1 tree: other seeds, no measurements.json or TEST0N next to the results.
+	assert.Contains(t, strings.Join(all, "\n"), "(seeds_check)")
+	assert.Contains(t, strings.Join(all, "\n"), "Offline/measurements.json: missing measurements description")
+	assert.Contains(t, strings.Join(all, "\n"), "Offline/TEST01: missing TEST01 directory")
 }
 
 func TestCheckFindsProblems(t *testing.T) {

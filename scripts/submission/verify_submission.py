@@ -116,7 +116,7 @@ def run_submissions(args, tree, backup):
             jobs.append((f"{cat}-{sc}", cmd + ["--scenarios", sc]))
     if not args.parallel:
         for _, cmd in jobs:
-            # submit exits 7 when its own check finds problems: the
+            # submit exits 10 when its own check finds problems: the
             # official checker's verdict below is the one reported.
             sh(cmd, check=False)
         return
