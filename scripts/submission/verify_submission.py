@@ -114,6 +114,8 @@ def run_submissions(args, tree, backup):
             continue
         for sc in SCENARIOS[cat]:
             jobs.append((f"{cat}-{sc}", cmd + ["--scenarios", sc]))
+    if args.jobs:
+        jobs = [(name, cmd) for name, cmd in jobs if name in args.jobs.split(",")]
     if not args.parallel:
         for _, cmd in jobs:
             # submit exits 10 when its own check finds problems: the
@@ -127,6 +129,10 @@ def run_submissions(args, tree, backup):
     procs = []
     for name, cmd in jobs:
         log = open(os.path.join(args.work, name + ".log"), "w")
+        if name.endswith("-Server") and args.server_rt:
+            # A latency-bound run that uses little CPU: first in line on a
+            # loaded machine (root only).
+            cmd = ["chrt", "--fifo", "1"] + cmd
         print("+ " + " ".join(cmd) + " > " + log.name, flush=True)
         p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         if name.endswith("-Server") and args.server_nice:
@@ -251,6 +257,10 @@ def main():
                    help="Offline target_qps: at least the throughput the machine gives, or the run ends early")
     p.add_argument("--server-nice", type=int, default=0,
                    help="with --parallel: the Server submission's session niceness (negative: first; root only)")
+    p.add_argument("--server-rt", action="store_true",
+                   help="with --parallel: run the Server submission under SCHED_FIFO priority 1 (root only)")
+    p.add_argument("--jobs", help="with --parallel: only these submissions (edge-SingleStream,datacenter-Server,...), "
+                   "into the tree already there")
     p.add_argument("--parallel", action="store_true",
                    help="one submit per scenario at once (a shared machine: 5 sessions for about 35 min, not 1 for 3 h)")
     p.add_argument("--reuse", action="store_true", help="check the tree already in WORK")
@@ -261,8 +271,9 @@ def main():
     tools = checkout(args.repo, os.path.join(args.work, "inference"))
     tree, backup = os.path.join(args.work, "submission"), os.path.join(args.work, "submission.backup")
     if not args.reuse:
-        shutil.rmtree(tree, ignore_errors=True)
-        shutil.rmtree(backup, ignore_errors=True)
+        if not args.jobs:
+            shutil.rmtree(tree, ignore_errors=True)
+            shutil.rmtree(backup, ignore_errors=True)
         run_submissions(args, tree, backup)
 
     ok = True
