@@ -43,6 +43,9 @@ type Plugin struct {
 	MemoryLimitMiB int
 	// Reattachable: the plugin may be reattached to by later runs.
 	Reattachable bool
+	// Warnings are the plugin's files that others may write (see
+	// docs/host.md); Open logs them.
+	Warnings []string
 }
 
 // Resolve finds a plugin by reference: a path (anything with a path
@@ -191,6 +194,10 @@ func fromManifest(path string) (Plugin, error) {
 	if err := checkEntry(p); err != nil {
 		return Plugin{}, &manifest.Error{File: abs, Field: "entry", Err: err}
 	}
+	if err := checkContained(p.Entry, filepath.Dir(abs)); err != nil {
+		return Plugin{}, &manifest.Error{File: abs, Field: "entry", Err: err}
+	}
+	p.Warnings = unsafeModes(filepath.Dir(abs), abs, p.Entry)
 	return p, nil
 }
 
@@ -244,11 +251,11 @@ func FromPath(path string) (Plugin, error) {
 	name := strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 	switch {
 	case isWASM:
-		return Plugin{Name: name, Kind: manifest.KindWASM, Entry: abs}, nil
+		return Plugin{Name: name, Kind: manifest.KindWASM, Entry: abs, Warnings: unsafeModes(abs)}, nil
 	case strings.HasSuffix(abs, ".json"):
 		return fromManifest(abs)
 	case st.Mode()&0o111 != 0:
-		return Plugin{Name: name, Kind: manifest.KindProcess, Entry: abs}, nil
+		return Plugin{Name: name, Kind: manifest.KindProcess, Entry: abs, Warnings: unsafeModes(abs)}, nil
 	}
 	return Plugin{}, fmt.Errorf(`%w: %s is not a WASM module (no \0asm magic), not executable and not a %s`,
 		ErrNotPlugin, path, manifest.FileName)

@@ -19,6 +19,9 @@ func Open(ctx context.Context, p Plugin, cfg Config) (Backend, error) {
 	if err := checkABIMajor(p); err != nil {
 		return nil, err
 	}
+	for _, w := range p.Warnings {
+		cfg.withDefaults().Logger.Warn("unsafe plugin file: "+w, "plugin", p.Name)
+	}
 	switch p.Kind {
 	case manifest.KindWASM:
 		return openWASMPlugin(ctx, p, cfg)

@@ -2,11 +2,9 @@ package host
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -47,17 +45,15 @@ func openProcess(ctx context.Context, p Plugin, cfg Config) (_ Backend, err erro
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	b := newProcessBackend(ctx, p.Name, cfg.withDefaults())
-	if p.SHA256 != nil {
-		// go-plugin cannot check a command its RunnerFunc starts: check here.
-		sc := &plugin.SecureConfig{Checksum: p.SHA256, Hash: sha256.New()}
-		if ok, err := sc.Check(p.Entry); err != nil || !ok {
-			sum, _ := fileSHA256(p.Entry)
-			return nil, &PluginError{Plugin: p.Name, Op: "open", Err: fmt.Errorf("%w: %s has sha256 %x, its manifest says %x",
-				ErrChecksum, p.Entry, sum, p.SHA256)}
-		}
+	// go-plugin cannot check a command its RunnerFunc starts: the host
+	// verifies the entry itself and starts the very file it verified.
+	entry, err := openVerified(p)
+	if err != nil {
+		return nil, err
 	}
-	cmd := exec.Command(p.Entry)
+	defer entry.Close() // the child has its own descriptor once started
+	b := newProcessBackend(ctx, p.Name, cfg.withDefaults())
+	cmd := verifiedCommand(entry, p.Entry)
 	b.proc = newProcRunner(cmd)
 	cc := &plugin.ClientConfig{
 		HandshakeConfig:  handshake(),
@@ -94,15 +90,6 @@ func openProcess(ctx context.Context, p Plugin, cfg Config) (_ Backend, err erro
 	b.bg.Add(1)
 	go b.monitor()
 	return b, nil
-}
-
-func fileSHA256(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256(data)
-	return sum[:], nil
 }
 
 var pluginVersionRE = regexp.MustCompile(`Plugin version: (\d+)`)

@@ -20,8 +20,13 @@ func (a *app) plugins() runner.Plugins {
 	if a.cacheDir != "" {
 		cache = filepath.Join(a.cacheDir, "mlperf-host", "wazero")
 	}
+	workDir := ""
+	if a.cwd != "" {
+		workDir = filepath.Join(a.cwd, "plugins")
+	}
 	return runner.Plugins{
 		Dirs:         host.DefaultDirs(a.cwd, a.xdgDataHome, a.home, a.executable),
+		WorkDir:      workDir,
 		EmbeddedName: embeddedPlugin, Embedded: embeddedModule, CacheDir: cache,
 		Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}

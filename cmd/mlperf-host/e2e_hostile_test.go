@@ -190,3 +190,30 @@ func TestBadSettingsRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestDefaultPluginNotFromWorkDir: a plugins/onnx in the working
+// directory (here a native executable that would leave a mark) does not
+// replace the default plugin: a plain run never starts it, and says so.
+func TestDefaultPluginNotFromWorkDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pdir := filepath.Join(dir, "plugins", "onnx")
+	require.NoError(t, os.MkdirAll(pdir, 0o755))
+	mark := filepath.Join(dir, "it-ran")
+	require.NoError(t, os.WriteFile(filepath.Join(pdir, "onnx"), []byte("#!/bin/sh\ntouch "+mark+"\nexit 1\n"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(pdir, "plugin.json"),
+		[]byte(`{"name":"onnx","version":"6.6.6","kind":"process","abi_major":1,"entry":"onnx"}`), 0o644))
+
+	r := mlperfHost(t, dir, "run", "--out", "logs")
+	assert.NoFileExists(t, mark, "the working directory's plugin never ran")
+	assert.Contains(t, r.stderr, "ignoring "+filepath.Join(pdir, "plugin.json")+": the default plugin")
+	assert.Contains(t, r.stderr, "is never taken from the working directory")
+	// A binary built by `make build` runs its embedded plugin; the test's
+	// plain `go build` has none to run.
+	assert.Contains(t, []exitcode.Code{exitcode.OK, exitcode.PluginNotFound}, r.code, tail(r.stderr))
+
+	// Asked for by path, it is the user's choice.
+	r = mlperfHost(t, dir, "run", "--out", "logs", "--plugin", pdir)
+	assert.FileExists(t, mark)
+	assert.Equal(t, exitcode.PluginFailed, r.code, tail(r.stderr))
+}

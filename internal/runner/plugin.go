@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
+	"slices"
 
 	"github.com/mlperf-host/mlperf-host/host"
 	"github.com/mlperf-host/mlperf-host/internal/config"
@@ -18,6 +20,12 @@ type Plugins struct {
 	// EmbeddedName is the name of the plugin built into the binary; used
 	// when no installed plugin has the name.
 	EmbeddedName string
+	// WorkDir is the plugin directory under the working directory
+	// (./plugins), one of Dirs. It is never searched for EmbeddedName:
+	// whoever can write the working directory must not be able to replace
+	// the default plugin, a sandboxed WASM module, with a native
+	// executable that a plain "mlperf-host run" would start.
+	WorkDir string
 	// Embedded returns the embedded plugin's WASM module, or an error
 	// saying the binary was built without it.
 	Embedded func() ([]byte, error)
@@ -55,6 +63,25 @@ func (p Plugins) dirs(c *config.Config) []string {
 	return p.Dirs
 }
 
+// searchDirs returns the directories to search for c.Plugin: dirs, less
+// WorkDir for the embedded plugin's name (directories configured by
+// host.plugin_dirs are the user's choice and kept). A plugin of that name
+// under WorkDir is reported as ignored.
+func (p Plugins) searchDirs(c *config.Config) []string {
+	dirs := p.dirs(c)
+	if c.Plugin != p.EmbeddedName || p.WorkDir == "" || len(c.Host.PluginDirs) > 0 {
+		return dirs
+	}
+	kept := slices.DeleteFunc(slices.Clone(dirs), func(d string) bool { return d == p.WorkDir })
+	if len(kept) < len(dirs) {
+		if pl, err := host.Find(c.Plugin, []string{p.WorkDir}); err == nil && p.Logger != nil {
+			p.Logger.Warn(fmt.Sprintf("ignoring %s: the default plugin %q is never taken from the working directory; pass --plugin %s to run it",
+				pl.Manifest, c.Plugin, filepath.Dir(pl.Manifest)))
+		}
+	}
+	return kept
+}
+
 // Open opens the configured plugin: an installed plugin of that name or
 // path, else the embedded one when the name is its name.
 //
@@ -67,7 +94,7 @@ func (p Plugins) Open(ctx context.Context, c *config.Config) (host.Backend, erro
 	if p.OpenFunc != nil {
 		return p.OpenFunc(ctx, c)
 	}
-	pl, err := host.Resolve(c.Plugin, p.dirs(c))
+	pl, err := host.Resolve(c.Plugin, p.searchDirs(c))
 	if err == nil {
 		return host.Open(ctx, pl, p.HostConfig(c))
 	}
@@ -98,7 +125,8 @@ func (p Plugins) List(ctx context.Context, c *config.Config) ([]Entry, error) {
 	for _, f := range found {
 		out = append(out, Entry{Name: f.Name, Version: f.Version, Kind: string(f.Kind), Path: f.Manifest,
 			Description: f.Description, ABIMajor: f.ABIMajor})
-		have = have || f.Name == p.EmbeddedName
+		// One under WorkDir never replaces the embedded plugin.
+		have = have || f.Name == p.EmbeddedName && (p.WorkDir == "" || filepath.Dir(filepath.Dir(f.Manifest)) != p.WorkDir)
 	}
 	if p.Embedded != nil {
 		if module, err := p.Embedded(); err == nil {
