@@ -1,9 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -216,4 +222,105 @@ func TestDefaultPluginNotFromWorkDir(t *testing.T) {
 	r = mlperfHost(t, dir, "run", "--out", "logs", "--plugin", pdir)
 	assert.FileExists(t, mark)
 	assert.Equal(t, exitcode.PluginFailed, r.code, tail(r.stderr))
+}
+
+// bgHost is the binary running in the background.
+type bgHost struct {
+	cmd       *exec.Cmd
+	out, errb bytes.Buffer // read only after wait
+	start     time.Time
+}
+
+// startHost starts the binary in dir as mlperfHostEnv runs it.
+func startHost(t *testing.T, dir string, env []string, args ...string) *bgHost {
+	t.Helper()
+	b := &bgHost{cmd: exec.Command(binary, args...)}
+	b.cmd.Dir = dir
+	b.cmd.Env = append(append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+filepath.Join(dir, "xdg"),
+		"XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "MLPERF_HOST_PROGRESS=never"), env...)
+	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.errb
+	require.NoError(t, b.cmd.Start())
+	b.start = time.Now()
+	t.Cleanup(func() {
+		if b.cmd.ProcessState == nil {
+			_ = b.cmd.Process.Kill()
+			_ = b.cmd.Wait()
+		}
+	})
+	return b
+}
+
+// waitFile waits until path exists; the process is killed and the test
+// fails when it does not appear in time.
+func (b *bgHost) waitFile(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second) // a loaded machine starts slowly
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			r := b.kill(t)
+			require.FailNow(t, "never appeared: "+path, tail(r.stderr))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// signal sends sig to the process.
+func (b *bgHost) signal(t *testing.T, sig os.Signal) {
+	t.Helper()
+	require.NoError(t, b.cmd.Process.Signal(sig))
+}
+
+// wait waits for the process to end and returns what it did.
+func (b *bgHost) wait(t *testing.T) result {
+	t.Helper()
+	err := b.cmd.Wait()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal()) // as a shell reports it
+		}
+	} else {
+		require.NoError(t, err)
+	}
+	return result{b.out.String(), b.errb.String(), exitcode.Code(code), maxRSS(b.cmd.ProcessState)}
+}
+
+// kill kills the process and waits for it.
+func (b *bgHost) kill(t *testing.T) result {
+	t.Helper()
+	_ = b.cmd.Process.Kill()
+	return b.wait(t)
+}
+
+// TestOneRunPerOutDir: a second run into the output directory of a run in
+// progress is refused (exit 3) naming the other run; the first run's
+// files stay whole.
+func TestOneRunPerOutDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "logs")
+	first := startHost(t, dir, nil, "run", "--plugin", echoPlugin(t), "--scenario", "SingleStream", "--out", "logs",
+		"--mode", "submission", "--set", "settings.min_duration=600000")
+	first.waitFile(t, filepath.Join(logs, "mlperf_log_detail.txt"))
+
+	r := mlperfHost(t, dir, "run", "--plugin", echoPlugin(t), "--scenario", "Offline", "--out", "logs", "--mode", "accuracy")
+	assert.Equal(t, exitcode.Config, r.code, tail(r.stderr))
+	assert.Contains(t, r.stderr, "output directory in use by another run: logs is held by another run (pid "+
+		strconv.Itoa(first.cmd.Process.Pid)+", started ")
+	assert.Contains(t, r.stderr, "fashion-mnist SingleStream submission")
+	assert.Contains(t, r.stderr, "hint: pass another --out")
+
+	first.signal(t, os.Interrupt)
+	fr := first.wait(t)
+	require.Equal(t, exitcode.Interrupted, fr.code, tail(fr.stderr))
+	acc, err := os.ReadFile(filepath.Join(logs, "mlperf_log_accuracy.json"))
+	require.NoError(t, err)
+	assert.True(t, json.Valid(acc), "the first run's accuracy log parses")
+	assert.Contains(t, readFile(t, logs, "mlperf_log_summary.txt"), "SingleStream", "the summary is the first run's")
+	assert.NoFileExists(t, filepath.Join(logs, ".mlperf-host.lock"))
 }

@@ -94,6 +94,11 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
+	unlock, err := lockOutDir(out, fmt.Sprintf("%s %s %s with plugin %s", c.Benchmark.Name, c.Scenario, c.Mode, c.Plugin))
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	b, err := sp.Plugins.Open(ctx, c)
 	if err != nil {
 		return nil, err
@@ -165,7 +170,7 @@ func listFiles(dir string) []string {
 	es, _ := os.ReadDir(dir)
 	var out []string
 	for _, e := range es {
-		if !e.IsDir() {
+		if !e.IsDir() && e.Name() != LockFile {
 			out = append(out, e.Name())
 		}
 	}
