@@ -23,8 +23,11 @@ type logs struct {
 	bufs     []*bufio.Writer
 	summaryW io.Writer
 	detailW  io.Writer
-	acc      *bufio.Writer
-	trace    *bufio.Writer
+	// detailBuf is flushed after every entry: the detail log says what
+	// happened, and must survive a host that is killed or runs out of disk.
+	detailBuf *bufio.Writer
+	acc       *bufio.Writer
+	trace     *bufio.Writer
 
 	console io.Writer
 	origin  time.Time
@@ -65,7 +68,7 @@ func openLogs(ls LogSettings, testDateTime string, pid int) (*logs, error) {
 	if _, l.summaryW, err = open("summary", ls.SummaryCopy); err != nil {
 		return nil, errors.Join(err, l.close())
 	}
-	if _, l.detailW, err = open("detail", ls.DetailCopy); err != nil {
+	if l.detailBuf, l.detailW, err = open("detail", ls.DetailCopy); err != nil {
 		return nil, errors.Join(err, l.close())
 	}
 	if l.acc, _, err = open("accuracy", nil); err != nil {
@@ -128,15 +131,13 @@ func (l *logs) finish(traceOrigin time.Time) error {
 }
 
 func (l *logs) close() error {
-	var errs []error
-	for _, b := range l.bufs {
-		errs = append(errs, b.Flush())
+	failed := make([]error, len(l.files))
+	for i, b := range l.bufs {
+		failed[i] = errors.Join(b.Flush(), l.files[i].Close())
 	}
-	for _, f := range l.files {
-		errs = append(errs, f.Close())
-	}
+	err := markIncomplete(l.files, failed)
 	l.files, l.bufs = nil, nil
-	if err := errors.Join(errs...); err != nil {
+	if err != nil {
 		return fmt.Errorf("close logs: %w", err)
 	}
 	return nil
@@ -207,6 +208,7 @@ func (l *logs) detailAt(t time.Time, key string, v value, lv level, file string)
 	b = strconv.AppendInt(b, int64(l.pid), 10)
 	b = append(b, "}}\n"...)
 	l.detailW.Write(b)
+	l.detailBuf.Flush()
 	l.line = b
 	switch lv {
 	case levelError:

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -323,4 +324,47 @@ func TestOneRunPerOutDir(t *testing.T) {
 	assert.True(t, json.Valid(acc), "the first run's accuracy log parses")
 	assert.Contains(t, readFile(t, logs, "mlperf_log_summary.txt"), "SingleStream", "the summary is the first run's")
 	assert.NoFileExists(t, filepath.Join(logs, ".mlperf-host.lock"))
+}
+
+// TestFullDisk: a log that cannot be written whole (it lands on
+// /dev/full) ends the run with exit 1 naming the cause and listing the
+// files renamed .incomplete; no torn file keeps an official name.
+func TestFullDisk(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("needs /dev/full")
+	}
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "logs")
+	require.NoError(t, os.MkdirAll(logs, 0o755))
+	require.NoError(t, os.Symlink("/dev/full", filepath.Join(logs, "mlperf_log_accuracy.json")))
+	r := mlperfHost(t, dir, append([]string{"run", "--plugin", echoPlugin(t), "--out", "logs", "--mode", "accuracy",
+		"--set", "accuracy_output=class-int64"}, fast(t, dir)...)...)
+	assert.Equal(t, exitcode.Internal, r.code, tail(r.stderr))
+	assert.Contains(t, r.stderr, "no space left on device; incomplete logs renamed to .incomplete: logs/mlperf_log_accuracy.json")
+	assert.NoFileExists(t, filepath.Join(logs, "mlperf_log_accuracy.json"))
+	assert.NoFileExists(t, filepath.Join(logs, "accuracy.txt"), "nothing scored from a torn log")
+	assert.Regexp(t, `logs\s+logs \(.*mlperf_log_accuracy.json.incomplete`, r.stdout, "the files are listed")
+	assert.True(t, strings.Contains(readFile(t, logs, "mlperf_log_detail.txt"), `"key": "power_end"`), "the detail log is whole")
+}
+
+// TestKilledRunKeepsDetailLog: a host killed in the middle of a Server run
+// leaves a detail log with every entry written so far (settings, the
+// generated schedule), not an empty file.
+func TestKilledRunKeepsDetailLog(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	detail := filepath.Join(dir, "logs", "mlperf_log_detail.txt")
+	b := startHost(t, dir, nil, "run", "--plugin", echoPlugin(t), "--scenario", "Server", "--out", "logs",
+		"--set", "settings.target_qps=100", "--set", "settings.min_duration=600000")
+	b.waitFile(t, detail)
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(readFile(t, filepath.Dir(detail), "mlperf_log_detail.txt"), `"generated_query_count"`) {
+		require.True(t, time.Now().Before(deadline), "the schedule never reached the detail log")
+		time.Sleep(20 * time.Millisecond)
+	}
+	b.kill(t)
+	text := readFile(t, filepath.Dir(detail), "mlperf_log_detail.txt")
+	assert.Contains(t, text, `"key": "effective_target_qps"`)
+	assert.True(t, strings.HasSuffix(text, "}}\n"), "whole lines")
 }

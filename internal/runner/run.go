@@ -159,8 +159,10 @@ func (o *Outcome) scoreAccuracy(c *config.Config) error {
 		return err
 	}
 	o.Accuracy = &res
-	if err := os.WriteFile(filepath.Join(o.OutDir, AccuracyTextFile), []byte(res.Text()+"\n"), 0o644); err != nil {
-		return fmt.Errorf("write accuracy result: %w", err)
+	path := filepath.Join(o.OutDir, AccuracyTextFile)
+	if err := os.WriteFile(path, []byte(res.Text()+"\n"), 0o644); err != nil {
+		_ = os.Remove(path) // never a torn result under its name
+		return fmt.Errorf("write accuracy result (removed %s): %w", path, err)
 	}
 	o.Files = listFiles(o.OutDir)
 	return nil
