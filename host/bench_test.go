@@ -77,8 +77,16 @@ func transports() []transport {
 	}
 	return []transport{
 		{name: "inproc", open: func(b *testing.B) host.Backend {
+			// The SDK's session, with the model and the samples the
+			// benchmarks issue loaded as a run has them.
 			be, err := inproc.Open(b.Context(), nullBackend{})
 			require.NoError(b, err)
+			require.NoError(b, be.Load(b.Context(), host.Model{Bytes: []byte("null")}))
+			samples := make([]host.Sample, 4096)
+			for i := range samples {
+				samples[i].Index = uint64(i)
+			}
+			require.NoError(b, be.LoadSamples(b.Context(), samples))
 			return be
 		}},
 		{name: "wasm", open: wasm(host.GuardLoops)},

@@ -3,83 +3,73 @@ package inproc
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
 	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/abi/backendv1"
 	"github.com/mlperf-host/mlperf-host/host"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
-// backend adapts an sdk.Backend to host.Backend.
+// backend serves an sdk.Backend through an sdk.Server in this process:
+// the SDK's own session with no transport between it and the host.
 type backend struct {
-	b    sdk.Backend
+	srv  *sdk.Server
 	info host.Info
-	ctx  context.Context // base of Infer calls; canceled by Close
+	ctx  context.Context // the session's; canceled by Close
 
 	cancel  context.CancelFunc
 	handler atomic.Pointer[handlerRef]
 
-	samplesMu sync.RWMutex
-	samples   map[uint64][]byte
-
+	// mu serializes what the SDK's session takes from one goroutine
+	// (Issue, Flush, End) and guards the fields below.
 	mu      sync.Mutex
-	cond    *sync.Cond
-	queue   []query // FIFO from head
-	head    int
-	free    []query
-	running int
-	closing bool
+	sess    *sdk.Session
+	records []byte       // Issue's packing buffer
+	flushes []chan error // the answers awaited, in the order of the flushes
 
-	done    chan struct{}
-	errMu   sync.Mutex
-	err     error
-	workers sync.WaitGroup
-	close   sync.Once
-	closeE  error
+	done   chan struct{}
+	errMu  sync.Mutex
+	err    error
+	closer sync.Once
+	closeE error
 }
 
 type handlerRef struct{ h host.Handler }
 
-// query is one Infer call's samples.
-type query struct{ recs []abi.IssueRecord }
-
 var _ host.Backend = (*backend)(nil)
 
-// Open serves b in-process. It calls b.Info once.
+// Open serves b in-process through an [sdk.Server].
 func Open(ctx context.Context, b sdk.Backend) (host.Backend, error) {
-	si := b.Info()
-	if si.MaxBatch < 0 || si.MaxInFlight < 0 {
-		return nil, fmt.Errorf("plugin %q: info: negative MaxBatch (%d) or MaxInFlight (%d)", si.Name, si.MaxBatch, si.MaxInFlight)
-	}
-	caps := abi.CapModelPath | abi.CapFirstToken
-	if _, ok := b.(sdk.Flusher); ok {
-		caps |= abi.CapFlush
-	}
-	if _, ok := b.(sdk.Warmer); ok {
-		caps |= abi.CapWarmup
-	}
-	if _, ok := b.(sdk.SampleLoader); ok {
-		caps |= abi.CapSampleLoader
+	srv := sdk.NewServer(b, sdk.ServerConfig{ModelPath: true})
+	r := srv.Info(&backendv1.InfoRequest{HostAbiMajor: abi.Major})
+	if err := statusErr(r.GetStatus()); err != nil {
+		srv.Close()
+		return nil, &host.PluginError{Plugin: r.GetName(), Op: "info", Err: err}
 	}
 	info := host.Info{
-		Name: si.Name, Version: si.Version, Description: si.Description, ABIMajor: abi.Major, ABIMinor: abi.Minor,
-		Capabilities: caps, MaxBatch: si.MaxBatch, MaxInFlight: max(1, si.MaxInFlight),
+		Name: r.GetName(), Version: r.GetVersion(), Description: r.GetDescription(),
+		ABIMajor: int(r.GetAbiMajor()), ABIMinor: int(r.GetAbiMinor()), Capabilities: abi.Capability(r.GetCapabilities()),
+		MaxBatch: int(r.GetMaxBatch()), MaxInFlight: max(1, int(r.GetMaxInFlight())),
 		Transport: host.TransportInProcess, Instances: 1,
 	}
-	for _, d := range si.Devices {
-		info.Devices = append(info.Devices, host.Device{ID: d.ID, Name: d.Name, Kind: d.Kind, MemoryBytes: d.MemoryBytes, Driver: d.Driver})
+	for _, d := range r.GetDevices() {
+		info.Devices = append(info.Devices, host.Device{ID: int(d.GetId()), Name: d.GetName(), Kind: d.GetKind(),
+			MemoryBytes: d.GetMemoryBytes(), Driver: d.GetDriver()})
 	}
-	ictx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	a := &backend{b: b, info: info, ctx: ictx, cancel: cancel, samples: map[uint64][]byte{}, done: make(chan struct{})}
-	a.cond = sync.NewCond(&a.mu)
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	a := &backend{srv: srv, info: info, ctx: sctx, cancel: cancel, done: make(chan struct{})}
 	a.handler.Store(&handlerRef{host.HandlerFuncs{}})
-	for range info.MaxInFlight {
-		a.workers.Add(1)
-		go a.work()
-	}
 	return a, nil
+}
+
+// statusErr returns nil for OK, else the status as a *host.StatusError.
+func statusErr(s *backendv1.Status) error {
+	if c := abi.Code(s.GetCode()); c != abi.OK {
+		return &host.StatusError{Code: c, Message: s.GetMessage()}
+	}
+	return nil
 }
 
 func (a *backend) Info() host.Info { return a.info }
@@ -102,124 +92,84 @@ func (a *backend) Err() error {
 // fail ends the backend with err unless it ended before.
 func (a *backend) fail(err error) {
 	a.errMu.Lock()
-	first := a.err == nil
-	if first {
+	defer a.errMu.Unlock()
+	if a.err == nil {
 		a.err = err
 		close(a.done)
 	}
-	a.errMu.Unlock()
-	if !first {
-		return
-	}
-	a.mu.Lock()
-	failed := append([]query(nil), a.queue[a.head:]...)
-	a.queue, a.head = a.queue[:0], 0
-	a.mu.Unlock()
-	a.cond.Broadcast()
-	for _, q := range failed {
-		a.failAll(q.recs, abi.Aborted, err.Error())
-	}
 }
 
-func (a *backend) perr(op string, err error) error {
-	return &host.PluginError{Plugin: a.info.Name, Op: op, Err: err}
-}
-
-// call runs one control call of the backend, recovering a panic.
-func (a *backend) call(ctx context.Context, op string, f func() error) error {
+// control runs one control call of the server and turns its status into
+// an error naming the plugin.
+func (a *backend) control(ctx context.Context, op string, call func() *backendv1.Status) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return a.guard(op, f)
-}
-
-// guard runs f, turning a panic into an INTERNAL error.
-func (a *backend) guard(op string, f func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = a.perr(op, &host.StatusError{Code: abi.Internal, Message: fmt.Sprintf("panic: %v\n%s", r, debug.Stack())})
-		}
-	}()
-	if err := f(); err != nil {
-		return a.perr(op, err)
+	if err := statusErr(call()); err != nil {
+		return &host.PluginError{Plugin: a.info.Name, Op: op, Err: err}
 	}
 	return nil
 }
 
 func (a *backend) Load(ctx context.Context, m host.Model) error {
-	return a.call(ctx, "load", func() error {
-		return a.b.Load(ctx, sdk.Model{Path: m.Path, Bytes: m.Bytes, Options: m.Options})
+	var r *backendv1.LoadResponse
+	err := a.control(ctx, "load", func() *backendv1.Status {
+		r = a.srv.Load(ctx, &backendv1.LoadRequest{ModelPath: m.Path, ModelBytes: m.Bytes, Options: m.Options})
+		return r.GetStatus()
 	})
+	if err == nil {
+		// Load's options may set the limits (sdk.Backend.Info).
+		a.info.MaxBatch, a.info.MaxInFlight = int(r.GetMaxBatch()), max(1, int(r.GetMaxInFlight()))
+	}
+	return err
 }
 
+// LoadSamples copies the samples into one buffer the server keeps until
+// they are unloaded.
 func (a *backend) LoadSamples(ctx context.Context, samples []host.Sample) error {
+	size := 0
+	for _, s := range samples {
+		size += len(s.Data)
+	}
+	buf := make([]byte, 0, size)
 	loaded := make([]sdk.LoadedSample, len(samples))
-	a.samplesMu.Lock()
 	for i, s := range samples {
-		data := append([]byte(nil), s.Data...)
-		a.samples[s.Index] = data
-		loaded[i] = sdk.LoadedSample{Index: s.Index, Data: data}
+		off := len(buf)
+		buf = append(buf, s.Data...)
+		loaded[i] = sdk.LoadedSample{Index: s.Index, Data: buf[off:len(buf):len(buf)]}
 	}
-	a.samplesMu.Unlock()
-	sl, ok := a.b.(sdk.SampleLoader)
-	if !ok {
-		return a.Err()
-	}
-	return a.call(ctx, "load samples", func() error { return sl.LoadSamples(ctx, loaded) })
+	return a.control(ctx, "load samples", func() *backendv1.Status { return a.srv.LoadSamples(ctx, loaded, nil).GetStatus() })
 }
 
 func (a *backend) UnloadSamples(ctx context.Context, indices []uint64) error {
-	if sl, ok := a.b.(sdk.SampleLoader); ok {
-		if err := a.call(ctx, "unload samples", func() error { return sl.UnloadSamples(ctx, indices) }); err != nil {
-			return err
-		}
-	}
-	a.samplesMu.Lock()
-	for _, i := range indices {
-		delete(a.samples, i)
-	}
-	a.samplesMu.Unlock()
-	return a.Err()
+	return a.control(ctx, "unload samples", func() *backendv1.Status {
+		return a.srv.UnloadSamples(ctx, &backendv1.UnloadSamplesRequest{Indices: indices}).GetStatus()
+	})
 }
 
 func (a *backend) Warmup(ctx context.Context) error {
-	w, ok := a.b.(sdk.Warmer)
-	if !ok {
-		return a.Err()
-	}
-	return a.call(ctx, "warmup", func() error { return w.Warmup(ctx) })
+	return a.control(ctx, "warmup", func() *backendv1.Status { return a.srv.Warmup(ctx).GetStatus() })
 }
 
-// Flush waits until no Infer call runs (the SDK never calls a capability
-// concurrently with Infer) and calls the backend's Flush.
-func (a *backend) Flush(ctx context.Context) error {
-	f, ok := a.b.(sdk.Flusher)
-	if !ok {
-		return a.Err()
+// session returns the open session, opening it at the first call; a.mu
+// is held.
+func (a *backend) session() (*sdk.Session, error) {
+	if a.sess != nil {
+		return a.sess, nil
 	}
-	a.mu.Lock()
-	for (a.queued() > 0 || a.running > 0) && a.Err() == nil {
-		a.cond.Wait()
+	s, err := a.srv.OpenSession(a.ctx, output{a})
+	if err != nil {
+		return nil, &host.PluginError{Plugin: a.info.Name, Op: "session", Err: err}
 	}
-	a.running++ // keep workers out while Flush runs
-	a.mu.Unlock()
-	defer func() {
-		a.mu.Lock()
-		a.running--
-		a.mu.Unlock()
-		a.cond.Broadcast()
-	}()
-	return a.call(ctx, "flush", func() error { return f.Flush(ctx) })
+	a.sess = s
+	return s, nil
 }
 
-// queued is the number of queries waiting; a.mu is held.
-func (a *backend) queued() int { return len(a.queue) - a.head }
-
-// Issue splits the query into Infer calls of at most MaxBatch samples and
-// queues them for the workers.
+// Issue hands the query to the SDK's session, which splits it into Infer
+// calls of at most MaxBatch samples on MaxInFlight workers.
 func (a *backend) Issue(ctx context.Context, samples []abi.IssueRecord) error {
 	if err := a.Err(); err != nil {
 		return err
@@ -227,117 +177,114 @@ func (a *backend) Issue(ctx context.Context, samples []abi.IssueRecord) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	per := len(samples)
-	if a.info.MaxBatch > 0 {
-		per = min(per, a.info.MaxBatch)
-	}
 	a.mu.Lock()
-	if a.closing {
-		a.mu.Unlock()
-		return host.ErrClosed
+	defer a.mu.Unlock()
+	s, err := a.session()
+	if err != nil {
+		return err
 	}
-	for off := 0; off < len(samples); off += per {
-		var q query
-		if k := len(a.free); k > 0 {
-			q, a.free = a.free[k-1], a.free[:k-1]
-		}
-		q.recs = append(q.recs[:0], samples[off:min(off+per, len(samples))]...)
-		a.queue = append(a.queue, q)
+	a.records = a.records[:0]
+	for _, r := range samples {
+		a.records = abi.AppendIssueRecord(a.records, r)
 	}
-	a.mu.Unlock()
-	a.cond.Broadcast()
+	if err := s.Issue(a.records); err != nil {
+		return &host.PluginError{Plugin: a.info.Name, Op: "issue", Err: err}
+	}
 	return nil
 }
 
-// work runs queued queries, one Infer call at a time.
-func (a *backend) work() {
-	defer a.workers.Done()
-	c := &completer{a: a}
-	sq := sdk.Query{}
-	for {
-		a.mu.Lock()
-		for a.queued() == 0 && !a.closing {
-			a.cond.Wait()
-		}
-		if a.queued() == 0 {
-			a.mu.Unlock()
-			return
-		}
-		q := a.queue[a.head]
-		a.queue[a.head] = query{}
-		if a.head++; a.head == len(a.queue) {
-			a.queue, a.head = a.queue[:0], 0
-		}
-		a.running++
-		a.mu.Unlock()
-
-		sq.Samples = sq.Samples[:0]
-		a.samplesMu.RLock()
-		for _, r := range q.recs {
-			sq.Samples = append(sq.Samples, sdk.Sample{ID: r.ID, Index: r.Index, Data: a.samples[r.Index], WantOutput: r.Flags&abi.FlagWantOutput != 0})
-		}
-		a.samplesMu.RUnlock()
-		if err := a.Err(); err != nil {
-			a.failAll(q.recs, abi.Aborted, err.Error())
-		} else {
-			a.infer(c, sq, q.recs)
-		}
-
-		a.mu.Lock()
-		a.running--
-		a.free = append(a.free, q)
-		a.mu.Unlock()
-		a.cond.Broadcast()
+// Flush queues a flush behind the queries issued before it and waits for
+// its answer: the backend's Flush, once they have completed.
+func (a *backend) Flush(ctx context.Context) error {
+	if err := a.Err(); err != nil {
+		return err
 	}
-}
-
-// infer runs one Infer call and fails whatever it left uncompleted.
-func (a *backend) infer(c *completer, q sdk.Query, recs []abi.IssueRecord) {
-	c.start(recs)
-	err := func() (err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
-			}
-		}()
-		return a.b.Infer(a.ctx, q, c)
-	}()
-	left := c.finish()
-	if c.violation != nil {
-		a.fail(a.perr("issue", c.violation))
+	a.mu.Lock()
+	answer := make(chan error, 1)
+	s, err := a.session()
+	if err == nil {
+		if err = s.Flush(); err == nil {
+			a.flushes = append(a.flushes, answer)
+		}
 	}
-	if len(left) == 0 {
-		return
-	}
-	msg := fmt.Sprintf("plugin %q returned from Infer without completing the sample", a.info.Name)
+	a.mu.Unlock()
 	if err != nil {
-		msg = err.Error()
+		return err
 	}
-	a.failAll(left, abi.Internal, msg)
-}
-
-// failAll completes samples with an error.
-func (a *backend) failAll(recs []abi.IssueRecord, code abi.Code, msg string) {
-	h := a.handler.Load().h
-	batch := make([]host.Completion, len(recs))
-	for i, r := range recs {
-		batch[i] = host.Completion{ID: r.ID, Status: code, Data: []byte(msg)}
-	}
-	if len(batch) > 0 {
-		h.Complete(batch)
+	select {
+	case err := <-answer:
+		if err != nil {
+			return &host.PluginError{Plugin: a.info.Name, Op: "flush", Err: err}
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
+// Close ends the session (every sample issued completes), then closes the
+// server and the backend.
 func (a *backend) Close() error {
-	a.close.Do(func() {
+	a.closer.Do(func() {
 		a.mu.Lock()
-		a.closing = true
+		s := a.sess
 		a.mu.Unlock()
-		a.cond.Broadcast()
-		a.workers.Wait()
+		if s != nil {
+			s.End()
+		}
 		a.cancel()
-		a.closeE = a.guard("close", a.b.Close)
+		a.closeE = statusErr(a.srv.Close().GetStatus())
+		if a.closeE != nil {
+			a.closeE = &host.PluginError{Plugin: a.info.Name, Op: "close", Err: a.closeE}
+		}
 		a.fail(host.ErrClosed)
 	})
 	return a.closeE
+}
+
+// output delivers the session's results to the handler, one completion
+// per call as the session reports them.
+type output struct{ a *backend }
+
+// batches are one-completion batches for the handler: a batch escapes to
+// the heap through the Handler interface, so workers reuse them.
+var batches = sync.Pool{New: func() any { return new([1]host.Completion) }}
+
+func (o output) deliver(c host.Completion, first bool) {
+	b := batches.Get().(*[1]host.Completion)
+	b[0] = c
+	if h := o.a.handler.Load().h; first {
+		h.FirstTokens(b[:])
+	} else {
+		h.Complete(b[:])
+	}
+	b[0] = host.Completion{}
+	batches.Put(b)
+}
+
+func (o output) Complete(id uint64, code abi.Code, data []byte, nTokens int64) {
+	o.deliver(host.Completion{ID: id, Status: code, Data: data, NTokens: nTokens}, false)
+}
+
+func (o output) FirstToken(id uint64, data []byte) {
+	o.deliver(host.Completion{ID: id, Data: data}, true)
+}
+
+// Flushed answers the oldest flush: the session answers them in order.
+func (o output) Flushed(code abi.Code, message string) {
+	o.a.mu.Lock()
+	var answer chan error
+	if len(o.a.flushes) > 0 {
+		answer, o.a.flushes = o.a.flushes[0], o.a.flushes[1:]
+	}
+	o.a.mu.Unlock()
+	if answer != nil {
+		answer <- statusErr(&backendv1.Status{Code: uint32(code), Message: message})
+	}
+}
+
+// Violation ends the backend: its results can no longer be trusted. Every
+// sample issued still completes once (the SDK sees to it).
+func (o output) Violation(_ uint64, err error) {
+	o.a.fail(&host.PluginError{Plugin: o.a.info.Name, Op: "issue", Err: fmt.Errorf("%w: %w", host.ErrProtocol, err)})
 }

@@ -18,6 +18,20 @@ import (
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
+// openLoaded opens e with its model and the samples of indices loaded.
+func openLoaded(t *testing.T, e *echo, indices ...uint64) host.Backend {
+	t.Helper()
+	b, err := Open(t.Context(), e)
+	require.NoError(t, err)
+	require.NoError(t, b.Load(t.Context(), host.Model{Bytes: []byte("m")}))
+	samples := make([]host.Sample, len(indices))
+	for i, idx := range indices {
+		samples[i] = host.Sample{Index: idx}
+	}
+	require.NoError(t, b.LoadSamples(t.Context(), samples))
+	return b
+}
+
 // echo is a test backend: each sample completes with its data (or its
 // 8-byte index when it has none); the sample index picks a fault.
 type echo struct {
@@ -77,7 +91,7 @@ func (e *echo) Infer(_ context.Context, q sdk.Query, c sdk.Completer) error {
 			c.Fail(s.ID, errors.New("bad input"))
 		default:
 			data := s.Data
-			if data == nil {
+			if len(data) == 0 {
 				data = binary.LittleEndian.AppendUint64(nil, s.Index)
 			}
 			c.FirstToken(s.ID, data[:1])
@@ -157,7 +171,11 @@ func TestEcho(t *testing.T) {
 	b.SetHandler(rec)
 	require.NoError(t, b.Load(ctx, host.Model{Bytes: []byte("m")}))
 	data := []byte("sample seven")
-	require.NoError(t, b.LoadSamples(ctx, []host.Sample{{Index: 7, Data: data}}))
+	samples := []host.Sample{{Index: 7, Data: data}}
+	for i := range uint64(50) {
+		samples = append(samples, host.Sample{Index: 100 + i})
+	}
+	require.NoError(t, b.LoadSamples(ctx, samples))
 	data[0] = 'X' // the host copied it
 	require.NoError(t, b.Warmup(ctx))
 	require.NoError(t, b.Issue(ctx, recs(1, 7, 1)))
@@ -187,16 +205,15 @@ func TestSampleFaults(t *testing.T) {
 		status abi.Code
 		msg    string
 	}{
-		{name: "panic", index: idxPanic, status: abi.Internal, msg: "panic: boom"},
-		{name: "forgotten", index: idxForget, status: abi.Internal, msg: `plugin "echo" returned from Infer without completing the sample`},
+		{name: "panic", index: idxPanic, status: abi.Internal, msg: "backend panicked in Infer: boom"},
+		{name: "forgotten", index: idxForget, status: abi.Internal, msg: `backend "echo" returned from Infer without completing sample id 1`},
 		{name: "error", index: idxError, status: abi.Internal, msg: "device lost"},
 		{name: "failed", index: idxFail, status: abi.Internal, msg: "bad input"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b, err := Open(t.Context(), &echo{maxInFlight: 1})
-			require.NoError(t, err)
+			b := openLoaded(t, &echo{maxInFlight: 1}, tt.index)
 			defer b.Close()
 			rec := newRecorder()
 			b.SetHandler(rec)
@@ -217,14 +234,13 @@ func TestProtocolViolations(t *testing.T) {
 		index uint64
 		msg   string
 	}{
-		{name: "unknown id", index: idxUnknown, msg: `plugin "echo": issue: broke the plugin ABI: completion for sample id 101, which is not in this query`},
-		{name: "twice", index: idxTwice, msg: `plugin "echo": issue: broke the plugin ABI: completion for sample id 1, which was completed before`},
+		{name: "unknown id", index: idxUnknown, msg: `plugin "echo": issue: broke the plugin ABI: backend "echo": Complete for sample id 101, which is not in this Infer call`},
+		{name: "twice", index: idxTwice, msg: `plugin "echo": issue: broke the plugin ABI: backend "echo": Complete for sample id 1, which was completed before`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b, err := Open(t.Context(), &echo{})
-			require.NoError(t, err)
+			b := openLoaded(t, &echo{}, tt.index)
 			rec := newRecorder()
 			b.SetHandler(rec)
 			require.NoError(t, b.Issue(t.Context(), recs(1, tt.index, 1)))
