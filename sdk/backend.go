@@ -13,8 +13,11 @@ import "context"
 // Optional capabilities are detected by type assertion: [SampleLoader],
 // [Flusher] and [Warmer].
 type Backend interface {
-	// Info describes the backend. It is called once, before Load, and must
-	// not block.
+	// Info describes the backend. It must not block. The SDK calls it
+	// before Load and once more after Load succeeds: the second answer's
+	// MaxBatch and MaxInFlight replace the first's (so that Load's options,
+	// a stream count or a batch size, can set them); nothing else of it
+	// may change.
 	Info() Info
 
 	// Load prepares the model. It is untimed and may be slow (engine

@@ -7,6 +7,9 @@
 // management and panic recovery. A vendor never imports wazero, gRPC or
 // go-plugin.
 //
-// Package sdk imports only the standard library and abi; it must never
-// import host, loadgen, cmd or any plugin.
+// Of this module, package sdk imports only abi (abi/backendv1grpc only in
+// its native files); it must never import host, loadgen, cmd or any
+// plugin. Of third-party code it imports protobuf, and in its native
+// (non-wasip1) files go-plugin, go-hclog and gRPC: a WASM guest links
+// neither gRPC nor go-plugin (internal/archtest checks both builds).
 package sdk

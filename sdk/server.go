@@ -101,7 +101,7 @@ func status(err error) *backendv1.Status {
 // errClosed is the status of every call after Close.
 var errClosed = Errorf(abi.FailedPrecondition, "the backend was closed")
 
-// Info calls the backend's Info once and describes it: who it is, the ABI
+// Info calls the backend's Info (the first time only) and describes it: who it is, the ABI
 // version, its capabilities. A host whose ABI major differs gets
 // [abi.VersionMismatch].
 func (s *Server) Info(req *backendv1.InfoRequest) *backendv1.InfoResponse {

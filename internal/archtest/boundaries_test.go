@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,41 +29,64 @@ type rule struct {
 	thirdParty []string
 }
 
+// sdkDeps are the third-party modules the SDK links (go-plugin, gRPC,
+// protobuf and theirs); what a plugin links through it.
+var sdkDeps = []string{
+	"google.golang.org/protobuf", "google.golang.org/grpc", "google.golang.org/genproto",
+	"golang.org/x/", "github.com/hashicorp/", "github.com/fatih/color", "github.com/mattn/",
+	"github.com/oklog/run",
+	// go-plugin still pulls the deprecated APIv1 protobuf shim.
+	"github.com/golang/protobuf",
+}
+
+// testKit is what the conformance kits (sdk/sdktest, host/hosttest) link
+// besides: testify and its dependencies.
+var testKit = []string{
+	"github.com/stretchr/testify", "github.com/davecgh/go-spew", "github.com/pmezard/go-difflib",
+	"gopkg.in/yaml.v3", "go.yaml.in/yaml/",
+}
+
+func join(lists ...[]string) []string { return slices.Concat(lists...) }
+
 var rules = []rule{
 	{name: "loadgen is stdlib only", prefix: "loadgen", ours: []string{}, thirdParty: []string{}},
 	{name: "abi imports nothing of ours", prefix: "abi", ours: []string{}, thirdParty: []string{
 		"google.golang.org/protobuf", "google.golang.org/grpc", "google.golang.org/genproto",
 		"golang.org/x/",
 	}},
-	{name: "sdk imports only abi", prefix: "sdk", ours: []string{"abi"}, thirdParty: []string{
-		"google.golang.org/protobuf", "google.golang.org/grpc", "google.golang.org/genproto",
-		"golang.org/x/", "github.com/hashicorp/", "github.com/fatih/color", "github.com/mattn/",
-		"github.com/oklog/run", "github.com/stretchr/testify", "github.com/davecgh/go-spew",
-		"github.com/pmezard/go-difflib", "gopkg.in/yaml.v3", "go.yaml.in/yaml/",
-		// go-plugin still pulls the deprecated APIv1 protobuf shim.
-		"github.com/golang/protobuf",
-	}},
-	{name: "host imports only abi", prefix: "host", ours: []string{"abi"}},
+	{name: "sdk imports only abi", prefix: "sdk", ours: []string{"abi"}, thirdParty: join(sdkDeps, testKit)},
+	{name: "host imports only abi", prefix: "host", ours: []string{"abi"},
+		thirdParty: join(sdkDeps, testKit, []string{"github.com/tetratelabs/wazero"})},
+	// A plugin links the SDK's modules and its vendor runtime's binding:
+	// purego (no cgo) and golang.org/x/sys.
 	{name: "onnx plugin imports only sdk, abi and the plugins' core", prefix: "plugins/onnx",
-		ours: []string{"sdk", "abi", "plugins/internal"}},
+		ours: []string{"sdk", "abi", "plugins/internal"}, thirdParty: join(sdkDeps, []string{"github.com/ebitengine/purego"})},
 	{name: "tensorrt plugin imports only sdk, abi and the plugins' core", prefix: "plugins/tensorrt",
-		ours: []string{"sdk", "abi", "plugins/internal"}},
+		ours: []string{"sdk", "abi", "plugins/internal"}, thirdParty: join(sdkDeps, []string{"github.com/ebitengine/purego"})},
 	{name: "qaic plugin imports only sdk, abi and the plugins' core", prefix: "plugins/qaic",
-		ours: []string{"sdk", "abi", "plugins/internal"}},
-	{name: "the plugins' core imports only sdk and abi", prefix: "plugins/internal", ours: []string{"sdk", "abi"}},
-	{name: "examples import only sdk and abi", prefix: "examples", ours: []string{"sdk", "abi"}},
+		ours: []string{"sdk", "abi", "plugins/internal"}, thirdParty: join(sdkDeps, []string{"github.com/ebitengine/purego"})},
+	// acceltest, the core's conformance kit for accelerator plugins, is
+	// a test kit like sdktest.
+	{name: "the plugins' core imports only sdk and abi", prefix: "plugins/internal", ours: []string{"sdk", "abi"},
+		thirdParty: join(sdkDeps, testKit, []string{"github.com/ebitengine/purego"})},
+	{name: "examples import only sdk and abi", prefix: "examples", ours: []string{"sdk", "abi"}, thirdParty: sdkDeps},
 }
 
 type pkg struct {
-	ImportPath string
-	Imports    []string
-	Deps       []string
-	Standard   bool
+	ImportPath   string
+	Imports      []string
+	Deps         []string
+	Standard     bool
+	TestImports  []string
+	XTestImports []string
 }
 
-func listPackages(t *testing.T) []pkg {
+// listPackages lists the module's packages as the go tool builds them for
+// env (e.g. GOOS=wasip1), or for this machine when env is empty.
+func listPackages(t *testing.T, env ...string) []pkg {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-e", "-json=ImportPath,Imports,Deps,Standard", module+"/...")
+	cmd := exec.Command("go", "list", "-e", "-json=ImportPath,Imports,Deps,Standard,TestImports,XTestImports", module+"/...")
+	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -79,6 +104,12 @@ func listPackages(t *testing.T) []pkg {
 	}
 	require.NotEmpty(t, pkgs)
 	return pkgs
+}
+
+// allowsOurs reports whether the rule's packages may import dep, one of
+// ours (relative to the module): their own subtree and the rule's list.
+func (r rule) allowsOurs(dep string) bool {
+	return under(dep, r.prefix) || slices.ContainsFunc(r.ours, func(o string) bool { return under(dep, o) })
 }
 
 // under reports whether rel is prefix or a package below it.
@@ -107,11 +138,7 @@ func TestBoundaries(t *testing.T) {
 					if !ours {
 						continue
 					}
-					allowed := under(dep, r.prefix)
-					for _, o := range r.ours {
-						allowed = allowed || under(dep, o)
-					}
-					if !allowed {
+					if !r.allowsOurs(dep) {
 						t.Errorf("%s imports %s: %s", rel, dep, r.name)
 					}
 				}
@@ -122,11 +149,7 @@ func TestBoundaries(t *testing.T) {
 					if isStd(dep) || strings.HasPrefix(dep, module) {
 						continue
 					}
-					allowed := false
-					for _, tp := range r.thirdParty {
-						allowed = allowed || strings.HasPrefix(dep, tp)
-					}
-					if !allowed {
+					if !hasPrefix(dep, r.thirdParty) {
 						t.Errorf("%s depends on third-party %s: %s", rel, dep, r.name)
 					}
 				}
