@@ -57,7 +57,11 @@ func (p *phase) issue(ctx context.Context) issueStats {
 // and opens the phase to responses.
 func (p *phase) begin(timer *time.Timer, st *issueStats) {
 	if p.eff.scenario == Server && p.r.spin == spinAuto {
-		p.r.spin = calibrateSpin(timer)
+		if p.r.timerWait {
+			p.r.spin = calibrateSpin(timer)
+		} else {
+			p.r.spin = calibrateNapSpin()
+		}
 	}
 	p.start = time.Now()
 	st.startWall = p.start
@@ -177,8 +181,23 @@ func (p *phase) logEnd(ctx context.Context, st *issueStats) {
 	}
 }
 
+// finalNap bounds the last kernel sleep before a Server query, the one
+// that keeps its P (see nap); the wait before it sleeps until the query
+// is finalNap away, in naps of at most maxNap so that a canceled context
+// is noticed.
+const (
+	finalNap = time.Millisecond
+	maxNap   = 10 * time.Millisecond
+)
+
 // waitUntil sleeps until target (ns from start), then spins the last
-// stretch, which time.Sleep alone overshoots.
+// stretch, which sleeping alone overshoots; false means the context was
+// canceled. It sleeps in the kernel (nap), as the official issue thread
+// does, unless timerWait asks for Go timers: those fire up to a
+// millisecond late when the process is otherwise idle (the runtime's
+// poller sleeps in whole milliseconds), and spinning that long makes a
+// loaded machine run the issuer late, where a thread asleep in the kernel
+// is woken on time.
 func (p *phase) waitUntil(ctx context.Context, timer *time.Timer, target int64) bool {
 	spin := p.r.spin
 	for {
@@ -187,12 +206,19 @@ func (p *phase) waitUntil(ctx context.Context, timer *time.Timer, target int64) 
 			return true
 		}
 		if d <= spin {
-			// Yield while spinning: a SUT completing in this process
-			// keeps its share of the CPU.
-			for p.now() < target {
-				runtime.Gosched()
-			}
+			p.spinUntil(target)
 			return true
+		}
+		if !p.r.timerWait {
+			if canceled(ctx) {
+				return false
+			}
+			if sleep := d - spin; sleep <= finalNap {
+				nap(sleep, true)
+			} else {
+				nap(min(sleep-finalNap, maxNap), false)
+			}
+			continue
 		}
 		timer.Reset(d - spin)
 		select {
@@ -200,6 +226,19 @@ func (p *phase) waitUntil(ctx context.Context, timer *time.Timer, target int64) 
 		case <-ctx.Done():
 			timer.Stop()
 			return false
+		}
+	}
+}
+
+// spinUntil spins until target. On Go timers, where the spin can be long,
+// it yields while spinning so that a SUT completing in this process keeps
+// its share of the CPU; after a nap the spin is a few microseconds, and
+// yielding would queue the issuer behind every runnable goroutine.
+func (p *phase) spinUntil(target int64) {
+	yield := p.r.timerWait
+	for p.now() < target {
+		if yield {
+			runtime.Gosched()
 		}
 	}
 }

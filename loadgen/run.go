@@ -39,9 +39,12 @@ type run struct {
 	audit    *Config
 	grace    time.Duration
 	// spin is how much of each Server wait is spun rather than slept;
-	// spinAuto means "measure the timer's lateness at the first Server
-	// phase" (calibrateSpin).
+	// spinAuto means "measure the sleep's lateness at the first Server
+	// phase" (calibrateNapSpin, or calibrateSpin on Go timers).
 	spin time.Duration
+	// timerWait makes the Server issuer wait on Go timers instead of
+	// sleeping in the kernel (nap).
+	timerWait bool
 
 	logs   *logs
 	resp   Responder
@@ -88,9 +91,10 @@ func NewRun(sut SUT, qsl QSL, settings TestSettings, logSettings LogSettings, op
 	}
 	r := &run{
 		sut: sut, qsl: qsl, settings: settings, ls: logSettings,
-		grace:  2 * time.Second,
-		spin:   spinAuto,
-		accRNG: rng.NewMT19937(rng.DefaultSeed),
+		grace:     2 * time.Second,
+		spin:      spinAuto,
+		timerWait: !kernelSleep,
+		accRNG:    rng.NewMT19937(rng.DefaultSeed),
 	}
 	r.errBudget.limit = DefaultSampleErrorLimit
 	for _, o := range opts {
@@ -489,8 +493,9 @@ func (p Progress) String() string {
 	return b.String()
 }
 
-// withSpin sets how much of each Server wait is spun. Tests under
-// testing/synctest set 0: a spinning goroutine never lets fake time move.
+// withSpin makes the Server issuer wait on Go timers, spinning the last d
+// of each wait. Tests under testing/synctest set 0: only Go timers move
+// fake time, and a spinning goroutine never lets it move.
 func withSpin(d time.Duration) Option {
-	return func(r *run) { r.spin = d }
+	return func(r *run) { r.spin, r.timerWait = d, true }
 }

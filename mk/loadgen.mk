@@ -17,3 +17,29 @@ bench-loadgen: ## LoadGen benchmarks: Offline samples/s, Server max valid QPS, S
 	/^(FAIL|panic)/ { print; failed = 1 } END { exit failed }'
 
 BENCH_TARGETS += bench-loadgen
+
+# `make bench-contention` runs Server tests at a fixed rate against the null
+# SUT while busy processes load every core and prints, per contender, the
+# latency percentiles (for a null SUT, the issue lateness) and the fraction
+# of VALID runs. CONTENTION_CPP=<driver> adds the official C++ LoadGen
+# under the same load, interleaved run by run (docs/loadgen.md says what
+# the driver must do); CONTENTION_ARGS passes -contention.* flags
+# (-contention.qps, .bound, .busy, .load=threads, .timers).
+CONTENTION_ROUNDS ?= 8
+CONTENTION_ARGS ?=
+CONTENTION_CPP ?=
+
+.PHONY: bench-contention
+
+bench-contention: ## Server issue lateness p50/p99 and VALID runs under CPU contention (CONTENTION_CPP=official driver)
+	@uptime
+	@$(GO) test -run '^$$' -bench 'ServerContention' -benchtime $(CONTENTION_ROUNDS)x -v ./loadgen/ \
+		-args $(if $(CONTENTION_CPP),-contention.cpp=$(CONTENTION_CPP)) $(CONTENTION_ARGS) | \
+	awk '/contention_bench_test.go/ { sub(/^.*contention_bench_test.go:[0-9]+: /, "  run: "); print; next } \
+	/^BenchmarkServerContention.*ns\/op/ { printf "| %-28s | %14s |\n|%s|%s|\n", "metric", "value", \
+		"------------------------------", "----------------"; \
+		for (i = 3; i < NF; i += 2) printf "| %-28s | %14s |\n", $$(i+1), $$i } \
+	/^(FAIL|panic)/ { print; failed = 1 } END { exit failed }'
+	@uptime
+
+BENCH_TARGETS += bench-contention
