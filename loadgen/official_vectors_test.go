@@ -25,6 +25,7 @@ import (
 // accuracy-log sampling draws and the sequence ids) and, per issuing pass,
 // generated_query_count and generated_query_duration (which fix the query
 // counts and, for Server, the sum of every Poisson gap to the nanosecond).
+// The runs use fake time, but one in real time with the default issuer.
 func TestOfficialVectors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -35,6 +36,7 @@ func TestOfficialVectors(t *testing.T) {
 		counts      []uint64
 		durationsNs []int64
 		withData    bool
+		realTime    bool
 	}{
 		{
 			name: "singlestream accuracy", settings: func(s *TestSettings) { s.Mode = AccuracyOnly },
@@ -65,6 +67,16 @@ func TestOfficialVectors(t *testing.T) {
 				s.AccuracyLogProbability, s.AccuracyLogRNGSeed = 0.5, 7
 			},
 			total: 100, perf: 32,
+			accuracySHA: "f6a7742da9bd791525a00c26469e6f3a90260a2ca94b24397a68a39ef0d1dc05",
+			counts:      []uint64{1001}, durationsNs: []int64{200307344},
+		},
+		{
+			name: "server performance with sampled accuracy log, real time",
+			settings: func(s *TestSettings) {
+				s.Scenario, s.ServerTargetQPS, s.MinDuration = Server, 5000, 200*time.Millisecond
+				s.AccuracyLogProbability, s.AccuracyLogRNGSeed = 0.5, 7
+			},
+			total: 100, perf: 32, realTime: true,
 			accuracySHA: "f6a7742da9bd791525a00c26469e6f3a90260a2ca94b24397a68a39ef0d1dc05",
 			counts:      []uint64{1001}, durationsNs: []int64{200307344},
 		},
@@ -140,7 +152,7 @@ func TestOfficialVectors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			synctest.Test(t, func(t *testing.T) {
+			run := func(t *testing.T, opts ...Option) {
 				s := DefaultTestSettings()
 				s.QSLRNGSeed, s.SampleIndexRNGSeed, s.ScheduleRNGSeed = seedQSL, seedSample, seedSchedule
 				s.MinDuration = 0
@@ -149,9 +161,16 @@ func TestOfficialVectors(t *testing.T) {
 				if tt.withData {
 					sut = newFakeSUT(nil)
 				}
-				_, err := StartTest(context.Background(), sut, &fakeQSL{total: tt.total, perf: tt.perf}, s, LogSettings{OutDir: dir}, withSpin(0))
+				_, err := StartTest(context.Background(), sut, &fakeQSL{total: tt.total, perf: tt.perf}, s, LogSettings{OutDir: dir}, opts...)
 				require.NoError(t, err)
-			})
+			}
+			if tt.realTime {
+				// The default issuer, in real time: what is logged must
+				// not depend on when queries were issued.
+				run(t)
+			} else {
+				synctest.Test(t, func(t *testing.T) { run(t, withSpin(0)) })
+			}
 			sum := sha256.Sum256(readLog(t, dir, "accuracy.json"))
 			assert.Equal(t, tt.accuracySHA, hex.EncodeToString(sum[:]), "accuracy log differs from the official")
 			detail := string(readLog(t, dir, "detail.txt"))
