@@ -53,6 +53,8 @@ type phase struct {
 	queryDone atomic.Int64
 	expected  atomic.Int64
 	inflight  atomic.Int64 // Responder calls in progress
+	closing   atomic.Bool  // close is waiting for inflight to reach 0
+	idle      chan struct{}
 	rejected  atomic.Int64
 	failed    atomic.Int64 // samples the SUT completed with an error
 	wake      chan struct{}
@@ -74,6 +76,7 @@ func newPhase(r *run, e *effective, mode Mode, q querySchedule, base, queryBase 
 		tokens:    e.useTokenLatencies,
 		wake:      make(chan struct{}, 1),
 		finished:  make(chan struct{}, 1),
+		idle:      make(chan struct{}, 1),
 	}
 	p.needFirstToken = p.tokens && e.scenario != Offline
 	for i, idx := range q.samples {
@@ -95,9 +98,17 @@ func newPhase(r *run, e *effective, mode Mode, q querySchedule, base, queryBase 
 func (p *phase) now() int64 { return int64(time.Since(p.start)) }
 
 // enter and leave bracket a Responder call so that closing the phase can
-// wait for calls in progress.
+// wait for calls in progress: the last call to leave while close waits
+// wakes it.
 func (p *phase) enter() { p.inflight.Add(1) }
-func (p *phase) leave() { p.inflight.Add(-1) }
+func (p *phase) leave() {
+	if p.inflight.Add(-1) == 0 && p.closing.Load() {
+		select {
+		case p.idle <- struct{}{}:
+		default:
+		}
+	}
+}
 
 // index maps a response id to a sample of this phase, or explains why it
 // cannot.
@@ -329,10 +340,15 @@ func (p *phase) logged(id uint64) bool {
 
 // close stops accepting responses and waits for the calls in progress, so
 // that the arrays can be read without racing with late completions.
+//
+// It blocks on a channel rather than polling, so that under
+// testing/synctest the fake clock does not move while it waits (and the
+// logs do not depend on whether a call was still in progress).
 func (p *phase) close() {
 	p.r.resp.phase.CompareAndSwap(p, nil)
+	p.closing.Store(true)
 	for p.inflight.Load() != 0 {
-		time.Sleep(10 * time.Microsecond)
+		<-p.idle
 	}
 }
 
