@@ -26,7 +26,7 @@ test: $(TEST_DEPS) ## vet, cross-build the guest packages and run every test (wh
 test-under-load: ## make test while CPU burners load every core (BURNERS=n); prints how long it took
 	./scripts/test-under-load.sh
 
-race: $(TEST_DEPS) ## run the tests under the race detector
+race: $(TEST_DEPS) ## every test under the race detector (several times slower than make test; not in CI)
 	$(GO) test -count=1 -race ./...
 
 bench: $(BENCH_TARGETS) ## run the benchmarks behind BENCHMARKS.md
@@ -34,6 +34,8 @@ bench: $(BENCH_TARGETS) ## run the benchmarks behind BENCHMARKS.md
 fuzz: ## fuzz every parser for FUZZTIME each (default 30s)
 	./scripts/fuzz.sh
 
-check: test ## formatting, tidy modules, then the tests
+check: ## static checks: gofmt, go vet, golangci-lint (make lint), go mod tidy -diff (CI runs it after make test)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+	$(MAKE) --no-print-directory lint
 	$(GO) mod tidy -diff

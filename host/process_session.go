@@ -547,23 +547,20 @@ func (b *processBackend) shutdown() {
 	}()
 	timer := time.NewTimer(b.cfg.CloseTimeout)
 	defer timer.Stop()
-	for {
+	select {
+	case <-killed:
 		select {
-		case <-killed:
-			select {
-			case <-b.stderrDone:
-				return
-			case <-timer.C:
-			}
+		case <-b.stderrDone:
+			return
 		case <-timer.C:
 		}
-		b.cfg.Logger.Warn("plugin output still open after the plugin ended; closing it", "plugin", b.name)
-		for _, c := range []io.Closer{b.proc.stdout, b.proc.stderr} {
-			if c != nil {
-				_ = c.Close()
-			}
-		}
-		<-killed
-		return
+	case <-timer.C:
 	}
+	b.cfg.Logger.Warn("plugin output still open after the plugin ended; closing it", "plugin", b.name)
+	for _, c := range []io.Closer{b.proc.stdout, b.proc.stderr} {
+		if c != nil {
+			_ = c.Close()
+		}
+	}
+	<-killed
 }

@@ -329,7 +329,7 @@ func (in *wasmInstance) trapped(op callOp, err error) error {
 // memory at its cap, or a WASM trap, with the guest's last output.
 func (in *wasmInstance) classify(op callOp, err error) *PluginError {
 	words := lastWords(in.stdout, in.stderr)
-	var kind error = ErrTrap
+	kind := ErrTrap
 	var exit *sys.ExitError
 	what := trapSummary(err.Error())
 	if errors.As(err, &exit) {

@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -162,7 +161,7 @@ func TestParseConfigErrors(t *testing.T) {
 			assert.Nil(t, c)
 			assert.ErrorIs(t, err, ErrInvalidConfig)
 			var ce *ConfigError
-			assert.True(t, errors.As(err, &ce))
+			assert.ErrorAs(t, err, &ce)
 			for _, w := range tt.want {
 				assert.Contains(t, err.Error(), w)
 			}

@@ -47,7 +47,7 @@ func TestGroupedLoadableSets(t *testing.T) {
 		// Whole groups only: each set ends at a group's end.
 		last := set.samples[set.end-1]
 		grp := g.GroupOf(last)
-		assert.Equal(t, g.GroupOf(last+1) != grp || last+1 == g.total, true)
+		assert.True(t, g.GroupOf(last+1) != grp || last+1 == g.total)
 	}
 	assert.ElementsMatch(t, []uint64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}, all)
 	// Sets close once they reach the count, so they may exceed it.

@@ -135,7 +135,7 @@ func TestGenerateQueriesOfflineRepeatsLoadedSet(t *testing.T) {
 	set := firstSet(t, &e)
 	q := generateQueries(&e, PerformanceOnly, set, nil)
 	// 1.1 * 0.1 s * 100 QPS = 11 samples: the 4 loaded ones twice, then 3.
-	require.Equal(t, 11, len(q.samples))
+	require.Len(t, q.samples, 11)
 	want := append(append(append([]uint64{}, set.samples...), set.samples...), set.samples[:3]...)
 	assert.Equal(t, want, q.samples)
 }

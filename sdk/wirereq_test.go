@@ -147,7 +147,7 @@ func checkLoadRequest(t testing.TB, b []byte) {
 	require.NoError(t, err, "proto.Unmarshal accepts %x", b)
 	assert.Equal(t, ref.GetModelPath(), got.path)
 	assert.Equal(t, string(ref.GetModelBytes()), string(got.bytes))
-	assert.Equal(t, len(ref.GetOptions()), len(got.options))
+	assert.Len(t, got.options, len(ref.GetOptions()))
 	for k, v := range ref.GetOptions() {
 		assert.Equal(t, v, got.options[k], "option %q", k)
 	}

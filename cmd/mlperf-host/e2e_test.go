@@ -351,7 +351,7 @@ func TestDatasetRoundTrip(t *testing.T) {
 	r = mlperfHost(t, dir, "dataset", "info", "fm.mlph")
 	require.Equal(t, exitcode.OK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "labels   1000")
-	assert.True(t, strings.Contains(r.stdout, "every sample reads and matches"))
+	assert.Contains(t, r.stdout, "every sample reads and matches")
 }
 
 var (

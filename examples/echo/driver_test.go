@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -190,7 +189,6 @@ func built(t *testing.T) (binary, module string) {
 		if buildErr != nil {
 			return
 		}
-		gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
 		pkg := "github.com/mlperf-host/mlperf-host/examples/echo/cmd/echo"
 		for _, b := range []struct {
 			env  []string
@@ -199,7 +197,7 @@ func built(t *testing.T) (binary, module string) {
 			{args: []string{"build", "-o", filepath.Join(buildDir, "echo"), pkg}},
 			{env: []string{"GOOS=wasip1", "GOARCH=wasm"}, args: []string{"build", "-buildmode=c-shared", "-o", filepath.Join(buildDir, "echo.wasm"), pkg}},
 		} {
-			cmd := exec.Command(gobin, b.args...)
+			cmd := exec.Command("go", b.args...)
 			cmd.Env = append(os.Environ(), b.env...)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				buildErr = fmt.Errorf("go %s: %v\n%s", strings.Join(b.args, " "), err, out)

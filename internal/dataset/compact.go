@@ -179,7 +179,7 @@ func WriteCompact(w io.Writer, src Dataset) error {
 			return fmt.Errorf("write compact: %w", err)
 		}
 	}
-	binary.Write(bw, binary.LittleEndian, crc.Sum32())
+	bw.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write compact: %w", err)
 	}

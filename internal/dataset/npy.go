@@ -271,7 +271,7 @@ func WriteNPY(w io.Writer, spec Spec, data []byte) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString(npyMagic)
 	bw.Write([]byte{1, 0})
-	binary.Write(bw, binary.LittleEndian, uint16(len(dict)))
+	bw.Write(binary.LittleEndian.AppendUint16(nil, uint16(len(dict))))
 	bw.WriteString(dict)
 	bw.Write(data)
 	if err := bw.Flush(); err != nil {

@@ -71,11 +71,11 @@ func (rw *rewriter) expr(r *reader, dst []byte, constExpr bool) ([]byte, error) 
 		at := r.off
 		op, _ := r.byte()
 		var err error
-		switch {
-		case op == 0x02 || op == 0x04 || op == 0x06: // block, if, try
+		switch op {
+		case 0x02, 0x04, 0x06: // block, if, try
 			err = r.blockType()
 			depth++
-		case op == 0x03: // loop
+		case 0x03: // loop
 			if err = r.blockType(); err == nil && !constExpr {
 				dst = append(dst, r.b[copied:r.off]...)
 				dst = rw.appendCheck(dst)
@@ -83,15 +83,15 @@ func (rw *rewriter) expr(r *reader, dst []byte, constExpr bool) ([]byte, error) 
 				rw.loops++
 			}
 			depth++
-		case op == 0x1f: // try_table
+		case 0x1f: // try_table
 			err = r.tryTable()
 			depth++
-		case op == 0x0b: // end
+		case 0x0b: // end
 			depth--
 			if constExpr && depth < 0 {
 				return append(dst, r.b[copied:r.off]...), nil
 			}
-		case op == 0x10 || op == 0x12 || op == 0xd2: // call, return_call, ref.func
+		case 0x10, 0x12, 0xd2: // call, return_call, ref.func
 			var idx uint32
 			if idx, err = r.u32(); err == nil {
 				dst = append(dst, r.b[copied:at+1]...)

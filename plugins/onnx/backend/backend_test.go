@@ -3,7 +3,6 @@ package backend
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -203,5 +202,5 @@ func TestCallsBeforeLoad(t *testing.T) {
 	b := New(goengine.New())
 	require.Error(t, b.Infer(context.Background(), sdk.Query{}, newCompleter()))
 	require.Error(t, b.Warmup(context.Background()))
-	require.True(t, errors.Is(b.Close(), nil))
+	require.NoError(t, b.Close())
 }

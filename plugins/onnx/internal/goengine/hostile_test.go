@@ -105,7 +105,7 @@ func TestNodeErrorNamesNode(t *testing.T) {
 	require.ErrorAs(t, err, &ne)
 	assert.Equal(t, `"my_rnn"`, ne.Node)
 	assert.Equal(t, "GRU", ne.Op)
-	assert.True(t, errors.Is(err, engine.ErrUnsupported))
+	assert.ErrorIs(t, err, engine.ErrUnsupported)
 }
 
 func TestOptionsErrors(t *testing.T) {
