@@ -64,14 +64,6 @@ func assertNoProcess(t *testing.T, path string) {
 	}
 }
 
-// fileSize returns the size of dir/name, failing when it is missing.
-func fileSize(t *testing.T, dir, name string) int64 {
-	t.Helper()
-	st, err := os.Stat(filepath.Join(dir, name))
-	require.NoError(t, err)
-	return st.Size()
-}
-
 // TestFailedPluginEndsOffline: a plugin that crashes, panics, breaks the
 // protocol or fails its samples during the one big Offline query ends the
 // run at once: exit 7 naming the plugin and what it did, a detail log of
@@ -345,7 +337,7 @@ func TestFullDisk(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(logs, "mlperf_log_accuracy.json"))
 	assert.NoFileExists(t, filepath.Join(logs, "accuracy.txt"), "nothing scored from a torn log")
 	assert.Regexp(t, `logs\s+logs \(.*mlperf_log_accuracy.json.incomplete`, r.stdout, "the files are listed")
-	assert.True(t, strings.Contains(readFile(t, logs, "mlperf_log_detail.txt"), `"key": "power_end"`), "the detail log is whole")
+	assert.Contains(t, readFile(t, logs, "mlperf_log_detail.txt"), `"key": "power_end"`, "the detail log is whole")
 }
 
 // TestKilledRunKeepsDetailLog: a host killed in the middle of a Server run

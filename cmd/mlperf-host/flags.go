@@ -1,11 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/mlperf-host/mlperf-host/internal/config"
@@ -83,15 +80,4 @@ func (a *app) load(cf *configFlags) (*config.Config, error) {
 // configFlagValue is a value a command sets from its arguments.
 func configFlagValue(key, value string) config.FlagValue {
 	return config.FlagValue{Key: key, Value: value, Flag: "argument"}
-}
-
-func writeJSON(path string, v any) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(v, "", "    ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
 }

@@ -3,6 +3,7 @@ package echo_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 

@@ -29,13 +29,12 @@ type Volume struct {
 // volume that is not 3-D, an unsupported data type (integer and float
 // types up to 64 bits), or a file shorter than the volume.
 func ReadNIfTI(r io.Reader) (Volume, error) {
-	br := io.Reader(r)
 	var head [2]byte
 	buf := make([]byte, 0, 352)
 	if _, err := io.ReadFull(r, head[:]); err != nil {
 		return Volume{}, fmt.Errorf("nifti: %w", err)
 	}
-	br = io.MultiReader(bytes.NewReader(head[:]), r)
+	br := io.MultiReader(bytes.NewReader(head[:]), r)
 	if head == [2]byte{0x1f, 0x8b} {
 		zr, err := gzip.NewReader(br)
 		if err != nil {

@@ -2,7 +2,6 @@ package submission
 
 import (
 	"encoding/binary"
-	"io/fs"
 	"os"
 	"testing"
 	"testing/fstest"
@@ -80,7 +79,7 @@ func TestDetectSystemEmpty(t *testing.T) {
 // whatever it finds, it finds no field empty.
 func TestDetectThisMachine(t *testing.T) {
 	t.Parallel()
-	var fsys fs.FS = os.DirFS("/")
+	fsys := os.DirFS("/")
 	for k, v := range DetectSystem(fsys) {
 		assert.NotEmpty(t, v, k)
 	}

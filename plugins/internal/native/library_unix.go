@@ -25,7 +25,7 @@ type Library struct {
 //
 // With no candidate loadable, Open returns the last loader error.
 func Open(candidates []string) (*Library, error) {
-	var last error = errors.New("no candidate paths")
+	last := errors.New("no candidate paths")
 	for _, c := range candidates {
 		h, err := purego.Dlopen(c, purego.RTLD_NOW|purego.RTLD_LOCAL)
 		if err == nil {

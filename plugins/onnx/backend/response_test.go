@@ -72,7 +72,7 @@ func TestResponseClass(t *testing.T) {
 				resp := c.done[uint64(i)]
 				require.Len(t, resp, 4, "image %d", i)
 				got := math.Float32frombits(binary.LittleEndian.Uint32(resp))
-				assert.Equal(t, float32(ref.Predictions[i]+tt.offset), got, "image %d", i)
+				assert.Equal(t, math.Float32bits(float32(ref.Predictions[i]+tt.offset)), math.Float32bits(got), "image %d: bit for bit", i)
 			}
 		})
 	}

@@ -154,7 +154,7 @@ func (l *lane) Run(b *accel.Batch) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := l.m.cuda.SetDevice(l.dev.ordinal); err != nil {
-		l.dev.Fail(err)
+		_ = l.dev.Fail(err) // marks the device failed: exec fails the batch
 	}
 	l.exec(b)
 }
