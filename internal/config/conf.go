@@ -59,8 +59,8 @@ func builtinLayer(r *benchmarks.Round, b benchmarks.Benchmark, sc benchmarks.Sce
 	}
 	for _, s := range b.Settings[sc] {
 		if _, known := settingKinds[s.Key]; !known {
-			// An official setting this LoadGen does not take yet
-			// (TestOfficialSettingsKnown lists them).
+			// An official setting this LoadGen does not take
+			// (TestOfficialSettingsKnown: none today).
 			continue
 		}
 		where := "mlperf.conf " + r.Name + " (" + s.Pattern + ")"

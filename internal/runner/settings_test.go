@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/loadgen"
 )
@@ -129,4 +130,35 @@ func TestListDescribesTheEmbeddedPlugin(t *testing.T) {
 	entries, _ = p.List(t.Context(), c)
 	require.Len(t, entries, 1)
 	assert.Contains(t, entries[0].Description, "cannot open it")
+}
+
+// TestEveryOfficialBenchmark: the settings each round's mlperf.conf gives
+// every benchmark and scenario make valid LoadGen TestSettings.
+func TestEveryOfficialBenchmark(t *testing.T) {
+	t.Parallel()
+	for _, round := range benchmarks.RoundNames() {
+		for _, b := range benchmarks.MustRound(round).All() {
+			for _, sc := range benchmarks.Scenarios() {
+				c, err := config.Load(config.Inputs{Flags: []config.FlagValue{
+					{Key: config.KeyRound, Value: round, Flag: "--round"},
+					{Key: config.KeyBenchmark, Value: b.SubmissionName, Flag: "--benchmark"},
+					{Key: config.KeyScenario, Value: string(sc), Flag: "--scenario"},
+					{Key: "settings.target_qps", Value: "100", Flag: "--set"},
+				}})
+				require.NoError(t, err, "%s %s %s", round, b.SubmissionName, sc)
+				s, err := TestSettings(c)
+				require.NoError(t, err, "%s %s %s", round, b.SubmissionName, sc)
+				want := 10 * time.Minute // *.SCENARIO.min_duration = 600000 in every round
+				if b.Demo {
+					want = time.Second
+				}
+				assert.Equal(t, want, s.MinDuration, "%s %s %s", round, b.SubmissionName, sc)
+			}
+		}
+	}
+	c, err := config.Load(config.Inputs{Flags: []config.FlagValue{{Key: config.KeyBenchmark, Value: "gpt-oss-120b", Flag: "--benchmark"}}})
+	require.NoError(t, err)
+	s, err := TestSettings(c)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(4395), s.AccuracySampleCountOverride, "mlperf.conf's gpt-oss-120b.*.accuracy_sample_count_override")
 }
