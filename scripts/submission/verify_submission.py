@@ -5,9 +5,10 @@
    division, once per category (edge: system box-edge; datacenter: system
    box-dc) into one tree, with the official minimum duration of every
    performance run (--min-duration-ms, default 600000; each of the 15 timed runs
-   lasts that long). --parallel runs one submit per scenario at once instead,
-   each in a session of its own. --reuse skips the runs and checks the tree
-   already there.
+   lasts that long): one `submit --scenarios S` per scenario, one after the
+   other (--parallel: all at once; --server-beside: the Server one beside the
+   others), each in a session of its own. --reuse skips the runs and checks
+   the tree already there; --jobs reruns some scenarios into it.
 2. Runs the official submission checker of mlcommons/inference (--repo) on the
    tree with --version ROUND, twice: as published, and as a copy in WORK whose
    tables also list fashion-mnist with the demo's own figures (its required
@@ -106,45 +107,53 @@ def run_submissions(args, tree, backup):
         f.write(SYSTEM_DESC.format(memory=memory_configuration()))
     jobs = []
     for cat, system in CATEGORIES.items():
-        cmd = [args.binary, "submit", "--submission", tree, "--backup", backup, "--round", ROUND, "--config", cfg,
-               "--user-conf", conf, "--progress", "never", "--set", "division=closed", "--set", "submitter=acme",
-               "--set", "system=" + system, "--set", "category=" + cat, "--set", "host.instances=1"]
-        if not args.parallel:
-            jobs.append((cat, cmd))
-            continue
         for sc in SCENARIOS[cat]:
-            jobs.append((f"{cat}-{sc}", cmd + ["--scenarios", sc]))
+            cmd = [args.binary, "submit", "--submission", tree, "--backup", backup, "--round", ROUND, "--config", cfg,
+                   "--user-conf", conf, "--progress", "never", "--set", "division=closed", "--set", "submitter=acme",
+                   "--set", "system=" + system, "--set", "category=" + cat, "--set", "host.instances=1",
+                   "--scenarios", sc]
+            jobs.append((f"{cat}-{sc}", cmd))
     if args.jobs:
         jobs = [(name, cmd) for name, cmd in jobs if name in args.jobs.split(",")]
-    if not args.parallel:
-        for _, cmd in jobs:
-            # submit exits 10 when its own check finds problems: the
-            # official checker's verdict below is the one reported.
-            sh(cmd, check=False)
-        return
-    # One submit per scenario at once, each in a session of its own (the
-    # kernel's autogroup scheduling then shares the CPUs between them as
-    # between users): a scenario's performance, TEST01 and TEST04 runs
-    # still run one after the other, each lasting its full duration.
-    procs = []
-    for name, cmd in jobs:
-        log = open(os.path.join(args.work, name + ".log"), "w")
-        if name.endswith("-Server") and args.server_rt:
-            # A latency-bound run that uses little CPU: first in line on a
-            # loaded machine (root only).
-            cmd = ["chrt", "--fifo", "1"] + cmd
-        print("+ " + " ".join(cmd) + " > " + log.name, flush=True)
-        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        if name.endswith("-Server") and args.server_nice:
-            # The Server runs keep a latency bound and use little CPU: their
-            # session's share may come first (root only).
-            with open(f"/proc/{p.pid}/autogroup", "w") as f:
-                f.write(str(args.server_nice))
-        procs.append((name, p, log))
-    for name, p, log in procs:
-        p.wait()
-        log.close()
-        print(f"{name}: submit exited {p.returncode}", flush=True)
+    # Each submit runs in a session of its own (the kernel's autogroup
+    # scheduling shares the CPUs between sessions as between users); a
+    # scenario's accuracy, performance, TEST01 and TEST04 runs follow one
+    # another, each lasting its full duration. --parallel starts them all
+    # at once, --server-beside starts the Server one beside the others,
+    # which run one at a time.
+    beside = [j for j in jobs if args.parallel or (args.server_beside and j[0].endswith("-Server"))]
+    queue = [j for j in jobs if j not in beside]
+    running = [start(args, name, cmd) for name, cmd in beside]
+    for name, cmd in queue:
+        finish(start(args, name, cmd))
+    for r in running:
+        finish(r)
+
+
+def start(args, name, cmd):
+    server = name.endswith("-Server")
+    if server and args.server_rt:
+        # A latency-bound run that uses little CPU: first in line (root only).
+        cmd = ["chrt", "--fifo", "1"] + cmd
+    log = open(os.path.join(args.work, name + ".log"), "w")
+    print("+ " + " ".join(cmd) + " > " + log.name, flush=True)
+    p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    nice = args.nice if not server or not args.server_rt else 0
+    if nice:
+        # The session's share of the CPUs (root only for a negative value).
+        with open(f"/proc/{p.pid}/autogroup", "w") as f:
+            f.write(str(nice))
+    return name, p, log
+
+
+def finish(job):
+    name, p, log = job
+    # submit exits 10 when its own check finds problems (the other
+    # scenarios' directories may still be on their way): the official
+    # checker's verdict below is the one reported.
+    p.wait()
+    log.close()
+    print(f"{name}: submit exited {p.returncode}", flush=True)
 
 
 def patched_checker(tools, work, demo):
@@ -255,14 +264,15 @@ def main():
     p.add_argument("--server-qps", type=float, default=50)
     p.add_argument("--offline-qps", type=float, default=1000,
                    help="Offline target_qps: at least the throughput the machine gives, or the run ends early")
-    p.add_argument("--server-nice", type=int, default=0,
-                   help="with --parallel: the Server submission's session niceness (negative: first; root only)")
+    p.add_argument("--nice", type=int, default=0,
+                   help="the submissions' sessions' niceness (negative: ahead of other sessions; root only)")
     p.add_argument("--server-rt", action="store_true",
-                   help="with --parallel: run the Server submission under SCHED_FIFO priority 1 (root only)")
-    p.add_argument("--jobs", help="with --parallel: only these submissions (edge-SingleStream,datacenter-Server,...), "
+                   help="run the Server submission under SCHED_FIFO priority 1 (root only)")
+    p.add_argument("--server-beside", action="store_true",
+                   help="run the Server submission beside the others, which run one at a time")
+    p.add_argument("--jobs", help="only these submissions (edge-SingleStream,datacenter-Server,...), "
                    "into the tree already there")
-    p.add_argument("--parallel", action="store_true",
-                   help="one submit per scenario at once (a shared machine: 5 sessions for about 35 min, not 1 for 3 h)")
+    p.add_argument("--parallel", action="store_true", help="every submission at once")
     p.add_argument("--reuse", action="store_true", help="check the tree already in WORK")
     args = p.parse_args()
     args.binary = os.path.abspath(args.binary)
