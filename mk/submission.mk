@@ -1,8 +1,7 @@
 # internal/benchmarks, internal/submission: the rounds' rules, extracted from
 # the official mlcommons/inference repository, and the demo's submission
-# checked with the official tools. MLPERF_INFERENCE is a checkout or a bare
+# checked with the official tools. INFERENCE_REPO is a checkout or a bare
 # clone of that repository.
-MLPERF_INFERENCE ?=
 PYTHON3 ?= /usr/bin/python3
 VERIFY_WORK ?= $(CURDIR)/out/verify-submission
 VERIFY_MIN_DURATION_MS ?= 600000
@@ -11,21 +10,21 @@ VERIFY_ARGS ?=
 .PHONY: rounds verify-rounds verify-official verify-submission
 
 define need-inference
-	@test -n "$(MLPERF_INFERENCE)" || { echo "set MLPERF_INFERENCE to a checkout (or bare clone) of mlcommons/inference"; exit 2; }
+	@test -n "$(INFERENCE_REPO)" || { echo "set INFERENCE_REPO to a checkout (or bare clone) of mlcommons/inference"; exit 2; }
 endef
 
-rounds: ## extract the round tables (internal/benchmarks/rounds) from MLPERF_INFERENCE
+rounds: ## extract the round tables (internal/benchmarks/rounds) from INFERENCE_REPO
 	$(need-inference)
-	$(PYTHON3) scripts/rounds/gen_rounds.py --repo $(MLPERF_INFERENCE)
+	$(PYTHON3) scripts/rounds/gen_rounds.py --repo $(INFERENCE_REPO)
 
-verify-rounds: ## fail when the round tables differ from what MLPERF_INFERENCE says
+verify-rounds: ## fail when the round tables differ from what INFERENCE_REPO says
 	$(need-inference)
-	@tmp=$$(mktemp -d) && $(PYTHON3) scripts/rounds/gen_rounds.py --repo $(MLPERF_INFERENCE) --out $$tmp && \
+	@tmp=$$(mktemp -d) && $(PYTHON3) scripts/rounds/gen_rounds.py --repo $(INFERENCE_REPO) --out $$tmp && \
 		diff -r $$tmp internal/benchmarks/rounds && echo "round tables: as the official repository says"; \
 		rc=$$?; rm -rf $$tmp; exit $$rc
 
-verify-official: verify-rounds ## the round tables, and the truncation and audit fixtures, against MLPERF_INFERENCE's tools (seconds)
-	@tmp=$$(mktemp -d) && src=$(MLPERF_INFERENCE) && \
+verify-official: verify-rounds ## the round tables, and the truncation and audit fixtures, against INFERENCE_REPO's tools (seconds)
+	@tmp=$$(mktemp -d) && src=$(INFERENCE_REPO) && \
 		{ test -d $$src/tools || { git clone -q $$src $$tmp/inference 2>/dev/null; src=$$tmp/inference; }; } && \
 		$(PYTHON3) scripts/submission/official_verdicts.py --repo $$src --check && \
 		mkdir -p $$tmp/in/closed/acme/results/box/fashion-mnist && \
@@ -37,7 +36,7 @@ verify-official: verify-rounds ## the round tables, and the truncation and audit
 			diff -r $$c $$tmp/out/closed/acme/results/box/fashion-mnist/$$(basename $$c)/accuracy || exit 1; done && \
 		echo "truncation fixtures: as truncate_accuracy_log.py makes them"; rc=$$?; rm -rf $$tmp; exit $$rc
 
-verify-submission: build ## the demo's submission (closed; edge and datacenter; 600 s runs: about 3 h) through the official v6.1 checker, truncate_accuracy_log.py and TEST01/TEST04 scripts of MLPERF_INFERENCE
+verify-submission: build ## the demo's submission (closed; edge and datacenter; 600 s runs: about 3 h) through the official v6.1 checker, truncate_accuracy_log.py and TEST01/TEST04 scripts of INFERENCE_REPO
 	$(need-inference)
-	$(PYTHON3) scripts/submission/verify_submission.py --repo $(MLPERF_INFERENCE) --binary $(MLPERF_HOST) \
+	$(PYTHON3) scripts/submission/verify_submission.py --repo $(INFERENCE_REPO) --binary $(MLPERF_HOST) \
 		--work $(VERIFY_WORK) --min-duration-ms $(VERIFY_MIN_DURATION_MS) $(VERIFY_ARGS)

@@ -19,7 +19,7 @@ Usage (Debian's python3; nothing beyond the standard library):
 
   /usr/bin/python3 scripts/rounds/gen_rounds.py --repo PATH [--out DIR]
 
-`make rounds MLPERF_INFERENCE=PATH` runs it; `make verify-rounds` runs it into
+`make rounds INFERENCE_REPO=PATH` runs it; `make verify-rounds` runs it into
 a temporary directory and fails when the committed tables differ.
 """
 

@@ -26,7 +26,7 @@
    mlperf-host wrote.
 
 Usage: /usr/bin/python3 scripts/submission/verify_submission.py --repo PATH --binary bin/mlperf-host --work DIR
-`make verify-submission MLPERF_INFERENCE=PATH` runs it.
+`make verify-submission INFERENCE_REPO=PATH` runs it.
 """
 
 import argparse
