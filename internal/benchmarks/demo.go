@@ -21,7 +21,10 @@ var demoMinQueries = map[Scenario]int{SingleStream: 256, MultiStream: 662, Serve
 // query), and, being an image classifier, ResNet-50's audits with their
 // audit.config values. Its own rules: runs of a second, not of ten
 // minutes, so that a whole submission runs in minutes on a laptop, and a
-// Server bound of 15 ms (ResNet-50's).
+// Server bound of 100 ms (RetinaNet's): its WASM CNN answers in about 3 ms,
+// but a shared or virtualized machine adds tails well past ResNet-50's
+// 15 ms (p99 31 ms at 20 QPS measured under SCHED_FIFO on a loaded 2-core
+// VM), and the demo's Server run should be VALID wherever it runs.
 func demo(r *Round, conf map[string]string, audits map[string]map[string]string) Benchmark {
 	vision := []Scenario{SingleStream, MultiStream, Offline}
 	b := Benchmark{
@@ -32,7 +35,7 @@ func demo(r *Round, conf map[string]string, audits map[string]map[string]string)
 		// The reference is PyTorch FP32's top-1 on the bundled subset.
 		Quality:           Quality{Top1, 88.70, 0.99},
 		DeltaPct:          map[Metric]float64{Top1: 1},
-		LatencyConstraint: map[Scenario]time.Duration{Server: 15 * time.Millisecond},
+		LatencyConstraint: map[Scenario]time.Duration{Server: 100 * time.Millisecond},
 		Required: map[Category][]Scenario{
 			Edge: vision, Datacenter: {Server, Offline}, DatacenterEdge: append(slices.Clone(vision), Server),
 		},
