@@ -32,6 +32,8 @@ func (a *app) cmdSubmit(ctx context.Context, args []string) error {
 	backup := fs.String("backup", "", "`DIR` for the accuracy logs before truncation (default: DIR of --submission + \".backup\")")
 	checkOnly := fs.Bool("check-only", false, "only check the tree in --submission")
 	scenarios := fs.String("scenarios", "", "comma-separated `SCENARIOS` to run (default: those the category requires)")
+	acknowledge := fs.String("acknowledge", "", "comma-separated plugin `OPTIONS` (start_from_device, end_on_device) "+
+		"the closed division allows only with the committee's approval, acknowledged as approved for this system")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -47,6 +49,9 @@ func (a *app) cmdSubmit(ctx context.Context, args []string) error {
 		return err
 	}
 	if !*checkOnly {
+		if err := checkPlacement(c, *acknowledge); err != nil {
+			return err
+		}
 		if err := a.submit(ctx, &cf, c, *root, *backup, *scenarios); err != nil {
 			return err
 		}
@@ -264,6 +269,7 @@ func writeMeasurements(c *config.Config, l submission.Layout) error {
 		"    mlperf-host submit --round %s --benchmark %s --scenarios %s --set category=%s --set division=%s\n",
 		c.Benchmark.SubmissionName, c.Scenario, binaryVersion(), c.Round.Name, c.Plugin, c.PluginOptions(c.Plugin),
 		c.Round.Name, c.Benchmark.SubmissionName, c.Scenario, c.Category, c.Division)
+	readme += placementReadme(c)
 	for name, content := range map[string]string{"user.conf": conf.String(), "README.md": readme} {
 		if err := os.WriteFile(filepath.Join(l.MeasurementsDir(), name), []byte(content), 0o644); err != nil {
 			return err

@@ -2,6 +2,8 @@ package trt
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -31,27 +33,32 @@ func TestInferComputesOutputs(t *testing.T) {
 		samples  int
 		wantData bool
 		// cudaVersion, when set, is the runtime version the fake reports;
-		// 12.8 and 13 gather resident samples with cudaMemcpyBatchAsync.
+		// 12.8 and 13 gather loaded samples with cudaMemcpyBatchAsync when
+		// a batch is not one contiguous run (reversed asks for that).
 		cudaVersion int
+		reversed    bool
 		wantBatched bool
 	}{
 		{name: "dynamic batch, data in query", plan: []string{planSimple, outSimple},
 			ins: []int{16}, outs: []int{16}, samples: 13, wantData: true},
 		{name: "samples on device", plan: []string{planSimple, outSimple},
 			ins: []int{16}, outs: []int{16}, load: true, samples: 21, wantData: true,
-			opts: map[string]string{"samples_on_device": "device"}},
+			opts: map[string]string{"start_from_device": "true"}},
 		{name: "samples on device, CUDA 12.8 batch copies", plan: []string{planSimple, outSimple},
 			ins: []int{16}, outs: []int{16}, load: true, samples: 21, wantData: true, cudaVersion: 12080,
-			wantBatched: true, opts: map[string]string{"samples_on_device": "device", "batch_copies": "true"}},
+			reversed: true, wantBatched: true, opts: map[string]string{"start_from_device": "true", "batch_copies": "true"}},
 		{name: "samples on device, CUDA 13 batch copies", plan: []string{planSimple, outSimple},
 			ins: []int{16}, outs: []int{16}, load: true, samples: 21, wantData: true, cudaVersion: 13000,
-			wantBatched: true, opts: map[string]string{"samples_on_device": "device", "batch_copies": "true"}},
+			reversed: true, wantBatched: true, opts: map[string]string{"start_from_device": "true", "batch_copies": "true"}},
 		{name: "batch copies off by default", plan: []string{planSimple, outSimple},
 			ins: []int{16}, outs: []int{16}, load: true, samples: 21, wantData: true, cudaVersion: 13000,
-			opts: map[string]string{"samples_on_device": "device"}},
-		{name: "samples staged from host", plan: []string{planSimple, outSimple},
+			reversed: true, opts: map[string]string{"start_from_device": "true"}},
+		{name: "samples in pinned host memory", plan: []string{planSimple, outSimple},
 			ins: []int{16}, outs: []int{16}, load: true, samples: 21, wantData: true,
-			opts: map[string]string{"samples_on_device": "host"}},
+			opts: map[string]string{"start_from_device": "false"}},
+		{name: "pinned samples out of order, batch copies", plan: []string{planSimple, outSimple},
+			ins: []int{16}, outs: []int{16}, load: true, samples: 21, wantData: true, cudaVersion: 13000,
+			reversed: true, wantBatched: true, opts: map[string]string{"batch_copies": "true"}},
 		// A static engine always runs its full batch of 4: short batches are padded.
 		{name: "static batch", plan: []string{"input x uint8 4x6", "output y uint8 4x6"},
 			ins: []int{6}, outs: []int{6}, samples: 9, wantData: true},
@@ -87,7 +94,12 @@ func TestInferComputesOutputs(t *testing.T) {
 				require.NoError(t, b.LoadSamples(t.Context(), ls))
 			}
 			rec := acceltest.NewRecorder()
-			require.NoError(t, b.Infer(t.Context(), acceltest.Query(idx, size, !tt.load, tt.wantData), rec))
+			q := idx
+			if tt.reversed {
+				q = slices.Clone(idx)
+				slices.Reverse(q)
+			}
+			require.NoError(t, b.Infer(t.Context(), acceltest.Query(q, size, !tt.load, tt.wantData), rec))
 			out, failed, _ := rec.Results()
 			assert.Empty(t, failed)
 			require.Len(t, out, tt.samples)
@@ -372,7 +384,7 @@ func TestCloseAfterDeviceTimeout(t *testing.T) {
 		t.Parallel()
 		f := newFake(t, 2, 1<<26)
 		b := newBackend(t, f, fakePlan(planSimple, outSimple),
-			map[string]string{"timeout": "20ms", "streams": "1", "samples_on_device": "device"})
+			map[string]string{"timeout": "20ms", "streams": "1", "start_from_device": "true"})
 		var ls []sdk.LoadedSample
 		for _, i := range acceltest.Seq(4) {
 			ls = append(ls, sdk.LoadedSample{Index: i, Data: acceltest.SampleBytes(i, 16)})
@@ -387,6 +399,76 @@ func TestCloseAfterDeviceTimeout(t *testing.T) {
 		require.NoError(t, b.Close())
 		assert.Equal(t, liveObjects{}, f.live())
 	})
+
+	t.Run("unloading defers the pinned sample arena", func(t *testing.T) {
+		t.Parallel()
+		f := newFake(t, 2, 1<<26)
+		b := newBackend(t, f, fakePlan(planSimple, outSimple), opts)
+		before := f.live().allocs
+		require.NoError(t, b.LoadSamples(t.Context(), acceltest.Loaded(acceltest.Seq(4), 16)))
+		require.Equal(t, before+1, f.live().allocs, "one pinned arena")
+		timeOut(t, f, b, false)
+		require.NoError(t, b.UnloadSamples(t.Context(), acceltest.Seq(4)))
+		assert.Equal(t, before+1, f.live().allocs, "the hung stream may still read the pinned arena")
+		f.Gate(false)
+		require.NoError(t, b.Close())
+		assert.Equal(t, liveObjects{}, f.live())
+	})
+}
+
+// TestRulesCompliantByDefault checks the placement and copies the rules
+// ask for: samples in pinned host memory, loaded untimed; one copy per
+// input for a contiguous batch, one per sample otherwise; outputs copied
+// back to host memory even when no sample wants its bytes, unless
+// end_on_device says otherwise.
+func TestRulesCompliantByDefault(t *testing.T) {
+	t.Parallel()
+	const size = 16
+	tests := []struct {
+		name    string
+		opts    map[string]string
+		query   []uint64
+		want    bool
+		wantH2D int64
+		wantD2H int64
+	}{
+		{name: "contiguous batch", query: []uint64{2, 3, 4, 5}, want: true, wantH2D: 1, wantD2H: 1},
+		{name: "scattered batch", query: []uint64{5, 1, 7, 2}, want: true, wantH2D: 4, wantD2H: 1},
+		{name: "outputs copied back when not wanted", query: []uint64{2, 3}, wantH2D: 1, wantD2H: 1},
+		{name: "end_on_device skips unwanted outputs", opts: map[string]string{"end_on_device": "true"},
+			query: []uint64{2, 3}, wantH2D: 1, wantD2H: 0},
+		{name: "end_on_device still copies wanted outputs", opts: map[string]string{"end_on_device": "true"},
+			query: []uint64{2, 3}, want: true, wantH2D: 1, wantD2H: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t, 1, 1<<20)
+			opts := map[string]string{"streams": "1"}
+			maps.Copy(opts, tt.opts)
+			b := newBackend(t, f, fakePlan(planSimple, outSimple), opts)
+			before := f.live().allocs
+			require.NoError(t, b.LoadSamples(t.Context(), acceltest.Loaded(acceltest.Seq(8), size)))
+			assert.Equal(t, before+1, f.live().allocs, "one pinned arena for the call")
+			p, ok := modelOf(t, b).samples.place(0)
+			require.True(t, ok)
+			assert.False(t, p.a.onDevice())
+			h2d, d2h := f.asyncCopies(hostToDevice), f.asyncCopies(deviceToHost)
+			rec := acceltest.NewRecorder()
+			require.NoError(t, b.Infer(t.Context(), acceltest.Query(tt.query, size, false, tt.want), rec))
+			out, failed, _ := rec.Results()
+			assert.Empty(t, failed)
+			for _, i := range tt.query {
+				if tt.want {
+					assert.Equal(t, acceltest.SampleBytes(i, size), out[acceltest.IDBase+i])
+				} else {
+					assert.Empty(t, out[acceltest.IDBase+i])
+				}
+			}
+			assert.Equal(t, tt.wantH2D, f.asyncCopies(hostToDevice)-h2d, "host-to-device copies")
+			assert.Equal(t, tt.wantD2H, f.asyncCopies(deviceToHost)-d2h, "device-to-host copies")
+		})
+	}
 }
 
 func TestSamplesOnDevice(t *testing.T) {
@@ -402,7 +484,7 @@ func TestSamplesOnDevice(t *testing.T) {
 	t.Run("arena per device, freed on unload", func(t *testing.T) {
 		t.Parallel()
 		f := newFake(t, 2, 1<<20)
-		b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"samples_on_device": "device"})
+		b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"start_from_device": "true"})
 		before := f.live().allocs
 		require.NoError(t, load(t, b, 100))
 		assert.Equal(t, before+2, f.live().allocs, "one sample arena on each device")
@@ -414,18 +496,18 @@ func TestSamplesOnDevice(t *testing.T) {
 	t.Run("too large for device", func(t *testing.T) {
 		t.Parallel()
 		f := newFake(t, 1, 1<<14)
-		b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"samples_on_device": "device"})
+		b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"start_from_device": "true"})
 		err := load(t, b, 2000)
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "do not fit")
 	})
-	t.Run("auto falls back to host", func(t *testing.T) {
+	t.Run("auto falls back to pinned host memory", func(t *testing.T) {
 		t.Parallel()
 		f := newFake(t, 1, 1<<14)
-		b := newBackend(t, f, fakePlan(planSimple, outSimple), nil)
+		b := newBackend(t, f, fakePlan(planSimple, outSimple), map[string]string{"start_from_device": "auto"})
 		before := f.live().allocs
 		require.NoError(t, load(t, b, 2000))
-		assert.Equal(t, before, f.live().allocs)
+		assert.Equal(t, before+1, f.live().allocs, "one pinned arena, no device memory")
 		rec := acceltest.NewRecorder()
 		require.NoError(t, b.Infer(t.Context(), acceltest.Query([]uint64{5, 1999}, size, false, true), rec))
 		out, _, _ := rec.Results()

@@ -20,12 +20,12 @@ import (
 // memory with one copy per batch). The figure still includes the fake
 // runtime's thread hand-offs on the same CPUs, so it is an upper bound.
 func BenchmarkInferOverhead(b *testing.B) {
-	for _, residency := range []string{"device", "host"} {
+	for _, residency := range []string{"true", "false"} {
 		for _, batch := range []int{1, 8, 64} {
-			b.Run(fmt.Sprintf("samples=%s/batch=%d", residency, batch), func(b *testing.B) {
+			b.Run(fmt.Sprintf("start_from_device=%s/batch=%d", residency, batch), func(b *testing.B) {
 				f := newFake(b, 1, 1<<30)
 				bk := newBackend(b, f, fakePlan("input x float32 -1x4 max=64", outSimple), map[string]string{
-					"streams": "2", "batch_size": strconv.Itoa(batch), "samples_on_device": residency,
+					"streams": "2", "batch_size": strconv.Itoa(batch), "start_from_device": residency,
 				})
 				var ls []sdk.LoadedSample
 				for i := range uint64(64) {

@@ -4,27 +4,32 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
 )
 
-// Residency says whether LoadSamples copies samples into device memory
-// (MLPerf's "start from device") or Infer stages them from host memory.
+// Residency says where LoadSamples copies the samples: into pinned host
+// memory, which the rules require by default, or into device memory
+// (MLPerf's "start from device", allowed only for systems whose network
+// writes straight into accelerator memory).
 type Residency int
 
 const (
-	// ResidencyAuto keeps samples on every device when they fit in the
-	// device memory budget, and on the host otherwise.
-	ResidencyAuto Residency = iota
-	// ResidencyDevice requires samples on every device; LoadSamples fails
-	// when they do not fit.
+	// ResidencyHost copies samples into pinned host memory, from which
+	// lanes copy each batch to the device: the default.
+	ResidencyHost Residency = iota
+	// ResidencyDevice copies samples to every device; LoadSamples fails
+	// when they do not fit (start_from_device=true).
 	ResidencyDevice
-	// ResidencyHost always stages samples from host memory.
-	ResidencyHost
+	// ResidencyAuto puts samples on every device when they fit in the
+	// device memory budget, in pinned host memory otherwise
+	// (start_from_device=auto).
+	ResidencyAuto
 )
 
-var residencyNames = map[string]Residency{"auto": ResidencyAuto, "device": ResidencyDevice, "host": ResidencyHost}
+var residencyNames = map[string]Residency{"false": ResidencyHost, "true": ResidencyDevice, "auto": ResidencyAuto}
 
 // String returns the option value that selects r.
 func (r Residency) String() string {
@@ -52,6 +57,10 @@ type Config struct {
 	BatchSize int
 	// Residency places the samples LoadSamples receives.
 	Residency Residency
+	// EndOnDevice skips copying outputs to host memory for batches in
+	// which no sample wants its bytes (MLPerf's "end on device", allowed
+	// for 3D-UNet only). Off, every batch's outputs reach host memory.
+	EndOnDevice bool
 	// DeviceMemoryFraction is the share of a device's free memory that
 	// samples may take under ResidencyAuto, in (0, 1].
 	DeviceMemoryFraction float64
@@ -70,11 +79,12 @@ type Config struct {
 }
 
 // DefaultConfig returns two streams on every device, full profile batches,
-// automatic sample residency and the default library search paths.
+// samples in pinned host memory, outputs always copied back, and the
+// default library search paths.
 func DefaultConfig() Config {
 	return Config{
 		Streams:              2,
-		Residency:            ResidencyAuto,
+		Residency:            ResidencyHost,
 		DeviceMemoryFraction: 0.8,
 		CudartPaths:          slices.Clone(DefaultCudartPaths),
 		ShimPaths:            slices.Clone(DefaultShimPaths),
@@ -90,7 +100,7 @@ func (c Config) Validate() error {
 	if c.BatchSize < 0 {
 		errs = append(errs, fmt.Errorf("batch_size must not be negative, got %d", c.BatchSize))
 	}
-	if c.Residency < ResidencyAuto || c.Residency > ResidencyHost {
+	if c.Residency < ResidencyHost || c.Residency > ResidencyAuto {
 		errs = append(errs, fmt.Errorf("invalid residency %d", c.Residency))
 	}
 	if !(c.DeviceMemoryFraction > 0 && c.DeviceMemoryFraction <= 1) {
@@ -121,14 +131,17 @@ var options = []accel.Option[Config]{
 	accel.IntOption("streams", "CUDA streams per device", func(c *Config) *int { return &c.Streams }),
 	accel.IntOption("batch_size", "samples per enqueue (0: the profile maximum)",
 		func(c *Config) *int { return &c.BatchSize }),
-	{Name: "samples_on_device", Help: "auto, device or host", Set: func(c *Config, v string) error {
-		r, ok := residencyNames[v]
-		if !ok {
-			return fmt.Errorf("want auto, device or host, got %q", v)
-		}
-		c.Residency = r
-		return nil
-	}},
+	{Name: "start_from_device", Help: "samples in device memory: false, true or auto (when they fit)",
+		Set: func(c *Config, v string) error {
+			r, ok := residencyNames[strings.ToLower(v)]
+			if !ok {
+				return fmt.Errorf("want false, true or auto, got %q", v)
+			}
+			c.Residency = r
+			return nil
+		}},
+	accel.BoolOption("end_on_device", "skip copying outputs no sample wants to host memory",
+		func(c *Config) *bool { return &c.EndOnDevice }),
 	accel.FloatOption("device_memory_fraction", "share of free device memory for samples",
 		func(c *Config) *float64 { return &c.DeviceMemoryFraction }),
 	accel.BoolOption("batch_copies", "gather resident samples with cudaMemcpyBatchAsync",
@@ -148,7 +161,9 @@ var options = []accel.Option[Config]{
 //   - devices: "all", or CUDA ordinals and ranges, e.g. "0,2-3"
 //   - streams: CUDA streams per device
 //   - batch_size: samples per enqueue (0: the profile maximum)
-//   - samples_on_device: auto, device or host
+//   - start_from_device: false (samples in pinned host memory), true
+//     (on every device) or auto (on the devices when they fit)
+//   - end_on_device: skip the output copy when no sample wants it
 //   - device_memory_fraction: share of free device memory for samples
 //   - batch_copies: gather resident samples with cudaMemcpyBatchAsync (false)
 //   - timeout: device watchdog per batch, a Go duration, e.g. "30s"

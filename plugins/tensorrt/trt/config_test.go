@@ -25,12 +25,13 @@ func TestWithOptions(t *testing.T) {
 		}},
 		{name: "every option", opts: map[string]string{
 			"engine": "/m/resnet.plan", "devices": "1, 3", "streams": "4", "batch_size": "16",
-			"samples_on_device": "host", "device_memory_fraction": "0.5", "timeout": "2s", "batch_copies": "true",
-			"cudart": "/a/libcudart.so.12:/b/libcudart.so", "shim": " /s/libmlph_trt.so ",
+			"start_from_device": "auto", "end_on_device": "true", "device_memory_fraction": "0.5", "timeout": "2s",
+			"batch_copies": "true",
+			"cudart":       "/a/libcudart.so.12:/b/libcudart.so", "shim": " /s/libmlph_trt.so ",
 		}, check: func(t *testing.T, c Config) {
 			assert.Equal(t, Config{
 				Engine: "/m/resnet.plan", Devices: []int{1, 3}, Streams: 4, BatchSize: 16,
-				Residency: ResidencyHost, DeviceMemoryFraction: 0.5, Timeout: 2 * time.Second, BatchCopies: true,
+				Residency: ResidencyAuto, EndOnDevice: true, DeviceMemoryFraction: 0.5, Timeout: 2 * time.Second, BatchCopies: true,
 				CudartPaths: []string{"/a/libcudart.so.12", "/b/libcudart.so"},
 				ShimPaths:   []string{"/s/libmlph_trt.so"},
 			}, c)
@@ -40,8 +41,8 @@ func TestWithOptions(t *testing.T) {
 		}},
 		// Every problem is reported at once.
 		{name: "bad values", opts: map[string]string{
-			"streams": "0", "batch_size": "x", "samples_on_device": "gpu", "device_memory_fraction": "1.5",
-		}, wantErr: []string{"batch_size", "samples_on_device", `"gpu"`}},
+			"streams": "0", "batch_size": "x", "start_from_device": "gpu", "device_memory_fraction": "1.5",
+		}, wantErr: []string{"batch_size", "start_from_device", `"gpu"`}},
 		{name: "validation after parse", opts: map[string]string{"streams": "0", "device_memory_fraction": "2"},
 			wantErr: []string{"streams must be at least 1", "device_memory_fraction must be in (0, 1]"}},
 		{name: "typo", opts: map[string]string{"stream": "2"}, wantErr: []string{"option stream: unknown option", "streams"}},

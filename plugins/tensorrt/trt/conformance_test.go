@@ -22,9 +22,9 @@ func TestConformance(t *testing.T) {
 		opts map[string]string
 	}{
 		{name: "samples on device", plan: dynamic,
-			opts: map[string]string{"streams": "2", "batch_size": "4", "samples_on_device": "device"}},
+			opts: map[string]string{"streams": "2", "batch_size": "4", "start_from_device": "true"}},
 		{name: "samples staged from host", plan: dynamic,
-			opts: map[string]string{"streams": "3", "samples_on_device": "host", "timeout": "30s"}},
+			opts: map[string]string{"streams": "3", "start_from_device": "false", "timeout": "30s"}},
 		// A static engine pads every batch to its fixed 4 rows.
 		{name: "static engine", plan: fakePlan("input x uint8 4x32", "output y uint8 4x32"),
 			opts: map[string]string{"streams": "1", "devices": "1"}},

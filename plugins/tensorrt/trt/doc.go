@@ -14,9 +14,12 @@
 // tensor and pinned host buffers for asynchronous copies. Infer splits a
 // query into batches of at most the engine profile's maximum, hands each to
 // an idle lane of any device, and completes the batch's samples when its
-// event fires. LoadSamples copies samples into device memory when they fit
-// (MLPerf's start-from-device); lanes then gather them with device-to-device
-// copies instead of staging them from the host.
+// event fires. By default the placement is what MLPerf's rules require:
+// LoadSamples copies samples into pinned host memory, untimed, and lanes
+// copy each batch from there (one copy per input for a contiguous run, one
+// per sample otherwise); outputs always reach host memory. The
+// start_from_device and end_on_device options depart from that, as the
+// rules allow only for approved systems.
 //
 // The device-facing layer sits behind two interfaces, cudaAPI and trtAPI;
 // the tests drive the real purego bindings against a fake CUDA runtime and a

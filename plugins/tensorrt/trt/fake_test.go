@@ -73,6 +73,11 @@ func (f *fake) setVersion(v int) { f.Call("fakecuda_set_version", uintptr(v)) }
 // busyQueries counts cudaStreamQuery calls that found work queued.
 func (f *fake) busyQueries() int64 { return int64(f.Call("fakecuda_busy_queries")) }
 
+// asyncCopies counts the cudaMemcpyAsync calls of kind queued so far.
+func (f *fake) asyncCopies(kind copyKind) int64 {
+	return int64(f.Call("fakecuda_async_copies", uintptr(kind)))
+}
+
 // batchCopies counts successful cudaMemcpyBatchAsync calls.
 func (f *fake) batchCopies() int64 { return int64(f.Call("fakecuda_batch_copies")) }
 

@@ -87,7 +87,7 @@ func hardwareRun(t *testing.T, cfg Config, batched bool) {
 	const size = 3 * 224 * 224
 	plan := fakePlan("input x uint8 -1x3x224x224 max=64", "output y uint8 -1x3x224x224")
 	require.NoError(t, b.Load(t.Context(), sdk.Model{Bytes: plan, Options: map[string]string{
-		"streams": "2", "batch_copies": strconv.FormatBool(batched)}}))
+		"streams": "2", "batch_copies": strconv.FormatBool(batched), "start_from_device": "true"}}))
 	t.Logf("cudaMemcpyBatchAsync available: %v, used: %v", b.cuda.BatchCopies(), batched && b.cuda.BatchCopies())
 	defer func() { require.NoError(t, b.Close()) }()
 	require.NoError(t, b.Warmup(t.Context()))
@@ -98,7 +98,9 @@ func hardwareRun(t *testing.T, cfg Config, batched bool) {
 		ls = append(ls, sdk.LoadedSample{Index: i, Data: acceltest.SampleBytes(i, size)})
 	}
 	require.NoError(t, b.LoadSamples(t.Context(), ls))
-	require.Len(t, modelOf(t, b).samples.onDevice, n, "256 ResNet-sized samples fit on the device")
+	loaded, ok := modelOf(t, b).samples.place(0)
+	require.True(t, ok)
+	require.True(t, loaded.a.onDevice(), "256 ResNet-sized samples fit on the device")
 
 	// Device-resident samples and samples sent with the query.
 	for _, withData := range []bool{false, true} {
@@ -162,7 +164,8 @@ func hardwareRun(t *testing.T, cfg Config, batched bool) {
 		defer runtime.UnlockOSThread()
 		l := modelOf(t, b).lanes[0]
 		require.NoError(t, modelOf(t, b).cuda.SetDevice(l.dev.ordinal))
-		src, _ := modelOf(t, b).samples.device(0, l.dev.slot)
+		p, _ := modelOf(t, b).samples.place(0)
+		src := p.a.input(l.dev.slot, l.in[0].t, p.pos)
 		const copies = 10000
 		start := time.Now()
 		for range copies {

@@ -46,7 +46,11 @@ type lane struct {
 	failed  []bool
 	errBuf  []byte
 	scratch []byte
-	// gather holds the device-to-device copies of resident samples.
+	// placed[i] is where sample row i of the batch was loaded, if it was.
+	placed []placed
+	// copies lists the batch's copies into the input buffers; gatherDst,
+	// gatherSrc and gatherSize are the arrays for one batched copy.
+	copies                           []laneCopy
 	gatherDst, gatherSrc, gatherSize []uintptr
 }
 
@@ -57,6 +61,7 @@ func newLane(m *model, dev *device, id int, eng handle, profile int) (l *lane, e
 	l = &lane{
 		m: m, dev: dev, id: id,
 		failed: make([]bool, m.rowsCap),
+		placed: make([]placed, m.rowsCap),
 		errBuf: make([]byte, errBufBytes),
 	}
 	defer func() {
@@ -208,22 +213,36 @@ func (l *lane) exec(b *accel.Batch) {
 	l.complete(b, want)
 }
 
-// stage copies host-resident inputs into pinned memory, queues one
-// host-to-device copy per input, then queues device-to-device copies for
-// samples already resident on this device. It reports whether any sample
-// wants its output.
+// stage queues the copies that bring the batch's inputs into the lane's
+// device buffers, and reports whether any sample wants its output.
+//
+// Samples LoadSamples copied into an arena (pinned host memory, or device
+// memory under start_from_device) are copied from there: one copy per
+// input when the batch is a contiguous run of one arena, else one per
+// sample and input (see gather). Samples in no arena are first copied
+// into the lane's pinned buffers, row by row, then sent with one copy per
+// input (or per row when the batch mixes both kinds). A sample without
+// data of the right size fails here.
 func (l *lane) stage(b *accel.Batch) (want bool, err error) {
-	cuda, st := l.m.cuda, l.st
+	l.copies = l.copies[:0]
 	n := len(b.Samples)
-	staged := false
-	inBytes := l.m.layout.inBytes
+	var first placed
+	contiguous, staged := true, 0
 	for i, s := range b.Samples {
 		want = want || s.WantOutput
-		if _, onDevice := l.m.samples.device(s.Index, l.dev.slot); onDevice {
+		p, ok := l.m.samples.place(s.Index)
+		if ok {
+			if i == 0 {
+				first = p
+			}
+			contiguous = contiguous && p.a == first.a && p.pos == first.pos+i
+			l.placed[i] = p
 			continue
 		}
+		contiguous = false
+		l.placed[i] = placed{}
 		data := l.m.samples.host(s)
-		if len(data) != inBytes {
+		if len(data) != l.m.layout.inBytes {
 			l.failed[i] = true
 			b.Fail(s.ID, l.sampleError(s, data))
 			continue
@@ -233,48 +252,81 @@ func (l *lane) stage(b *accel.Batch) (want bool, err error) {
 			sb := buf.t.sampleBytes
 			copy(native.Bytes(buf.host, l.m.rowsCap*sb)[i*sb:(i+1)*sb], data[buf.t.offset:buf.t.offset+sb])
 		}
-		staged = true
+		staged++
 	}
-	if staged {
+	switch {
+	case contiguous:
 		for k := range l.in {
 			buf := &l.in[k]
-			size := uintptr(n * buf.t.sampleBytes)
-			if err := cuda.CopyAsync(buf.dev, buf.hostAddr(), size, hostToDevice, st); err != nil {
-				return want, err
-			}
+			l.addCopy(buf.dev, first.a.input(l.dev.slot, buf.t, first.pos), uintptr(n*buf.t.sampleBytes), first.a)
 		}
+		return want, l.flushCopies()
+	case staged == n:
+		for k := range l.in {
+			buf := &l.in[k]
+			l.addCopy(buf.dev, buf.hostAddr(), uintptr(n*buf.t.sampleBytes), nil)
+		}
+		return want, l.flushCopies()
 	}
-	return want, l.gather(b)
-}
-
-// gather queues the device-to-device copies of the batch's resident
-// samples into the input buffers: one cudaMemcpyBatchAsync when the runtime
-// has it, else one cudaMemcpyAsync per sample and input.
-func (l *lane) gather(b *accel.Batch) error {
-	l.gatherDst, l.gatherSrc, l.gatherSize = l.gatherDst[:0], l.gatherSrc[:0], l.gatherSize[:0]
-	for i, s := range b.Samples {
-		p, onDevice := l.m.samples.device(s.Index, l.dev.slot)
-		if !onDevice {
+	for i := range b.Samples {
+		if l.failed[i] {
 			continue
 		}
 		for k := range l.in {
 			buf := &l.in[k]
 			sb := uintptr(buf.t.sampleBytes)
-			l.gatherDst = append(l.gatherDst, buf.dev+uintptr(i)*sb)
-			l.gatherSrc = append(l.gatherSrc, p+uintptr(buf.t.offset))
-			l.gatherSize = append(l.gatherSize, sb)
+			dst := buf.dev + uintptr(i)*sb
+			if p := l.placed[i]; p.a != nil {
+				l.addCopy(dst, p.a.input(l.dev.slot, buf.t, p.pos), sb, p.a)
+			} else {
+				l.addCopy(dst, buf.hostAddr()+uintptr(i)*sb, sb, nil)
+			}
 		}
 	}
-	cuda := l.m.cuda
-	if len(l.gatherDst) > 1 && l.m.cfg.BatchCopies && cuda.BatchCopies() {
-		return cuda.CopyBatchAsync(l.gatherDst, l.gatherSrc, l.gatherSize, l.st)
+	return want, l.gather()
+}
+
+// laneCopy is one copy into a device input buffer.
+type laneCopy struct {
+	dst, src, size uintptr
+	kind           copyKind
+}
+
+// addCopy adds a copy from src, in arena a or (nil) the lane's pinned
+// buffers, to the lane's list.
+func (l *lane) addCopy(dst, src, size uintptr, a *arena) {
+	kind := hostToDevice
+	if a != nil && a.onDevice() {
+		kind = deviceToDevice
 	}
-	for i := range l.gatherDst {
-		if err := cuda.CopyAsync(l.gatherDst[i], l.gatherSrc[i], l.gatherSize[i], deviceToDevice, l.st); err != nil {
+	l.copies = append(l.copies, laneCopy{dst: dst, src: src, size: size, kind: kind})
+}
+
+// flushCopies queues the listed copies one by one on the lane's stream.
+func (l *lane) flushCopies() error {
+	for _, c := range l.copies {
+		if err := l.m.cuda.CopyAsync(c.dst, c.src, c.size, c.kind, l.st); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// gather queues the per-sample copies of a batch that is not one
+// contiguous run: one cudaMemcpyBatchAsync when the batch_copies option is
+// on and the runtime has it, else one cudaMemcpyAsync per copy.
+func (l *lane) gather() error {
+	cuda := l.m.cuda
+	if len(l.copies) > 1 && l.m.cfg.BatchCopies && cuda.BatchCopies() {
+		l.gatherDst, l.gatherSrc, l.gatherSize = l.gatherDst[:0], l.gatherSrc[:0], l.gatherSize[:0]
+		for _, c := range l.copies {
+			l.gatherDst = append(l.gatherDst, c.dst)
+			l.gatherSrc = append(l.gatherSrc, c.src)
+			l.gatherSize = append(l.gatherSize, c.size)
+		}
+		return cuda.CopyBatchAsync(l.gatherDst, l.gatherSrc, l.gatherSize, l.st)
+	}
+	return l.flushCopies()
 }
 
 func (l *lane) sampleError(s sdk.Sample, data []byte) error {
@@ -286,7 +338,10 @@ func (l *lane) sampleError(s sdk.Sample, data []byte) error {
 }
 
 // launch sets the input shapes for rows, enqueues the engine, queues the
-// output copies of the first n rows when wanted, and records the event.
+// copies of the first n rows' outputs to host memory, and records the
+// event. The outputs reach host memory whether or not a sample wants its
+// bytes, as the rules require; only end_on_device skips the copy when
+// none does.
 func (l *lane) launch(rows, n int, want bool) error {
 	trt, cuda := l.m.trt, l.m.cuda
 	if l.m.layout.dynamic && rows != l.rows {
@@ -302,7 +357,7 @@ func (l *lane) launch(rows, n int, want bool) error {
 	if err := trt.Enqueue(l.ctx, l.st, l.errBuf); err != nil {
 		return err
 	}
-	if want {
+	if want || !l.m.cfg.EndOnDevice {
 		for k := range l.out {
 			buf := &l.out[k]
 			if err := cuda.CopyAsync(buf.hostAddr(), buf.dev, uintptr(n*buf.t.sampleBytes), deviceToHost, l.st); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"time"
+	"unsafe"
 
 	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
 	"github.com/mlperf-host/mlperf-host/sdk"
@@ -67,6 +68,9 @@ type model struct {
 	lanes          []*lane
 	sched          *accel.Scheduler[*lane]
 	samples        *sampleStore
+	// deferredHost holds pinned sample memory whose free waits until every
+	// stream has drained (see freeArena).
+	deferredHost []unsafe.Pointer
 	// settleGrace bounds how long release waits for streams that still
 	// hold work (after a device timeout) before it abandons their device:
 	// the device timeout, and at least minSettleGrace.
@@ -216,6 +220,12 @@ func (m *model) release() error {
 		d.engines = nil
 	}
 	m.lanes = nil
+	if !wedged {
+		for _, p := range m.deferredHost {
+			errs = append(errs, m.cuda.FreeHost(p))
+		}
+		m.deferredHost = nil
+	}
 	if m.rt != 0 && !wedged {
 		m.trt.RuntimeDestroy(m.rt)
 		m.rt = 0

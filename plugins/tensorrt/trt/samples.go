@@ -5,49 +5,75 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"unsafe"
 
+	"github.com/mlperf-host/mlperf-host/plugins/internal/native"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
-// arena is one LoadSamples call's samples, copied to every device: base[s]
-// is the allocation on the device in slot s. It is freed when its last
-// sample is unloaded.
+// arena is the samples of one LoadSamples call, copied once, untimed, into
+// memory a lane can DMA from: pinned host memory (the default, as the
+// rules have the sample library in host memory), or device memory on
+// every device (start_from_device). Inside an arena the samples are laid
+// out tensor by tensor: input k of the sample at position p is at
+// base + n·offset(k) + p·rowBytes(k), so that consecutive samples are one
+// contiguous range per input. It is freed when its last sample is
+// unloaded.
 type arena struct {
-	base []uintptr
+	n int
+	// host is the pinned copy; dev[s] the copy on the device in slot s.
+	// Exactly one of them is set.
+	host unsafe.Pointer
+	dev  []uintptr
 	refs int
 }
 
-// resident is where a loaded sample lives in device memory.
-type resident struct {
-	a   *arena
-	off uintptr
+// onDevice reports whether the arena lives in device memory.
+func (a *arena) onDevice() bool { return a.dev != nil }
+
+// base returns the arena's address as the device in slot sees it: pinned
+// host memory is addressable from every device (unified addressing).
+func (a *arena) base(slot int) uintptr {
+	if a.dev != nil {
+		return a.dev[slot]
+	}
+	return uintptr(a.host)
 }
 
-// sampleStore holds the samples LoadSamples received: their host bytes,
-// and their device copies when they fit (start-from-device).
+// input returns the address of input t of the sample at position pos.
+func (a *arena) input(slot int, t *tensorInfo, pos int) uintptr {
+	return a.base(slot) + uintptr(a.n*t.offset+pos*t.sampleBytes)
+}
+
+// placed is where a loaded sample lives.
+type placed struct {
+	a   *arena
+	pos int
+}
+
+// sampleStore holds the samples LoadSamples received: where each one was
+// copied, and its bytes as the host sent them (for a sample the arena
+// could not take, and to fail one of the wrong size).
 //
 // The host never calls LoadSamples or UnloadSamples concurrently with
 // Infer (sdk.Backend), so lanes read the maps without a lock.
 type sampleStore struct {
 	hostData map[uint64][]byte
-	onDevice map[uint64]resident
+	loaded   map[uint64]placed
 }
 
 func newSampleStore() *sampleStore {
-	return &sampleStore{hostData: map[uint64][]byte{}, onDevice: map[uint64]resident{}}
+	return &sampleStore{hostData: map[uint64][]byte{}, loaded: map[uint64]placed{}}
 }
 
-// device returns sample index's device pointer on the device in slot.
-func (s *sampleStore) device(index uint64, slot int) (uintptr, bool) {
-	r, ok := s.onDevice[index]
-	if !ok {
-		return 0, false
-	}
-	return r.a.base[slot] + r.off, true
+// place returns where sample index was copied.
+func (s *sampleStore) place(index uint64) (placed, bool) {
+	p, ok := s.loaded[index]
+	return p, ok
 }
 
-// host returns the bytes to stage for a sample: the loaded copy, or what
-// the host sent with the query.
+// host returns the bytes to stage for a sample that is in no arena: the
+// loaded bytes, or what the host sent with the query.
 func (s *sampleStore) host(sm sdk.Sample) []byte {
 	if d, ok := s.hostData[sm.Index]; ok {
 		return d
@@ -55,10 +81,10 @@ func (s *sampleStore) host(sm sdk.Sample) []byte {
 	return sm.Data
 }
 
-// load records samples and, depending on m's residency, copies them to
-// every device. It runs with every lane held, so no batch is in flight.
+// loadSamples records samples and copies them into one arena, in pinned
+// host memory or (start_from_device) on every device. It runs with every
+// lane held, so no batch is in flight.
 func (m *model) loadSamples(ctx context.Context, samples []sdk.LoadedSample) error {
-	total := 0
 	for _, s := range samples {
 		if len(s.Data) != m.layout.inBytes {
 			return fmt.Errorf("tensorrt: load sample %d: %d bytes, but the engine's inputs take %d per sample",
@@ -67,27 +93,29 @@ func (m *model) loadSamples(ctx context.Context, samples []sdk.LoadedSample) err
 		if _, dup := m.samples.hostData[s.Index]; dup {
 			return fmt.Errorf("tensorrt: load sample %d: already loaded", s.Index)
 		}
-		total += len(s.Data)
 	}
+	if len(samples) == 0 {
+		return nil
+	}
+	total := uintptr(len(samples) * m.layout.inBytes)
 	onDevice, err := m.placeOnDevice(uint64(total))
 	if err != nil {
 		return err
 	}
-	if onDevice && total > 0 {
-		a, err := m.copyToDevices(ctx, samples, uintptr(total))
-		if err != nil {
-			return err
-		}
-		off := uintptr(0)
-		for _, s := range samples {
-			m.samples.onDevice[s.Index] = resident{a: a, off: off}
-			off += uintptr(len(s.Data))
-		}
-		a.refs = len(samples)
+	a := &arena{n: len(samples)}
+	if onDevice {
+		err = m.copyToDevices(ctx, a, samples, total)
+	} else {
+		err = m.copyToPinned(ctx, a, samples, total)
 	}
-	for _, s := range samples {
+	if err != nil {
+		return err
+	}
+	for i, s := range samples {
+		m.samples.loaded[s.Index] = placed{a: a, pos: i}
 		m.samples.hostData[s.Index] = s.Data
 	}
+	a.refs = len(samples)
 	return nil
 }
 
@@ -110,7 +138,7 @@ func (m *model) placeOnDevice(total uint64) (bool, error) {
 		if total > budget {
 			if m.cfg.Residency == ResidencyDevice {
 				return false, fmt.Errorf("tensorrt: %d sample bytes do not fit in device %d's budget of %d bytes "+
-					"(%.0f%% of %d free); use samples_on_device=auto or host", total, d.ordinal, budget,
+					"(%.0f%% of %d free); use start_from_device=auto or false", total, d.ordinal, budget,
 					m.cfg.DeviceMemoryFraction*100, free)
 			}
 			return false, nil
@@ -119,49 +147,93 @@ func (m *model) placeOnDevice(total uint64) (bool, error) {
 	return true, nil
 }
 
-// copyToDevices allocates one arena per device and copies the samples in.
-func (m *model) copyToDevices(ctx context.Context, samples []sdk.LoadedSample, total uintptr) (*arena, error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	a := &arena{base: make([]uintptr, len(m.devices))}
-	for slot, d := range m.devices {
-		if err := m.fillArena(ctx, a, slot, d, samples, total); err != nil {
-			return nil, errors.Join(err, m.freeArena(a))
+// arrange writes samples into dst tensor by tensor (see arena).
+func (m *model) arrange(dst []byte, samples []sdk.LoadedSample) {
+	n := len(samples)
+	for k := range m.layout.inputs {
+		t := &m.layout.inputs[k]
+		region := dst[n*t.offset : n*(t.offset+t.sampleBytes)]
+		for p, s := range samples {
+			copy(region[p*t.sampleBytes:(p+1)*t.sampleBytes], s.Data[t.offset:t.offset+t.sampleBytes])
 		}
 	}
-	return a, nil
 }
 
-// fillArena allocates the arena on one device and copies the samples in.
-func (m *model) fillArena(ctx context.Context, a *arena, slot int, d *device, samples []sdk.LoadedSample, total uintptr) error {
-	if err := m.cuda.SetDevice(d.ordinal); err != nil {
-		return err
+// copyToPinned allocates the arena in pinned host memory and arranges the
+// samples in it.
+func (m *model) copyToPinned(ctx context.Context, a *arena, samples []sdk.LoadedSample, total uintptr) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("tensorrt: load samples: %w", err)
 	}
-	p, err := m.cuda.Malloc(total)
+	p, err := m.cuda.MallocHost(total)
 	if err != nil {
-		return fmt.Errorf("tensorrt: samples on device %d: %w", d.ordinal, err)
+		return fmt.Errorf("tensorrt: samples in pinned host memory: %w", err)
 	}
-	a.base[slot] = p
-	off := uintptr(0)
-	for _, s := range samples {
+	a.host = p
+	m.arrange(native.Bytes(p, int(total)), samples)
+	return nil
+}
+
+// copyToDevices arranges the samples in Go memory, then allocates the
+// arena on every device and copies them in.
+func (m *model) copyToDevices(ctx context.Context, a *arena, samples []sdk.LoadedSample, total uintptr) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	staged := make([]byte, total)
+	m.arrange(staged, samples)
+	a.dev = make([]uintptr, len(m.devices))
+	for slot, d := range m.devices {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("tensorrt: load samples: %w", err)
+			return errors.Join(fmt.Errorf("tensorrt: load samples: %w", err), m.freeArena(a))
 		}
-		if err := m.cuda.CopyToDevice(p+off, s.Data); err != nil {
-			return fmt.Errorf("tensorrt: copy sample %d to device %d: %w", s.Index, d.ordinal, err)
+		if err := m.fillArena(a, slot, d, staged); err != nil {
+			return errors.Join(err, m.freeArena(a))
 		}
-		off += uintptr(len(s.Data))
 	}
 	return nil
 }
 
-// freeArena releases an arena's device memory; the caller's thread is
-// locked. On a failed device whose streams still hold work (a batch that
-// timed out may have gathers queued that read the arena) the free is
-// deferred to release, after the streams drain.
+// fillArena allocates the arena on one device and copies the samples in.
+func (m *model) fillArena(a *arena, slot int, d *device, staged []byte) error {
+	if err := m.cuda.SetDevice(d.ordinal); err != nil {
+		return err
+	}
+	p, err := m.cuda.Malloc(uintptr(len(staged)))
+	if err != nil {
+		return fmt.Errorf("tensorrt: samples on device %d: %w", d.ordinal, err)
+	}
+	a.dev[slot] = p
+	if err := m.cuda.CopyToDevice(p, staged); err != nil {
+		return fmt.Errorf("tensorrt: copy samples to device %d: %w", d.ordinal, err)
+	}
+	return nil
+}
+
+// busy reports whether queued work may still read an arena: a failed
+// device's streams that have not drained (a batch that timed out may have
+// copies queued), or a wedged device.
+func (m *model) busy(d *device) bool {
+	return d.wedged || (d.Failed() && !d.idle(m.cuda))
+}
+
+// freeArena releases an arena's memory; the caller's thread is locked.
+// Memory that queued work may still read (see busy) is freed at release,
+// after the streams drain: device memory of that device, or pinned
+// memory when any device is busy.
 func (m *model) freeArena(a *arena) error {
 	var errs []error
-	for slot, p := range a.base {
+	if a.host != nil {
+		for _, d := range m.devices {
+			if m.busy(d) {
+				m.deferredHost = append(m.deferredHost, a.host)
+				a.host = nil
+				return nil
+			}
+		}
+		errs = append(errs, m.cuda.FreeHost(a.host))
+		a.host = nil
+	}
+	for slot, p := range a.dev {
 		if p == 0 {
 			continue
 		}
@@ -170,8 +242,8 @@ func (m *model) freeArena(a *arena) error {
 			errs = append(errs, err)
 			continue
 		}
-		a.base[slot] = 0
-		if d.wedged || (d.Failed() && !d.idle(m.cuda)) {
+		a.dev[slot] = 0
+		if m.busy(d) {
 			d.deferred = append(d.deferred, p)
 			continue
 		}
@@ -188,13 +260,13 @@ func (m *model) unloadSamples(indices []uint64) error {
 	var errs []error
 	for _, i := range indices {
 		delete(m.samples.hostData, i)
-		r, ok := m.samples.onDevice[i]
+		p, ok := m.samples.loaded[i]
 		if !ok {
 			continue
 		}
-		delete(m.samples.onDevice, i)
-		if r.a.refs--; r.a.refs == 0 {
-			errs = append(errs, m.freeArena(r.a))
+		delete(m.samples.loaded, i)
+		if p.a.refs--; p.a.refs == 0 {
+			errs = append(errs, m.freeArena(p.a))
 		}
 	}
 	return errors.Join(errs...)
@@ -204,10 +276,10 @@ func (m *model) unloadSamples(indices []uint64) error {
 func (m *model) freeAllSamples() error {
 	seen := map[*arena]bool{}
 	var errs []error
-	for _, r := range m.samples.onDevice {
-		if !seen[r.a] {
-			seen[r.a] = true
-			errs = append(errs, m.freeArena(r.a))
+	for _, p := range m.samples.loaded {
+		if !seen[p.a] {
+			seen[p.a] = true
+			errs = append(errs, m.freeArena(p.a))
 		}
 	}
 	m.samples = newSampleStore()

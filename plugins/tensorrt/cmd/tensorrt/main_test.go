@@ -29,7 +29,7 @@ func TestCommand(t *testing.T) {
 		SecondDevice: "Fake GPU 1",
 		// The fake kernel copies the input row to the output row.
 		Model:   []byte("faketrt 1\ninput x uint8 -1x16 max=8\noutput y uint8 -1x16\n"),
-		Options: map[string]string{"batch_size": "4", "samples_on_device": "device"},
+		Options: map[string]string{"batch_size": "4", "start_from_device": "true"},
 	}.Test(t)
 }
 

@@ -116,6 +116,8 @@ static stream *gLive;
  * signature: 12.8 to 12.9 take a failIdx before the stream, 13 does not. */
 static int gVersion = 12040;
 static long long gBatchCopies;
+/* cudaMemcpyAsync calls queued, by cudaMemcpyKind (1 to 3 used). */
+static long long gAsyncCopies[5];
 /* cudaStreamQuery calls that found work still queued. */
 static long long gBusyQueries;
 
@@ -467,7 +469,25 @@ int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *st) {
   o->dst = dst;
   o->src = src;
   o->n = n;
-  return push(s, o);
+  rc = push(s, o);
+  if (rc == cudaSuccess) {
+    pthread_mutex_lock(&gMu);
+    gAsyncCopies[kind]++;
+    pthread_mutex_unlock(&gMu);
+  }
+  return rc;
+}
+
+/* fakecuda_async_copies counts the cudaMemcpyAsync calls of kind queued so
+ * far (1 host to device, 2 device to host, 3 device to device). */
+long long fakecuda_async_copies(int kind) {
+  if (kind < 0 || kind > 4) {
+    return -1;
+  }
+  pthread_mutex_lock(&gMu);
+  long long n = gAsyncCopies[kind];
+  pthread_mutex_unlock(&gMu);
+  return n;
 }
 
 /* cudaMemcpyAttributes (CUDA 12.8 and later). */

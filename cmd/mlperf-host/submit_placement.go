@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mlperf-host/mlperf-host/internal/config"
+	"github.com/mlperf-host/mlperf-host/internal/exitcode"
+)
+
+// approvalOptions are the plugin options, named as MLPerf's rules and
+// harnesses name them, that place data where the closed division allows
+// it only for systems the committee approved: samples already in
+// accelerator memory (start_from_device) and outputs left there
+// (end_on_device, 3D-UNet only).
+var approvalOptions = []string{"start_from_device", "end_on_device"}
+
+// setOption reports whether an option value turns its option on: anything
+// but empty, false, 0, no or off.
+func setOption(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "false", "0", "no", "off":
+		return false
+	}
+	return true
+}
+
+// placementNotes lists the approval options that plugin options opts
+// turn on, as "name=value", in approvalOptions order.
+func placementNotes(opts map[string]string) []string {
+	var out []string
+	for _, name := range approvalOptions {
+		if v, ok := opts[name]; ok && setOption(v) {
+			out = append(out, name+"="+v)
+		}
+	}
+	return out
+}
+
+// checkPlacement refuses a closed-division submission whose plugin options
+// turn on an approval option the user did not acknowledge by name in
+// acknowledged (comma-separated).
+func checkPlacement(c *config.Config, acknowledged string) error {
+	return placementAllowed(c.Division, c.Plugin, c.PluginOptions(c.Plugin), acknowledged)
+}
+
+// placementAllowed is checkPlacement for a division, a plugin and its
+// options.
+func placementAllowed(division, plugin string, opts map[string]string, acknowledged string) error {
+	if division != "closed" {
+		return nil
+	}
+	var acks []string
+	for a := range strings.SplitSeq(acknowledged, ",") {
+		acks = append(acks, strings.TrimSpace(a))
+	}
+	var missing []string
+	for _, note := range placementNotes(opts) {
+		name, _, _ := strings.Cut(note, "=")
+		if !slices.Contains(acks, name) {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return exitcode.New(exitcode.Config,
+		fmt.Errorf("submit: the closed division allows %s only for systems the MLPerf committee approved, "+
+			"and plugin %s sets it", strings.Join(missing, " and "), plugin),
+		fmt.Sprintf("turn it off (--set %s.%s=false), submit to the open division, or acknowledge the "+
+			"approval with --acknowledge %s", plugin, missing[0], strings.Join(missing, ",")))
+}
+
+// placementReadme is the README paragraph that states the approval
+// options in use, or "" when none is.
+func placementReadme(c *config.Config) string { return placementText(c.PluginOptions(c.Plugin)) }
+
+// placementText is placementReadme for plugin options opts.
+func placementText(opts map[string]string) string {
+	notes := placementNotes(opts)
+	if len(notes) == 0 {
+		return ""
+	}
+	return "\nData placement needing the MLPerf committee's approval: " + strings.Join(notes, ", ") +
+		" (samples already in accelerator memory, or outputs left there).\n"
+}
