@@ -9,7 +9,7 @@ ACCEL_PLUGINS := tensorrt qaic
 ACCEL_PLUGIN_DIR ?= $(BIN)/plugins
 ACCEL_PLUGIN_TARGETS := $(addprefix accel-plugin-,$(ACCEL_PLUGINS))
 
-.PHONY: tensorrt-shim bench-accel accel-hw-test accel-plugins $(ACCEL_PLUGIN_TARGETS)
+.PHONY: tensorrt-shim tensorrt-ptx bench-accel accel-hw-test accel-plugins $(ACCEL_PLUGIN_TARGETS)
 
 accel-plugins: $(ACCEL_PLUGIN_TARGETS) ## build the tensorrt and qaic plugin binaries (CGO_ENABLED=0) with their manifests into bin/plugins/
 
@@ -20,6 +20,9 @@ $(ACCEL_PLUGIN_TARGETS): accel-plugin-%:
 
 tensorrt-shim: ## build the TensorRT extern "C" shim (needs TensorRT and CUDA headers; says what is missing)
 	./plugins/tensorrt/shim/build.sh $(TRT_SHIM)
+
+tensorrt-ptx: ## regenerate the tensorrt plugin's gather kernel PTX from its LLVM IR (needs llc with NVPTX)
+	llc -march=nvptx64 -mcpu=sm_52 -O3 plugins/tensorrt/trt/kernels/gather.ll -o plugins/tensorrt/trt/kernels/gather.ptx
 
 bench-accel: ## tensorrt and qaic plugins against fake runtimes: per-sample overhead and stream/activation utilisation
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchtime $(ACCEL_BENCHTIME) ./plugins/tensorrt/trt/ ./plugins/qaic/aic/

@@ -2,10 +2,13 @@ package trt
 
 import "unsafe"
 
-// stream is a cudaStream_t; event is a cudaEvent_t.
+// stream is a cudaStream_t; event is a cudaEvent_t; graph is a
+// cudaGraph_t and graphExec a cudaGraphExec_t.
 type (
-	stream uintptr
-	event  uintptr
+	stream    uintptr
+	event     uintptr
+	graph     uintptr
+	graphExec uintptr
 )
 
 // copyKind is a cudaMemcpyKind.
@@ -55,13 +58,31 @@ type cudaAPI interface {
 	// without blocking. Like EventQuery it reports done with the error once
 	// the device has a sticky error: nothing queued will run any more.
 	StreamQuery(s stream) (bool, error)
-	EventCreate() (event, error)
+	// EventCreate creates an event without timing. A blocking event puts
+	// the thread that synchronizes on it to sleep; a spinning one is for
+	// waits that poll EventQuery.
+	EventCreate(blocking bool) (event, error)
 	EventDestroy(e event) error
 	EventRecord(e event, s stream) error
 	// EventSynchronize blocks the calling thread until e completes.
 	EventSynchronize(e event) error
 	// EventQuery reports whether e completed, without blocking.
 	EventQuery(e event) (bool, error)
+	// StreamWaitEvent makes work queued on s after it wait for e's last
+	// record.
+	StreamWaitEvent(s stream, e event) error
+	// Graphs reports whether the graph calls are available
+	// (cudaGraphInstantiateWithFlags, CUDA 11.4 and later).
+	Graphs() bool
+	// BeginCapture starts capturing the work the calling thread queues on
+	// s into a graph (thread-local capture mode); EndCapture stops and
+	// returns it.
+	BeginCapture(s stream) error
+	EndCapture(s stream) (graph, error)
+	GraphInstantiate(g graph) (graphExec, error)
+	GraphLaunch(x graphExec, s stream) error
+	GraphExecDestroy(x graphExec) error
+	GraphDestroy(g graph) error
 }
 
 // handle is an opaque shim object (runtime, engine or context).

@@ -126,7 +126,15 @@ func (b *Backend) load(ctx context.Context, m sdk.Model) (*model, int, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, fmt.Errorf("tensorrt: load: %w", err)
 	}
-	model, err := newModel(cuda, trt, cfg, plan, ordinals)
+	var drv driverAPI
+	if cfg.Gather == GatherKernel {
+		d, err := loadDriver(cfg.DriverPaths)
+		if err != nil {
+			return nil, 0, err
+		}
+		drv = d
+	}
+	model, err := newModel(cuda, trt, drv, cfg, plan, ordinals)
 	if err != nil {
 		return nil, 0, fmt.Errorf("tensorrt: load engine: %w", err)
 	}

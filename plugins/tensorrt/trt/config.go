@@ -69,13 +69,31 @@ type Config struct {
 	// instead of one cudaMemcpyAsync per sample. Off by default: on an
 	// H100 with CUDA 13.0 it was no faster (docs/tensorrt.md).
 	BatchCopies bool
+	// Gather chooses how a batch that is not one contiguous run of loaded
+	// samples reaches the device: GatherCopies (one copy per sample and
+	// input, or one batched copy with BatchCopies) or GatherKernel (one
+	// launch of the gather kernel per input, through the CUDA driver).
+	Gather Gather
+	// Graphs captures the engine's launch once per lane and batch size as
+	// a CUDA graph and replays it, which costs the CPU less per batch.
+	Graphs bool
+	// InferenceStreams is the number of streams per device the engines
+	// run on, shared by the lanes; 0 runs each lane's engine on its own
+	// stream, with its copies. With separate streams a lane's copies and
+	// another lane's engine overlap, and at most InferenceStreams engines
+	// run on a device at once.
+	InferenceStreams int
+	// SpinWait waits for a batch by polling its event instead of sleeping
+	// in cudaEventSynchronize: less latency, one busy CPU per waiting lane.
+	SpinWait bool
 	// Timeout is the device watchdog: a batch still running after Timeout
 	// marks its device failed (ErrDeviceTimeout). 0 waits indefinitely.
 	// Set it well above the slowest batch; the wait then polls the event.
 	Timeout time.Duration
-	// CudartPaths and ShimPaths are the library paths or sonames tried, in
-	// order, for libcudart and the TensorRT shim.
-	CudartPaths, ShimPaths []string
+	// CudartPaths, ShimPaths and DriverPaths are the library paths or
+	// sonames tried, in order, for libcudart, the TensorRT shim and the
+	// CUDA driver (libcuda, only for GatherKernel).
+	CudartPaths, ShimPaths, DriverPaths []string
 }
 
 // DefaultConfig returns two streams on every device, full profile batches,
@@ -88,8 +106,21 @@ func DefaultConfig() Config {
 		DeviceMemoryFraction: 0.8,
 		CudartPaths:          slices.Clone(DefaultCudartPaths),
 		ShimPaths:            slices.Clone(DefaultShimPaths),
+		DriverPaths:          slices.Clone(DefaultDriverPaths),
 	}
 }
+
+// Gather is how a lane brings scattered samples to the device.
+type Gather int
+
+const (
+	// GatherCopies issues one copy per sample and input.
+	GatherCopies Gather = iota
+	// GatherKernel launches the gather kernel once per input.
+	GatherKernel
+)
+
+var gatherNames = map[string]Gather{"copies": GatherCopies, "kernel": GatherKernel}
 
 // Validate reports every invalid field.
 func (c Config) Validate() error {
@@ -106,6 +137,12 @@ func (c Config) Validate() error {
 	if !(c.DeviceMemoryFraction > 0 && c.DeviceMemoryFraction <= 1) {
 		errs = append(errs, fmt.Errorf("device_memory_fraction must be in (0, 1], got %v", c.DeviceMemoryFraction))
 	}
+	if c.Gather != GatherCopies && c.Gather != GatherKernel {
+		errs = append(errs, fmt.Errorf("invalid gather %d", c.Gather))
+	}
+	if c.InferenceStreams < 0 {
+		errs = append(errs, fmt.Errorf("inference_streams must not be negative, got %d", c.InferenceStreams))
+	}
 	if c.Timeout < 0 {
 		errs = append(errs, fmt.Errorf("timeout must not be negative, got %v", c.Timeout))
 	}
@@ -119,6 +156,9 @@ func (c Config) Validate() error {
 	}
 	if len(c.ShimPaths) == 0 {
 		errs = append(errs, errors.New("no shim path to try"))
+	}
+	if c.Gather == GatherKernel && len(c.DriverPaths) == 0 {
+		errs = append(errs, errors.New("no libcuda path to try for gather=kernel"))
 	}
 	return errors.Join(errs...)
 }
@@ -146,10 +186,26 @@ var options = []accel.Option[Config]{
 		func(c *Config) *float64 { return &c.DeviceMemoryFraction }),
 	accel.BoolOption("batch_copies", "gather resident samples with cudaMemcpyBatchAsync",
 		func(c *Config) *bool { return &c.BatchCopies }),
+	{Name: "gather", Help: "scattered samples: copies (one per sample) or kernel (one launch per input)",
+		Set: func(c *Config, v string) error {
+			g, ok := gatherNames[v]
+			if !ok {
+				return fmt.Errorf("want copies or kernel, got %q", v)
+			}
+			c.Gather = g
+			return nil
+		}},
+	accel.BoolOption("cuda_graphs", "replay each lane's engine launch as a CUDA graph per batch size",
+		func(c *Config) *bool { return &c.Graphs }),
+	accel.IntOption("inference_streams", "engine streams per device shared by the lanes (0: each lane's own)",
+		func(c *Config) *int { return &c.InferenceStreams }),
+	accel.BoolOption("spin_wait", "poll for batch completion instead of sleeping", func(c *Config) *bool { return &c.SpinWait }),
 	accel.DurationOption("timeout", `device watchdog per batch, a Go duration, e.g. "30s"`,
 		func(c *Config) *time.Duration { return &c.Timeout }),
 	accel.PathsOption("cudart", "libcudart paths, colon-separated", func(c *Config) *[]string { return &c.CudartPaths }),
 	accel.PathsOption("shim", "TensorRT shim paths, colon-separated", func(c *Config) *[]string { return &c.ShimPaths }),
+	accel.PathsOption("cuda_driver", "libcuda paths, colon-separated (gather=kernel)",
+		func(c *Config) *[]string { return &c.DriverPaths }),
 }
 
 // WithOptions returns a copy of c with the plugin options applied, as the
@@ -166,8 +222,13 @@ var options = []accel.Option[Config]{
 //   - end_on_device: skip the output copy when no sample wants it
 //   - device_memory_fraction: share of free device memory for samples
 //   - batch_copies: gather resident samples with cudaMemcpyBatchAsync (false)
+//   - gather: copies (default) or kernel, for batches not one contiguous run
+//   - cuda_graphs: replay engine launches as CUDA graphs (false)
+//   - inference_streams: engine streams per device (0: each lane's own)
+//   - spin_wait: poll for completion instead of sleeping (false)
 //   - timeout: device watchdog per batch, a Go duration, e.g. "30s"
-//   - cudart, shim: library paths, colon-separated to try several
+//   - cudart, shim, cuda_driver: library paths, colon-separated to try
+//     several
 //
 // # Errors
 //
@@ -177,6 +238,7 @@ func (c Config) WithOptions(opts map[string]string) (Config, error) {
 	out.Devices = slices.Clone(c.Devices)
 	out.CudartPaths = slices.Clone(c.CudartPaths)
 	out.ShimPaths = slices.Clone(c.ShimPaths)
+	out.DriverPaths = slices.Clone(c.DriverPaths)
 	if err := accel.ApplyOptions(&out, options, opts); err != nil {
 		return c, err
 	}

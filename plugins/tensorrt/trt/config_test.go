@@ -26,14 +26,17 @@ func TestWithOptions(t *testing.T) {
 		{name: "every option", opts: map[string]string{
 			"engine": "/m/resnet.plan", "devices": "1, 3", "streams": "4", "batch_size": "16",
 			"start_from_device": "auto", "end_on_device": "true", "device_memory_fraction": "0.5", "timeout": "2s",
-			"batch_copies": "true",
-			"cudart":       "/a/libcudart.so.12:/b/libcudart.so", "shim": " /s/libmlph_trt.so ",
+			"batch_copies": "true", "cudart": "/a/libcudart.so.12:/b/libcudart.so", "shim": " /s/libmlph_trt.so ",
+			"gather": "kernel", "cuda_graphs": "true", "inference_streams": "2", "spin_wait": "true",
+			"cuda_driver": "/d/libcuda.so.1",
 		}, check: func(t *testing.T, c Config) {
 			assert.Equal(t, Config{
 				Engine: "/m/resnet.plan", Devices: []int{1, 3}, Streams: 4, BatchSize: 16,
 				Residency: ResidencyAuto, EndOnDevice: true, DeviceMemoryFraction: 0.5, Timeout: 2 * time.Second, BatchCopies: true,
 				CudartPaths: []string{"/a/libcudart.so.12", "/b/libcudart.so"},
 				ShimPaths:   []string{"/s/libmlph_trt.so"},
+				Gather:      GatherKernel, Graphs: true, InferenceStreams: 2, SpinWait: true,
+				DriverPaths: []string{"/d/libcuda.so.1"},
 			}, c)
 		}},
 		{name: "all devices", opts: map[string]string{"devices": "all"}, check: func(t *testing.T, c Config) {
@@ -43,8 +46,11 @@ func TestWithOptions(t *testing.T) {
 		{name: "bad values", opts: map[string]string{
 			"streams": "0", "batch_size": "x", "start_from_device": "gpu", "device_memory_fraction": "1.5",
 		}, wantErr: []string{"batch_size", "start_from_device", `"gpu"`}},
-		{name: "validation after parse", opts: map[string]string{"streams": "0", "device_memory_fraction": "2"},
-			wantErr: []string{"streams must be at least 1", "device_memory_fraction must be in (0, 1]"}},
+		{name: "validation after parse", opts: map[string]string{"streams": "0", "device_memory_fraction": "2",
+			"inference_streams": "-1", "gather": "kernel", "cuda_driver": ":"},
+			wantErr: []string{"streams must be at least 1", "device_memory_fraction must be in (0, 1]",
+				"inference_streams must not be negative", "no libcuda path"}},
+		{name: "bad gather", opts: map[string]string{"gather": "dma"}, wantErr: []string{"want copies or kernel"}},
 		{name: "typo", opts: map[string]string{"stream": "2"}, wantErr: []string{"option stream: unknown option", "streams"}},
 		{name: "empty library list", opts: map[string]string{"cudart": " : "}, wantErr: []string{"no libcudart path"}},
 	}

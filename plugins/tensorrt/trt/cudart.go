@@ -51,7 +51,9 @@ type cudart struct {
 	malloc, free, mallocHost, freeHost, memcpy, memcpyAsync       uintptr
 	streamCreateWithFlags, streamDestroy, streamQuery             uintptr
 	eventCreateWithFlags, eventDestroy, eventRecord, eventSync    uintptr
-	eventQuery                                                    uintptr
+	eventQuery, streamWaitEvent                                   uintptr
+	beginCapture, endCapture, graphInstantiate, graphLaunch       uintptr
+	graphExecDestroy, graphDestroy                                uintptr
 	// memcpyBatch is cudaMemcpyBatchAsync; batchArgs its arity, which
 	// depends on the runtime version: 9 (12.8, with failIdx), 8 (13 and
 	// later) or 0 (absent).
@@ -92,6 +94,13 @@ func loadCudart(paths []string) (*cudart, error) {
 		{Name: "cudaEventRecord", Fn: &c.eventRecord},
 		{Name: "cudaEventSynchronize", Fn: &c.eventSync},
 		{Name: "cudaEventQuery", Fn: &c.eventQuery},
+		{Name: "cudaStreamWaitEvent", Fn: &c.streamWaitEvent},
+		{Name: "cudaStreamBeginCapture", Fn: &c.beginCapture, Optional: true},
+		{Name: "cudaStreamEndCapture", Fn: &c.endCapture, Optional: true},
+		{Name: "cudaGraphInstantiateWithFlags", Fn: &c.graphInstantiate, Optional: true},
+		{Name: "cudaGraphLaunch", Fn: &c.graphLaunch, Optional: true},
+		{Name: "cudaGraphExecDestroy", Fn: &c.graphExecDestroy, Optional: true},
+		{Name: "cudaGraphDestroy", Fn: &c.graphDestroy, Optional: true},
 		{Name: "cudaMemcpyBatchAsync", Fn: &c.memcpyBatch, Optional: true},
 	})
 	if err != nil {
@@ -233,11 +242,60 @@ func (c *cudart) StreamQuery(s stream) (bool, error) {
 	return true, c.check("cudaStreamQuery", r)
 }
 
-func (c *cudart) EventCreate() (event, error) {
+func (c *cudart) EventCreate(blocking bool) (event, error) {
 	var e uintptr
-	r, _, _ := purego.SyscallN(c.eventCreateWithFlags, uintptr(unsafe.Pointer(&e)),
-		cudaEventBlockingSync|cudaEventDisableTiming)
+	flags := uintptr(cudaEventDisableTiming)
+	if blocking {
+		flags |= cudaEventBlockingSync
+	}
+	r, _, _ := purego.SyscallN(c.eventCreateWithFlags, uintptr(unsafe.Pointer(&e)), flags)
 	return event(e), c.check("cudaEventCreateWithFlags", r)
+}
+
+func (c *cudart) StreamWaitEvent(s stream, e event) error {
+	r, _, _ := purego.SyscallN(c.streamWaitEvent, uintptr(s), uintptr(e), 0)
+	return c.check("cudaStreamWaitEvent", r)
+}
+
+func (c *cudart) Graphs() bool {
+	return c.beginCapture != 0 && c.endCapture != 0 && c.graphInstantiate != 0 && c.graphLaunch != 0 &&
+		c.graphExecDestroy != 0 && c.graphDestroy != 0
+}
+
+// cudaStreamCaptureModeThreadLocal: only the capturing thread's calls
+// are restricted while it captures.
+const cudaStreamCaptureModeThreadLocal = 1
+
+func (c *cudart) BeginCapture(s stream) error {
+	r, _, _ := purego.SyscallN(c.beginCapture, uintptr(s), cudaStreamCaptureModeThreadLocal)
+	return c.check("cudaStreamBeginCapture", r)
+}
+
+func (c *cudart) EndCapture(s stream) (graph, error) {
+	var g uintptr
+	r, _, _ := purego.SyscallN(c.endCapture, uintptr(s), uintptr(unsafe.Pointer(&g)))
+	return graph(g), c.check("cudaStreamEndCapture", r)
+}
+
+func (c *cudart) GraphInstantiate(g graph) (graphExec, error) {
+	var x uintptr
+	r, _, _ := purego.SyscallN(c.graphInstantiate, uintptr(unsafe.Pointer(&x)), uintptr(g), 0)
+	return graphExec(x), c.check("cudaGraphInstantiateWithFlags", r)
+}
+
+func (c *cudart) GraphLaunch(x graphExec, s stream) error {
+	r, _, _ := purego.SyscallN(c.graphLaunch, uintptr(x), uintptr(s))
+	return c.check("cudaGraphLaunch", r)
+}
+
+func (c *cudart) GraphExecDestroy(x graphExec) error {
+	r, _, _ := purego.SyscallN(c.graphExecDestroy, uintptr(x))
+	return c.check("cudaGraphExecDestroy", r)
+}
+
+func (c *cudart) GraphDestroy(g graph) error {
+	r, _, _ := purego.SyscallN(c.graphDestroy, uintptr(g))
+	return c.check("cudaGraphDestroy", r)
 }
 
 func (c *cudart) EventDestroy(e event) error {

@@ -58,6 +58,8 @@ func (f *fake) config() Config {
 	c := DefaultConfig()
 	c.CudartPaths = []string{f.cudartPath}
 	c.ShimPaths = []string{f.shimPath}
+	// The fake runtime holds the driver API's entry points too.
+	c.DriverPaths = []string{f.cudartPath}
 	return c
 }
 
@@ -96,8 +98,12 @@ func (f *fake) batches() []int {
 }
 
 // live reports the fake's outstanding objects: allocations, streams,
-// events, runtimes, engines and contexts.
-type liveObjects struct{ allocs, streams, events, runtimes, engines, contexts int32 }
+// events, runtimes, engines, contexts, CUDA graphs (captured and
+// instantiated) and driver modules.
+type liveObjects struct {
+	allocs, streams, events, runtimes, engines, contexts int32
+	graphs, graphExecs, modules                          int32
+}
 
 func (f *fake) live() liveObjects {
 	var l liveObjects
@@ -105,7 +111,20 @@ func (f *fake) live() liveObjects {
 		uintptr(unsafe.Pointer(&l.events)))
 	f.tr.Call("fake_trt_live", uintptr(unsafe.Pointer(&l.runtimes)), uintptr(unsafe.Pointer(&l.engines)),
 		uintptr(unsafe.Pointer(&l.contexts)))
+	var launches, kernels int64
+	f.Call("fakecuda_graphs", uintptr(unsafe.Pointer(&l.graphs)), uintptr(unsafe.Pointer(&l.graphExecs)),
+		uintptr(unsafe.Pointer(&launches)), uintptr(unsafe.Pointer(&kernels)))
+	l.modules = int32(f.Call("fakecuda_modules"))
 	return l
+}
+
+// launches returns how many CUDA graph launches and gather kernel launches
+// were queued so far.
+func (f *fake) launches() (graphs, kernels int64) {
+	var g, x int32
+	f.Call("fakecuda_graphs", uintptr(unsafe.Pointer(&g)), uintptr(unsafe.Pointer(&x)),
+		uintptr(unsafe.Pointer(&graphs)), uintptr(unsafe.Pointer(&kernels)))
+	return graphs, kernels
 }
 
 // streamStat is one fake stream's device, busy time and operation count.

@@ -33,10 +33,22 @@ type lane struct {
 	dev *device
 	id  int // stream index on the device
 	ctx handle
-	st  stream
-	ev  event
-	in  []ioBuffer
-	out []ioBuffer
+	// st carries the lane's copies, and its engine unless the device has
+	// shared inference streams; inf is the stream the engine runs on.
+	st, inf stream
+	// ev fires when the batch is done; with a separate inference stream,
+	// inputsIn orders the engine after the input copies and engineDone
+	// the output copies after the engine.
+	ev, inputsIn, engineDone event
+	in                       []ioBuffer
+	out                      []ioBuffer
+	// graphs holds the captured engine launches by batch rows
+	// (cuda_graphs).
+	graphs map[int]*laneGraph
+	// table holds the gather kernel's source addresses, rowsCap per input,
+	// in pinned memory the kernel reads; params its launch arguments.
+	table  unsafe.Pointer
+	params native.Mapped
 
 	// shapes holds each input's dims with the batch in dims[0].
 	shapes [][]int64
@@ -67,15 +79,32 @@ func newLane(m *model, dev *device, id int, eng handle, profile int) (l *lane, e
 	defer func() {
 		if err != nil {
 			// SetProfile may have queued work on the stream.
-			err = errors.Join(err, l.quiesce(time.Now().Add(m.settleGrace)), l.release())
+			err = errors.Join(err, quiesce(m.cuda, l.st, time.Now().Add(m.settleGrace)), l.release())
 			l = nil
 		}
 	}()
 	if l.st, err = m.cuda.StreamCreate(); err != nil {
 		return l, err
 	}
-	if l.ev, err = m.cuda.EventCreate(); err != nil {
+	l.inf = l.st
+	if n := len(dev.inference); n > 0 {
+		l.inf = dev.inference[id%n]
+		for _, e := range []*event{&l.inputsIn, &l.engineDone} {
+			if *e, err = m.cuda.EventCreate(false); err != nil {
+				return l, err
+			}
+		}
+	}
+	if l.ev, err = m.cuda.EventCreate(!m.cfg.SpinWait); err != nil {
 		return l, err
+	}
+	if m.cfg.Graphs {
+		l.graphs = map[int]*laneGraph{}
+	}
+	if m.drv != nil {
+		if err = l.allocGather(); err != nil {
+			return l, err
+		}
 	}
 	if l.ctx, err = m.trt.ContextCreate(eng); err != nil {
 		return l, err
@@ -137,9 +166,12 @@ func (l *lane) release() error {
 		}
 	}
 	l.in, l.out = nil, nil
-	if l.ev != 0 {
-		errs = append(errs, l.m.cuda.EventDestroy(l.ev))
-		l.ev = 0
+	errs = append(errs, l.releaseGraphs(), l.releaseGather())
+	for _, e := range []*event{&l.ev, &l.inputsIn, &l.engineDone} {
+		if *e != 0 {
+			errs = append(errs, l.m.cuda.EventDestroy(*e))
+			*e = 0
+		}
 	}
 	if l.st != 0 {
 		errs = append(errs, l.m.cuda.StreamDestroy(l.st))
@@ -213,167 +245,12 @@ func (l *lane) exec(b *accel.Batch) {
 	l.complete(b, want)
 }
 
-// stage queues the copies that bring the batch's inputs into the lane's
-// device buffers, and reports whether any sample wants its output.
-//
-// Samples LoadSamples copied into an arena (pinned host memory, or device
-// memory under start_from_device) are copied from there: one copy per
-// input when the batch is a contiguous run of one arena, else one per
-// sample and input (see gather). Samples in no arena are first copied
-// into the lane's pinned buffers, row by row, then sent with one copy per
-// input (or per row when the batch mixes both kinds). A sample without
-// data of the right size fails here.
-func (l *lane) stage(b *accel.Batch) (want bool, err error) {
-	l.copies = l.copies[:0]
-	n := len(b.Samples)
-	var first placed
-	contiguous, staged := true, 0
-	for i, s := range b.Samples {
-		want = want || s.WantOutput
-		p, ok := l.m.samples.place(s.Index)
-		if ok {
-			if i == 0 {
-				first = p
-			}
-			contiguous = contiguous && p.a == first.a && p.pos == first.pos+i
-			l.placed[i] = p
-			continue
-		}
-		contiguous = false
-		l.placed[i] = placed{}
-		data := l.m.samples.host(s)
-		if len(data) != l.m.layout.inBytes {
-			l.failed[i] = true
-			b.Fail(s.ID, l.sampleError(s, data))
-			continue
-		}
-		for k := range l.in {
-			buf := &l.in[k]
-			sb := buf.t.sampleBytes
-			copy(native.Bytes(buf.host, l.m.rowsCap*sb)[i*sb:(i+1)*sb], data[buf.t.offset:buf.t.offset+sb])
-		}
-		staged++
-	}
-	switch {
-	case contiguous:
-		for k := range l.in {
-			buf := &l.in[k]
-			l.addCopy(buf.dev, first.a.input(l.dev.slot, buf.t, first.pos), uintptr(n*buf.t.sampleBytes), first.a)
-		}
-		return want, l.flushCopies()
-	case staged == n:
-		for k := range l.in {
-			buf := &l.in[k]
-			l.addCopy(buf.dev, buf.hostAddr(), uintptr(n*buf.t.sampleBytes), nil)
-		}
-		return want, l.flushCopies()
-	}
-	for i := range b.Samples {
-		if l.failed[i] {
-			continue
-		}
-		for k := range l.in {
-			buf := &l.in[k]
-			sb := uintptr(buf.t.sampleBytes)
-			dst := buf.dev + uintptr(i)*sb
-			if p := l.placed[i]; p.a != nil {
-				l.addCopy(dst, p.a.input(l.dev.slot, buf.t, p.pos), sb, p.a)
-			} else {
-				l.addCopy(dst, buf.hostAddr()+uintptr(i)*sb, sb, nil)
-			}
-		}
-	}
-	return want, l.gather()
-}
-
-// laneCopy is one copy into a device input buffer.
-type laneCopy struct {
-	dst, src, size uintptr
-	kind           copyKind
-}
-
-// addCopy adds a copy from src, in arena a or (nil) the lane's pinned
-// buffers, to the lane's list.
-func (l *lane) addCopy(dst, src, size uintptr, a *arena) {
-	kind := hostToDevice
-	if a != nil && a.onDevice() {
-		kind = deviceToDevice
-	}
-	l.copies = append(l.copies, laneCopy{dst: dst, src: src, size: size, kind: kind})
-}
-
-// flushCopies queues the listed copies one by one on the lane's stream.
-func (l *lane) flushCopies() error {
-	for _, c := range l.copies {
-		if err := l.m.cuda.CopyAsync(c.dst, c.src, c.size, c.kind, l.st); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// gather queues the per-sample copies of a batch that is not one
-// contiguous run: one cudaMemcpyBatchAsync when the batch_copies option is
-// on and the runtime has it, else one cudaMemcpyAsync per copy.
-func (l *lane) gather() error {
-	cuda := l.m.cuda
-	if len(l.copies) > 1 && l.m.cfg.BatchCopies && cuda.BatchCopies() {
-		l.gatherDst, l.gatherSrc, l.gatherSize = l.gatherDst[:0], l.gatherSrc[:0], l.gatherSize[:0]
-		for _, c := range l.copies {
-			l.gatherDst = append(l.gatherDst, c.dst)
-			l.gatherSrc = append(l.gatherSrc, c.src)
-			l.gatherSize = append(l.gatherSize, c.size)
-		}
-		return cuda.CopyBatchAsync(l.gatherDst, l.gatherSrc, l.gatherSize, l.st)
-	}
-	return l.flushCopies()
-}
-
 func (l *lane) sampleError(s sdk.Sample, data []byte) error {
 	if data == nil {
 		return fmt.Errorf("tensorrt: sample %d (index %d) has no data: it was neither loaded nor sent", s.ID, s.Index)
 	}
 	return fmt.Errorf("tensorrt: sample %d (index %d) has %d bytes; the engine's inputs take %d per sample",
 		s.ID, s.Index, len(data), l.m.layout.inBytes)
-}
-
-// launch sets the input shapes for rows, enqueues the engine, queues the
-// copies of the first n rows' outputs to host memory, and records the
-// event. The outputs reach host memory whether or not a sample wants its
-// bytes, as the rules require; only end_on_device skips the copy when
-// none does.
-func (l *lane) launch(rows, n int, want bool) error {
-	trt, cuda := l.m.trt, l.m.cuda
-	if l.m.layout.dynamic && rows != l.rows {
-		l.rows = 0
-		for k := range l.in {
-			l.shapes[k][0] = int64(rows)
-			if err := trt.SetInputShape(l.ctx, l.in[k].t.cname, l.shapes[k], l.errBuf); err != nil {
-				return err
-			}
-		}
-		l.rows = rows
-	}
-	if err := trt.Enqueue(l.ctx, l.st, l.errBuf); err != nil {
-		return err
-	}
-	if want || !l.m.cfg.EndOnDevice {
-		for k := range l.out {
-			buf := &l.out[k]
-			if err := cuda.CopyAsync(buf.hostAddr(), buf.dev, uintptr(n*buf.t.sampleBytes), deviceToHost, l.st); err != nil {
-				return err
-			}
-		}
-	}
-	return cuda.EventRecord(l.ev, l.st)
-}
-
-// drain waits for the work already queued on the lane's stream.
-func (l *lane) drain() error {
-	if err := l.m.cuda.EventRecord(l.ev, l.st); err != nil {
-		return err
-	}
-	return l.wait()
 }
 
 // complete reports every sample not failed while staging.
@@ -413,7 +290,9 @@ func (l *lane) failAll(b *accel.Batch, err error) {
 	}
 }
 
-// warm runs one full batch of zeros through the engine.
+// warm runs one full batch of zeros through the engine. With cuda_graphs
+// and a dynamic engine it then runs every other batch size the lane can
+// see, so that each graph is captured before the timed run.
 func (l *lane) warm() error {
 	if l.dev.Failed() {
 		return l.dev.Err()
@@ -427,69 +306,22 @@ func (l *lane) warm() error {
 			return err
 		}
 	}
-	if err := l.launch(rows, rows, false); err != nil {
-		if syncErr := l.drain(); syncErr != nil {
-			return l.dev.Fail(syncErr)
+	sizes := []int{rows}
+	if l.graphs != nil && l.m.layout.dynamic {
+		for r := l.m.layout.rows(1); r < rows; r++ {
+			sizes = append(sizes, r)
 		}
-		return err
+	}
+	for _, r := range sizes {
+		if err := l.launch(r, r, false); err != nil {
+			if syncErr := l.drain(); syncErr != nil {
+				return l.dev.Fail(syncErr)
+			}
+			return err
+		}
 	}
 	if err := l.wait(); err != nil {
 		return l.dev.Fail(err)
 	}
 	return nil
 }
-
-// wait blocks until the lane's event fires. With a device timeout it polls
-// the event with growing pauses instead and fails with ErrDeviceTimeout
-// once the batch has run longer than the timeout; the batch's work then
-// stays queued on the stream (see quiesce).
-func (l *lane) wait() error {
-	timeout := l.m.cfg.Timeout
-	if timeout <= 0 {
-		return l.m.cuda.EventSynchronize(l.ev)
-	}
-	if err := poll(time.Now().Add(timeout), func() (bool, error) { return l.m.cuda.EventQuery(l.ev) }); err != nil {
-		return fmt.Errorf("%w: batch still running after %v", err, timeout)
-	}
-	return nil
-}
-
-// quiesce waits until the lane's stream has run everything queued on it,
-// or fails with ErrDeviceTimeout at deadline. A sticky device error counts
-// as drained: nothing queued runs after it.
-func (l *lane) quiesce(deadline time.Time) error {
-	if l.st == 0 {
-		return nil
-	}
-	err := poll(deadline, func() (bool, error) {
-		done, _ := l.m.cuda.StreamQuery(l.st)
-		return done, nil
-	})
-	if err != nil {
-		return fmt.Errorf("%w: work still queued on the stream", err)
-	}
-	return nil
-}
-
-// poll calls query with growing pauses until it reports done or an error,
-// and fails with ErrDeviceTimeout once deadline has passed.
-func poll(deadline time.Time, query func() (bool, error)) error {
-	pause := pollStart
-	for {
-		done, err := query()
-		if err != nil || done {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return ErrDeviceTimeout
-		}
-		time.Sleep(pause)
-		pause = min(2*pause, pollMax)
-	}
-}
-
-// Event polling pauses under a device timeout.
-const (
-	pollStart = 5 * time.Microsecond
-	pollMax   = time.Millisecond
-)

@@ -20,6 +20,11 @@ type device struct {
 	slot    int
 	engines []handle
 	lanes   []*lane
+	// inference holds the device's shared inference streams, if any.
+	inference []stream
+	// module and gather are the loaded gather kernel (gather=kernel).
+	module module
+	gather function
 	// deferred holds device allocations whose free waits until the
 	// device's streams have drained: a batch that timed out may still have
 	// copies queued that read them, and cudaFree would block on it.
@@ -33,21 +38,39 @@ type device struct {
 // work. Only a failed device can have busy streams while its lanes are out
 // of use: a batch that timed out leaves its work queued.
 func (d *device) idle(cuda cudaAPI) bool {
-	for _, l := range d.lanes {
-		if done, _ := cuda.StreamQuery(l.st); !done {
+	for _, st := range d.streams() {
+		if done, _ := cuda.StreamQuery(st); !done {
 			return false
 		}
 	}
 	return true
 }
 
+// streams lists every stream of the device: the lanes', then the shared
+// inference streams.
+func (d *device) streams() []stream {
+	var out []stream
+	for _, l := range d.lanes {
+		if l.st != 0 {
+			out = append(out, l.st)
+		}
+	}
+	return append(out, d.inference...)
+}
+
 // settle waits until every stream of the device has run its queued work,
 // or until deadline. The caller's OS thread has the device current.
-func (d *device) settle(deadline time.Time) error {
+func (d *device) settle(cuda cudaAPI, deadline time.Time) error {
 	for _, l := range d.lanes {
-		if err := l.quiesce(deadline); err != nil {
+		if err := quiesce(cuda, l.st, deadline); err != nil {
 			return fmt.Errorf("tensorrt: CUDA device %d stream %d: %w; the device is left as it is, "+
 				"its memory allocated until the process exits", d.ordinal, l.id, err)
+		}
+	}
+	for i, st := range d.inference {
+		if err := quiesce(cuda, st, deadline); err != nil {
+			return fmt.Errorf("tensorrt: CUDA device %d inference stream %d: %w; the device is left as it is, "+
+				"its memory allocated until the process exits", d.ordinal, i, err)
 		}
 	}
 	return nil
@@ -55,9 +78,11 @@ func (d *device) settle(deadline time.Time) error {
 
 // model is a loaded engine running on its lanes.
 type model struct {
-	cfg    Config
-	cuda   cudaAPI
-	trt    trtAPI
+	cfg  Config
+	cuda cudaAPI
+	trt  trtAPI
+	// drv is the CUDA driver, for the gather kernel; nil with gather=copies.
+	drv    driverAPI
 	rt     handle
 	layout *layout
 	// batch is the most samples one lane enqueues; rowsCap the rows its
@@ -81,11 +106,16 @@ type model struct {
 const minSettleGrace = 2 * time.Second
 
 // newModel deserializes plan on every device in ordinals and builds
-// cfg.Streams lanes per device. On error it releases what it built.
-func newModel(cuda cudaAPI, trt trtAPI, cfg Config, plan []byte, ordinals []int) (m *model, err error) {
+// cfg.Streams lanes per device; drv is the CUDA driver when cfg gathers
+// with the kernel. On error it releases what it built.
+func newModel(cuda cudaAPI, trt trtAPI, drv driverAPI, cfg Config, plan []byte, ordinals []int) (m *model, err error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	m = &model{cfg: cfg, cuda: cuda, trt: trt, samples: newSampleStore(), settleGrace: max(cfg.Timeout, minSettleGrace)}
+	if cfg.Graphs && !cuda.Graphs() {
+		return nil, errors.New("cuda_graphs: this CUDA runtime has no cudaGraphInstantiateWithFlags (CUDA 11.4 and later)")
+	}
+	m = &model{cfg: cfg, cuda: cuda, trt: trt, drv: drv, samples: newSampleStore(),
+		settleGrace: max(cfg.Timeout, minSettleGrace)}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, m.release())
@@ -138,6 +168,13 @@ func (m *model) addDevice(slot, ordinal int, plan []byte) error {
 		}
 		d.engines = append(d.engines, e)
 	}
+	for range m.cfg.InferenceStreams {
+		st, err := m.cuda.StreamCreate()
+		if err != nil {
+			return fmt.Errorf("inference stream: %w", err)
+		}
+		d.inference = append(d.inference, st)
+	}
 	for s := range m.cfg.Streams {
 		eng, profile := d.engines[0], 0
 		if m.layout.dynamic {
@@ -149,6 +186,23 @@ func (m *model) addDevice(slot, ordinal int, plan []byte) error {
 		}
 		m.lanes = append(m.lanes, l)
 		d.lanes = append(d.lanes, l)
+	}
+	if m.drv != nil {
+		return m.loadGather(d)
+	}
+	return nil
+}
+
+// loadGather loads the gather kernel into d's primary context, which the
+// CUDA runtime made current on this thread.
+func (m *model) loadGather(d *device) error {
+	mod, err := m.drv.LoadModule(gatherPTX)
+	if err != nil {
+		return fmt.Errorf("load the gather kernel: %w", err)
+	}
+	d.module = mod
+	if d.gather, err = m.drv.Function(mod, gatherKernel); err != nil {
+		return fmt.Errorf("gather kernel: %w", err)
 	}
 	return nil
 }
@@ -192,7 +246,7 @@ func (m *model) release() error {
 		if err := m.cuda.SetDevice(d.ordinal); err != nil {
 			errs = append(errs, err)
 		}
-		if err := d.settle(deadline); err != nil {
+		if err := d.settle(m.cuda, deadline); err != nil {
 			d.wedged, wedged = true, true
 			errs = append(errs, err)
 		}
@@ -210,6 +264,14 @@ func (m *model) release() error {
 			errs = append(errs, l.release())
 		}
 		d.lanes = nil
+		for _, st := range d.inference {
+			errs = append(errs, m.cuda.StreamDestroy(st))
+		}
+		d.inference = nil
+		if d.module != 0 {
+			errs = append(errs, m.drv.UnloadModule(d.module))
+			d.module, d.gather = 0, 0
+		}
 		for _, p := range d.deferred {
 			errs = append(errs, m.cuda.Free(p))
 		}

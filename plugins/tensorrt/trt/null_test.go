@@ -39,11 +39,19 @@ func (n *nullCUDA) CopyBatchAsync(_, _, _ []uintptr, _ stream) error      { retu
 func (n *nullCUDA) StreamCreate() (stream, error)                         { return 1, nil }
 func (n *nullCUDA) StreamDestroy(stream) error                            { return nil }
 func (n *nullCUDA) StreamQuery(stream) (bool, error)                      { return true, nil }
-func (n *nullCUDA) EventCreate() (event, error)                           { return 1, nil }
+func (n *nullCUDA) EventCreate(bool) (event, error)                       { return 1, nil }
 func (n *nullCUDA) EventDestroy(event) error                              { return nil }
 func (n *nullCUDA) EventRecord(event, stream) error                       { return nil }
 func (n *nullCUDA) EventSynchronize(event) error                          { return nil }
 func (n *nullCUDA) EventQuery(event) (bool, error)                        { return true, nil }
+func (n *nullCUDA) StreamWaitEvent(stream, event) error                   { return nil }
+func (n *nullCUDA) Graphs() bool                                          { return true }
+func (n *nullCUDA) BeginCapture(stream) error                             { return nil }
+func (n *nullCUDA) EndCapture(stream) (graph, error)                      { return 1, nil }
+func (n *nullCUDA) GraphInstantiate(graph) (graphExec, error)             { return 1, nil }
+func (n *nullCUDA) GraphLaunch(graphExec, stream) error                   { return nil }
+func (n *nullCUDA) GraphExecDestroy(graphExec) error                      { return nil }
+func (n *nullCUDA) GraphDestroy(graph) error                              { return nil }
 
 func (n *nullCUDA) Malloc(size uintptr) (uintptr, error) {
 	return n.next.Add(size+4096) - size, nil
@@ -102,7 +110,7 @@ func BenchmarkSchedulerOverhead(b *testing.B) {
 			b.Run(fmt.Sprintf("samples=%s/batch=%d", residency, batch), func(b *testing.B) {
 				cfg := DefaultConfig()
 				cfg.Streams, cfg.BatchSize, cfg.Residency = 2, batch, residency
-				m, err := newModel(&nullCUDA{}, nullTRT{}, cfg, []byte("plan"), []int{0})
+				m, err := newModel(&nullCUDA{}, nullTRT{}, nil, cfg, []byte("plan"), []int{0})
 				require.NoError(b, err)
 				b.Cleanup(func() { _ = m.Stop() })
 				var ls []sdk.LoadedSample

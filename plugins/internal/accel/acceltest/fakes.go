@@ -162,6 +162,10 @@ func (l *Lib) Violations() (int, string) {
 	return n, cText(buf)
 }
 
+// ForgetViolations clears the fake's record of refused calls, for a test
+// that made it refuse one on purpose and checked the refusal.
+func (l *Lib) ForgetViolations() { l.Call("fake_forget_violations") }
+
 // CheckViolations registers a cleanup that fails t when the fake refused
 // any call. Register it before the backend's Close cleanup, so that it
 // runs after it. what names the fake.

@@ -64,6 +64,15 @@ int fake_violations(char *buf, int cap) {
   return n;
 }
 
+/* fake_forget_violations clears the record, for a test that made the fake
+ * refuse a call on purpose. */
+void fake_forget_violations(void) {
+  pthread_mutex_lock(&fdViolationMu);
+  fdViolations = 0;
+  fdViolation[0] = 0;
+  pthread_mutex_unlock(&fdViolationMu);
+}
+
 /* ---- the kernel gate and device busy time ---- */
 
 static pthread_mutex_t fdGateMu = PTHREAD_MUTEX_INITIALIZER;

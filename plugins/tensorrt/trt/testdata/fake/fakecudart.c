@@ -43,6 +43,10 @@ enum {
   cudaErrorInvalidResourceHandle = 400,
   cudaErrorNotReady = 600,
   cudaErrorLaunchFailure = 719,
+  cudaErrorStreamCaptureUnsupported = 900,
+  cudaErrorStreamCaptureInvalidated = 901,
+  cudaErrorStreamCaptureIsolation = 905,
+  cudaErrorStreamCaptureWrongThread = 908,
   /* Not a CUDA code: the fake refused a call (see fake_violations). */
   fakeErrorInUse = 9001,
 };
@@ -61,7 +65,9 @@ typedef struct alloc {
   struct alloc *next;
 } alloc;
 
-enum { opCopy = 1, opSleep = 2, opEvent = 3 };
+/* opWait waits for an event's record; opGather is a launch of the gather
+ * kernel (dst, table of count source addresses, n bytes per row). */
+enum { opCopy = 1, opSleep = 2, opEvent = 3, opWait = 4, opGather = 5 };
 
 struct event;
 
@@ -73,6 +79,9 @@ typedef struct op {
   long long ns;
   struct event *ev;
   unsigned long long seq;
+  /* table and count: the gather kernel's source addresses and rows. */
+  const uint64_t *table;
+  size_t count;
   struct op *next;
 } op;
 
@@ -88,6 +97,11 @@ typedef struct stream {
   int stop;
   unsigned long long busyNs, ops;
   struct stream *nextLive;
+  /* While capturing, pushed work goes to capHead..capTail instead of the
+   * queue; capBroken is set by a call the capture does not allow. */
+  int capturing, capBroken;
+  pthread_t capThread;
+  op *capHead, *capTail;
 } stream;
 
 typedef struct event {
@@ -109,6 +123,11 @@ static int gStreams, gEvents, gNextStream;
 static int gStatDev[MAX_STATS];
 static unsigned long long gStatBusy[MAX_STATS], gStatOps[MAX_STATS];
 static __thread int tDevice;
+/* tHasContext: the thread called cudaSetDevice, so the runtime made the
+ * device's primary context current (what the driver API needs). */
+static __thread int tHasContext;
+/* tCapture is the stream this thread captures, if any. */
+static __thread struct stream *tCapture;
 /* gLive lists the streams not destroyed yet, under gMu. Lock order: gMu,
  * then a stream's mu; the worker never takes gMu while holding its mu. */
 static stream *gLive;
@@ -184,7 +203,24 @@ static int overlaps(const void *p, size_t n, const char *base, size_t size) {
 
 /* opUses reports whether o reads or writes [base, base+size). */
 static int opUses(const op *o, const char *base, size_t size) {
-  return o != NULL && o->kind == opCopy && (overlaps(o->dst, o->n, base, size) || overlaps(o->src, o->n, base, size));
+  if (o == NULL) {
+    return 0;
+  }
+  if (o->kind == opCopy) {
+    return overlaps(o->dst, o->n, base, size) || overlaps(o->src, o->n, base, size);
+  }
+  if (o->kind != opGather) {
+    return 0;
+  }
+  if (overlaps(o->dst, o->n * o->count, base, size) || overlaps(o->table, 8 * o->count, base, size)) {
+    return 1;
+  }
+  for (size_t b = 0; b < o->count; b++) {
+    if (overlaps((const void *)(uintptr_t)o->table[b], o->n, base, size)) {
+      return 1;
+    }
+  }
+  return 0;
 }
 
 /* inUse returns a live stream with queued or running work that touches
@@ -211,6 +247,39 @@ static void setCurrent(stream *s, op *o) {
   pthread_mutex_unlock(&s->mu);
 }
 
+/* readable reports whether the device dev can read [p, p+n): its own
+ * device memory or pinned host memory (unified addressing). */
+static int readable(const void *p, size_t n, int dev) {
+  pthread_mutex_lock(&gMu);
+  alloc *a = findAlloc(p, n);
+  int ok = a != NULL && (a->kind == allocPinned || a->dev == dev);
+  pthread_mutex_unlock(&gMu);
+  return ok;
+}
+
+/* runGather runs a gather kernel the way a GPU would: an address it may
+ * not touch is an illegal access, a sticky error of its device. */
+static void runGather(stream *s, op *o) {
+  int ok = readable(o->table, 8 * o->count, s->dev);
+  pthread_mutex_lock(&gMu);
+  alloc *d = findAlloc(o->dst, o->n * o->count);
+  ok = ok && d != NULL && d->kind == allocDevice && d->dev == s->dev;
+  pthread_mutex_unlock(&gMu);
+  for (size_t b = 0; ok && b < o->count; b++) {
+    ok = readable((const void *)(uintptr_t)o->table[b], o->n, s->dev);
+  }
+  if (!ok) {
+    violation("gather kernel on device %d touches memory it cannot address (Go memory, another device's, or "
+              "freed): an illegal address on a GPU",
+              s->dev);
+    gFailed[s->dev] = 1;
+    return;
+  }
+  for (size_t b = 0; b < o->count; b++) {
+    memmove((char *)o->dst + b * o->n, (const void *)(uintptr_t)o->table[b], o->n);
+  }
+}
+
 static void *worker(void *arg) {
   stream *s = (stream *)arg;
   for (;;) {
@@ -231,7 +300,16 @@ static void *worker(void *arg) {
     pthread_mutex_unlock(&s->mu);
 
     long long t0 = nowNs();
-    if (o->kind == opCopy && !gFailed[s->dev]) {
+    if (o->kind == opWait) {
+      event *e = o->ev;
+      pthread_mutex_lock(&e->mu);
+      while (e->done < o->seq) {
+        pthread_cond_wait(&e->cv, &e->mu);
+      }
+      pthread_mutex_unlock(&e->mu);
+    } else if (o->kind == opGather && !gFailed[s->dev]) {
+      runGather(s, o);
+    } else if (o->kind == opCopy && !gFailed[s->dev]) {
       memmove(o->dst, o->src, o->n);
     } else if (o->kind == opSleep && !gFailed[s->dev]) {
       kernelWait();
@@ -276,6 +354,17 @@ static int push(stream *s, op *o) {
   }
   o->next = NULL;
   pthread_mutex_lock(&s->mu);
+  if (s->capturing) {
+    /* Captured, not run: the graph runs it when launched. */
+    if (s->capTail == NULL) {
+      s->capHead = s->capTail = o;
+    } else {
+      s->capTail->next = o;
+      s->capTail = o;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return cudaSuccess;
+  }
   if (s->tail == NULL) {
     s->head = s->tail = o;
   } else {
@@ -285,6 +374,19 @@ static int push(stream *s, op *o) {
   pthread_cond_signal(&s->cv);
   pthread_mutex_unlock(&s->mu);
   return cudaSuccess;
+}
+
+/* captureForbids reports whether the calling thread is capturing a
+ * stream, and breaks that capture: a call that may synchronize is not
+ * allowed during thread-local capture, and the capture is invalidated. */
+static int captureForbids(void) {
+  if (tCapture == NULL) {
+    return 0;
+  }
+  pthread_mutex_lock(&tCapture->mu);
+  tCapture->capBroken = 1;
+  pthread_mutex_unlock(&tCapture->mu);
+  return 1;
 }
 
 /* ---- CUDA runtime entry points ---- */
@@ -328,6 +430,7 @@ int cudaSetDevice(int dev) {
     return cudaErrorInvalidDevice;
   }
   tDevice = dev;
+  tHasContext = 1;
   return cudaSuccess;
 }
 
@@ -438,12 +541,19 @@ static int release(void *p, int kind) {
   return cudaErrorInvalidValue;
 }
 
-int cudaMalloc(void **p, size_t size) { return allocate(p, size, allocDevice); }
-int cudaFree(void *p) { return release(p, allocDevice); }
-int cudaMallocHost(void **p, size_t size) { return allocate(p, size, allocPinned); }
-int cudaFreeHost(void *p) { return release(p, allocPinned); }
+int cudaMalloc(void **p, size_t size) {
+  return captureForbids() ? cudaErrorStreamCaptureUnsupported : allocate(p, size, allocDevice);
+}
+int cudaFree(void *p) { return captureForbids() ? cudaErrorStreamCaptureUnsupported : release(p, allocDevice); }
+int cudaMallocHost(void **p, size_t size) {
+  return captureForbids() ? cudaErrorStreamCaptureUnsupported : allocate(p, size, allocPinned);
+}
+int cudaFreeHost(void *p) { return captureForbids() ? cudaErrorStreamCaptureUnsupported : release(p, allocPinned); }
 
 int cudaMemcpy(void *dst, const void *src, size_t n, int kind) {
+  if (captureForbids()) {
+    return cudaErrorStreamCaptureUnsupported;
+  }
   int rc = checkCopy(dst, src, n, kind, tDevice, 0);
   if (rc != cudaSuccess) {
     return rc;
@@ -602,6 +712,11 @@ int cudaStreamQuery(void *st) {
     return cudaErrorInvalidResourceHandle;
   }
   pthread_mutex_lock(&s->mu);
+  if (s->capturing) {
+    s->capBroken = 1;
+    pthread_mutex_unlock(&s->mu);
+    return cudaErrorStreamCaptureUnsupported;
+  }
   int busy = s->head != NULL || s->cur != NULL;
   pthread_mutex_unlock(&s->mu);
   if (busy) {
@@ -655,8 +770,41 @@ int cudaEventRecord(void *ev, void *st) {
   op *o = calloc(1, sizeof(op));
   o->kind = opEvent;
   o->ev = e;
+  pthread_mutex_lock(&s->mu);
+  int capturing = s->capturing;
+  pthread_mutex_unlock(&s->mu);
+  if (!capturing) {
+    /* A captured record is numbered when its graph is launched. */
+    pthread_mutex_lock(&e->mu);
+    o->seq = ++e->recorded;
+    pthread_mutex_unlock(&e->mu);
+  }
+  return push(s, o);
+}
+
+/* cudaStreamWaitEvent: work queued on st after this waits for the event's
+ * last record (none: no wait). */
+int cudaStreamWaitEvent(void *st, void *ev, unsigned int flags) {
+  stream *s = (stream *)st;
+  event *e = (event *)ev;
+  if (s == NULL || e == NULL || flags != 0) {
+    return cudaErrorInvalidValue;
+  }
+  pthread_mutex_lock(&s->mu);
+  int capturing = s->capturing;
+  if (capturing) {
+    s->capBroken = 1;
+  }
+  pthread_mutex_unlock(&s->mu);
+  if (capturing) {
+    /* Waiting on work recorded outside the capture is not allowed. */
+    return cudaErrorStreamCaptureIsolation;
+  }
+  op *o = calloc(1, sizeof(op));
+  o->kind = opWait;
+  o->ev = e;
   pthread_mutex_lock(&e->mu);
-  o->seq = ++e->recorded;
+  o->seq = e->recorded;
   pthread_mutex_unlock(&e->mu);
   return push(s, o);
 }
@@ -665,6 +813,9 @@ int cudaEventSynchronize(void *ev) {
   event *e = (event *)ev;
   if (e == NULL) {
     return cudaErrorInvalidResourceHandle;
+  }
+  if (captureForbids()) {
+    return cudaErrorStreamCaptureUnsupported;
   }
   pthread_mutex_lock(&e->mu);
   unsigned long long want = e->recorded;
@@ -688,6 +839,9 @@ int cudaEventQuery(void *ev) {
 }
 
 int cudaStreamSynchronize(void *st) {
+  if (captureForbids()) {
+    return cudaErrorStreamCaptureUnsupported;
+  }
   void *ev;
   cudaEventCreateWithFlags(&ev, 0);
   int rc = cudaEventRecord(ev, st);
@@ -726,7 +880,369 @@ int cudaPointerGetAttributes(struct fakePointerAttributes *attr, const void *p) 
   return cudaSuccess;
 }
 
+/* ---- CUDA graphs ---- */
+
+/* A graph (and its executable form) is the list of operations a capture
+ * recorded, on the capturing stream's device. */
+typedef struct graph {
+  int dev;
+  op *ops;
+} graph;
+
+static int gGraphs, gGraphExecs;
+static long long gGraphLaunches;
+
+/* cloneOps copies an operation list. */
+static op *cloneOps(const op *from) {
+  op *head = NULL, **tail = &head;
+  for (; from != NULL; from = from->next) {
+    op *o = malloc(sizeof(op));
+    *o = *from;
+    o->next = NULL;
+    *tail = o;
+    tail = &o->next;
+  }
+  return head;
+}
+
+static void freeOps(op *o) {
+  while (o != NULL) {
+    op *next = o->next;
+    free(o);
+    o = next;
+  }
+}
+
+int cudaStreamBeginCapture(void *st, int mode) {
+  stream *s = (stream *)st;
+  if (s == NULL) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  if (mode != 1 || tCapture != NULL) {
+    return cudaErrorInvalidValue; /* the fake knows thread-local capture, one at a time */
+  }
+  pthread_mutex_lock(&s->mu);
+  if (s->capturing) {
+    pthread_mutex_unlock(&s->mu);
+    return cudaErrorInvalidValue;
+  }
+  s->capturing = 1;
+  s->capBroken = 0;
+  s->capThread = pthread_self();
+  s->capHead = s->capTail = NULL;
+  pthread_mutex_unlock(&s->mu);
+  tCapture = s;
+  return cudaSuccess;
+}
+
+int cudaStreamEndCapture(void *st, void **out) {
+  stream *s = (stream *)st;
+  *out = NULL;
+  if (s == NULL) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  pthread_mutex_lock(&s->mu);
+  if (!s->capturing) {
+    pthread_mutex_unlock(&s->mu);
+    return cudaErrorInvalidValue;
+  }
+  if (!pthread_equal(s->capThread, pthread_self())) {
+    pthread_mutex_unlock(&s->mu);
+    return cudaErrorStreamCaptureWrongThread;
+  }
+  op *ops = s->capHead;
+  int broken = s->capBroken;
+  s->capturing = 0;
+  s->capHead = s->capTail = NULL;
+  pthread_mutex_unlock(&s->mu);
+  tCapture = NULL;
+  if (broken) {
+    freeOps(ops);
+    return cudaErrorStreamCaptureInvalidated;
+  }
+  graph *g = calloc(1, sizeof(graph));
+  g->dev = s->dev;
+  g->ops = ops;
+  pthread_mutex_lock(&gMu);
+  gGraphs++;
+  pthread_mutex_unlock(&gMu);
+  *out = g;
+  return cudaSuccess;
+}
+
+int cudaGraphInstantiateWithFlags(void **out, void *gr, unsigned long long flags) {
+  graph *g = (graph *)gr;
+  if (g == NULL || flags != 0) {
+    return cudaErrorInvalidValue;
+  }
+  graph *x = calloc(1, sizeof(graph));
+  x->dev = g->dev;
+  x->ops = cloneOps(g->ops);
+  pthread_mutex_lock(&gMu);
+  gGraphExecs++;
+  pthread_mutex_unlock(&gMu);
+  *out = x;
+  return cudaSuccess;
+}
+
+/* cudaGraphLaunch queues the graph's operations on st. A graph belongs to
+ * its device; a copy of memory freed since the capture would be a use
+ * after free on a GPU: the fake refuses the launch. */
+int cudaGraphLaunch(void *gx, void *st) {
+  graph *x = (graph *)gx;
+  stream *s = (stream *)st;
+  if (x == NULL || s == NULL) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  if (s->dev != x->dev) {
+    return cudaErrorInvalidDevice;
+  }
+  for (const op *o = x->ops; o != NULL; o = o->next) {
+    if (o->kind != opCopy) {
+      continue;
+    }
+    pthread_mutex_lock(&gMu);
+    int live = findAlloc(o->dst, o->n) != NULL && findAlloc(o->src, o->n) != NULL;
+    pthread_mutex_unlock(&gMu);
+    if (!live) {
+      violation("cudaGraphLaunch replays a copy of %zu bytes from %p to %p, memory freed since the capture", o->n,
+                o->src, o->dst);
+      return fakeErrorInUse;
+    }
+  }
+  for (op *o = cloneOps(x->ops), *next; o != NULL; o = next) {
+    next = o->next;
+    if (o->kind == opEvent) {
+      pthread_mutex_lock(&o->ev->mu);
+      o->seq = ++o->ev->recorded;
+      pthread_mutex_unlock(&o->ev->mu);
+    }
+    push(s, o);
+  }
+  pthread_mutex_lock(&gMu);
+  gGraphLaunches++;
+  pthread_mutex_unlock(&gMu);
+  return cudaSuccess;
+}
+
+int cudaGraphExecDestroy(void *gx) {
+  graph *x = (graph *)gx;
+  if (x == NULL) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  freeOps(x->ops);
+  free(x);
+  pthread_mutex_lock(&gMu);
+  gGraphExecs--;
+  pthread_mutex_unlock(&gMu);
+  return cudaSuccess;
+}
+
+int cudaGraphDestroy(void *gr) {
+  graph *g = (graph *)gr;
+  if (g == NULL) {
+    return cudaErrorInvalidResourceHandle;
+  }
+  freeOps(g->ops);
+  free(g);
+  pthread_mutex_lock(&gMu);
+  gGraphs--;
+  pthread_mutex_unlock(&gMu);
+  return cudaSuccess;
+}
+
+/* ---- CUDA driver API: modules and kernel launches ---- */
+
+enum {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_INVALID_VALUE = 1,
+  CUDA_ERROR_INVALID_CONTEXT = 201,
+  CUDA_ERROR_INVALID_PTX = 218,
+  CUDA_ERROR_INVALID_HANDLE = 400,
+  CUDA_ERROR_NOT_FOUND = 500,
+};
+
+#define MAX_ENTRIES 8
+
+/* A module is the entry points of the PTX it was loaded from, on the
+ * device current when it was loaded. */
+typedef struct module {
+  int dev;
+  int n;
+  char entries[MAX_ENTRIES][64];
+} module;
+
+typedef struct function {
+  module *m;
+  char name[64];
+  struct function *next;
+} function;
+
+static int gModules;
+static long long gKernelLaunches;
+
+int cuInit(unsigned int flags) { return flags == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; }
+
+int cuGetErrorString(int code, const char **str) {
+  switch (code) {
+  case CUDA_SUCCESS:
+    *str = "no error";
+    break;
+  case CUDA_ERROR_INVALID_VALUE:
+    *str = "invalid argument";
+    break;
+  case CUDA_ERROR_INVALID_CONTEXT:
+    *str = "invalid device context";
+    break;
+  case CUDA_ERROR_INVALID_PTX:
+    *str = "a PTX JIT compilation failed";
+    break;
+  case CUDA_ERROR_INVALID_HANDLE:
+    *str = "invalid resource handle";
+    break;
+  case CUDA_ERROR_NOT_FOUND:
+    *str = "named symbol not found";
+    break;
+  default:
+    *str = "unknown error";
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+/* cuModuleLoadData takes PTX text, as the JIT compiler would: it must
+ * declare its version, target and address size, and its entry points
+ * are what cuModuleGetFunction finds. */
+int cuModuleLoadData(void **out, const void *image) {
+  const char *ptx = (const char *)image;
+  if (!tHasContext) {
+    return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  if (ptx == NULL || strstr(ptx, ".version ") == NULL || strstr(ptx, ".target ") == NULL ||
+      strstr(ptx, ".address_size 64") == NULL) {
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  module *m = calloc(1, sizeof(module));
+  m->dev = tDevice;
+  for (const char *p = strstr(ptx, ".entry "); p != NULL && m->n < MAX_ENTRIES; p = strstr(p + 1, ".entry ")) {
+    p += strlen(".entry ");
+    size_t len = strcspn(p, "( \n");
+    if (len == 0 || len >= sizeof m->entries[0]) {
+      free(m);
+      return CUDA_ERROR_INVALID_PTX;
+    }
+    memcpy(m->entries[m->n++], p, len);
+  }
+  if (m->n == 0) {
+    free(m);
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  pthread_mutex_lock(&gMu);
+  gModules++;
+  pthread_mutex_unlock(&gMu);
+  *out = m;
+  return CUDA_SUCCESS;
+}
+
+static function *gFunctions;
+
+int cuModuleGetFunction(void **out, void *mod, const char *name) {
+  module *m = (module *)mod;
+  if (m == NULL) {
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  for (int i = 0; i < m->n; i++) {
+    if (strcmp(m->entries[i], name) == 0) {
+      function *f = calloc(1, sizeof(function));
+      f->m = m;
+      snprintf(f->name, sizeof f->name, "%s", name);
+      pthread_mutex_lock(&gMu);
+      f->next = gFunctions;
+      gFunctions = f;
+      pthread_mutex_unlock(&gMu);
+      *out = f;
+      return CUDA_SUCCESS;
+    }
+  }
+  return CUDA_ERROR_NOT_FOUND;
+}
+
+int cuModuleUnload(void *mod) {
+  module *m = (module *)mod;
+  if (m == NULL) {
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  pthread_mutex_lock(&gMu);
+  for (function **pp = &gFunctions; *pp != NULL;) {
+    if ((*pp)->m == m) {
+      function *f = *pp;
+      *pp = f->next;
+      free(f);
+    } else {
+      pp = &(*pp)->next;
+    }
+  }
+  gModules--;
+  pthread_mutex_unlock(&gMu);
+  free(m);
+  return CUDA_SUCCESS;
+}
+
+/* cuLaunchKernel knows one kernel, mlph_gather(dst, table, rowBytes): one
+ * block per row. Its addresses are checked when it runs, as a GPU would
+ * (see runGather). */
+int cuLaunchKernel(void *fn, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
+                   unsigned int bz, unsigned int shmem, void *st, void **params, void **extra) {
+  function *f = (function *)fn;
+  stream *s = (stream *)st;
+  if (f == NULL || s == NULL) {
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  if (gx == 0 || gy != 1 || gz != 1 || bx == 0 || bx * by * bz > 1024 || shmem > 48 * 1024 || extra != NULL ||
+      params == NULL) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (s->dev != f->m->dev) {
+    return CUDA_ERROR_INVALID_HANDLE; /* the module is loaded in another device's context */
+  }
+  if (strcmp(f->name, "mlph_gather") != 0) {
+    return CUDA_ERROR_NOT_FOUND;
+  }
+  op *o = calloc(1, sizeof(op));
+  o->kind = opGather;
+  o->dst = (void *)(uintptr_t)(*(uint64_t *)params[0]);
+  o->table = (const uint64_t *)(uintptr_t)(*(uint64_t *)params[1]);
+  o->n = (size_t)(*(uint64_t *)params[2]);
+  o->count = gx;
+  int rc = push(s, o);
+  if (rc == cudaSuccess) {
+    pthread_mutex_lock(&gMu);
+    gKernelLaunches++;
+    pthread_mutex_unlock(&gMu);
+  }
+  return rc == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
 /* ---- fake-only entry points ---- */
+
+/* fakecuda_graphs reports the live graphs and executable graphs, and how
+ * many graph launches and kernel launches were queued. */
+void fakecuda_graphs(int *graphs, int *execs, long long *launches, long long *kernels) {
+  pthread_mutex_lock(&gMu);
+  *graphs = gGraphs;
+  *execs = gGraphExecs;
+  *launches = gGraphLaunches;
+  *kernels = gKernelLaunches;
+  pthread_mutex_unlock(&gMu);
+}
+
+/* fakecuda_modules reports the modules loaded and not unloaded. */
+int fakecuda_modules(void) {
+  pthread_mutex_lock(&gMu);
+  int n = gModules;
+  pthread_mutex_unlock(&gMu);
+  return n;
+}
 
 /* fakecuda_sleep_async enqueues ns of busy time on a stream: the fake
  * TensorRT shim uses it as the kernel's run time. */
