@@ -83,6 +83,9 @@ type resources struct {
 type runtimeAPI interface {
 	Version() string
 	Resources(dev int32) (resources, error)
+	// DeviceStatus is qaicGetDeviceInfo's device status; ok is false when
+	// the runtime lacks the call.
+	DeviceStatus(dev int32) (s DeviceStatus, ok bool, err error)
 	CreateContext(devices []int32) (object, error)
 	ReleaseContext(ctx object) error
 	CreateQueue(ctx object, dev int32, threads uint32) (object, error)

@@ -30,8 +30,8 @@ var _ interface {
 	sdk.Warmer
 } = (*Backend)(nil)
 
-// New returns a backend on the QIDs among 0 to cfg.ProbeDevices-1 that
-// answer through libQAic (the first of cfg.LibraryPaths that loads).
+// New returns a backend on the ready devices libQAic (the first of
+// cfg.LibraryPaths that loads) answers for (see Config.ProbeDevices).
 // Without the AIC runtime the backend still starts, listing no card and
 // saying why in its Info; Load then names the missing library.
 //
@@ -49,31 +49,11 @@ func New(cfg Config) (*Backend, error) {
 	rt, err := openRuntime(cfg.LibraryPaths)
 	if err == nil {
 		b.rt = rt
-		devices = discover(rt, cfg.ProbeDevices)
+		devices = discover(rt, cfg)
 	}
 	perDevice := cfg.Activations * cfg.SetSize
 	b.Backend = accel.NewBackend[*program](accel.Discovered(info, devices, err, cfg.Devices, perDevice), sentinels)
 	return b, nil
-}
-
-// discover probes QIDs with qaicGetResourceInfo.
-func discover(rt runtimeAPI, probe int) []sdk.Device {
-	version := rt.Version()
-	var out []sdk.Device
-	for q := range probe {
-		r, err := rt.Resources(int32(q))
-		if err != nil {
-			continue
-		}
-		out = append(out, sdk.Device{
-			ID:          q,
-			Name:        fmt.Sprintf("Cloud AI 100 (QID %d)", q),
-			Kind:        "aic",
-			MemoryBytes: r.dramTotalMB << 20,
-			Driver:      fmt.Sprintf("%s, %d NSPs (%d free)", version, r.nspTotal, r.nspFree),
-		})
-	}
-	return out
 }
 
 // Load brings the QPC up on every selected device: one program per
@@ -125,16 +105,19 @@ func (b *Backend) load(ctx context.Context, m sdk.Model) (*program, int, error) 
 func selectDevices(rt runtimeAPI, cfg Config) ([]int32, error) {
 	want := cfg.Devices
 	if want == nil {
-		for _, d := range discover(rt, cfg.ProbeDevices) {
+		for _, d := range discover(rt, cfg) {
 			want = append(want, d.ID)
 		}
 	}
 	if len(want) == 0 {
-		return nil, fmt.Errorf("%w: no device answered among QIDs 0-%d", ErrNoDevice, cfg.ProbeDevices-1)
+		return nil, fmt.Errorf("%w: no ready device answered (QIDs tried: %s)", ErrNoDevice, describe(candidates(cfg)))
 	}
 	var out []int32
 	for _, d := range want {
 		if _, err := rt.Resources(int32(d)); err != nil {
+			return nil, fmt.Errorf("%w: device %d: %w", ErrNoDevice, d, err)
+		}
+		if err := ready(rt, int32(d)); err != nil {
 			return nil, fmt.Errorf("%w: device %d: %w", ErrNoDevice, d, err)
 		}
 		out = append(out, int32(d))

@@ -33,8 +33,14 @@ type Config struct {
 	// after it fails its device. It is passed to
 	// qaicExecObjWaitForCompletion in microseconds.
 	WaitTimeout time.Duration
-	// ProbeDevices is how many QIDs discovery probes, from 0.
+	// ProbeDevices, when above 0, is how many QIDs discovery probes, from
+	// 0. At 0 (the default) discovery asks about every QID the runtime
+	// gives: one per PCI function the qaic kernel driver holds (an Ultra
+	// card has four), and as many derived-device QIDs from 100.
 	ProbeDevices int
+	// SysfsRoot is where discovery counts the qaic driver's devices
+	// (SysfsRoot/bus/pci/drivers/qaic); "/sys" by default.
+	SysfsRoot string
 	// LibraryPaths are tried in order for libQAic.so.
 	LibraryPaths []string
 }
@@ -48,7 +54,7 @@ func DefaultConfig() Config {
 		BatchSize:    1,
 		QueueThreads: 4,
 		WaitTimeout:  60 * time.Second,
-		ProbeDevices: 32,
+		SysfsRoot:    "/sys",
 		LibraryPaths: slices.Clone(DefaultLibraryPaths),
 	}
 }
@@ -68,7 +74,9 @@ func (c Config) Validate() error {
 	positive("set_size", c.SetSize)
 	positive("batch_size", c.BatchSize)
 	positive("queue_threads", c.QueueThreads)
-	positive("probe_devices", c.ProbeDevices)
+	if c.ProbeDevices < 0 {
+		errs = append(errs, fmt.Errorf("probe_devices must not be negative, got %d", c.ProbeDevices))
+	}
 	if c.WaitTimeout < time.Microsecond || c.WaitTimeout > maxWaitTimeout {
 		errs = append(errs, fmt.Errorf("wait_timeout must be between 1µs and %v, got %v", maxWaitTimeout, c.WaitTimeout))
 	}
@@ -88,7 +96,8 @@ var options = []accel.Option[Config]{
 	accel.IntOption("queue_threads", "worker threads of each queue", func(c *Config) *int { return &c.QueueThreads }),
 	accel.DurationOption("wait_timeout", `wait for one batch, a Go duration, e.g. "60s"`,
 		func(c *Config) *time.Duration { return &c.WaitTimeout }),
-	accel.IntOption("probe_devices", "QIDs probed by discovery", func(c *Config) *int { return &c.ProbeDevices }),
+	accel.IntOption("probe_devices", "QIDs probed by discovery from 0 (0: every QID the runtime numbers)",
+		func(c *Config) *int { return &c.ProbeDevices }),
 	accel.PathsOption("library", "libQAic.so paths, colon-separated", func(c *Config) *[]string { return &c.LibraryPaths }),
 }
 
@@ -104,7 +113,7 @@ var options = []accel.Option[Config]{
 //   - batch_size: the QPC's compiled batch size
 //   - queue_threads: worker threads of each queue
 //   - wait_timeout: Go duration, e.g. "60s"
-//   - probe_devices: QIDs probed by discovery
+//   - probe_devices: QIDs probed from 0 (0: every QID the runtime numbers)
 //   - library: libQAic.so paths, colon-separated
 //
 // # Errors

@@ -19,6 +19,7 @@ type nullRuntime struct{ rowBytes, batch int }
 var _ runtimeAPI = nullRuntime{}
 
 func (nullRuntime) Version() string                                     { return "null" }
+func (nullRuntime) DeviceStatus(int32) (DeviceStatus, bool, error)      { return DeviceReady, true, nil }
 func (nullRuntime) Resources(int32) (resources, error)                  { return resources{nspTotal: 16}, nil }
 func (nullRuntime) CreateContext([]int32) (object, error)               { return 1, nil }
 func (nullRuntime) ReleaseContext(object) error                         { return nil }

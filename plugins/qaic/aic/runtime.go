@@ -21,6 +21,8 @@ type qaicLib struct {
 		openQpc, openQpcFile, closeQpc, propsDefault, createProgram, loadProgram     uintptr
 		unloadProgram, activation, releaseProgram, ioDescriptor, ioBufferInfo        uintptr
 		createExecObj, releaseExecObj, setData, enqueue, wait                        uintptr
+		// deviceInfo is qaicGetDeviceInfo, 0 in runtimes without it.
+		deviceInfo uintptr
 	}
 }
 
@@ -48,6 +50,7 @@ func openRuntime(paths []string) (*qaicLib, error) {
 		{Name: "qaicCreateExecObj", Fn: &f.createExecObj}, {Name: "qaicReleaseExecObj", Fn: &f.releaseExecObj},
 		{Name: "qaicExecObjSetData", Fn: &f.setData}, {Name: "qaicEnqueueExecObj", Fn: &f.enqueue},
 		{Name: "qaicExecObjWaitForCompletion", Fn: &f.wait},
+		{Name: "qaicGetDeviceInfo", Fn: &f.deviceInfo, Optional: true},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("qaic: bind libQAic: %w", err)
@@ -91,6 +94,22 @@ func (l *qaicLib) Resources(dev int32) (resources, error) {
 		nspTotal:    int(buf[26]),
 		nspFree:     int(buf[27]),
 	}, nil
+}
+
+// devInfoBytes exceeds sizeof(QDevInfo) (about 1.2 KiB) for future fields.
+const devInfoBytes = 16 << 10
+
+func (l *qaicLib) DeviceStatus(dev int32) (DeviceStatus, bool, error) {
+	if l.fn.deviceInfo == 0 {
+		return 0, false, nil
+	}
+	buf := make([]byte, devInfoBytes)
+	r, _, _ := purego.SyscallN(l.fn.deviceInfo, uintptr(dev), uintptr(unsafe.Pointer(&buf[0])))
+	if err := result("qaicGetDeviceInfo", r); err != nil {
+		return 0, true, err
+	}
+	// QDevInfo starts with its QDevStatus.
+	return DeviceStatus(*(*int32)(unsafe.Pointer(&buf[0]))), true, nil
 }
 
 func (l *qaicLib) CreateContext(devices []int32) (object, error) {

@@ -42,7 +42,11 @@
 #include <time.h>
 
 #define FAKE_NAME "fakeqaic"
-#define FAKE_MAX_DEV 16
+/* QIDs index the per-device tables: cards are QIDs 0 to 99, derived
+ * devices (partitions of a card) QIDs from 100, as the runtime numbers
+ * them. */
+#define FAKE_MAX_DEV 128
+#define QID_DERIVED_BASE 100
 #include "fakedevice.h"
 
 typedef enum {
@@ -107,6 +111,11 @@ typedef struct {
 
 static pthread_mutex_t gMu = PTHREAD_MUTEX_INITIALIZER;
 static int gDevices = 2, gNsp = 16;
+/* gDerived derived devices answer as QIDs 100 and up. */
+static int gDerived;
+/* gStatus is each device's QDevStatus: 0 initializing, 1 ready, 2 error;
+ * gStatusSet marks the ones a test set (the others are ready). */
+static int gStatus[FAKE_MAX_DEV], gStatusSet[FAKE_MAX_DEV];
 static int gNspUsed[MAX_DEV];
 static volatile int gFailed[MAX_DEV];
 static long long gDelayBase, gDelayPerRow, gEnqueues, gFailAt, gRuns;
@@ -268,8 +277,13 @@ QStatus qaicGetAicVersion(uint16_t *major, uint16_t *minor, const char **patch, 
   return QS_SUCCESS;
 }
 
+/* validQID reports whether a device answers as dev. */
+static int validQID(QID dev) {
+  return (dev >= 0 && dev < gDevices) || (dev >= QID_DERIVED_BASE && dev < QID_DERIVED_BASE + gDerived);
+}
+
 QStatus qaicGetResourceInfo(QID dev, QResourceInfo *info) {
-  if (dev < 0 || dev >= gDevices) {
+  if (!validQID(dev)) {
     return QS_NODEV;
   }
   memset(info, 0, sizeof(*info));
@@ -279,6 +293,22 @@ QStatus qaicGetResourceInfo(QID dev, QResourceInfo *info) {
   pthread_mutex_lock(&gMu);
   info->nspTotal = (uint8_t)gNsp;
   info->nspFree = (uint8_t)(gNsp - gNspUsed[dev]);
+  pthread_mutex_unlock(&gMu);
+  return QS_SUCCESS;
+}
+
+/* QDevInfo begins with the QDevStatus; the fake writes that, the QID and
+ * zeroes the rest of its 16 KiB bound (the real struct is smaller). */
+QStatus qaicGetDeviceInfo(QID dev, void *info) {
+  if (info == NULL) {
+    return QS_INVAL;
+  }
+  if (!validQID(dev)) {
+    return QS_NODEV;
+  }
+  memset(info, 0, 1024);
+  pthread_mutex_lock(&gMu);
+  *(int32_t *)info = gStatusSet[dev] ? gStatus[dev] : 1;
   pthread_mutex_unlock(&gMu);
   return QS_SUCCESS;
 }
@@ -294,7 +324,7 @@ QStatus qaicCreateContext(QAicContext **out, void *props, uint32_t numDevices, c
     return QS_INVAL;
   }
   for (uint32_t i = 0; i < numDevices; i++) {
-    if (devices[i] < 0 || devices[i] >= gDevices) {
+    if (!validQID(devices[i])) {
       return QS_NODEV;
     }
   }
@@ -739,6 +769,23 @@ void fakeqaic_configure(int devices, int nspPerDevice) {
   gDevices = devices;
   gNsp = nspPerDevice;
   pthread_mutex_unlock(&gMu);
+}
+
+/* fakeqaic_derive makes n derived devices answer as QIDs 100 to 100+n-1. */
+void fakeqaic_derive(int n) {
+  pthread_mutex_lock(&gMu);
+  gDerived = n;
+  pthread_mutex_unlock(&gMu);
+}
+
+/* fakeqaic_set_status sets the QDevStatus qaicGetDeviceInfo reports. */
+void fakeqaic_set_status(int dev, int status) {
+  if (dev >= 0 && dev < FAKE_MAX_DEV) {
+    pthread_mutex_lock(&gMu);
+    gStatus[dev] = status;
+    gStatusSet[dev] = 1;
+    pthread_mutex_unlock(&gMu);
+  }
 }
 
 void fakeqaic_set_delay(long long baseNs, long long perRowNs) {

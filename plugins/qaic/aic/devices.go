@@ -1,0 +1,149 @@
+package aic
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/mlperf-host/mlperf-host/sdk"
+)
+
+// DeviceStatus is a QDevStatus: whether a device finished booting.
+type DeviceStatus int32
+
+// QDevStatus values (QAicRuntimeTypes.h).
+const (
+	DeviceInitializing DeviceStatus = 0
+	DeviceReady        DeviceStatus = 1
+	DeviceFailed       DeviceStatus = 2
+)
+
+// String names the status as the runtime does.
+func (s DeviceStatus) String() string {
+	switch s {
+	case DeviceInitializing:
+		return "QDS_INITIALIZING"
+	case DeviceReady:
+		return "QDS_READY"
+	case DeviceFailed:
+		return "QDS_ERROR"
+	}
+	return fmt.Sprintf("QDevStatus(%d)", int32(s))
+}
+
+// derivedBase is the first QID the runtime gives derived devices
+// (partitions of a card, made by resource-group reservations).
+const derivedBase = 100
+
+// fallbackProbe is how many card QIDs discovery tries when it cannot count
+// the cards the qaic kernel driver holds.
+const fallbackProbe = 64
+
+// pciAddress matches a PCI device's name in sysfs, e.g. 0000:3b:00.0.
+var pciAddress = regexp.MustCompile(`^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$`)
+
+// countCards counts the PCI functions bound to the qaic kernel driver, one
+// per QID: an Ultra card shows up as four.
+func countCards(sysfs string) int {
+	entries, err := os.ReadDir(filepath.Join(sysfs, "bus", "pci", "drivers", "qaic"))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		if pciAddress.MatchString(e.Name()) {
+			n++
+		}
+	}
+	return n
+}
+
+// candidates returns the QIDs discovery asks about: 0 to ProbeDevices-1
+// when it is set; else every card QID the runtime numbers (0 to the count
+// of cards the qaic driver holds, or fallbackProbe when it holds none the
+// plugin can see), and as many derived-device QIDs from 100.
+func candidates(cfg Config) []int {
+	var out []int
+	if cfg.ProbeDevices > 0 {
+		for q := range cfg.ProbeDevices {
+			out = append(out, q)
+		}
+		return out
+	}
+	n := countCards(cfg.SysfsRoot)
+	if n == 0 {
+		n = fallbackProbe
+	}
+	for q := range n {
+		out = append(out, q)
+	}
+	for q := range n {
+		out = append(out, derivedBase+q)
+	}
+	return out
+}
+
+// discover asks the runtime about every candidate QID and lists those that
+// answer and are ready (qaicGetDeviceInfo, where the runtime has it).
+func discover(rt runtimeAPI, cfg Config) []sdk.Device {
+	version := rt.Version()
+	var out []sdk.Device
+	for _, q := range candidates(cfg) {
+		r, err := rt.Resources(int32(q))
+		if err != nil {
+			continue
+		}
+		if err := ready(rt, int32(q)); err != nil {
+			continue
+		}
+		name := fmt.Sprintf("Cloud AI 100 (QID %d)", q)
+		if q >= derivedBase {
+			name = fmt.Sprintf("Cloud AI 100 partition (QID %d)", q)
+		}
+		out = append(out, sdk.Device{
+			ID:          q,
+			Name:        name,
+			Kind:        "aic",
+			MemoryBytes: r.dramTotalMB << 20,
+			Driver:      fmt.Sprintf("%s, %d NSPs (%d free)", version, r.nspTotal, r.nspFree),
+		})
+	}
+	return out
+}
+
+// ready reports why device dev cannot run programs: it does not answer,
+// or it has not finished booting (QDS_READY), when the runtime can say.
+func ready(rt runtimeAPI, dev int32) error {
+	s, ok, err := rt.DeviceStatus(dev)
+	switch {
+	case !ok:
+		return nil
+	case err != nil:
+		return err
+	case s != DeviceReady:
+		return fmt.Errorf("device is %s, not QDS_READY", s)
+	}
+	return nil
+}
+
+// describe writes a QID list compactly: "0-63, 100-163".
+func describe(qids []int) string {
+	out := ""
+	for i := 0; i < len(qids); {
+		j := i
+		for j+1 < len(qids) && qids[j+1] == qids[j]+1 {
+			j++
+		}
+		if out != "" {
+			out += ", "
+		}
+		if j == i {
+			out += fmt.Sprint(qids[i])
+		} else {
+			out += fmt.Sprintf("%d-%d", qids[i], qids[j])
+		}
+		i = j + 1
+	}
+	return out
+}
