@@ -107,7 +107,17 @@ type runtimeAPI interface {
 	CreateExecObj(ctx, p object, iod ioData) (object, error)
 	ReleaseExecObj(e object) error
 	SetData(e object, bufs []qBuffer) error
-	Enqueue(q, e object) error
+	// Enqueue submits e on q; ev, when not 0, is the event whose callback
+	// the runtime calls when e completes.
+	Enqueue(q, e, ev object) error
+	// Events reports whether the event calls are there; CreateEvent makes
+	// an event of kind (QAIC_EVENT_DEVICE_COMPLETE), ReleaseEvent frees it
+	// and Arm clears it and sets its callback cb with user data user, for
+	// the next submission.
+	Events() bool
+	CreateEvent(ctx object, kind uint32) (object, error)
+	ReleaseEvent(ev object) error
+	Arm(ev object, cb, user uintptr) error
 	// Wait blocks until e completes or timeoutUs microseconds pass.
 	Wait(e object, timeoutUs uint32) error
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
@@ -33,6 +34,14 @@ type Config struct {
 	// after it fails its device. It is passed to
 	// qaicExecObjWaitForCompletion in microseconds.
 	WaitTimeout time.Duration
+	// Completion chooses how the plugin learns a batch is done: by
+	// waiting in qaicExecObjWaitForCompletion (one blocked OS thread per
+	// batch in flight) or by the runtime's event callback.
+	Completion Completion
+	// EventType is the value of QAIC_EVENT_DEVICE_COMPLETE that
+	// completion=callback passes to qaicCreateEvent. QAicApi.h is not
+	// public: set your SDK's value.
+	EventType uint32
 	// ProbeDevices, when above 0, is how many QIDs discovery probes, from
 	// 0. At 0 (the default) discovery asks about every QID the runtime
 	// gives: one per PCI function the qaic kernel driver holds (an Ultra
@@ -74,6 +83,9 @@ func (c Config) Validate() error {
 	positive("set_size", c.SetSize)
 	positive("batch_size", c.BatchSize)
 	positive("queue_threads", c.QueueThreads)
+	if c.Completion != CompletionWait && c.Completion != CompletionCallback {
+		errs = append(errs, fmt.Errorf("invalid completion %d", c.Completion))
+	}
 	if c.ProbeDevices < 0 {
 		errs = append(errs, fmt.Errorf("probe_devices must not be negative, got %d", c.ProbeDevices))
 	}
@@ -86,6 +98,18 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// Completion is how the plugin waits for a batch.
+type Completion int
+
+const (
+	// CompletionWait blocks in qaicExecObjWaitForCompletion.
+	CompletionWait Completion = iota
+	// CompletionCallback sleeps until the runtime's event callback.
+	CompletionCallback
+)
+
+var completionNames = map[string]Completion{"wait": CompletionWait, "callback": CompletionCallback}
+
 // options are the plugin options WithOptions accepts.
 var options = []accel.Option[Config]{
 	accel.StringOption("qpc", "programqpc.bin path, or its directory", func(c *Config) *string { return &c.QPC }),
@@ -96,6 +120,21 @@ var options = []accel.Option[Config]{
 	accel.IntOption("queue_threads", "worker threads of each queue", func(c *Config) *int { return &c.QueueThreads }),
 	accel.DurationOption("wait_timeout", `wait for one batch, a Go duration, e.g. "60s"`,
 		func(c *Config) *time.Duration { return &c.WaitTimeout }),
+	{Name: "completion", Help: "wait (in qaicExecObjWaitForCompletion) or callback (the runtime's event callback)",
+		Set: func(c *Config, v string) error {
+			m, ok := completionNames[v]
+			if !ok {
+				return fmt.Errorf("want wait or callback, got %q", v)
+			}
+			c.Completion = m
+			return nil
+		}},
+	{Name: "event_type", Help: "QAIC_EVENT_DEVICE_COMPLETE's value in your SDK, for completion=callback",
+		Set: func(c *Config, v string) error {
+			n, err := strconv.ParseUint(v, 0, 32)
+			c.EventType = uint32(n)
+			return err
+		}},
 	accel.IntOption("probe_devices", "QIDs probed by discovery from 0 (0: every QID the runtime numbers)",
 		func(c *Config) *int { return &c.ProbeDevices }),
 	accel.PathsOption("library", "libQAic.so paths, colon-separated", func(c *Config) *[]string { return &c.LibraryPaths }),
@@ -113,6 +152,8 @@ var options = []accel.Option[Config]{
 //   - batch_size: the QPC's compiled batch size
 //   - queue_threads: worker threads of each queue
 //   - wait_timeout: Go duration, e.g. "60s"
+//   - completion: wait (default) or callback
+//   - event_type: QAIC_EVENT_DEVICE_COMPLETE's value, for callback (0)
 //   - probe_devices: QIDs probed from 0 (0: every QID the runtime numbers)
 //   - library: libQAic.so paths, colon-separated
 //

@@ -25,6 +25,8 @@ func TestConformance(t *testing.T) {
 		// Partial batches: the kit's queries are rarely multiples of 4.
 		{name: "compiled batch 4", program: qpc(4, 4, "input x 32", "output y 32"),
 			opts: map[string]string{"batch_size": "4", "set_size": "3", "devices": "1"}},
+		{name: "completion by callback", program: qpc(2, 4, "input x 32", "output y 32"),
+			opts: map[string]string{"batch_size": "2", "completion": "callback"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -36,7 +36,11 @@ func (nullRuntime) IODescriptor(object) (ioData, error)                 { return
 func (nullRuntime) CreateExecObj(_, _ object, _ ioData) (object, error) { return 1, nil }
 func (nullRuntime) ReleaseExecObj(object) error                         { return nil }
 func (nullRuntime) SetData(object, []qBuffer) error                     { return nil }
-func (nullRuntime) Enqueue(_, _ object) error                           { return nil }
+func (nullRuntime) Enqueue(_, _, _ object) error                        { return nil }
+func (nullRuntime) Events() bool                                        { return false }
+func (nullRuntime) CreateEvent(object, uint32) (object, error)          { return 0, nil }
+func (nullRuntime) ReleaseEvent(object) error                           { return nil }
+func (nullRuntime) Arm(object, uintptr, uintptr) error                  { return nil }
 func (nullRuntime) Wait(object, uint32) error                           { return nil }
 
 func (nullRuntime) CreateProgram(object, int32, string, object, native.Mapped) (object, error) {

@@ -73,6 +73,11 @@ type execObj struct {
 	scratch []byte
 	// rowOK marks the rows of the current batch that hold a valid sample.
 	rowOK []bool
+	// event, done and key serve completion=callback: the exec object's
+	// event, the channel its callback wakes and the key that finds it.
+	event object
+	done  chan struct{}
+	key   uintptr
 	// outstanding is set while a submission may still run: from a
 	// successful enqueue until a wait reports its completion. A wait that
 	// times out leaves it set, and the device may still read and write
@@ -130,6 +135,9 @@ func openProgram(rt runtimeAPI, cfg Config, qids []int32, qpcPath string, qpcByt
 			p = nil
 		}
 	}()
+	if cfg.Completion == CompletionCallback && !rt.Events() {
+		return p, errNoEvents
+	}
 	if p.ctx, err = rt.CreateContext(qids); err != nil {
 		return p, err
 	}
@@ -280,6 +288,11 @@ func (p *program) bind(e *execObj, iod ioData) error {
 	if len(e.outs) > 1 {
 		e.scratch = make([]byte, p.layout.outBytes)
 	}
+	if p.cfg.Completion == CompletionCallback {
+		if err := p.listen(e); err != nil {
+			return err
+		}
+	}
 	return p.rt.SetData(e.obj, qbufs)
 }
 
@@ -348,6 +361,7 @@ func (p *program) releaseActivation(a *activation) error {
 				continue
 			}
 		}
+		errs = append(errs, p.unlisten(e))
 		for _, b := range e.bufs {
 			errs = append(errs, b.Free())
 		}

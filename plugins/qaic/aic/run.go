@@ -139,8 +139,10 @@ func (p *program) execute(e *execObj) error {
 	if dev.Failed() {
 		return dev.Err()
 	}
-	err := p.rt.Enqueue(e.act.queue, e.obj)
-	if err == nil {
+	var err error
+	if e.event != 0 {
+		err = p.submitWithCallback(e)
+	} else if err = p.rt.Enqueue(e.act.queue, e.obj, 0); err == nil {
 		e.outstanding = true
 		err = e.wait(p.rt, p.cfg.WaitTimeout)
 	}

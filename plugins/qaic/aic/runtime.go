@@ -23,6 +23,8 @@ type qaicLib struct {
 		createExecObj, releaseExecObj, setData, enqueue, wait                        uintptr
 		// deviceInfo is qaicGetDeviceInfo, 0 in runtimes without it.
 		deviceInfo uintptr
+		// The event calls, for completion by callback; 0 when absent.
+		createEvent, releaseEvent, eventClear, eventAddCallback, eventRemoveCallback uintptr
 	}
 }
 
@@ -51,6 +53,11 @@ func openRuntime(paths []string) (*qaicLib, error) {
 		{Name: "qaicExecObjSetData", Fn: &f.setData}, {Name: "qaicEnqueueExecObj", Fn: &f.enqueue},
 		{Name: "qaicExecObjWaitForCompletion", Fn: &f.wait},
 		{Name: "qaicGetDeviceInfo", Fn: &f.deviceInfo, Optional: true},
+		{Name: "qaicCreateEvent", Fn: &f.createEvent, Optional: true},
+		{Name: "qaicReleaseEvent", Fn: &f.releaseEvent, Optional: true},
+		{Name: "qaicEventClear", Fn: &f.eventClear, Optional: true},
+		{Name: "qaicEventAddCallback", Fn: &f.eventAddCallback, Optional: true},
+		{Name: "qaicEventRemoveCallback", Fn: &f.eventRemoveCallback, Optional: true},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("qaic: bind libQAic: %w", err)
@@ -241,9 +248,36 @@ func (l *qaicLib) SetData(e object, bufs []qBuffer) error {
 	return result("qaicExecObjSetData", r)
 }
 
-func (l *qaicLib) Enqueue(q, e object) error {
-	r, _, _ := purego.SyscallN(l.fn.enqueue, uintptr(q), uintptr(e), 0)
+func (l *qaicLib) Enqueue(q, e, ev object) error {
+	r, _, _ := purego.SyscallN(l.fn.enqueue, uintptr(q), uintptr(e), uintptr(ev))
 	return result("qaicEnqueueExecObj", r)
+}
+
+func (l *qaicLib) Events() bool {
+	f := &l.fn
+	return f.createEvent != 0 && f.releaseEvent != 0 && f.eventClear != 0 && f.eventAddCallback != 0 &&
+		f.eventRemoveCallback != 0
+}
+
+func (l *qaicLib) CreateEvent(ctx object, kind uint32) (object, error) {
+	var ev uintptr
+	r, _, _ := purego.SyscallN(l.fn.createEvent, uintptr(ctx), uintptr(unsafe.Pointer(&ev)), uintptr(kind))
+	return object(ev), result("qaicCreateEvent", r)
+}
+
+func (l *qaicLib) ReleaseEvent(ev object) error {
+	r, _, _ := purego.SyscallN(l.fn.releaseEvent, uintptr(ev))
+	return result("qaicReleaseEvent", r)
+}
+
+func (l *qaicLib) Arm(ev object, cb, user uintptr) error {
+	r, _, _ := purego.SyscallN(l.fn.eventClear, uintptr(ev))
+	if err := result("qaicEventClear", r); err != nil {
+		return err
+	}
+	purego.SyscallN(l.fn.eventRemoveCallback, uintptr(ev), cb)
+	r, _, _ = purego.SyscallN(l.fn.eventAddCallback, uintptr(ev), cb, user)
+	return result("qaicEventAddCallback", r)
 }
 
 func (l *qaicLib) Wait(e object, timeoutUs uint32) error {

@@ -181,8 +181,26 @@ typedef struct QAicExecObj {
   pthread_cond_t cv;
   unsigned long long submitted, done;
   int status;
+  /* event is the event of the submission in flight, if it has one. */
+  struct QAicEvent *event;
   struct QAicExecObj *next;
 } QAicExecObj;
+
+/* QAIC_EVENT_DEVICE_COMPLETE as the fake defines it; QAicApi.h is not
+ * public, so this is the plugin's default event_type, not a verified
+ * value. */
+#define FAKE_EVENT_DEVICE_COMPLETE 0
+
+/* An event: the callback to call, with its user data, when a submission
+ * made with the event completes. */
+typedef struct QAicEvent {
+  pthread_mutex_t mu;
+  void (*cb)(struct QAicEvent *, int, void *);
+  void *user;
+  int signaled, users;
+} QAicEvent;
+
+static int gEvents;
 
 /* ---- execution ---- */
 
@@ -240,8 +258,23 @@ static void run(QAicExecObj *e, QID dev) {
   pthread_mutex_lock(&e->mu);
   e->status = status;
   e->done++;
+  QAicEvent *ev = e->event;
+  e->event = NULL;
   pthread_cond_broadcast(&e->cv);
   pthread_mutex_unlock(&e->mu);
+  if (ev != NULL) {
+    /* The runtime calls back on its own thread once the exec object is
+     * complete: the callback may enqueue it again at once. */
+    pthread_mutex_lock(&ev->mu);
+    ev->signaled = 1;
+    void (*cb)(QAicEvent *, int, void *) = ev->cb;
+    void *user = ev->user;
+    ev->users--;
+    pthread_mutex_unlock(&ev->mu);
+    if (cb != NULL) {
+      cb(ev, FAKE_EVENT_DEVICE_COMPLETE, user);
+    }
+  }
 }
 
 static void *queueWorker(void *arg) {
@@ -694,10 +727,18 @@ QStatus qaicExecObjSetData(QAicExecObj *e, uint32_t n, const QBuffer *bufs) {
   return QS_SUCCESS;
 }
 
-QStatus qaicEnqueueExecObj(QAicQueue *q, QAicExecObj *e, void *event) {
-  (void)event;
+QStatus qaicEnqueueExecObj(QAicQueue *q, QAicExecObj *e, QAicEvent *event) {
   if (q == NULL || e == NULL || e->nbufs == 0 || q->dev != e->prog->dev) {
     return QS_INVAL;
+  }
+  if (event != NULL) {
+    pthread_mutex_lock(&event->mu);
+    int pending = event->users > 0 || event->signaled;
+    pthread_mutex_unlock(&event->mu);
+    if (pending) {
+      /* An event serves one submission: clear it before reuse. */
+      return QS_BUSY;
+    }
   }
   pthread_mutex_lock(&gMu);
   gEnqueues++;
@@ -712,6 +753,12 @@ QStatus qaicEnqueueExecObj(QAicQueue *q, QAicExecObj *e, void *event) {
     return QS_BUSY; /* one submission at a time per exec object */
   }
   e->submitted++;
+  e->event = event;
+  if (event != NULL) {
+    pthread_mutex_lock(&event->mu);
+    event->users++;
+    pthread_mutex_unlock(&event->mu);
+  }
   pthread_mutex_unlock(&e->mu);
   pthread_mutex_lock(&gMu);
   e->prog->pending++;
@@ -727,6 +774,85 @@ QStatus qaicEnqueueExecObj(QAicQueue *q, QAicExecObj *e, void *event) {
   pthread_cond_signal(&q->cv);
   pthread_mutex_unlock(&q->mu);
   return QS_SUCCESS;
+}
+
+QStatus qaicCreateEvent(QAicContext *c, QAicEvent **out, int type) {
+  if (c == NULL || out == NULL || type != FAKE_EVENT_DEVICE_COMPLETE) {
+    return QS_INVAL;
+  }
+  QAicEvent *ev = calloc(1, sizeof(QAicEvent));
+  pthread_mutex_init(&ev->mu, NULL);
+  pthread_mutex_lock(&gMu);
+  gEvents++;
+  pthread_mutex_unlock(&gMu);
+  *out = ev;
+  return QS_SUCCESS;
+}
+
+QStatus qaicEventClear(QAicEvent *ev) {
+  if (ev == NULL) {
+    return QS_INVAL;
+  }
+  pthread_mutex_lock(&ev->mu);
+  int busy = ev->users > 0;
+  if (!busy) {
+    ev->signaled = 0;
+  }
+  pthread_mutex_unlock(&ev->mu);
+  return busy ? QS_BUSY : QS_SUCCESS;
+}
+
+QStatus qaicEventAddCallback(QAicEvent *ev, void (*cb)(QAicEvent *, int, void *), void *user) {
+  if (ev == NULL || cb == NULL) {
+    return QS_INVAL;
+  }
+  pthread_mutex_lock(&ev->mu);
+  ev->cb = cb;
+  ev->user = user;
+  pthread_mutex_unlock(&ev->mu);
+  return QS_SUCCESS;
+}
+
+QStatus qaicEventRemoveCallback(QAicEvent *ev, void (*cb)(QAicEvent *, int, void *)) {
+  if (ev == NULL) {
+    return QS_INVAL;
+  }
+  pthread_mutex_lock(&ev->mu);
+  if (ev->cb == cb) {
+    ev->cb = NULL;
+    ev->user = NULL;
+  }
+  pthread_mutex_unlock(&ev->mu);
+  return QS_SUCCESS;
+}
+
+/* qaicReleaseEvent of an event a submission still holds would leave the
+ * runtime calling back through freed memory: refused and recorded. */
+QStatus qaicReleaseEvent(QAicEvent *ev) {
+  if (ev == NULL) {
+    return QS_INVAL;
+  }
+  pthread_mutex_lock(&ev->mu);
+  int users = ev->users;
+  pthread_mutex_unlock(&ev->mu);
+  if (users > 0) {
+    violation("qaicReleaseEvent of an event a submission in flight still holds");
+    return QS_BUSY;
+  }
+  pthread_mutex_destroy(&ev->mu);
+  free(ev);
+  pthread_mutex_lock(&gMu);
+  gEvents--;
+  pthread_mutex_unlock(&gMu);
+  return QS_SUCCESS;
+}
+
+/* fakeqaic_events reports the events created and not released. */
+int fakeqaic_events(void) {
+  pthread_mutex_lock(&gMu);
+  int n = gEvents;
+  pthread_mutex_unlock(&gMu);
+  return n;
 }
 
 /* The timeout is taken in microseconds; 0 waits without limit. */
