@@ -177,3 +177,48 @@ func hardwareRun(t *testing.T, cfg Config, batched bool) {
 			float64(issued.Nanoseconds())/copies)
 	}()
 }
+
+// TestHardwareH2D measures pinned host-to-device bandwidth on device 0:
+// the bound of an Offline run whose samples come from host memory, one
+// sample per DMA or one per batch. make accel-gpu-check reads its
+// h2d_bytes_per_s line. It runs with MLPERF_HOST_DEVICE=1 and
+// MLPERF_HOST_CUDART, as TestHardwareCUDA.
+func TestHardwareH2D(t *testing.T) {
+	// Not parallel: it measures the GPU.
+	if os.Getenv("MLPERF_HOST_DEVICE") != "1" {
+		t.Skip("needs a CUDA GPU: set MLPERF_HOST_DEVICE=1 and MLPERF_HOST_CUDART=/path/to/libcudart.so.N")
+	}
+	cudart := os.Getenv("MLPERF_HOST_CUDART")
+	require.NotEmpty(t, cudart, "set MLPERF_HOST_CUDART to the libcudart to test")
+	cuda, err := loadCudart([]string{cudart})
+	require.NoError(t, err)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	require.NoError(t, cuda.SetDevice(0))
+	const size, copies = 64 << 20, 32
+	host, err := cuda.MallocHost(size)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, cuda.FreeHost(host)) }()
+	dev, err := cuda.Malloc(size)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, cuda.Free(dev)) }()
+	st, err := cuda.StreamCreate()
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, cuda.StreamDestroy(st)) }()
+	ev, err := cuda.EventCreate(true)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, cuda.EventDestroy(ev)) }()
+	run := func(n int) time.Duration {
+		start := time.Now()
+		for range n {
+			require.NoError(t, cuda.CopyAsync(dev, uintptr(host), size, hostToDevice, st))
+		}
+		require.NoError(t, cuda.EventRecord(ev, st))
+		require.NoError(t, cuda.EventSynchronize(ev))
+		return time.Since(start)
+	}
+	run(2) // warm up
+	el := run(copies)
+	t.Logf("h2d_bytes_per_s=%.0f (%d pinned copies of %d MiB in %v)", float64(size*copies)/el.Seconds(), copies,
+		size>>20, el)
+}
