@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the TensorRT shim, libmlph_trt.so, from mlph_trt.cpp where TensorRT
-# (8.5 or later: headers and libnvinfer) and the CUDA runtime headers are
+# (8.6 or later: headers, libnvinfer, libnvinfer_plugin, libnvonnxparser) and
+# the CUDA runtime headers are
 # installed. Usage: build.sh [output path]. TENSORRT_ROOT and CUDA_HOME point
 # at non-standard install prefixes; CXX picks the compiler (default g++).
 set -euo pipefail
@@ -49,5 +50,6 @@ fi
 mkdir -p "$(dirname "$out")"
 "$cxx" -std=c++17 -O2 -fPIC -shared -Wall -Wextra \
   -I"$(dirname "$trt_inc")" -I"$(dirname "$cuda_inc")" \
-  -o "$out" "$here/mlph_trt.cpp" "$trt_lib" -Wl,-rpath,"$(dirname "$trt_lib")"
+  -o "$out" "$here/mlph_trt.cpp" "$trt_lib" -L"$(dirname "$trt_lib")" -lnvinfer_plugin -lnvonnxparser \
+  -Wl,-rpath,"$(dirname "$trt_lib")"
 echo "built $out against $trt_lib"

@@ -3,18 +3,26 @@
 // it uses the name-based I/O tensor API and enqueueV3).
 //
 // Build it where TensorRT is installed: `make tensorrt-shim` (mk/accel.mk).
-// It links libnvinfer only; CUDA streams cross this boundary as opaque
+// It links libnvinfer, libnvinfer_plugin (the stock plugin layers) and
+// libnvonnxparser (the build step); CUDA streams cross this boundary as opaque
 // pointers, so the plugin's own libcudart and TensorRT's share them through
 // the driver's primary context.
 #include "mlph_trt.h"
 
+#include <NvInfer.h>
+#include <NvInferPlugin.h>
 #include <NvInferRuntime.h>
+#include <NvOnnxParser.h>
 
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
 #include <new>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace {
 
@@ -68,6 +76,35 @@ template <typename D> int32_t copyDims(D const &d, int64_t *dims, int32_t cap) {
 }
 
 nvinfer1::ICudaEngine *eng(void *e) { return static_cast<Engine *>(e)->engine; }
+
+// buildLogger serves the calls that have no runtime: plugins and builds.
+Logger buildLogger;
+
+// CacheCalibrator hands TensorRT the scales of an INT8 calibration cache;
+// it has no calibration data, so a missing or stale cache fails the build.
+class CacheCalibrator final : public nvinfer1::IInt8EntropyCalibrator2 {
+public:
+  explicit CacheCalibrator(std::vector<char> cache) : cache_(std::move(cache)) {}
+  int32_t getBatchSize() const noexcept override { return 1; }
+  bool getBatch(void *[], char const *[], int32_t) noexcept override { return false; }
+  void const *readCalibrationCache(std::size_t &length) noexcept override {
+    length = cache_.size();
+    return cache_.empty() ? nullptr : cache_.data();
+  }
+  void writeCalibrationCache(void const *, std::size_t) noexcept override {}
+
+private:
+  std::vector<char> cache_;
+};
+
+bool readFile(char const *path, std::vector<char> &out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    return false;
+  }
+  out.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  return true;
+}
 nvinfer1::IExecutionContext *ctxOf(void *c) { return static_cast<Context *>(c)->ctx; }
 
 } // namespace
@@ -77,6 +114,123 @@ extern "C" {
 int32_t mlph_trt_abi(void) { return MLPH_TRT_ABI; }
 
 int32_t mlph_trt_version(void) { return getInferLibVersion(); }
+
+int32_t mlph_trt_init_plugins(char *err, int32_t errcap) {
+  lastError.clear();
+  if (!initLibNvInferPlugins(&buildLogger, "")) {
+    setErr(err, errcap, "initLibNvInferPlugins failed");
+    return -1;
+  }
+  return 0;
+}
+
+int32_t mlph_trt_load_plugin_library(const char *path, char *err, int32_t errcap) {
+  lastError.clear();
+  nvinfer1::IPluginRegistry *reg = getPluginRegistry();
+  if (reg == nullptr || path == nullptr || reg->loadLibrary(path) == nullptr) {
+    std::string msg = "load plugin library ";
+    msg += path == nullptr ? "(null)" : path;
+    setErr(err, errcap, msg.c_str());
+    return -1;
+  }
+  return 0;
+}
+
+void *mlph_trt_build(const void *onnx, uint64_t size, const mlph_trt_build_options *o, char *err,
+                     int32_t errcap) {
+  using namespace nvinfer1;
+  lastError.clear();
+  if (onnx == nullptr || size == 0 || o == nullptr || o->min_batch < 1 || o->opt_batch < o->min_batch ||
+      o->max_batch < o->opt_batch || o->profiles < 1) {
+    setErr(err, errcap, "build: bad arguments");
+    return nullptr;
+  }
+  std::unique_ptr<IBuilder> builder(createInferBuilder(buildLogger));
+  if (!builder) {
+    setErr(err, errcap, "createInferBuilder failed");
+    return nullptr;
+  }
+  // Explicit batch: the default from TensorRT 10, a flag before it.
+  std::unique_ptr<INetworkDefinition> network(
+      builder->createNetworkV2(1U << static_cast<uint32_t>(NetworkDefinitionCreationFlag::kEXPLICIT_BATCH)));
+  std::unique_ptr<nvonnxparser::IParser> parser(nvonnxparser::createParser(*network, buildLogger));
+  if (!network || !parser) {
+    setErr(err, errcap, "build: cannot create the network or the ONNX parser");
+    return nullptr;
+  }
+  if (!parser->parse(onnx, static_cast<size_t>(size))) {
+    std::string msg = "parse the ONNX model";
+    for (int32_t i = 0; i < parser->getNbErrors(); i++) {
+      msg += "; ";
+      msg += parser->getError(i)->desc();
+    }
+    setErr(err, errcap, msg.c_str());
+    return nullptr;
+  }
+  std::unique_ptr<IBuilderConfig> config(builder->createBuilderConfig());
+  if (o->workspace_bytes > 0) {
+    config->setMemoryPoolLimit(MemoryPoolType::kWORKSPACE, o->workspace_bytes);
+  }
+  std::unique_ptr<CacheCalibrator> calibrator;
+  switch (o->precision) {
+  case MLPH_TRT_PRECISION_FP32:
+    break;
+  case MLPH_TRT_PRECISION_INT8: {
+    std::vector<char> cache;
+    if (o->calibration_cache == nullptr || !readFile(o->calibration_cache, cache) || cache.empty()) {
+      setErr(err, errcap, "build: INT8 needs a readable calibration cache");
+      return nullptr;
+    }
+    calibrator.reset(new CacheCalibrator(std::move(cache)));
+    config->setFlag(BuilderFlag::kINT8);
+    config->setInt8Calibrator(calibrator.get());
+    config->setFlag(BuilderFlag::kFP16);
+    break;
+  }
+  case MLPH_TRT_PRECISION_FP16:
+    config->setFlag(BuilderFlag::kFP16);
+    break;
+  default:
+    setErr(err, errcap, "build: unknown precision");
+    return nullptr;
+  }
+  for (int32_t p = 0; p < o->profiles; p++) {
+    IOptimizationProfile *prof = builder->createOptimizationProfile();
+    for (int32_t i = 0; i < network->getNbInputs(); i++) {
+      ITensor *in = network->getInput(i);
+      Dims d = in->getDimensions();
+      for (int32_t k = 1; k < d.nbDims; k++) {
+        if (d.d[k] < 0) {
+          std::string msg = "build: input ";
+          msg += in->getName();
+          msg += " has a dynamic dimension other than the batch";
+          setErr(err, errcap, msg.c_str());
+          return nullptr;
+        }
+      }
+      Dims lo = d, opt = d, hi = d;
+      lo.d[0] = o->min_batch;
+      opt.d[0] = o->opt_batch;
+      hi.d[0] = o->max_batch;
+      prof->setDimensions(in->getName(), OptProfileSelector::kMIN, lo);
+      prof->setDimensions(in->getName(), OptProfileSelector::kOPT, opt);
+      prof->setDimensions(in->getName(), OptProfileSelector::kMAX, hi);
+    }
+    config->addOptimizationProfile(prof);
+  }
+  IHostMemory *plan = builder->buildSerializedNetwork(*network, *config);
+  if (plan == nullptr) {
+    setErr(err, errcap, "buildSerializedNetwork failed");
+    return nullptr;
+  }
+  return plan;
+}
+
+uint64_t mlph_trt_blob_size(void *blob) { return static_cast<nvinfer1::IHostMemory *>(blob)->size(); }
+
+const void *mlph_trt_blob_data(void *blob) { return static_cast<nvinfer1::IHostMemory *>(blob)->data(); }
+
+void mlph_trt_blob_free(void *blob) { delete static_cast<nvinfer1::IHostMemory *>(blob); }
 
 void *mlph_trt_runtime_create(char *err, int32_t errcap) {
   lastError.clear();

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define MLPH_TRT_ABI 1
+#define MLPH_TRT_ABI 2
 
 /* Tensor I/O modes, as nvinfer1::TensorIOMode. */
 #define MLPH_TRT_IO_NONE 0
@@ -50,6 +50,41 @@ int32_t mlph_trt_abi(void);
 
 /* mlph_trt_version returns TensorRT's getInferLibVersion(), e.g. 100300. */
 int32_t mlph_trt_version(void);
+
+/* Plugins: mlph_trt_init_plugins registers TensorRT's stock plugin layers
+ * (initLibNvInferPlugins), which engines of RetinaNet, DLRM, 3D-UNet and
+ * BERT use; mlph_trt_load_plugin_library loads a plugin library into
+ * TensorRT's plugin registry. Both go before deserializing such an
+ * engine. */
+int32_t mlph_trt_init_plugins(char *err, int32_t errcap);
+int32_t mlph_trt_load_plugin_library(const char *path, char *err, int32_t errcap);
+
+/* Build precisions. INT8 keeps FP16 for the layers INT8 cannot run. */
+#define MLPH_TRT_PRECISION_FP32 0
+#define MLPH_TRT_PRECISION_FP16 1
+#define MLPH_TRT_PRECISION_INT8 2
+
+/* How mlph_trt_build builds an engine from an ONNX model. Every input's
+ * dimension 0 is the batch; each optimization profile covers batches
+ * min_batch to max_batch, tuned for opt_batch. */
+typedef struct {
+  int32_t precision;
+  int32_t min_batch, opt_batch, max_batch;
+  int32_t profiles;
+  /* 0: TensorRT's default workspace. */
+  uint64_t workspace_bytes;
+  /* For INT8: the calibration cache file to read scales from, or NULL. */
+  const char *calibration_cache;
+} mlph_trt_build_options;
+
+/* mlph_trt_build parses an ONNX model (TensorRT's ONNX parser) and builds a
+ * serialized engine for the calling thread's current CUDA device. It
+ * returns a blob (mlph_trt_blob_*), or NULL with err set. */
+void *mlph_trt_build(const void *onnx, uint64_t size, const mlph_trt_build_options *opts, char *err,
+                     int32_t errcap);
+uint64_t mlph_trt_blob_size(void *blob);
+const void *mlph_trt_blob_data(void *blob);
+void mlph_trt_blob_free(void *blob);
 
 /* Runtime: one nvinfer1::IRuntime with a logger that keeps, per thread,
  * the last error TensorRT reported. */

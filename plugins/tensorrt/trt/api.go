@@ -111,11 +111,18 @@ type trtAPI interface {
 	SetInputShape(c handle, name []byte, dims []int64, errBuf []byte) error
 	SetTensorAddress(c handle, name []byte, addr uintptr) error
 	Enqueue(c handle, s stream, errBuf []byte) error
+	// InitPlugins registers TensorRT's stock plugin layers;
+	// LoadPluginLibrary loads a plugin library into the registry.
+	InitPlugins() error
+	LoadPluginLibrary(path string) error
+	// Build builds a serialized engine from an ONNX model for the calling
+	// thread's current device.
+	Build(onnx []byte, o BuildOptions) ([]byte, error)
 }
 
 // Shim constants, as in mlph_trt.h.
 const (
-	shimABI     = 1
+	shimABI     = 2
 	ioInput     = 1
 	ioOutput    = 2
 	profileMin  = 0

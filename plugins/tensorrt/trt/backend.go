@@ -107,7 +107,7 @@ func (b *Backend) load(ctx context.Context, m sdk.Model) (*model, int, error) {
 	if err != nil {
 		return nil, 0, sdk.Errorf(abi.InvalidArgument, "tensorrt: %v", err)
 	}
-	plan, err := readPlan(m, cfg)
+	path, plan, err := readModel(m, cfg)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -126,6 +126,14 @@ func (b *Backend) load(ctx context.Context, m sdk.Model) (*model, int, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, fmt.Errorf("tensorrt: load: %w", err)
 	}
+	if err := registerPlugins(trt, cfg); err != nil {
+		return nil, 0, err
+	}
+	if isONNX(cfg, path) {
+		if plan, err = buildEngine(cuda, trt, cfg, plan, ordinals); err != nil {
+			return nil, 0, fmt.Errorf("tensorrt: build the engine from %s: %w", modelName(path), err)
+		}
+	}
 	var drv driverAPI
 	if cfg.Gather == GatherKernel {
 		d, err := loadDriver(cfg.DriverPaths)
@@ -141,21 +149,47 @@ func (b *Backend) load(ctx context.Context, m sdk.Model) (*model, int, error) {
 	return model, cfg.Streams * len(ordinals), nil
 }
 
-// readPlan returns the serialized engine: the engine option's file, the
-// model's file, or the model's bytes.
-func readPlan(m sdk.Model, cfg Config) ([]byte, error) {
-	path, plan := accel.ModelSource(m, cfg.Engine)
-	if path == "" && len(plan) == 0 {
-		return nil, errors.New("tensorrt: no engine: pass a plan file as the model or set the engine option")
+// readModel returns the model's bytes and the file they came from ("" for
+// bytes the host sent): the engine option's file, the model's file, or the
+// model's bytes. The model is a plan, or an ONNX model to build.
+func readModel(m sdk.Model, cfg Config) (string, []byte, error) {
+	path, data := accel.ModelSource(m, cfg.Engine)
+	if path == "" && len(data) == 0 {
+		return "", nil, errors.New("tensorrt: no engine: pass a plan file (or an ONNX model to build) as the model " +
+			"or set the engine option")
 	}
 	if path == "" {
-		return plan, nil
+		return "", data, nil
 	}
-	plan, err := os.ReadFile(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("tensorrt: read engine %q: %w", path, err)
+		return "", nil, fmt.Errorf("tensorrt: read engine %q: %w", path, err)
 	}
-	return plan, nil
+	return path, data, nil
+}
+
+func modelName(path string) string {
+	if path == "" {
+		return "the model the host sent"
+	}
+	return path
+}
+
+// registerPlugins registers the plugin layers engines need before one is
+// built or deserialized: TensorRT's stock plugins and the libraries the
+// plugins option lists.
+func registerPlugins(trt trtAPI, cfg Config) error {
+	if cfg.StockPlugins {
+		if err := trt.InitPlugins(); err != nil {
+			return fmt.Errorf("tensorrt: %w", err)
+		}
+	}
+	for _, p := range cfg.PluginLibraries {
+		if err := trt.LoadPluginLibrary(p); err != nil {
+			return fmt.Errorf("tensorrt: %w", err)
+		}
+	}
+	return nil
 }
 
 // cudaFor returns the CUDA runtime for cfg's library paths.

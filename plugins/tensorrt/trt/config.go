@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -86,6 +87,28 @@ type Config struct {
 	// SpinWait waits for a batch by polling its event instead of sleeping
 	// in cudaEventSynchronize: less latency, one busy CPU per waiting lane.
 	SpinWait bool
+	// Build says when the model is an ONNX model that Load builds into an
+	// engine (untimed): BuildAuto for a *.onnx file, BuildAlways, or
+	// BuildNever (the model is a plan).
+	Build Build
+	// Precision, BuildBatch, BuildProfiles, WorkspaceBytes and
+	// CalibrationCache are the build's (see BuildOptions; 0 takes
+	// batch_size, or 64, and one profile per stream).
+	Precision        Precision
+	BuildBatch       int
+	BuildProfiles    int
+	WorkspaceBytes   uint64
+	CalibrationCache string
+	// EngineCache is the directory built engines are kept in, keyed by
+	// model hash, GPU architecture, TensorRT version and build options;
+	// "" builds at every Load.
+	EngineCache string
+	// StockPlugins registers TensorRT's stock plugin layers before the
+	// engine is deserialized (initLibNvInferPlugins).
+	StockPlugins bool
+	// PluginLibraries are plugin libraries loaded into TensorRT's plugin
+	// registry before the engine is deserialized.
+	PluginLibraries []string
 	// Timeout is the device watchdog: a batch still running after Timeout
 	// marks its device failed (ErrDeviceTimeout). 0 waits indefinitely.
 	// Set it well above the slowest batch; the wait then polls the event.
@@ -107,8 +130,24 @@ func DefaultConfig() Config {
 		CudartPaths:          slices.Clone(DefaultCudartPaths),
 		ShimPaths:            slices.Clone(DefaultShimPaths),
 		DriverPaths:          slices.Clone(DefaultDriverPaths),
+		Precision:            PrecisionFP16,
+		StockPlugins:         true,
 	}
 }
+
+// Build says whether Load builds the model.
+type Build int
+
+const (
+	// BuildAuto builds a model from a file named *.onnx.
+	BuildAuto Build = iota
+	// BuildAlways builds the model, wherever it comes from.
+	BuildAlways
+	// BuildNever takes the model as a plan.
+	BuildNever
+)
+
+var buildNames = map[string]Build{"auto": BuildAuto, "true": BuildAlways, "false": BuildNever}
 
 // Gather is how a lane brings scattered samples to the device.
 type Gather int
@@ -139,6 +178,19 @@ func (c Config) Validate() error {
 	}
 	if c.Gather != GatherCopies && c.Gather != GatherKernel {
 		errs = append(errs, fmt.Errorf("invalid gather %d", c.Gather))
+	}
+	if c.Build < BuildAuto || c.Build > BuildNever {
+		errs = append(errs, fmt.Errorf("invalid build %d", c.Build))
+	}
+	if c.Precision < PrecisionFP32 || c.Precision > PrecisionINT8 {
+		errs = append(errs, fmt.Errorf("invalid precision %d", c.Precision))
+	}
+	if c.Precision == PrecisionINT8 && c.CalibrationCache == "" {
+		errs = append(errs, errors.New("precision=int8 needs calibration_cache"))
+	}
+	if c.BuildBatch < 0 || c.BuildProfiles < 0 {
+		errs = append(errs, fmt.Errorf("build_batch and build_profiles must not be negative, got %d and %d",
+			c.BuildBatch, c.BuildProfiles))
 	}
 	if c.InferenceStreams < 0 {
 		errs = append(errs, fmt.Errorf("inference_streams must not be negative, got %d", c.InferenceStreams))
@@ -200,6 +252,38 @@ var options = []accel.Option[Config]{
 	accel.IntOption("inference_streams", "engine streams per device shared by the lanes (0: each lane's own)",
 		func(c *Config) *int { return &c.InferenceStreams }),
 	accel.BoolOption("spin_wait", "poll for batch completion instead of sleeping", func(c *Config) *bool { return &c.SpinWait }),
+	{Name: "build", Help: "build the model from ONNX: auto (a *.onnx file), true or false",
+		Set: func(c *Config, v string) error {
+			b, ok := buildNames[v]
+			if !ok {
+				return fmt.Errorf("want auto, true or false, got %q", v)
+			}
+			c.Build = b
+			return nil
+		}},
+	{Name: "precision", Help: "build precision: fp32, fp16 or int8", Set: func(c *Config, v string) error {
+		p, ok := precisionNames[v]
+		if !ok {
+			return fmt.Errorf("want fp32, fp16 or int8, got %q", v)
+		}
+		c.Precision = p
+		return nil
+	}},
+	accel.IntOption("build_batch", "largest batch of the built engine (0: batch_size, or 64)",
+		func(c *Config) *int { return &c.BuildBatch }),
+	accel.IntOption("build_profiles", "optimization profiles of the built engine (0: one per stream)",
+		func(c *Config) *int { return &c.BuildProfiles }),
+	{Name: "workspace", Help: "builder workspace in bytes (0: TensorRT's default)", Set: func(c *Config, v string) (err error) {
+		c.WorkspaceBytes, err = strconv.ParseUint(v, 10, 64)
+		return err
+	}},
+	accel.StringOption("calibration_cache", "INT8 calibration cache file", func(c *Config) *string { return &c.CalibrationCache }),
+	accel.StringOption("engine_cache", "directory of built engines (empty: no cache)",
+		func(c *Config) *string { return &c.EngineCache }),
+	accel.BoolOption("stock_plugins", "register TensorRT's stock plugins (initLibNvInferPlugins)",
+		func(c *Config) *bool { return &c.StockPlugins }),
+	accel.PathsOption("plugins", "TensorRT plugin libraries to load, colon-separated",
+		func(c *Config) *[]string { return &c.PluginLibraries }),
 	accel.DurationOption("timeout", `device watchdog per batch, a Go duration, e.g. "30s"`,
 		func(c *Config) *time.Duration { return &c.Timeout }),
 	accel.PathsOption("cudart", "libcudart paths, colon-separated", func(c *Config) *[]string { return &c.CudartPaths }),
@@ -226,6 +310,13 @@ var options = []accel.Option[Config]{
 //   - cuda_graphs: replay engine launches as CUDA graphs (false)
 //   - inference_streams: engine streams per device (0: each lane's own)
 //   - spin_wait: poll for completion instead of sleeping (false)
+//   - build: auto (build a *.onnx model), true or false
+//   - precision, build_batch, build_profiles, workspace, calibration_cache:
+//     the build's (fp16, batch_size or 64, one per stream, TensorRT's, none)
+//   - engine_cache: directory of built engines, keyed by model, GPU, TensorRT
+//     version and options
+//   - stock_plugins: register TensorRT's stock plugins (true)
+//   - plugins: TensorRT plugin libraries, colon-separated
 //   - timeout: device watchdog per batch, a Go duration, e.g. "30s"
 //   - cudart, shim, cuda_driver: library paths, colon-separated to try
 //     several
@@ -239,6 +330,7 @@ func (c Config) WithOptions(opts map[string]string) (Config, error) {
 	out.CudartPaths = slices.Clone(c.CudartPaths)
 	out.ShimPaths = slices.Clone(c.ShimPaths)
 	out.DriverPaths = slices.Clone(c.DriverPaths)
+	out.PluginLibraries = slices.Clone(c.PluginLibraries)
 	if err := accel.ApplyOptions(&out, options, opts); err != nil {
 		return c, err
 	}

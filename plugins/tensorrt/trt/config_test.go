@@ -28,7 +28,9 @@ func TestWithOptions(t *testing.T) {
 			"start_from_device": "auto", "end_on_device": "true", "device_memory_fraction": "0.5", "timeout": "2s",
 			"batch_copies": "true", "cudart": "/a/libcudart.so.12:/b/libcudart.so", "shim": " /s/libmlph_trt.so ",
 			"gather": "kernel", "cuda_graphs": "true", "inference_streams": "2", "spin_wait": "true",
-			"cuda_driver": "/d/libcuda.so.1",
+			"cuda_driver": "/d/libcuda.so.1", "build": "true", "precision": "int8", "build_batch": "256",
+			"build_profiles": "3", "workspace": "1048576", "calibration_cache": "/c/calib.cache",
+			"engine_cache": "/e", "stock_plugins": "false", "plugins": "/p/a.so:/p/b.so",
 		}, check: func(t *testing.T, c Config) {
 			assert.Equal(t, Config{
 				Engine: "/m/resnet.plan", Devices: []int{1, 3}, Streams: 4, BatchSize: 16,
@@ -37,6 +39,9 @@ func TestWithOptions(t *testing.T) {
 				ShimPaths:   []string{"/s/libmlph_trt.so"},
 				Gather:      GatherKernel, Graphs: true, InferenceStreams: 2, SpinWait: true,
 				DriverPaths: []string{"/d/libcuda.so.1"},
+				Build:       BuildAlways, Precision: PrecisionINT8, BuildBatch: 256, BuildProfiles: 3,
+				WorkspaceBytes: 1 << 20, CalibrationCache: "/c/calib.cache", EngineCache: "/e",
+				PluginLibraries: []string{"/p/a.so", "/p/b.so"},
 			}, c)
 		}},
 		{name: "all devices", opts: map[string]string{"devices": "all"}, check: func(t *testing.T, c Config) {

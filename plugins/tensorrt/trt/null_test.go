@@ -85,6 +85,9 @@ func (nullTRT) SetProfile(handle, int, stream) error                { return nil
 func (nullTRT) SetInputShape(handle, []byte, []int64, []byte) error { return nil }
 func (nullTRT) SetTensorAddress(handle, []byte, uintptr) error      { return nil }
 func (nullTRT) Enqueue(handle, stream, []byte) error                { return nil }
+func (nullTRT) InitPlugins() error                                  { return nil }
+func (nullTRT) LoadPluginLibrary(string) error                      { return nil }
+func (nullTRT) Build([]byte, BuildOptions) ([]byte, error)          { return nil, nil }
 
 func (nullTRT) IOMode(_ handle, name []byte) int {
 	if name[0] == 'x' {

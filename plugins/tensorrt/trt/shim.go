@@ -2,6 +2,7 @@ package trt
 
 import (
 	"fmt"
+	"runtime"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -25,6 +26,7 @@ type shim struct {
 	numIO, ioName, ioMode, ioDType, ioShape, numProfiles, profileShape      uintptr
 	contextCreate, contextDestroy, setProfile, setInputShape                uintptr
 	setTensorAddress, enqueue                                               uintptr
+	initPlugins, loadPluginLibrary, build, blobSize, blobData, blobFree     uintptr
 }
 
 var _ trtAPI = (*shim)(nil)
@@ -70,6 +72,12 @@ func (s *shim) symbols() []native.Symbol {
 		{Name: "mlph_trt_context_set_input_shape", Fn: &s.setInputShape},
 		{Name: "mlph_trt_context_set_tensor_address", Fn: &s.setTensorAddress},
 		{Name: "mlph_trt_context_enqueue", Fn: &s.enqueue},
+		{Name: "mlph_trt_init_plugins", Fn: &s.initPlugins},
+		{Name: "mlph_trt_load_plugin_library", Fn: &s.loadPluginLibrary},
+		{Name: "mlph_trt_build", Fn: &s.build},
+		{Name: "mlph_trt_blob_size", Fn: &s.blobSize},
+		{Name: "mlph_trt_blob_data", Fn: &s.blobData},
+		{Name: "mlph_trt_blob_free", Fn: &s.blobFree},
 	}
 }
 
@@ -195,4 +203,51 @@ func (s *shim) SetTensorAddress(c handle, name []byte, addr uintptr) error {
 func (s *shim) Enqueue(c handle, st stream, errBuf []byte) error {
 	r, _, _ := purego.SyscallN(s.enqueue, uintptr(c), uintptr(st), uintptr(unsafe.Pointer(&errBuf[0])), uintptr(len(errBuf)))
 	return status("mlph_trt_context_enqueue", r, errBuf)
+}
+
+func (s *shim) InitPlugins() error {
+	buf := make([]byte, errBufBytes)
+	r, _, _ := purego.SyscallN(s.initPlugins, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+	return status("mlph_trt_init_plugins", r, buf)
+}
+
+func (s *shim) LoadPluginLibrary(path string) error {
+	buf := make([]byte, errBufBytes)
+	p := native.CString(path)
+	r, _, _ := purego.SyscallN(s.loadPluginLibrary, uintptr(unsafe.Pointer(&p[0])), uintptr(unsafe.Pointer(&buf[0])),
+		uintptr(len(buf)))
+	return status("mlph_trt_load_plugin_library", r, buf)
+}
+
+// cBuildOptions is mlph_trt_build_options.
+type cBuildOptions struct {
+	precision                    int32
+	minBatch, optBatch, maxBatch int32
+	profiles                     int32
+	workspaceBytes               uint64
+	calibrationCache             unsafe.Pointer // const char*, C memory or pinned Go memory for the call
+}
+
+func (s *shim) Build(onnx []byte, o BuildOptions) ([]byte, error) {
+	if len(onnx) == 0 {
+		return nil, &ShimError{Op: "mlph_trt_build", Message: "empty model"}
+	}
+	opts := cBuildOptions{precision: int32(o.Precision), minBatch: 1, optBatch: int32(o.MaxBatch),
+		maxBatch: int32(o.MaxBatch), profiles: int32(o.Profiles), workspaceBytes: o.WorkspaceBytes}
+	var cache []byte
+	if o.CalibrationCache != "" {
+		cache = native.CString(o.CalibrationCache)
+		opts.calibrationCache = unsafe.Pointer(&cache[0])
+	}
+	buf := make([]byte, errBufBytes)
+	r, _, _ := purego.SyscallN(s.build, uintptr(unsafe.Pointer(&onnx[0])), uintptr(len(onnx)),
+		uintptr(unsafe.Pointer(&opts)), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+	runtime.KeepAlive(cache)
+	if r == 0 {
+		return nil, &ShimError{Op: "mlph_trt_build", Message: native.Text(buf)}
+	}
+	defer purego.SyscallN(s.blobFree, r)
+	n, _, _ := purego.SyscallN(s.blobSize, r)
+	data, _, _ := purego.SyscallN(s.blobData, r)
+	return append([]byte(nil), native.Bytes(native.Pointer(data), int(n))...), nil
 }

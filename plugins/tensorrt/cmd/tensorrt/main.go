@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/mlperf-host/mlperf-host/plugins/tensorrt/trt"
 	"github.com/mlperf-host/mlperf-host/sdk"
@@ -24,7 +25,13 @@ func main() {
 // newBackend builds the backend from the defaults and the options in
 // environ.
 func newBackend(environ []string) (*trt.Backend, error) {
-	cfg, err := trt.DefaultConfig().WithOptions(sdk.EnvOptions(environ, envPrefix))
+	base := trt.DefaultConfig()
+	// Built engines persist across runs in the user's cache directory
+	// unless the engine_cache option says otherwise.
+	if dir, err := os.UserCacheDir(); err == nil {
+		base.EngineCache = filepath.Join(dir, "mlperf-host", "tensorrt")
+	}
+	cfg, err := base.WithOptions(sdk.EnvOptions(environ, envPrefix))
 	if err != nil {
 		return nil, fmt.Errorf("%s* environment variables: %w", envPrefix, err)
 	}

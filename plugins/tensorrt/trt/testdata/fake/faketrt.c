@@ -9,7 +9,15 @@
  *   output y float32 -1x4
  *
  * Dimension 0 is the batch; -1 makes it dynamic, with profile shapes
- * min=1, opt=max=max. The "kernel" that enqueue runs writes, for every
+ * min=1, opt=max=max. A line "plugin NAME" says the engine uses a plugin
+ * layer: deserializing it needs NAME registered, by
+ * mlph_trt_init_plugins for the stock ones (names ending in _TRT) or by a
+ * plugin library (here a text file "fakeplugin NAME") for the others.
+ *
+ * An "ONNX model" for mlph_trt_build is the same text with the header
+ * "fakeonnx 1" and fixed shapes without the batch (input x uint8 3x4);
+ * the build writes the plan of its options (batch -1, max=max_batch,
+ * profiles), as TensorRT's builder would. The "kernel" that enqueue runs writes, for every
  * sample b of the batch, output k := the bytes of input (k mod #inputs) of
  * sample b, repeated or truncated to the output's size. It does so with
  * cudaMemcpyAsync on the caller's stream, so it runs against the fake CUDA
@@ -80,6 +88,12 @@ static int gRuntimes, gEngines, gContexts;
 static long long gEnqueues, gSamples, gFailAt, gDelayBase, gDelayPerSample;
 static int gLog[MAX_LOG];
 static long long gLogged;
+/* Plugin registry: the stock plugins once mlph_trt_init_plugins ran, and
+ * the names plugin libraries registered. */
+#define MAX_PLUGINS 16
+static int gStockPlugins, gNumPlugins;
+static char gPlugins[MAX_PLUGINS][64];
+static long long gBuilds;
 
 static int fail(char *err, int32_t errcap, const char *fmt, ...) {
   if (err != NULL && errcap > 0) {
@@ -162,6 +176,149 @@ void mlph_trt_runtime_destroy(void *runtime) {
   pthread_mutex_unlock(&gMu);
 }
 
+/* registered reports whether a plugin layer NAME can be created. */
+static int registered(const char *name) {
+  size_t n = strlen(name);
+  pthread_mutex_lock(&gMu);
+  int ok = gStockPlugins && n > 4 && strcmp(name + n - 4, "_TRT") == 0;
+  for (int i = 0; !ok && i < gNumPlugins; i++) {
+    ok = strcmp(gPlugins[i], name) == 0;
+  }
+  pthread_mutex_unlock(&gMu);
+  return ok;
+}
+
+int32_t mlph_trt_init_plugins(char *err, int32_t errcap) {
+  (void)err;
+  (void)errcap;
+  pthread_mutex_lock(&gMu);
+  gStockPlugins = 1;
+  pthread_mutex_unlock(&gMu);
+  return 0;
+}
+
+int32_t mlph_trt_load_plugin_library(const char *path, char *err, int32_t errcap) {
+  FILE *f = path == NULL ? NULL : fopen(path, "r");
+  if (f == NULL) {
+    return fail(err, errcap, "fake: load plugin library %s: cannot open it", path == NULL ? "(null)" : path);
+  }
+  char name[64];
+  int ok = fscanf(f, "fakeplugin %63s", name) == 1;
+  fclose(f);
+  if (!ok) {
+    return fail(err, errcap, "fake: load plugin library %s: not a plugin library", path);
+  }
+  pthread_mutex_lock(&gMu);
+  if (gNumPlugins < MAX_PLUGINS) {
+    snprintf(gPlugins[gNumPlugins++], sizeof gPlugins[0], "%s", name);
+  }
+  pthread_mutex_unlock(&gMu);
+  return 0;
+}
+
+/* A built plan: the text of a faketrt plan. */
+typedef struct {
+  uint64_t size;
+  char *data;
+} blob;
+
+/* mlph_trt_build turns a fake ONNX model into a plan with a dynamic batch
+ * and the options' profiles. It refuses what the builder would: bad batch
+ * ranges, an unknown precision, INT8 without a calibration cache, a shape
+ * that is not fixed, plugins that are not registered. */
+void *mlph_trt_build(const void *onnx, uint64_t size, const mlph_trt_build_options *o, char *err,
+                     int32_t errcap) {
+  if (onnx == NULL || size == 0 || o == NULL || o->min_batch < 1 || o->opt_batch < o->min_batch ||
+      o->max_batch < o->opt_batch || o->profiles < 1 || o->profiles > MAX_PROFILES) {
+    fail(err, errcap, "fake: build: bad arguments");
+    return NULL;
+  }
+  static const char *precisions[] = {"fp32", "fp16", "int8"};
+  if (o->precision < 0 || o->precision > 2) {
+    fail(err, errcap, "fake: build: unknown precision %d", o->precision);
+    return NULL;
+  }
+  if (o->precision == MLPH_TRT_PRECISION_INT8) {
+    FILE *f = o->calibration_cache == NULL ? NULL : fopen(o->calibration_cache, "r");
+    if (f == NULL) {
+      fail(err, errcap, "fake: build: INT8 needs a readable calibration cache");
+      return NULL;
+    }
+    fclose(f);
+  }
+  char *text = malloc(size + 1);
+  memcpy(text, onnx, size);
+  text[size] = 0;
+  size_t cap = size * 2 + 256;
+  char *plan = malloc(cap);
+  size_t n = (size_t)snprintf(plan, cap, "faketrt 1\nprofiles %d\nprecision %s\n", o->profiles,
+                              precisions[o->precision]);
+  int header = 0, ok = 1;
+  char *save = NULL;
+  for (char *line = strtok_r(text, "\n", &save); ok && line != NULL; line = strtok_r(NULL, "\n", &save)) {
+    char kind[16], name[64], dtype[16], dims[96];
+    if (!header) {
+      ok = strcmp(line, "fakeonnx 1") == 0;
+      header = 1;
+      if (!ok) {
+        fail(err, errcap, "fake: parse the ONNX model: not a fakeonnx model");
+      }
+      continue;
+    }
+    if (sscanf(line, "plugin %63s", name) == 1) {
+      if (!registered(name)) {
+        ok = 0;
+        fail(err, errcap, "fake: parse the ONNX model: no importer for plugin op %s", name);
+        break;
+      }
+      n += (size_t)snprintf(plan + n, cap - n, "%s\n", line);
+      continue;
+    }
+    if (sscanf(line, "%15s %63s %15s %95s", kind, name, dtype, dims) != 4 || strchr(dims, '-') != NULL) {
+      ok = 0;
+      fail(err, errcap, "fake: build: bad or dynamic tensor line %s", line);
+      break;
+    }
+    if (strcmp(kind, "input") == 0) {
+      n += (size_t)snprintf(plan + n, cap - n, "input %s %s -1x%s max=%d\n", name, dtype, dims, o->max_batch);
+    } else {
+      n += (size_t)snprintf(plan + n, cap - n, "output %s %s -1x%s\n", name, dtype, dims);
+    }
+  }
+  free(text);
+  if (!ok || !header) {
+    if (!header) {
+      fail(err, errcap, "fake: parse the ONNX model: empty");
+    }
+    free(plan);
+    return NULL;
+  }
+  blob *b = malloc(sizeof(blob));
+  b->size = n;
+  b->data = plan;
+  pthread_mutex_lock(&gMu);
+  gBuilds++;
+  pthread_mutex_unlock(&gMu);
+  return b;
+}
+
+uint64_t mlph_trt_blob_size(void *b) { return ((blob *)b)->size; }
+const void *mlph_trt_blob_data(void *b) { return ((blob *)b)->data; }
+void mlph_trt_blob_free(void *b) {
+  if (b != NULL) {
+    free(((blob *)b)->data);
+    free(b);
+  }
+}
+
+/* fake_trt_builds counts the engines built. */
+long long fake_trt_builds(void) {
+  pthread_mutex_lock(&gMu);
+  long long n = gBuilds;
+  pthread_mutex_unlock(&gMu);
+  return n;
+}
+
 /* parse fills e from a plan; returns 0 or -1 with err set. */
 static int parse(engine *e, const char *plan, uint64_t size, char *err, int32_t errcap) {
   char *text = malloc(size + 1);
@@ -178,6 +335,18 @@ static int parse(engine *e, const char *plan, uint64_t size, char *err, int32_t 
         break;
       }
       header = 1;
+      continue;
+    }
+    char plugin[64];
+    if (sscanf(line, "plugin %63s", plugin) == 1) {
+      if (!registered(plugin)) {
+        rc = fail(err, errcap, "fake: getPluginCreator could not find plugin %s: register it with "
+                                "initLibNvInferPlugins or load its library", plugin);
+        break;
+      }
+      continue;
+    }
+    if (sscanf(line, "precision %15s", kind) == 1) {
       continue;
     }
     if (sscanf(line, "profiles %d", &e->profiles) == 1) {
