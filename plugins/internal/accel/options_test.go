@@ -143,3 +143,25 @@ func TestDiscovered(t *testing.T) {
 	assert.Equal(t, "X (no devices: no driver)",
 		Discovered(sdk.Info{Description: "X"}, nil, errors.New("no driver"), nil, 1).Description)
 }
+
+func TestParseNUMA(t *testing.T) {
+	t.Parallel()
+	nodes, err := ParseNUMA("0-1:0-3,8&2:4-7")
+	require.NoError(t, err)
+	assert.Equal(t, []NUMANode{{Devices: []int{0, 1}, CPUs: []int{0, 1, 2, 3, 8}}, {Devices: []int{2}, CPUs: []int{4, 5, 6, 7}}}, nodes)
+	assert.Equal(t, 1, NodeOf(nodes, 2))
+	assert.Equal(t, -1, NodeOf(nodes, 5))
+	none, err := ParseNUMA(" ")
+	require.NoError(t, err)
+	assert.Nil(t, none)
+	for in, want := range map[string]string{
+		"0-1":     "want DEVICES:CPUS",
+		":0-3":    "devices: none listed",
+		"0:":      "cpus: none listed",
+		"0:1&0:2": "device 0 is in two nodes",
+		"0:a":     `device "a"`,
+	} {
+		_, err := ParseNUMA(in)
+		assert.ErrorContains(t, err, want, in)
+	}
+}

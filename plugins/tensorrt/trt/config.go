@@ -109,6 +109,12 @@ type Config struct {
 	// PluginLibraries are plugin libraries loaded into TensorRT's plugin
 	// registry before the engine is deserialized.
 	PluginLibraries []string
+	// NUMA places work near each device's CPUs: a lane's thread runs on the
+	// CPUs of its device's node while it runs a batch, and LoadSamples
+	// keeps one pinned copy of the samples per node, written from that
+	// node's CPUs so that it lands in the node's memory. Devices in no
+	// node, or a nil NUMA, are not placed.
+	NUMA []accel.NUMANode
 	// Timeout is the device watchdog: a batch still running after Timeout
 	// marks its device failed (ErrDeviceTimeout). 0 waits indefinitely.
 	// Set it well above the slowest batch; the wait then polls the event.
@@ -284,6 +290,11 @@ var options = []accel.Option[Config]{
 		func(c *Config) *bool { return &c.StockPlugins }),
 	accel.PathsOption("plugins", "TensorRT plugin libraries to load, colon-separated",
 		func(c *Config) *[]string { return &c.PluginLibraries }),
+	{Name: "numa_config", Help: `devices and their CPUs per NUMA node, e.g. "0-3:0-27,56-83&4-7:28-55,84-111"`,
+		Set: func(c *Config, v string) (err error) {
+			c.NUMA, err = accel.ParseNUMA(v)
+			return err
+		}},
 	accel.DurationOption("timeout", `device watchdog per batch, a Go duration, e.g. "30s"`,
 		func(c *Config) *time.Duration { return &c.Timeout }),
 	accel.PathsOption("cudart", "libcudart paths, colon-separated", func(c *Config) *[]string { return &c.CudartPaths }),
@@ -317,6 +328,7 @@ var options = []accel.Option[Config]{
 //     version and options
 //   - stock_plugins: register TensorRT's stock plugins (true)
 //   - plugins: TensorRT plugin libraries, colon-separated
+//   - numa_config: devices and CPUs per NUMA node, "0-3:0-27&4-7:28-55"
 //   - timeout: device watchdog per batch, a Go duration, e.g. "30s"
 //   - cudart, shim, cuda_driver: library paths, colon-separated to try
 //     several
@@ -331,6 +343,7 @@ func (c Config) WithOptions(opts map[string]string) (Config, error) {
 	out.ShimPaths = slices.Clone(c.ShimPaths)
 	out.DriverPaths = slices.Clone(c.DriverPaths)
 	out.PluginLibraries = slices.Clone(c.PluginLibraries)
+	out.NUMA = slices.Clone(c.NUMA)
 	if err := accel.ApplyOptions(&out, options, opts); err != nil {
 		return c, err
 	}

@@ -186,10 +186,21 @@ var _ accel.Slot = (*lane)(nil)
 func (l *lane) Failed() bool { return l.dev.Failed() }
 
 // Run executes one batch on the calling goroutine, locked to its OS thread
-// with the lane's device current.
+// with the lane's device current and, with numa_config, on its node's
+// CPUs.
 func (l *lane) Run(b *accel.Batch) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	if l.dev.cpus != nil {
+		// The thread goes back to the Go scheduler afterwards: it gets its
+		// CPUs back first.
+		restore, err := accel.Pin(l.dev.cpus)
+		if err != nil {
+			l.dev.Fail(err)
+		} else {
+			defer restore()
+		}
+	}
 	if err := l.m.cuda.SetDevice(l.dev.ordinal); err != nil {
 		_ = l.dev.Fail(err) // marks the device failed: exec fails the batch
 	}

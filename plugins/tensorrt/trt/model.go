@@ -22,6 +22,10 @@ type device struct {
 	lanes   []*lane
 	// inference holds the device's shared inference streams, if any.
 	inference []stream
+	// node is the device's NUMA node (an index of Config.NUMA), or -1;
+	// cpus are the node's CPUs.
+	node int
+	cpus []int
 	// module and gather are the loaded gather kernel (gather=kernel).
 	module module
 	gather function
@@ -122,6 +126,9 @@ func newModel(cuda cudaAPI, trt trtAPI, drv driverAPI, cfg Config, plan []byte, 
 			m = nil
 		}
 	}()
+	if err = checkNUMA(cfg.NUMA); err != nil {
+		return m, err
+	}
 	if m.rt, err = trt.RuntimeCreate(); err != nil {
 		return m, err
 	}
@@ -136,6 +143,20 @@ func newModel(cuda cudaAPI, trt trtAPI, drv driverAPI, cfg Config, plan []byte, 
 	return m, nil
 }
 
+// checkNUMA pins the calling thread to each node's CPUs and back, so that a
+// node this process may not run on fails Load rather than a batch. The
+// caller's goroutine is locked to its thread.
+func checkNUMA(nodes []accel.NUMANode) error {
+	for _, n := range nodes {
+		restore, err := accel.Pin(n.CPUs)
+		if err != nil {
+			return fmt.Errorf("numa_config: %w", err)
+		}
+		restore()
+	}
+	return nil
+}
+
 // addDevice deserializes the engines of one device and creates its lanes.
 // A dynamic-shape engine gives each optimization profile to one execution
 // context at a time, so a device runs ceil(streams/profiles) engine copies.
@@ -143,7 +164,10 @@ func (m *model) addDevice(slot, ordinal int, plan []byte) error {
 	if err := m.cuda.SetDevice(ordinal); err != nil {
 		return err
 	}
-	d := &device{ordinal: ordinal, slot: slot}
+	d := &device{ordinal: ordinal, slot: slot, node: accel.NodeOf(m.cfg.NUMA, ordinal)}
+	if d.node >= 0 {
+		d.cpus = m.cfg.NUMA[d.node].CPUs
+	}
 	d.Init(plugin, "CUDA device", ordinal)
 	m.devices = append(m.devices, d)
 	first, err := m.trt.Deserialize(m.rt, plan)

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"unsafe"
 
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
 	"github.com/mlperf-host/mlperf-host/plugins/internal/native"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
@@ -21,11 +22,14 @@ import (
 // unloaded.
 type arena struct {
 	n int
-	// host is the pinned copy; dev[s] the copy on the device in slot s.
-	// Exactly one of them is set.
-	host unsafe.Pointer
-	dev  []uintptr
-	refs int
+	// host holds the pinned copies, one per NUMA node in use (one without
+	// numa_config), and hostOf[s] the one the device in slot s reads;
+	// dev[s] is the copy on the device in slot s. Either host or dev is
+	// set.
+	host   []unsafe.Pointer
+	hostOf []int
+	dev    []uintptr
+	refs   int
 }
 
 // onDevice reports whether the arena lives in device memory.
@@ -37,7 +41,7 @@ func (a *arena) base(slot int) uintptr {
 	if a.dev != nil {
 		return a.dev[slot]
 	}
-	return uintptr(a.host)
+	return uintptr(a.host[a.hostOf[slot]])
 }
 
 // input returns the address of input t of the sample at position pos.
@@ -160,18 +164,49 @@ func (m *model) arrange(dst []byte, samples []sdk.LoadedSample) {
 }
 
 // copyToPinned allocates the arena in pinned host memory and arranges the
-// samples in it.
+// samples in it: one copy per NUMA node of the devices in use, each
+// allocated and written from a thread on the node's CPUs, so that its
+// pages are the node's; one copy for devices in no node.
 func (m *model) copyToPinned(ctx context.Context, a *arena, samples []sdk.LoadedSample, total uintptr) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("tensorrt: load samples: %w", err)
+	a.hostOf = make([]int, len(m.devices))
+	replica := map[int]int{} // NUMA node (-1: none) → index in a.host
+	for slot, d := range m.devices {
+		if i, ok := replica[d.node]; ok {
+			a.hostOf[slot] = i
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return errors.Join(fmt.Errorf("tensorrt: load samples: %w", err), m.freeArena(a))
+		}
+		p, err := m.pinnedCopy(d.cpus, samples, total)
+		if err != nil {
+			return errors.Join(err, m.freeArena(a))
+		}
+		replica[d.node] = len(a.host)
+		a.hostOf[slot] = len(a.host)
+		a.host = append(a.host, p)
+	}
+	return nil
+}
+
+// pinnedCopy allocates pinned memory and arranges the samples in it, on
+// cpus when they are set.
+func (m *model) pinnedCopy(cpus []int, samples []sdk.LoadedSample, total uintptr) (unsafe.Pointer, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if cpus != nil {
+		restore, err := accel.Pin(cpus)
+		if err != nil {
+			return nil, fmt.Errorf("tensorrt: samples for CPUs %v: %w", cpus, err)
+		}
+		defer restore()
 	}
 	p, err := m.cuda.MallocHost(total)
 	if err != nil {
-		return fmt.Errorf("tensorrt: samples in pinned host memory: %w", err)
+		return nil, fmt.Errorf("tensorrt: samples in pinned host memory: %w", err)
 	}
-	a.host = p
 	m.arrange(native.Bytes(p, int(total)), samples)
-	return nil
+	return p, nil
 }
 
 // copyToDevices arranges the samples in Go memory, then allocates the
@@ -223,14 +258,17 @@ func (m *model) busy(d *device) bool {
 func (m *model) freeArena(a *arena) error {
 	var errs []error
 	if a.host != nil {
+		busy := false
 		for _, d := range m.devices {
-			if m.busy(d) {
-				m.deferredHost = append(m.deferredHost, a.host)
-				a.host = nil
-				return nil
+			busy = busy || m.busy(d)
+		}
+		for _, p := range a.host {
+			if busy {
+				m.deferredHost = append(m.deferredHost, p)
+			} else {
+				errs = append(errs, m.cuda.FreeHost(p))
 			}
 		}
-		errs = append(errs, m.cuda.FreeHost(a.host))
 		a.host = nil
 	}
 	for slot, p := range a.dev {

@@ -23,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,6 +63,9 @@ typedef struct alloc {
   size_t size;
   int dev;
   int kind;
+  /* cpus: the allocating thread's CPUs (the first 64), where its pages
+   * would be placed first. */
+  unsigned long long cpus;
   struct alloc *next;
 } alloc;
 
@@ -137,6 +141,23 @@ static int gVersion = 12040;
 static long long gBatchCopies;
 /* cudaMemcpyAsync calls queued, by cudaMemcpyKind (1 to 3 used). */
 static long long gAsyncCopies[5];
+/* Per device, for the last host-to-device copy queued: the CPUs of the
+ * thread that queued it and of the thread that allocated its source. */
+static unsigned long long gCopyCPUs[MAX_DEV], gCopySrcCPUs[MAX_DEV];
+
+/* threadCPUs returns the calling thread's CPUs, the first 64 as a mask. */
+static unsigned long long threadCPUs(void) {
+  cpu_set_t set;
+  unsigned long long mask = 0;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    for (int c = 0; c < 64; c++) {
+      if (CPU_ISSET(c, &set)) {
+        mask |= 1ULL << c;
+      }
+    }
+  }
+  return mask;
+}
 /* cudaStreamQuery calls that found work still queued. */
 static long long gBusyQueries;
 
@@ -500,6 +521,7 @@ static int allocate(void **p, size_t size, int kind) {
   a->size = size;
   a->dev = tDevice;
   a->kind = kind;
+  a->cpus = threadCPUs();
   a->next = gAllocs;
   gAllocs = a;
   if (kind == allocDevice) {
@@ -581,11 +603,26 @@ int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *st) {
   o->n = n;
   rc = push(s, o);
   if (rc == cudaSuccess) {
+    unsigned long long cpus = threadCPUs();
     pthread_mutex_lock(&gMu);
     gAsyncCopies[kind]++;
+    if (kind == kindH2D) {
+      alloc *from = findAlloc(src, 1);
+      gCopyCPUs[s->dev] = cpus;
+      gCopySrcCPUs[s->dev] = from != NULL ? from->cpus : 0;
+    }
     pthread_mutex_unlock(&gMu);
   }
   return rc;
+}
+
+/* fakecuda_copy_cpus reports, for dev's last host-to-device copy, the CPUs
+ * of the thread that queued it and of the one that allocated its source. */
+void fakecuda_copy_cpus(int dev, unsigned long long *thread, unsigned long long *source) {
+  pthread_mutex_lock(&gMu);
+  *thread = gCopyCPUs[dev];
+  *source = gCopySrcCPUs[dev];
+  pthread_mutex_unlock(&gMu);
 }
 
 /* fakecuda_async_copies counts the cudaMemcpyAsync calls of kind queued so

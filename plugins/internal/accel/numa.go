@@ -1,0 +1,71 @@
+package accel
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// NUMANode is one node of a NUMA configuration: the devices attached near
+// a set of CPUs.
+type NUMANode struct {
+	Devices []int
+	CPUs    []int
+}
+
+// ParseNUMA parses a NUMA configuration in the form NVIDIA's harness uses,
+// nodes separated by "&", each DEVICES:CPUS with lists and ranges, e.g.
+// "0-3:0-27,56-83&4-7:28-55,84-111". Empty gives nil (no placement).
+//
+// # Errors
+//
+// A malformed list, a node without devices or CPUs, or a device in two
+// nodes.
+func ParseNUMA(s string) ([]NUMANode, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	var out []NUMANode
+	seen := map[int]bool{}
+	for part := range strings.SplitSeq(s, "&") {
+		devs, cpus, ok := strings.Cut(part, ":")
+		if !ok {
+			return nil, fmt.Errorf("numa node %q: want DEVICES:CPUS", part)
+		}
+		n := NUMANode{}
+		var err error
+		if n.Devices, err = ParseDevices(devs); err != nil || n.Devices == nil {
+			return nil, fmt.Errorf("numa node %q: devices: %w", part, orEmpty(err))
+		}
+		if n.CPUs, err = ParseDevices(cpus); err != nil || n.CPUs == nil {
+			return nil, fmt.Errorf("numa node %q: cpus: %w", part, orEmpty(err))
+		}
+		for _, d := range n.Devices {
+			if seen[d] {
+				return nil, fmt.Errorf("numa node %q: device %d is in two nodes", part, d)
+			}
+			seen[d] = true
+		}
+		slices.Sort(n.CPUs)
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func orEmpty(err error) error {
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("none listed")
+}
+
+// NodeOf returns the index of the node device is in, or -1.
+func NodeOf(nodes []NUMANode, device int) int {
+	for i, n := range nodes {
+		if slices.Contains(n.Devices, device) {
+			return i
+		}
+	}
+	return -1
+}
