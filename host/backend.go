@@ -153,6 +153,12 @@ type Info struct {
 	Transport Transport
 	// Instances is the number of WASM instances in the pool; 1 otherwise.
 	Instances int
+	// Options is the plugin's option schema (ABI v1.2); empty when it
+	// declared none.
+	Options []OptionSpec
+	// Facts is what a v1.2 plugin reported at Load for the submission;
+	// nil before Load and when it reported nothing.
+	Facts *SubmissionFacts
 }
 
 // Device is an accelerator a plugin can use.
@@ -162,6 +168,12 @@ type Device struct {
 	Kind        string
 	MemoryBytes uint64
 	Driver      string
+	// NUMANode is the NUMA node nearest the device, -1 when unknown;
+	// PCIBusID ("0000:3b:00.0") and UUID are empty when unknown (ABI
+	// v1.2).
+	NUMANode int
+	PCIBusID string
+	UUID     string
 }
 
 // Transport is how a plugin runs.
@@ -182,6 +194,9 @@ type Model struct {
 	Path    string
 	Bytes   []byte
 	Options map[string]string
+	// Run says what the model is loaded for (ABI v1.2); nil sends
+	// nothing.
+	Run *Run
 }
 
 // Sample is one data set sample for LoadSamples.

@@ -116,7 +116,11 @@ func (b *processBackend) negotiate(ctx context.Context) error {
 	if resp.GetAbiMajor() != abi.Major {
 		return versionMismatch(b.name, int(resp.GetAbiMajor()))
 	}
-	b.info = infoFrom(resp, TransportProcess, 1)
+	info, err := infoFrom(resp, TransportProcess, 1)
+	if err != nil {
+		return &PluginError{Plugin: b.name, Op: "info", Err: err}
+	}
+	b.info = info
 	b.arena = hostCaps.Has(abi.HostCapSharedArena) && b.info.Capabilities.Has(abi.CapSharedArena)
 	return nil
 }
@@ -178,7 +182,7 @@ func (b *processBackend) Done() <-chan struct{} { return b.st.Done() }
 func (b *processBackend) Err() error            { return b.st.Err() }
 
 func (b *processBackend) Load(ctx context.Context, m Model) error {
-	req := &backendv1.LoadRequest{Options: m.Options}
+	req := loadRequest(m)
 	switch {
 	case m.Bytes != nil:
 		req.ModelBytes = m.Bytes
@@ -206,7 +210,9 @@ func (b *processBackend) Load(ctx context.Context, m Model) error {
 		return resp, err
 	})
 	if err == nil {
-		b.info.afterLoad(resp)
+		if err := b.info.afterLoad(resp); err != nil {
+			return &PluginError{Plugin: b.name, Op: "load", Err: err}
+		}
 	}
 	return err
 }

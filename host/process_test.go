@@ -47,7 +47,7 @@ func TestProcessEcho(t *testing.T) {
 			assert.Equal(t, "fake", info.Name)
 			assert.Equal(t, TransportProcess, info.Transport)
 			assert.Equal(t, 2, info.MaxInFlight)
-			assert.Equal(t, []Device{{Name: "fake accelerator", Kind: "gpu", MemoryBytes: 1 << 30}}, info.Devices)
+			assert.Equal(t, []Device{{Name: "fake accelerator", Kind: "gpu", MemoryBytes: 1 << 30, NUMANode: -1}}, info.Devices)
 			rec := newRecorder()
 			b.SetHandler(rec)
 			require.NoError(t, b.Load(ctx, Model{Bytes: []byte("model")}))

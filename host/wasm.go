@@ -241,7 +241,11 @@ func (b *wasmBackend) negotiate() error {
 	if resp.GetAbiMajor() != abi.Major {
 		return versionMismatch(b.name, int(resp.GetAbiMajor()))
 	}
-	b.info = infoFrom(&resp, TransportWASM, len(b.insts))
+	info, err := infoFrom(&resp, TransportWASM, len(b.insts))
+	if err != nil {
+		return err
+	}
+	b.info = info
 	b.chunkMax = maxIssueRecords
 	if b.info.MaxBatch > 0 {
 		b.chunkMax = min(b.info.MaxBatch, 1<<16)
@@ -256,32 +260,6 @@ func responseCode(returned abi.Code, st *backendv1.Status) abi.Code {
 		return returned
 	}
 	return abi.Code(st.GetCode())
-}
-
-// infoFrom converts an InfoResponse.
-func infoFrom(r *backendv1.InfoResponse, t Transport, instances int) Info {
-	info := Info{
-		Name: r.GetName(), Version: r.GetVersion(), Description: r.GetDescription(),
-		ABIMajor: int(r.GetAbiMajor()), ABIMinor: int(r.GetAbiMinor()),
-		Capabilities: abi.Capability(r.GetCapabilities()), MaxBatch: int(r.GetMaxBatch()),
-		MaxInFlight: max(1, int(r.GetMaxInFlight())), Transport: t, Instances: instances,
-	}
-	for _, d := range r.GetDevices() {
-		info.Devices = append(info.Devices, Device{ID: int(d.GetId()), Name: d.GetName(), Kind: d.GetKind(),
-			MemoryBytes: d.GetMemoryBytes(), Driver: d.GetDriver()})
-	}
-	return info
-}
-
-// afterLoad takes the limits a v1.1 plugin answered Load with; 0 keeps
-// Info's.
-func (i *Info) afterLoad(r *backendv1.LoadResponse) {
-	if n := r.GetMaxBatch(); n > 0 {
-		i.MaxBatch = int(n)
-	}
-	if n := r.GetMaxInFlight(); n > 0 {
-		i.MaxInFlight = int(n)
-	}
 }
 
 func (b *wasmBackend) Info() Info { return b.info }
@@ -317,7 +295,9 @@ func (b *wasmBackend) Load(ctx context.Context, m Model) error {
 			return fmt.Errorf("load model %q: %w", m.Path, err)
 		}
 	}
-	req, err := proto.Marshal(&backendv1.LoadRequest{ModelBytes: model, Options: m.Options})
+	lr := loadRequest(m)
+	lr.ModelBytes = model
+	req, err := proto.Marshal(lr)
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
@@ -335,7 +315,9 @@ func (b *wasmBackend) Load(ctx context.Context, m Model) error {
 		return nil
 	})
 	if err == nil && limits != nil {
-		b.info.afterLoad(limits)
+		if err := b.info.afterLoad(limits); err != nil {
+			return &PluginError{Plugin: b.name, Op: "load", Err: err}
+		}
 		if b.info.MaxBatch > 0 {
 			// The instances' issue buffers were sized at Open: shrink only.
 			b.chunkMax = min(b.chunkMax, b.info.MaxBatch)

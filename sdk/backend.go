@@ -1,6 +1,9 @@
 package sdk
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Backend is the interface a vendor implements to serve an inference
 // backend to mlperf-host. The same Backend value can be served as a
@@ -56,6 +59,22 @@ type Flusher interface {
 	Flush(ctx context.Context) error
 }
 
+// Submitter is implemented by backends that complete asynchronously, from
+// threads of their own (a GPU backend waiting on CUDA events, a runtime's
+// completion callbacks): the SDK then calls Submit instead of Infer.
+// Submit starts one batch and returns without waiting for it; the
+// backend answers every sample of q through c later, from any goroutine.
+// q, its samples' data and c stay valid until the last sample of q is
+// answered, and the batch holds one of the MaxInFlight call slots until
+// then. Returning an error fails the samples not answered yet; so does
+// the end of ctx (the session's), with ctx's error.
+//
+// Infer of a Submitter is never called by the SDK; implement it with
+// [WaitSubmit] for callers that drive the backend directly.
+type Submitter interface {
+	Submit(ctx context.Context, q Query, c Completer) error
+}
+
 // Warmer is implemented by backends that want an untimed warm-up after
 // Load and LoadSamples, before the first timed query.
 type Warmer interface {
@@ -75,12 +94,30 @@ type Info struct {
 	// MaxBatch is the largest number of samples the backend accepts in one
 	// Infer call; 0 means no limit.
 	MaxBatch int
-	// MaxInFlight is how many Infer calls may run at once; 0 means 1.
+	// MaxInFlight is how many Infer (or Submit) calls may run at once, the
+	// backend's execution slots; 0 means 1. It does not bound how many
+	// samples the host may have issued: those wait in the SDK's queue.
 	MaxInFlight int
+	// BatchTimeout, when positive, batches samples across queries: issued
+	// samples wait in one queue and a batch of up to MaxBatch of them goes
+	// to the next free slot once MaxBatch wait or the oldest has waited
+	// BatchTimeout (MLPerf Server: many one-sample queries, one large
+	// batch). 0 cuts each query into batches of its own samples and never
+	// waits. Like MaxBatch and MaxInFlight it may change with Load (a
+	// scenario's own option); WASM guests, which have no threads, ignore
+	// it.
+	BatchTimeout time.Duration
 	// FirstTokens says the backend reports first tokens through
 	// [Completer.FirstToken] (LLM backends): the host then measures the
 	// time to first token.
 	FirstTokens bool
+	// Options is the option schema: every option Load accepts (ABI v1.2).
+	// When it is not empty, the SDK rejects an unknown option or a value
+	// of the wrong type before Load (naming the close matches of a
+	// misspelt name) and fills in the declared defaults, and the host
+	// prints it (`mlperf-host plugins describe NAME`). Empty: Load checks
+	// its options itself.
+	Options []Option
 }
 
 // Device is one accelerator visible to a backend.
@@ -90,6 +127,15 @@ type Device struct {
 	Kind        string // e.g. "cpu", "gpu", "aic"
 	MemoryBytes uint64
 	Driver      string // driver or runtime version, when known
+	// NUMANode is the NUMA node nearest the device, as the operating
+	// system numbers them; it is sent only when HasNUMANode is set (ABI
+	// v1.2).
+	NUMANode    int
+	HasNUMANode bool
+	// PCIBusID is the device's PCI address ("0000:3b:00.0") and UUID its
+	// stable identity ("GPU-8f3c..."), when known (ABI v1.2).
+	PCIBusID string
+	UUID     string
 }
 
 // Model tells a backend what to load.
@@ -100,14 +146,47 @@ type Model struct {
 	// Bytes is the model file's content when the host sends it.
 	Bytes []byte
 	// Options are the plugin options from the host's configuration, e.g.
-	// "--set onnx.threads=4" arrives as Options["threads"] == "4".
+	// "--set onnx.threads=4" arrives as Options["threads"] == "4"; the
+	// host has already picked the run's scenario's own options
+	// ("--set onnx.Server.threads=8"). With an option schema
+	// ([Info.Options]) every value was checked and the defaults of the
+	// options not set are filled in.
 	Options map[string]string
+	// Run says what the model is loaded for: benchmark, scenario, mode
+	// and the effective LoadGen settings (ABI v1.2). Its zero value means
+	// the host did not say (an older host, a conformance check).
+	Run Run
+	// Inputs is the data set's schema: every sample's named tensors, in
+	// the order a sample's bytes hold them, with [abi.Varies] for a
+	// dimension that differs between samples (ABI v1.2). Check in Load
+	// that it has the tensors the model needs. Empty from an older host.
+	Inputs []TensorSpec
+}
+
+// BatchSizer is implemented by backends whose batch is not counted in
+// samples: DLRM counts user-item pairs, a BERT backend that packs
+// sequences counts tokens. The SDK then fills each batch up to MaxBatch
+// units, a sample weighing Units (at least 1; a sample heavier than
+// MaxBatch goes alone), computed once per sample when it is loaded. What
+// the backend does with a batch's samples (pack, sort, split) is its own
+// business: each is still answered by its id.
+type BatchSizer interface {
+	Units(s LoadedSample) int
 }
 
 // LoadedSample is one sample handed to [SampleLoader.LoadSamples].
 type LoadedSample struct {
 	Index uint64
-	Data  []byte
+	// Data is the sample's bytes: its tensors' bytes concatenated.
+	Data []byte
+	// Tensors are the sample's named tensors, in the order of
+	// [Model.Inputs], each with this sample's shape and its part of Data;
+	// nil when the host declared no inputs (an older host: the sample is
+	// the one tensor the backend knows).
+	Tensors []Tensor
+	// refs is where a transport found the tensors, before the server
+	// checks them and fills Tensors.
+	refs []tensorRef
 }
 
 // Query is one LoadGen query: one or more samples to run.
@@ -124,6 +203,9 @@ type Sample struct {
 	// Data is the sample's bytes as loaded; read-only and valid for the
 	// duration of Infer. Nil when the host supplied no data.
 	Data []byte
+	// Tensors are the sample's named tensors (see [LoadedSample.Tensors]),
+	// read by name with [Sample.Tensor]; the same slices as Data.
+	Tensors []Tensor
 	// WantOutput is true when the LoadGen will log this response (accuracy
 	// mode, or an audit sample). Otherwise the backend may complete the
 	// sample with nil data and save the copy.

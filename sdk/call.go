@@ -1,6 +1,7 @@
 package sdk
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -19,7 +20,10 @@ type call struct {
 	// instead of out.
 	lane *lane
 
-	mu   sync.Mutex
+	mu sync.Mutex
+	// cond wakes a Submit call's worker waiting for the call's last
+	// completion.
+	cond *sync.Cond
 	ids  []uint64
 	done []bool
 	open int
@@ -40,6 +44,7 @@ const linearMax = 16
 
 func newCall(out SessionOutput, name string) *call {
 	c := &call{out: out, name: name}
+	c.cond = sync.NewCond(&c.mu)
 	if lo, ok := out.(laneOutput); ok {
 		c.lane = lo.newLane(&c.mu)
 	}
@@ -118,8 +123,32 @@ func (c *call) take(id uint64, what string, peek bool) bool {
 	if !peek {
 		c.done[i] = true
 		c.open--
+		if c.open == 0 {
+			c.cond.Signal()
+		}
 	}
 	return true
+}
+
+// wait waits until every sample of the call was answered, or ctx ends: it
+// then returns ctx's error and the samples still open fail with it.
+func (c *call) wait(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.open > 0 && ctx.Err() == nil {
+		c.cond.Wait()
+	}
+	if c.open > 0 {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// wake wakes a wait to look at its context again.
+func (c *call) wake() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cond.Broadcast()
 }
 
 // Complete implements [Completer].

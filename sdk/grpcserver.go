@@ -80,6 +80,7 @@ func resolveSamples(req *backendv1.LoadSamplesRequest) ([]LoadedSample, func(), 
 		default:
 			samples[i] = LoadedSample{Index: r.GetIndex(), Data: []byte{}}
 		}
+		samples[i].refs = refsFrom(r.GetTensors())
 	}
 	return samples, release, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -32,6 +33,7 @@ type Server struct {
 
 	mu       sync.Mutex // serializes control calls and guards the fields below
 	info     Info
+	inputs   []TensorSpec // the data set's schema, from Load
 	infoResp *backendv1.InfoResponse
 	loaded   bool
 	closed   bool
@@ -64,10 +66,13 @@ type ServerConfig struct {
 	Inline bool
 }
 
-// loadedEntry is one loaded sample: its bytes and what holds them.
+// loadedEntry is one loaded sample: its bytes, its tensors, its weight in
+// a batch ([BatchSizer]) and what holds its bytes.
 type loadedEntry struct {
-	data  []byte
-	owner *sampleOwner
+	data    []byte
+	tensors []Tensor
+	units   int
+	owner   *sampleOwner
 }
 
 // sampleOwner is the memory a group of samples lives in (a shared-memory
@@ -132,14 +137,24 @@ func (s *Server) describe() error {
 	if info.Name == "" {
 		return Errorf(abi.Internal, "backend Info has no Name")
 	}
+	schema := optionSchema(info.Options)
+	if err := abi.CheckOptionSchema(schema); err != nil {
+		return Errorf(abi.Internal, "backend %q: Info: %v", info.Name, err)
+	}
 	s.info = info
 	r := &backendv1.InfoResponse{
 		Status: &backendv1.Status{}, AbiMajor: abi.Major, AbiMinor: abi.Minor,
 		Name: info.Name, Version: info.Version, Description: info.Description,
 		Capabilities: uint64(s.capabilities()), MaxBatch: uint32(info.MaxBatch), MaxInFlight: uint32(info.MaxInFlight),
+		Options: schema,
 	}
 	for _, d := range info.Devices {
-		r.Devices = append(r.Devices, &backendv1.Device{Id: int32(d.ID), Name: d.Name, Kind: d.Kind, MemoryBytes: d.MemoryBytes, Driver: d.Driver})
+		pd := &backendv1.Device{Id: int32(d.ID), Name: d.Name, Kind: d.Kind, MemoryBytes: d.MemoryBytes, Driver: d.Driver,
+			PciBusId: d.PCIBusID, Uuid: d.UUID}
+		if d.HasNUMANode {
+			pd.NumaNode = proto.Int32(int32(d.NUMANode))
+		}
+		r.Devices = append(r.Devices, pd)
 	}
 	s.infoResp = r
 	return nil
@@ -198,22 +213,59 @@ func (s *Server) Load(ctx context.Context, req *backendv1.LoadRequest) *backendv
 	if s.loaded {
 		return &backendv1.LoadResponse{Status: status(Errorf(abi.FailedPrecondition, "a model is already loaded"))}
 	}
-	m := Model{Path: req.GetModelPath(), Bytes: req.GetModelBytes(), Options: req.GetOptions()}
-	if m.Options == nil {
-		m.Options = map[string]string{}
+	opts := req.GetOptions()
+	if opts == nil {
+		opts = map[string]string{}
 	}
-	err := guard("Load", func() error { return s.b.Load(s.ctx(ctx), m) })
+	opts, err := applySchema(s.infoResp.GetOptions(), opts)
+	if err != nil {
+		return &backendv1.LoadResponse{Status: status(fmt.Errorf("load: %w", err))}
+	}
+	inputs, err := inputsFrom(req.GetInputs())
+	if err != nil {
+		return &backendv1.LoadResponse{Status: status(fmt.Errorf("load: %w", err))}
+	}
+	m := Model{Path: req.GetModelPath(), Bytes: req.GetModelBytes(), Options: opts, Run: runFrom(req.GetRun()), Inputs: inputs}
+	err = guard("Load", func() error { return s.b.Load(s.ctx(ctx), m) })
 	if err != nil {
 		s.log.Error("load failed", "err", err)
 		return &backendv1.LoadResponse{Status: status(fmt.Errorf("load: %w", err))}
 	}
 	s.loaded = true
+	s.inputs = inputs
 	if err := s.redescribe(); err != nil {
 		s.log.Error("load: Info after Load", "err", err)
 		return &backendv1.LoadResponse{Status: status(fmt.Errorf("load: %w", err))}
 	}
-	return &backendv1.LoadResponse{Status: &backendv1.Status{},
+	resp := &backendv1.LoadResponse{Status: &backendv1.Status{},
 		MaxBatch: uint32(s.info.MaxBatch), MaxInFlight: uint32(s.info.MaxInFlight)}
+	if r, ok := s.b.(SubmissionReporter); ok {
+		var f SubmissionFacts
+		if err := guard("SubmissionFacts", func() error { f = r.SubmissionFacts(); return nil }); err != nil {
+			return &backendv1.LoadResponse{Status: status(fmt.Errorf("load: %w", err))}
+		}
+		if err := s.checkFacts(f); err != nil {
+			return &backendv1.LoadResponse{Status: status(fmt.Errorf("load: %w", err))}
+		}
+		resp.Facts = f.proto()
+	}
+	return resp
+}
+
+// checkFacts rejects submission facts that name a device Info did not
+// list, or one twice: the host would refuse them.
+func (s *Server) checkFacts(f SubmissionFacts) error {
+	seen := map[int]bool{}
+	for _, id := range f.DevicesUsed {
+		if !slices.ContainsFunc(s.info.Devices, func(d Device) bool { return d.ID == id }) {
+			return Errorf(abi.Internal, "backend %q: SubmissionFacts: device %d is used but not in Info.Devices", s.info.Name, id)
+		}
+		if seen[id] {
+			return Errorf(abi.Internal, "backend %q: SubmissionFacts: device %d is used twice", s.info.Name, id)
+		}
+		seen[id] = true
+	}
+	return nil
 }
 
 // redescribe calls Info again once the model is loaded: Load's options
@@ -228,7 +280,7 @@ func (s *Server) redescribe() error {
 	if err := checkLimits(info); err != nil {
 		return err
 	}
-	s.info.MaxBatch, s.info.MaxInFlight = info.MaxBatch, info.MaxInFlight
+	s.info.MaxBatch, s.info.MaxInFlight, s.info.BatchTimeout = info.MaxBatch, info.MaxInFlight, info.BatchTimeout
 	r := proto.CloneOf(s.infoResp)
 	r.MaxBatch, r.MaxInFlight = uint32(info.MaxBatch), uint32(info.MaxInFlight)
 	s.infoResp = r
@@ -240,6 +292,9 @@ func checkLimits(info Info) error {
 	if info.MaxBatch < 0 || info.MaxInFlight < 0 || info.MaxBatch > math.MaxUint32 || info.MaxInFlight > math.MaxUint32 {
 		return Errorf(abi.Internal, "backend %q: Info has MaxBatch %d and MaxInFlight %d: want 0 or more",
 			info.Name, info.MaxBatch, info.MaxInFlight)
+	}
+	if info.BatchTimeout < 0 {
+		return Errorf(abi.Internal, "backend %q: Info has BatchTimeout %v: want 0 or more", info.Name, info.BatchTimeout)
 	}
 	return nil
 }
@@ -258,6 +313,15 @@ func (s *Server) LoadSamples(ctx context.Context, samples []LoadedSample, releas
 		return &backendv1.LoadSamplesResponse{Status: status(err)}
 	}
 	s.idle()
+	if err := s.resolveTensors(samples); err != nil {
+		owner.releaseIfUnused()
+		return &backendv1.LoadSamplesResponse{Status: status(fmt.Errorf("load samples: %w", err))}
+	}
+	units, err := s.units(samples)
+	if err != nil {
+		owner.releaseIfUnused()
+		return &backendv1.LoadSamplesResponse{Status: status(fmt.Errorf("load samples: %w", err))}
+	}
 	if sl, ok := s.b.(SampleLoader); ok {
 		if err := guard("LoadSamples", func() error { return sl.LoadSamples(s.ctx(ctx), samples) }); err != nil {
 			owner.releaseIfUnused()
@@ -265,9 +329,13 @@ func (s *Server) LoadSamples(ctx context.Context, samples []LoadedSample, releas
 		}
 	}
 	s.samplesMu.Lock()
-	for _, smp := range samples {
+	for i, smp := range samples {
 		owner.refs++
-		if old, ok := s.samples.put(smp.Index, loadedEntry{data: smp.Data, owner: owner}); ok {
+		e := loadedEntry{data: smp.Data, tensors: smp.Tensors, owner: owner, units: 1}
+		if units != nil {
+			e.units = units[i]
+		}
+		if old, ok := s.samples.put(smp.Index, e); ok {
 			old.owner.drop()
 		}
 	}
@@ -298,6 +366,47 @@ func (s *Server) UnloadSamples(ctx context.Context, req *backendv1.UnloadSamples
 	}
 	s.samplesMu.Unlock()
 	return &backendv1.UnloadSamplesResponse{Status: &backendv1.Status{}}
+}
+
+// resolveTensors fills each sample's Tensors from the references its
+// transport found, checked against the inputs; tensors given directly are
+// checked. Without inputs, samples have no tensors. s.mu is held.
+func (s *Server) resolveTensors(samples []LoadedSample) error {
+	for i := range samples {
+		smp := &samples[i]
+		switch {
+		case len(s.inputs) == 0:
+			smp.Tensors = nil
+		case smp.refs != nil:
+			ts, err := resolveTensors(s.inputs, smp.refs, smp.Data)
+			if err != nil {
+				return Errorf(abi.InvalidArgument, "sample index %d: %v", smp.Index, err)
+			}
+			smp.Tensors, smp.refs = ts, nil
+		default:
+			if err := checkTensors(s.inputs, smp.Tensors); err != nil {
+				return Errorf(abi.InvalidArgument, "sample index %d: %v", smp.Index, err)
+			}
+		}
+	}
+	return nil
+}
+
+// units asks a BatchSizer what each sample weighs in a batch; nil when
+// the backend is none. s.mu is held.
+func (s *Server) units(samples []LoadedSample) ([]int, error) {
+	bs, ok := s.b.(BatchSizer)
+	if !ok {
+		return nil, nil
+	}
+	out := make([]int, len(samples))
+	err := guard("Units", func() error {
+		for i, smp := range samples {
+			out[i] = max(1, bs.Units(smp))
+		}
+		return nil
+	})
+	return out, err
 }
 
 func (o *sampleOwner) drop() {

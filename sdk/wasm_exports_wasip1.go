@@ -75,7 +75,7 @@ func wasmLoad(ptr, n uint32) uint32 {
 		}
 		// The model's bytes alias the request buffer: a backend that keeps
 		// them keeps the buffer alive after the host frees it.
-		return g.srv.Load(g.ctx, &backendv1.LoadRequest{ModelPath: m.path, ModelBytes: m.bytes, Options: m.options}), nil
+		return g.srv.Load(g.ctx, &backendv1.LoadRequest{ModelPath: m.path, ModelBytes: m.bytes, Options: m.options, Run: m.run, Inputs: m.inputs}), nil
 	})
 }
 
@@ -94,7 +94,7 @@ func wasmLoadSamples(ptr, n uint32) uint32 {
 			if s.data == nil && s.length != 0 {
 				return nil, Errorf(abi.InvalidArgument, "sample index %d: %d bytes but no data", s.index, s.length)
 			}
-			samples[i] = LoadedSample{Index: s.index, Data: s.data}
+			samples[i] = LoadedSample{Index: s.index, Data: s.data, refs: s.tensors}
 			if s.data == nil {
 				samples[i].Data = []byte{}
 			}

@@ -6,6 +6,9 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/mlperf-host/mlperf-host/abi/backendv1"
 )
 
 // The requests that carry bulk bytes (LoadRequest: a model;
@@ -25,6 +28,8 @@ type wireModel struct {
 	path    string
 	bytes   []byte
 	options map[string]string
+	run     *backendv1.RunConfig
+	inputs  []*backendv1.TensorSpec
 }
 
 // decodeLoadRequest decodes a mlperf.backend.v1.LoadRequest.
@@ -51,6 +56,21 @@ func decodeLoadRequest(b []byte) (wireModel, error) {
 				m.options = map[string]string{}
 			}
 			m.options[k] = val
+		case 4:
+			// Small: decoded by proto, merged as proto.Unmarshal merges a
+			// repeated message field.
+			if m.run == nil {
+				m.run = &backendv1.RunConfig{}
+			}
+			if err := proto.Unmarshal(v, m.run); err != nil {
+				return fmt.Errorf("%w: run: %w", errWire, err)
+			}
+		case 5:
+			in := &backendv1.TensorSpec{}
+			if err := proto.Unmarshal(v, in); err != nil {
+				return fmt.Errorf("%w: inputs: %w", errWire, err)
+			}
+			m.inputs = append(m.inputs, in)
 		}
 		return nil
 	})
@@ -88,6 +108,7 @@ type wireSamples struct {
 type wireSampleRef struct {
 	index, offset, length uint64
 	data                  []byte
+	tensors               []tensorRef
 }
 
 // decodeLoadSamplesRequest decodes a mlperf.backend.v1.LoadSamplesRequest.
@@ -118,6 +139,12 @@ func decodeLoadSamplesRequest(b []byte) (wireSamples, error) {
 				switch {
 				case num == 4 && typ == protowire.BytesType:
 					s.data = v
+				case num == 5 && typ == protowire.BytesType:
+					var r backendv1.TensorRef
+					if err := proto.Unmarshal(v, &r); err != nil {
+						return fmt.Errorf("%w: tensors: %w", errWire, err)
+					}
+					s.tensors = append(s.tensors, refsFrom([]*backendv1.TensorRef{&r})...)
 				case typ != protowire.VarintType:
 				case num == 1:
 					s.index = x

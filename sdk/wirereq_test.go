@@ -75,6 +75,8 @@ func TestDecodeLoadRequest(t *testing.T) {
 		// skipped, as proto.Unmarshal does.
 		{name: "unknown and mistyped fields", in: wire(nil).varint(1, 5).bytes(9, []byte("x")).bytes(1, []byte("p")),
 			want: wireModel{path: "p"}},
+		{name: "run", in: mustMarshal(t, &backendv1.LoadRequest{Run: &backendv1.RunConfig{Benchmark: "bert-99", Scenario: "Server"}}),
+			want: wireModel{run: &backendv1.RunConfig{Benchmark: "bert-99", Scenario: "Server"}}},
 		{name: "last option wins", in: wire(nil).bytes(3, wire(nil).bytes(1, []byte("k")).bytes(2, []byte("a"))).
 			bytes(3, wire(nil).bytes(1, []byte("k")).bytes(2, []byte("b"))),
 			want: wireModel{options: map[string]string{"k": "b"}}},
@@ -84,6 +86,8 @@ func TestDecodeLoadRequest(t *testing.T) {
 			t.Parallel()
 			got, err := decodeLoadRequest(tt.in)
 			require.NoError(t, err)
+			assert.True(t, proto.Equal(tt.want.run, got.run), "run %v", got.run)
+			tt.want.run, got.run = nil, nil
 			assert.Equal(t, tt.want, got)
 			checkLoadRequest(t, tt.in)
 		})
@@ -151,6 +155,11 @@ func checkLoadRequest(t testing.TB, b []byte) {
 	for k, v := range ref.GetOptions() {
 		assert.Equal(t, v, got.options[k], "option %q", k)
 	}
+	assert.True(t, proto.Equal(ref.GetRun(), got.run), "run %v, decoded %v", ref.GetRun(), got.run)
+	require.Len(t, got.inputs, len(ref.GetInputs()))
+	for i, in := range ref.GetInputs() {
+		assert.True(t, proto.Equal(in, got.inputs[i]), "input %d", i)
+	}
 }
 
 // checkLoadSamplesRequest is checkLoadRequest for LoadSamplesRequest.
@@ -170,12 +179,15 @@ func checkLoadSamplesRequest(t testing.TB, b []byte) {
 		g := got.samples[i]
 		assert.Equal(t, [3]uint64{s.GetIndex(), s.GetOffset(), s.GetLength()}, [3]uint64{g.index, g.offset, g.length}, "sample %d", i)
 		assert.Equal(t, string(s.GetData()), string(g.data), "sample %d", i)
+		assert.Equal(t, refsFrom(s.GetTensors()), g.tensors, "sample %d", i)
 	}
 }
 
 func FuzzDecodeLoadRequest(f *testing.F) {
 	f.Add(mustMarshal(f, &backendv1.LoadRequest{ModelPath: "m", ModelBytes: []byte{1}, Options: map[string]string{"a": "b"}}))
 	f.Add([]byte(wire(nil).varint(1, 5).bytes(3, wire(nil).bytes(1, []byte{0xff}))))
+	f.Add(mustMarshal(f, &backendv1.LoadRequest{Run: &backendv1.RunConfig{Scenario: "Server", Settings: &backendv1.TestSettings{TargetQps: 5}},
+		Inputs: []*backendv1.TensorSpec{{Name: "input_ids", Dtype: "int32", Shape: []int64{-1}}}}))
 	f.Fuzz(func(t *testing.T, b []byte) { checkLoadRequest(t, b) })
 }
 
@@ -183,5 +195,7 @@ func FuzzDecodeLoadSamplesRequest(f *testing.F) {
 	f.Add(mustMarshal(f, &backendv1.LoadSamplesRequest{Arena: &backendv1.Arena{Path: "p", Size: 9},
 		Samples: []*backendv1.SampleRef{{Index: 1, Offset: 2, Length: 3}, {Index: 2, Data: []byte("x")}}}))
 	f.Add([]byte(wire(nil).bytes(1, nil).bytes(2, []byte{0x22, 0x03})))
+	f.Add(mustMarshal(f, &backendv1.LoadSamplesRequest{Samples: []*backendv1.SampleRef{{Index: 1, Data: []byte("abcd"),
+		Tensors: []*backendv1.TensorRef{{Tensor: 0, Shape: []int64{2}, Offset: 0, Length: 2}, {Tensor: 1, Shape: []int64{2}, Offset: 2, Length: 2}}}}}))
 	f.Fuzz(func(t *testing.T, b []byte) { checkLoadSamplesRequest(t, b) })
 }

@@ -89,12 +89,21 @@ func (x *Status) GetMessage() string {
 
 // Device is one accelerator a backend can use.
 type Device struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            int32                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	Kind          string                 `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
-	MemoryBytes   uint64                 `protobuf:"varint,4,opt,name=memory_bytes,json=memoryBytes,proto3" json:"memory_bytes,omitempty"`
-	Driver        string                 `protobuf:"bytes,5,opt,name=driver,proto3" json:"driver,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Id          int32                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name        string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Kind        string                 `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
+	MemoryBytes uint64                 `protobuf:"varint,4,opt,name=memory_bytes,json=memoryBytes,proto3" json:"memory_bytes,omitempty"`
+	Driver      string                 `protobuf:"bytes,5,opt,name=driver,proto3" json:"driver,omitempty"`
+	// numa_node (v1.2) is the NUMA node nearest the device, as the operating
+	// system numbers them; absent when unknown.
+	NumaNode *int32 `protobuf:"varint,6,opt,name=numa_node,json=numaNode,proto3,oneof" json:"numa_node,omitempty"`
+	// pci_bus_id (v1.2) is the device's PCI address,
+	// "domain:bus:device.function" ("0000:3b:00.0"); empty when unknown.
+	PciBusId string `protobuf:"bytes,7,opt,name=pci_bus_id,json=pciBusId,proto3" json:"pci_bus_id,omitempty"`
+	// uuid (v1.2) identifies the device across reboots and renumbering
+	// ("GPU-8f3c..."); empty when unknown.
+	Uuid          string `protobuf:"bytes,8,opt,name=uuid,proto3" json:"uuid,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -164,6 +173,113 @@ func (x *Device) GetDriver() string {
 	return ""
 }
 
+func (x *Device) GetNumaNode() int32 {
+	if x != nil && x.NumaNode != nil {
+		return *x.NumaNode
+	}
+	return 0
+}
+
+func (x *Device) GetPciBusId() string {
+	if x != nil {
+		return x.PciBusId
+	}
+	return ""
+}
+
+func (x *Device) GetUuid() string {
+	if x != nil {
+		return x.Uuid
+	}
+	return ""
+}
+
+// OptionSpec (v1.2) describes one option Load accepts: the plugin's option
+// schema, which the host shows (`plugins describe`) and checks options
+// against before Load.
+type OptionSpec struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// type is one of "string", "int", "uint", "float", "bool" ("true",
+	// "false", "1", "0"), "duration" (Go syntax: "500us", "2ms") or "enum"
+	// (one of allowed). Empty means "string".
+	Type string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	// default_value is what the plugin uses when the option is not given;
+	// empty when there is none.
+	DefaultValue string `protobuf:"bytes,3,opt,name=default_value,json=defaultValue,proto3" json:"default_value,omitempty"`
+	// allowed lists the values an "enum" option takes.
+	Allowed []string `protobuf:"bytes,4,rep,name=allowed,proto3" json:"allowed,omitempty"`
+	// doc is one line saying what the option does.
+	Doc           string `protobuf:"bytes,5,opt,name=doc,proto3" json:"doc,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OptionSpec) Reset() {
+	*x = OptionSpec{}
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OptionSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OptionSpec) ProtoMessage() {}
+
+func (x *OptionSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OptionSpec.ProtoReflect.Descriptor instead.
+func (*OptionSpec) Descriptor() ([]byte, []int) {
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *OptionSpec) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *OptionSpec) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *OptionSpec) GetDefaultValue() string {
+	if x != nil {
+		return x.DefaultValue
+	}
+	return ""
+}
+
+func (x *OptionSpec) GetAllowed() []string {
+	if x != nil {
+		return x.Allowed
+	}
+	return nil
+}
+
+func (x *OptionSpec) GetDoc() string {
+	if x != nil {
+		return x.Doc
+	}
+	return ""
+}
+
 // InfoRequest opens the conversation: the host says which ABI version and
 // capabilities it has.
 type InfoRequest struct {
@@ -178,7 +294,7 @@ type InfoRequest struct {
 
 func (x *InfoRequest) Reset() {
 	*x = InfoRequest{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[2]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -190,7 +306,7 @@ func (x *InfoRequest) String() string {
 func (*InfoRequest) ProtoMessage() {}
 
 func (x *InfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[2]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -203,7 +319,7 @@ func (x *InfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InfoRequest.ProtoReflect.Descriptor instead.
 func (*InfoRequest) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{2}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *InfoRequest) GetHostAbiMajor() uint32 {
@@ -243,14 +359,17 @@ type InfoResponse struct {
 	// 0 means no limit.
 	MaxBatch uint32 `protobuf:"varint,9,opt,name=max_batch,json=maxBatch,proto3" json:"max_batch,omitempty"`
 	// max_in_flight is how many inference calls may run at once; 0 means 1.
-	MaxInFlight   uint32 `protobuf:"varint,10,opt,name=max_in_flight,json=maxInFlight,proto3" json:"max_in_flight,omitempty"`
+	MaxInFlight uint32 `protobuf:"varint,10,opt,name=max_in_flight,json=maxInFlight,proto3" json:"max_in_flight,omitempty"`
+	// options (v1.2) is the option schema: every option Load accepts. Empty
+	// means the plugin does not say (it checks its options itself).
+	Options       []*OptionSpec `protobuf:"bytes,11,rep,name=options,proto3" json:"options,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *InfoResponse) Reset() {
 	*x = InfoResponse{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[3]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -262,7 +381,7 @@ func (x *InfoResponse) String() string {
 func (*InfoResponse) ProtoMessage() {}
 
 func (x *InfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[3]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -275,7 +394,7 @@ func (x *InfoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InfoResponse.ProtoReflect.Descriptor instead.
 func (*InfoResponse) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{3}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *InfoResponse) GetStatus() *Status {
@@ -348,20 +467,34 @@ func (x *InfoResponse) GetMaxInFlight() uint32 {
 	return 0
 }
 
+func (x *InfoResponse) GetOptions() []*OptionSpec {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
 // LoadRequest asks the backend to load a model, from a path it opens itself
 // or from bytes the host sends.
 type LoadRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ModelPath     string                 `protobuf:"bytes,1,opt,name=model_path,json=modelPath,proto3" json:"model_path,omitempty"`
-	ModelBytes    []byte                 `protobuf:"bytes,2,opt,name=model_bytes,json=modelBytes,proto3" json:"model_bytes,omitempty"`
-	Options       map[string]string      `protobuf:"bytes,3,rep,name=options,proto3" json:"options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	ModelPath  string                 `protobuf:"bytes,1,opt,name=model_path,json=modelPath,proto3" json:"model_path,omitempty"`
+	ModelBytes []byte                 `protobuf:"bytes,2,opt,name=model_bytes,json=modelBytes,proto3" json:"model_bytes,omitempty"`
+	Options    map[string]string      `protobuf:"bytes,3,rep,name=options,proto3" json:"options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// run (v1.2) says what the model is loaded for: benchmark, scenario,
+	// mode and the effective test settings. Absent from older hosts.
+	Run *RunConfig `protobuf:"bytes,4,opt,name=run,proto3" json:"run,omitempty"`
+	// inputs (v1.2) is the data set's schema: the named tensors of every
+	// sample, in the order a sample's bytes hold them. Empty from older
+	// hosts; then each sample is one tensor the plugin knows.
+	Inputs        []*TensorSpec `protobuf:"bytes,5,rep,name=inputs,proto3" json:"inputs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *LoadRequest) Reset() {
 	*x = LoadRequest{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[4]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -373,7 +506,7 @@ func (x *LoadRequest) String() string {
 func (*LoadRequest) ProtoMessage() {}
 
 func (x *LoadRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[4]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -386,7 +519,7 @@ func (x *LoadRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoadRequest.ProtoReflect.Descriptor instead.
 func (*LoadRequest) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{4}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *LoadRequest) GetModelPath() string {
@@ -410,21 +543,570 @@ func (x *LoadRequest) GetOptions() map[string]string {
 	return nil
 }
 
+func (x *LoadRequest) GetRun() *RunConfig {
+	if x != nil {
+		return x.Run
+	}
+	return nil
+}
+
+func (x *LoadRequest) GetInputs() []*TensorSpec {
+	if x != nil {
+		return x.Inputs
+	}
+	return nil
+}
+
+// TensorSpec (v1.2) describes one named tensor of every sample.
+type TensorSpec struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// dtype is "uint8", "int8", "int16", "int32", "int64", "float16",
+	// "float32", "float64" or "bool"; elements are little-endian.
+	Dtype string `protobuf:"bytes,2,opt,name=dtype,proto3" json:"dtype,omitempty"`
+	// shape is one sample's shape; -1 marks a dimension that varies from
+	// sample to sample (a sequence length, a volume's extent).
+	Shape         []int64 `protobuf:"varint,3,rep,packed,name=shape,proto3" json:"shape,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TensorSpec) Reset() {
+	*x = TensorSpec{}
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TensorSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TensorSpec) ProtoMessage() {}
+
+func (x *TensorSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TensorSpec.ProtoReflect.Descriptor instead.
+func (*TensorSpec) Descriptor() ([]byte, []int) {
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *TensorSpec) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *TensorSpec) GetDtype() string {
+	if x != nil {
+		return x.Dtype
+	}
+	return ""
+}
+
+func (x *TensorSpec) GetShape() []int64 {
+	if x != nil {
+		return x.Shape
+	}
+	return nil
+}
+
+// TensorRef (v1.2) is one tensor of one sample: its shape, every
+// dimension known, and where its bytes (C order) lie in the sample's.
+type TensorRef struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tensor is its position in LoadRequest.inputs.
+	Tensor uint32  `protobuf:"varint,1,opt,name=tensor,proto3" json:"tensor,omitempty"`
+	Shape  []int64 `protobuf:"varint,2,rep,packed,name=shape,proto3" json:"shape,omitempty"`
+	// offset and length are in bytes from the sample's first byte.
+	Offset        uint64 `protobuf:"varint,3,opt,name=offset,proto3" json:"offset,omitempty"`
+	Length        uint64 `protobuf:"varint,4,opt,name=length,proto3" json:"length,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TensorRef) Reset() {
+	*x = TensorRef{}
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TensorRef) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TensorRef) ProtoMessage() {}
+
+func (x *TensorRef) ProtoReflect() protoreflect.Message {
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TensorRef.ProtoReflect.Descriptor instead.
+func (*TensorRef) Descriptor() ([]byte, []int) {
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *TensorRef) GetTensor() uint32 {
+	if x != nil {
+		return x.Tensor
+	}
+	return 0
+}
+
+func (x *TensorRef) GetShape() []int64 {
+	if x != nil {
+		return x.Shape
+	}
+	return nil
+}
+
+func (x *TensorRef) GetOffset() uint64 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+func (x *TensorRef) GetLength() uint64 {
+	if x != nil {
+		return x.Length
+	}
+	return 0
+}
+
+// RunConfig (v1.2) describes the run a model is loaded for, so that a
+// plugin can pick a scenario's engine, batch size or batching deadline.
+type RunConfig struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// benchmark is the MLPerf model name of mlperf.conf ("resnet50",
+	// "bert-99").
+	Benchmark string `protobuf:"bytes,1,opt,name=benchmark,proto3" json:"benchmark,omitempty"`
+	// scenario is "SingleStream", "MultiStream", "Server" or "Offline".
+	Scenario string `protobuf:"bytes,2,opt,name=scenario,proto3" json:"scenario,omitempty"`
+	// mode is "PerformanceOnly", "AccuracyOnly", "SubmissionRun" or
+	// "FindPeakPerformance".
+	Mode          string        `protobuf:"bytes,3,opt,name=mode,proto3" json:"mode,omitempty"`
+	Settings      *TestSettings `protobuf:"bytes,4,opt,name=settings,proto3" json:"settings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunConfig) Reset() {
+	*x = RunConfig{}
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunConfig) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunConfig) ProtoMessage() {}
+
+func (x *RunConfig) ProtoReflect() protoreflect.Message {
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunConfig.ProtoReflect.Descriptor instead.
+func (*RunConfig) Descriptor() ([]byte, []int) {
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *RunConfig) GetBenchmark() string {
+	if x != nil {
+		return x.Benchmark
+	}
+	return ""
+}
+
+func (x *RunConfig) GetScenario() string {
+	if x != nil {
+		return x.Scenario
+	}
+	return ""
+}
+
+func (x *RunConfig) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *RunConfig) GetSettings() *TestSettings {
+	if x != nil {
+		return x.Settings
+	}
+	return nil
+}
+
+// TestSettings (v1.2) are the LoadGen settings in effect for the run
+// (mlperf.conf, user.conf and the user's overrides applied), those that
+// matter to a backend. Durations are nanoseconds; 0 means unset.
+type TestSettings struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// target_qps is the Server scenario's target rate, or the Offline
+	// scenario's expected rate.
+	TargetQps float64 `protobuf:"fixed64,1,opt,name=target_qps,json=targetQps,proto3" json:"target_qps,omitempty"`
+	// target_latency_ns is the Server scenario's latency bound, or the
+	// SingleStream/MultiStream expected latency.
+	TargetLatencyNs uint64 `protobuf:"varint,2,opt,name=target_latency_ns,json=targetLatencyNs,proto3" json:"target_latency_ns,omitempty"`
+	// target_latency_percentile is the scenario's percentile (0.99 = p99).
+	TargetLatencyPercentile float64 `protobuf:"fixed64,3,opt,name=target_latency_percentile,json=targetLatencyPercentile,proto3" json:"target_latency_percentile,omitempty"`
+	// samples_per_query is 1 for SingleStream and Server, the MultiStream
+	// query size, and 0 for Offline (one query of every sample).
+	SamplesPerQuery uint64 `protobuf:"varint,4,opt,name=samples_per_query,json=samplesPerQuery,proto3" json:"samples_per_query,omitempty"`
+	// performance_sample_count is how many samples are loaded at once.
+	PerformanceSampleCount uint64 `protobuf:"varint,5,opt,name=performance_sample_count,json=performanceSampleCount,proto3" json:"performance_sample_count,omitempty"`
+	// total_sample_count is the data set's size.
+	TotalSampleCount uint64 `protobuf:"varint,6,opt,name=total_sample_count,json=totalSampleCount,proto3" json:"total_sample_count,omitempty"`
+	MinDurationNs    uint64 `protobuf:"varint,7,opt,name=min_duration_ns,json=minDurationNs,proto3" json:"min_duration_ns,omitempty"`
+	MaxDurationNs    uint64 `protobuf:"varint,8,opt,name=max_duration_ns,json=maxDurationNs,proto3" json:"max_duration_ns,omitempty"`
+	MinQueryCount    uint64 `protobuf:"varint,9,opt,name=min_query_count,json=minQueryCount,proto3" json:"min_query_count,omitempty"`
+	MaxQueryCount    uint64 `protobuf:"varint,10,opt,name=max_query_count,json=maxQueryCount,proto3" json:"max_query_count,omitempty"`
+	// max_async_queries bounds the queries in flight (0: no bound).
+	MaxAsyncQueries uint64 `protobuf:"varint,11,opt,name=max_async_queries,json=maxAsyncQueries,proto3" json:"max_async_queries,omitempty"`
+	// use_token_latencies: an LLM run measuring first-token and per-token
+	// latencies, bounded by ttft_latency_ns and tpot_latency_ns.
+	UseTokenLatencies bool   `protobuf:"varint,12,opt,name=use_token_latencies,json=useTokenLatencies,proto3" json:"use_token_latencies,omitempty"`
+	TtftLatencyNs     uint64 `protobuf:"varint,13,opt,name=ttft_latency_ns,json=ttftLatencyNs,proto3" json:"ttft_latency_ns,omitempty"`
+	TpotLatencyNs     uint64 `protobuf:"varint,14,opt,name=tpot_latency_ns,json=tpotLatencyNs,proto3" json:"tpot_latency_ns,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *TestSettings) Reset() {
+	*x = TestSettings{}
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TestSettings) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TestSettings) ProtoMessage() {}
+
+func (x *TestSettings) ProtoReflect() protoreflect.Message {
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TestSettings.ProtoReflect.Descriptor instead.
+func (*TestSettings) Descriptor() ([]byte, []int) {
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *TestSettings) GetTargetQps() float64 {
+	if x != nil {
+		return x.TargetQps
+	}
+	return 0
+}
+
+func (x *TestSettings) GetTargetLatencyNs() uint64 {
+	if x != nil {
+		return x.TargetLatencyNs
+	}
+	return 0
+}
+
+func (x *TestSettings) GetTargetLatencyPercentile() float64 {
+	if x != nil {
+		return x.TargetLatencyPercentile
+	}
+	return 0
+}
+
+func (x *TestSettings) GetSamplesPerQuery() uint64 {
+	if x != nil {
+		return x.SamplesPerQuery
+	}
+	return 0
+}
+
+func (x *TestSettings) GetPerformanceSampleCount() uint64 {
+	if x != nil {
+		return x.PerformanceSampleCount
+	}
+	return 0
+}
+
+func (x *TestSettings) GetTotalSampleCount() uint64 {
+	if x != nil {
+		return x.TotalSampleCount
+	}
+	return 0
+}
+
+func (x *TestSettings) GetMinDurationNs() uint64 {
+	if x != nil {
+		return x.MinDurationNs
+	}
+	return 0
+}
+
+func (x *TestSettings) GetMaxDurationNs() uint64 {
+	if x != nil {
+		return x.MaxDurationNs
+	}
+	return 0
+}
+
+func (x *TestSettings) GetMinQueryCount() uint64 {
+	if x != nil {
+		return x.MinQueryCount
+	}
+	return 0
+}
+
+func (x *TestSettings) GetMaxQueryCount() uint64 {
+	if x != nil {
+		return x.MaxQueryCount
+	}
+	return 0
+}
+
+func (x *TestSettings) GetMaxAsyncQueries() uint64 {
+	if x != nil {
+		return x.MaxAsyncQueries
+	}
+	return 0
+}
+
+func (x *TestSettings) GetUseTokenLatencies() bool {
+	if x != nil {
+		return x.UseTokenLatencies
+	}
+	return false
+}
+
+func (x *TestSettings) GetTtftLatencyNs() uint64 {
+	if x != nil {
+		return x.TtftLatencyNs
+	}
+	return 0
+}
+
+func (x *TestSettings) GetTpotLatencyNs() uint64 {
+	if x != nil {
+		return x.TpotLatencyNs
+	}
+	return 0
+}
+
+// SubmissionFacts (v1.2) is what only the plugin knows about the system
+// under test, for the submission's system description and
+// measurements.json. Every field is optional; the host fills what is
+// empty from its own knowledge or leaves it to the submitter. Strings are
+// written as the MLPerf submission rules spell them.
+type SubmissionFacts struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// framework is the software stack ("TensorRT 10.3, CUDA 12.6").
+	Framework string `protobuf:"bytes,1,opt,name=framework,proto3" json:"framework,omitempty"`
+	// input_data_types and weight_data_types are the precisions
+	// ("int8", "fp16").
+	InputDataTypes  string `protobuf:"bytes,2,opt,name=input_data_types,json=inputDataTypes,proto3" json:"input_data_types,omitempty"`
+	WeightDataTypes string `protobuf:"bytes,3,opt,name=weight_data_types,json=weightDataTypes,proto3" json:"weight_data_types,omitempty"`
+	// weight_transformations says how the weights were derived from the
+	// reference ("quantization, affine fusion"; "none").
+	WeightTransformations string `protobuf:"bytes,4,opt,name=weight_transformations,json=weightTransformations,proto3" json:"weight_transformations,omitempty"`
+	// devices_used are the ids (Device.id) of the devices the loaded model
+	// runs on.
+	DevicesUsed          []int32 `protobuf:"varint,5,rep,packed,name=devices_used,json=devicesUsed,proto3" json:"devices_used,omitempty"`
+	AcceleratorModelName string  `protobuf:"bytes,6,opt,name=accelerator_model_name,json=acceleratorModelName,proto3" json:"accelerator_model_name,omitempty"`
+	// accelerator_memory_capacity ("80 GB"), accelerator_memory_configuration
+	// ("HBM3"), accelerator_on_chip_memories are per accelerator.
+	AcceleratorMemoryCapacity      string `protobuf:"bytes,7,opt,name=accelerator_memory_capacity,json=acceleratorMemoryCapacity,proto3" json:"accelerator_memory_capacity,omitempty"`
+	AcceleratorMemoryConfiguration string `protobuf:"bytes,8,opt,name=accelerator_memory_configuration,json=acceleratorMemoryConfiguration,proto3" json:"accelerator_memory_configuration,omitempty"`
+	AcceleratorOnChipMemories      string `protobuf:"bytes,9,opt,name=accelerator_on_chip_memories,json=acceleratorOnChipMemories,proto3" json:"accelerator_on_chip_memories,omitempty"`
+	// accelerator_interconnect ("NVLink"), its topology and the
+	// accelerator-to-host interconnect ("PCIe Gen5 x16").
+	AcceleratorInterconnect         string `protobuf:"bytes,10,opt,name=accelerator_interconnect,json=acceleratorInterconnect,proto3" json:"accelerator_interconnect,omitempty"`
+	AcceleratorInterconnectTopology string `protobuf:"bytes,11,opt,name=accelerator_interconnect_topology,json=acceleratorInterconnectTopology,proto3" json:"accelerator_interconnect_topology,omitempty"`
+	AcceleratorHostInterconnect     string `protobuf:"bytes,12,opt,name=accelerator_host_interconnect,json=acceleratorHostInterconnect,proto3" json:"accelerator_host_interconnect,omitempty"`
+	// accelerator_frequency ("1980 MHz").
+	AcceleratorFrequency string `protobuf:"bytes,13,opt,name=accelerator_frequency,json=acceleratorFrequency,proto3" json:"accelerator_frequency,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
+}
+
+func (x *SubmissionFacts) Reset() {
+	*x = SubmissionFacts{}
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmissionFacts) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmissionFacts) ProtoMessage() {}
+
+func (x *SubmissionFacts) ProtoReflect() protoreflect.Message {
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmissionFacts.ProtoReflect.Descriptor instead.
+func (*SubmissionFacts) Descriptor() ([]byte, []int) {
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *SubmissionFacts) GetFramework() string {
+	if x != nil {
+		return x.Framework
+	}
+	return ""
+}
+
+func (x *SubmissionFacts) GetInputDataTypes() string {
+	if x != nil {
+		return x.InputDataTypes
+	}
+	return ""
+}
+
+func (x *SubmissionFacts) GetWeightDataTypes() string {
+	if x != nil {
+		return x.WeightDataTypes
+	}
+	return ""
+}
+
+func (x *SubmissionFacts) GetWeightTransformations() string {
+	if x != nil {
+		return x.WeightTransformations
+	}
+	return ""
+}
+
+func (x *SubmissionFacts) GetDevicesUsed() []int32 {
+	if x != nil {
+		return x.DevicesUsed
+	}
+	return nil
+}
+
+func (x *SubmissionFacts) GetAcceleratorModelName() string {
+	if x != nil {
+		return x.AcceleratorModelName
+	}
+	return ""
+}
+
+func (x *SubmissionFacts) GetAcceleratorMemoryCapacity() string {
+	if x != nil {
+		return x.AcceleratorMemoryCapacity
+	}
+	return ""
+}
+
+func (x *SubmissionFacts) GetAcceleratorMemoryConfiguration() string {
+	if x != nil {
+		return x.AcceleratorMemoryConfiguration
+	}
+	return ""
+}
+
+func (x *SubmissionFacts) GetAcceleratorOnChipMemories() string {
+	if x != nil {
+		return x.AcceleratorOnChipMemories
+	}
+	return ""
+}
+
+func (x *SubmissionFacts) GetAcceleratorInterconnect() string {
+	if x != nil {
+		return x.AcceleratorInterconnect
+	}
+	return ""
+}
+
+func (x *SubmissionFacts) GetAcceleratorInterconnectTopology() string {
+	if x != nil {
+		return x.AcceleratorInterconnectTopology
+	}
+	return ""
+}
+
+func (x *SubmissionFacts) GetAcceleratorHostInterconnect() string {
+	if x != nil {
+		return x.AcceleratorHostInterconnect
+	}
+	return ""
+}
+
+func (x *SubmissionFacts) GetAcceleratorFrequency() string {
+	if x != nil {
+		return x.AcceleratorFrequency
+	}
+	return ""
+}
+
 type LoadResponse struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Status *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
 	// max_batch and max_in_flight (v1.1) are the backend's limits with the
 	// model loaded, which Load's options may have changed (a stream count,
 	// a batch size). 0 keeps what InfoResponse said.
-	MaxBatch      uint32 `protobuf:"varint,2,opt,name=max_batch,json=maxBatch,proto3" json:"max_batch,omitempty"`
-	MaxInFlight   uint32 `protobuf:"varint,3,opt,name=max_in_flight,json=maxInFlight,proto3" json:"max_in_flight,omitempty"`
+	MaxBatch    uint32 `protobuf:"varint,2,opt,name=max_batch,json=maxBatch,proto3" json:"max_batch,omitempty"`
+	MaxInFlight uint32 `protobuf:"varint,3,opt,name=max_in_flight,json=maxInFlight,proto3" json:"max_in_flight,omitempty"`
+	// facts (v1.2) is what the loaded model runs on and how, for the
+	// submission; absent when the plugin reports nothing.
+	Facts         *SubmissionFacts `protobuf:"bytes,4,opt,name=facts,proto3" json:"facts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *LoadResponse) Reset() {
 	*x = LoadResponse{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[5]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -436,7 +1118,7 @@ func (x *LoadResponse) String() string {
 func (*LoadResponse) ProtoMessage() {}
 
 func (x *LoadResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[5]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -449,7 +1131,7 @@ func (x *LoadResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoadResponse.ProtoReflect.Descriptor instead.
 func (*LoadResponse) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{5}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *LoadResponse) GetStatus() *Status {
@@ -473,6 +1155,13 @@ func (x *LoadResponse) GetMaxInFlight() uint32 {
 	return 0
 }
 
+func (x *LoadResponse) GetFacts() *SubmissionFacts {
+	if x != nil {
+		return x.Facts
+	}
+	return nil
+}
+
 // Arena names a shared-memory file the host filled with sample bytes. The
 // plugin maps it read-only; samples refer to it by offset and length.
 type Arena struct {
@@ -485,7 +1174,7 @@ type Arena struct {
 
 func (x *Arena) Reset() {
 	*x = Arena{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[6]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -497,7 +1186,7 @@ func (x *Arena) String() string {
 func (*Arena) ProtoMessage() {}
 
 func (x *Arena) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[6]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -510,7 +1199,7 @@ func (x *Arena) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Arena.ProtoReflect.Descriptor instead.
 func (*Arena) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{6}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Arena) GetPath() string {
@@ -529,18 +1218,21 @@ func (x *Arena) GetSize() uint64 {
 
 // SampleRef is one sample: either a range of the arena, or inline bytes.
 type SampleRef struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Index         uint64                 `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
-	Offset        uint64                 `protobuf:"varint,2,opt,name=offset,proto3" json:"offset,omitempty"`
-	Length        uint64                 `protobuf:"varint,3,opt,name=length,proto3" json:"length,omitempty"`
-	Data          []byte                 `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Index  uint64                 `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	Offset uint64                 `protobuf:"varint,2,opt,name=offset,proto3" json:"offset,omitempty"`
+	Length uint64                 `protobuf:"varint,3,opt,name=length,proto3" json:"length,omitempty"`
+	Data   []byte                 `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
+	// tensors (v1.2) are the sample's tensors, one per LoadRequest.inputs
+	// entry, in that order; the sample's bytes are theirs concatenated.
+	Tensors       []*TensorRef `protobuf:"bytes,5,rep,name=tensors,proto3" json:"tensors,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SampleRef) Reset() {
 	*x = SampleRef{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[7]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -552,7 +1244,7 @@ func (x *SampleRef) String() string {
 func (*SampleRef) ProtoMessage() {}
 
 func (x *SampleRef) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[7]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -565,7 +1257,7 @@ func (x *SampleRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SampleRef.ProtoReflect.Descriptor instead.
 func (*SampleRef) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{7}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SampleRef) GetIndex() uint64 {
@@ -596,6 +1288,13 @@ func (x *SampleRef) GetData() []byte {
 	return nil
 }
 
+func (x *SampleRef) GetTensors() []*TensorRef {
+	if x != nil {
+		return x.Tensors
+	}
+	return nil
+}
+
 // LoadSamplesRequest makes samples resident before the timed run (untimed,
 // the LoadGen's LoadSamplesToRam). When arena is set, samples without
 // inline data are ranges of it.
@@ -609,7 +1308,7 @@ type LoadSamplesRequest struct {
 
 func (x *LoadSamplesRequest) Reset() {
 	*x = LoadSamplesRequest{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[8]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -621,7 +1320,7 @@ func (x *LoadSamplesRequest) String() string {
 func (*LoadSamplesRequest) ProtoMessage() {}
 
 func (x *LoadSamplesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[8]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -634,7 +1333,7 @@ func (x *LoadSamplesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoadSamplesRequest.ProtoReflect.Descriptor instead.
 func (*LoadSamplesRequest) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{8}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *LoadSamplesRequest) GetArena() *Arena {
@@ -660,7 +1359,7 @@ type LoadSamplesResponse struct {
 
 func (x *LoadSamplesResponse) Reset() {
 	*x = LoadSamplesResponse{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[9]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -672,7 +1371,7 @@ func (x *LoadSamplesResponse) String() string {
 func (*LoadSamplesResponse) ProtoMessage() {}
 
 func (x *LoadSamplesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[9]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -685,7 +1384,7 @@ func (x *LoadSamplesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoadSamplesResponse.ProtoReflect.Descriptor instead.
 func (*LoadSamplesResponse) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{9}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *LoadSamplesResponse) GetStatus() *Status {
@@ -704,7 +1403,7 @@ type UnloadSamplesRequest struct {
 
 func (x *UnloadSamplesRequest) Reset() {
 	*x = UnloadSamplesRequest{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[10]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -716,7 +1415,7 @@ func (x *UnloadSamplesRequest) String() string {
 func (*UnloadSamplesRequest) ProtoMessage() {}
 
 func (x *UnloadSamplesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[10]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -729,7 +1428,7 @@ func (x *UnloadSamplesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnloadSamplesRequest.ProtoReflect.Descriptor instead.
 func (*UnloadSamplesRequest) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{10}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *UnloadSamplesRequest) GetIndices() []uint64 {
@@ -748,7 +1447,7 @@ type UnloadSamplesResponse struct {
 
 func (x *UnloadSamplesResponse) Reset() {
 	*x = UnloadSamplesResponse{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[11]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -760,7 +1459,7 @@ func (x *UnloadSamplesResponse) String() string {
 func (*UnloadSamplesResponse) ProtoMessage() {}
 
 func (x *UnloadSamplesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[11]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -773,7 +1472,7 @@ func (x *UnloadSamplesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnloadSamplesResponse.ProtoReflect.Descriptor instead.
 func (*UnloadSamplesResponse) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{11}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *UnloadSamplesResponse) GetStatus() *Status {
@@ -791,7 +1490,7 @@ type WarmupRequest struct {
 
 func (x *WarmupRequest) Reset() {
 	*x = WarmupRequest{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[12]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -803,7 +1502,7 @@ func (x *WarmupRequest) String() string {
 func (*WarmupRequest) ProtoMessage() {}
 
 func (x *WarmupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[12]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -816,7 +1515,7 @@ func (x *WarmupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WarmupRequest.ProtoReflect.Descriptor instead.
 func (*WarmupRequest) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{12}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{18}
 }
 
 type WarmupResponse struct {
@@ -828,7 +1527,7 @@ type WarmupResponse struct {
 
 func (x *WarmupResponse) Reset() {
 	*x = WarmupResponse{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[13]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -840,7 +1539,7 @@ func (x *WarmupResponse) String() string {
 func (*WarmupResponse) ProtoMessage() {}
 
 func (x *WarmupResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[13]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -853,7 +1552,7 @@ func (x *WarmupResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WarmupResponse.ProtoReflect.Descriptor instead.
 func (*WarmupResponse) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{13}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *WarmupResponse) GetStatus() *Status {
@@ -873,7 +1572,7 @@ type Issue struct {
 
 func (x *Issue) Reset() {
 	*x = Issue{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[14]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -885,7 +1584,7 @@ func (x *Issue) String() string {
 func (*Issue) ProtoMessage() {}
 
 func (x *Issue) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[14]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -898,7 +1597,7 @@ func (x *Issue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Issue.ProtoReflect.Descriptor instead.
 func (*Issue) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{14}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Issue) GetSamples() []byte {
@@ -917,7 +1616,7 @@ type Flush struct {
 
 func (x *Flush) Reset() {
 	*x = Flush{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[15]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -929,7 +1628,7 @@ func (x *Flush) String() string {
 func (*Flush) ProtoMessage() {}
 
 func (x *Flush) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[15]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -942,7 +1641,7 @@ func (x *Flush) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Flush.ProtoReflect.Descriptor instead.
 func (*Flush) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{15}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{21}
 }
 
 // RingAttach (v1.1) offers the plugin shared rings for this session's
@@ -963,7 +1662,7 @@ type RingAttach struct {
 
 func (x *RingAttach) Reset() {
 	*x = RingAttach{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[16]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -975,7 +1674,7 @@ func (x *RingAttach) String() string {
 func (*RingAttach) ProtoMessage() {}
 
 func (x *RingAttach) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[16]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -988,7 +1687,7 @@ func (x *RingAttach) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RingAttach.ProtoReflect.Descriptor instead.
 func (*RingAttach) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{16}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *RingAttach) GetPath() string {
@@ -1022,7 +1721,7 @@ type Doorbell struct {
 
 func (x *Doorbell) Reset() {
 	*x = Doorbell{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[17]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1034,7 +1733,7 @@ func (x *Doorbell) String() string {
 func (*Doorbell) ProtoMessage() {}
 
 func (x *Doorbell) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[17]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1047,7 +1746,7 @@ func (x *Doorbell) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Doorbell.ProtoReflect.Descriptor instead.
 func (*Doorbell) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{17}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{23}
 }
 
 // HostMessage is what the host sends on the session stream.
@@ -1066,7 +1765,7 @@ type HostMessage struct {
 
 func (x *HostMessage) Reset() {
 	*x = HostMessage{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[18]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1078,7 +1777,7 @@ func (x *HostMessage) String() string {
 func (*HostMessage) ProtoMessage() {}
 
 func (x *HostMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[18]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1091,7 +1790,7 @@ func (x *HostMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HostMessage.ProtoReflect.Descriptor instead.
 func (*HostMessage) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{18}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *HostMessage) GetKind() isHostMessage_Kind {
@@ -1178,7 +1877,7 @@ type Completions struct {
 
 func (x *Completions) Reset() {
 	*x = Completions{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[19]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1190,7 +1889,7 @@ func (x *Completions) String() string {
 func (*Completions) ProtoMessage() {}
 
 func (x *Completions) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[19]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1203,7 +1902,7 @@ func (x *Completions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Completions.ProtoReflect.Descriptor instead.
 func (*Completions) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{19}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Completions) GetRecords() []byte {
@@ -1230,7 +1929,7 @@ type SessionError struct {
 
 func (x *SessionError) Reset() {
 	*x = SessionError{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[20]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1242,7 +1941,7 @@ func (x *SessionError) String() string {
 func (*SessionError) ProtoMessage() {}
 
 func (x *SessionError) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[20]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1255,7 +1954,7 @@ func (x *SessionError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionError.ProtoReflect.Descriptor instead.
 func (*SessionError) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{20}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SessionError) GetStatus() *Status {
@@ -1277,7 +1976,7 @@ type RingAttached struct {
 
 func (x *RingAttached) Reset() {
 	*x = RingAttached{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[21]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1289,7 +1988,7 @@ func (x *RingAttached) String() string {
 func (*RingAttached) ProtoMessage() {}
 
 func (x *RingAttached) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[21]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1302,7 +2001,7 @@ func (x *RingAttached) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RingAttached.ProtoReflect.Descriptor instead.
 func (*RingAttached) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{21}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RingAttached) GetStatus() *Status {
@@ -1322,7 +2021,7 @@ type FlushDone struct {
 
 func (x *FlushDone) Reset() {
 	*x = FlushDone{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[22]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1334,7 +2033,7 @@ func (x *FlushDone) String() string {
 func (*FlushDone) ProtoMessage() {}
 
 func (x *FlushDone) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[22]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1347,7 +2046,7 @@ func (x *FlushDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlushDone.ProtoReflect.Descriptor instead.
 func (*FlushDone) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{22}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *FlushDone) GetStatus() *Status {
@@ -1375,7 +2074,7 @@ type PluginMessage struct {
 
 func (x *PluginMessage) Reset() {
 	*x = PluginMessage{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[23]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1387,7 +2086,7 @@ func (x *PluginMessage) String() string {
 func (*PluginMessage) ProtoMessage() {}
 
 func (x *PluginMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[23]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1400,7 +2099,7 @@ func (x *PluginMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PluginMessage.ProtoReflect.Descriptor instead.
 func (*PluginMessage) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{23}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *PluginMessage) GetKind() isPluginMessage_Kind {
@@ -1514,7 +2213,7 @@ type PingRequest struct {
 
 func (x *PingRequest) Reset() {
 	*x = PingRequest{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[24]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1526,7 +2225,7 @@ func (x *PingRequest) String() string {
 func (*PingRequest) ProtoMessage() {}
 
 func (x *PingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[24]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1539,7 +2238,7 @@ func (x *PingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PingRequest.ProtoReflect.Descriptor instead.
 func (*PingRequest) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{24}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *PingRequest) GetNonce() uint64 {
@@ -1558,7 +2257,7 @@ type PingResponse struct {
 
 func (x *PingResponse) Reset() {
 	*x = PingResponse{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[25]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1570,7 +2269,7 @@ func (x *PingResponse) String() string {
 func (*PingResponse) ProtoMessage() {}
 
 func (x *PingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[25]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1583,7 +2282,7 @@ func (x *PingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PingResponse.ProtoReflect.Descriptor instead.
 func (*PingResponse) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{25}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *PingResponse) GetNonce() uint64 {
@@ -1601,7 +2300,7 @@ type CloseRequest struct {
 
 func (x *CloseRequest) Reset() {
 	*x = CloseRequest{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[26]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1613,7 +2312,7 @@ func (x *CloseRequest) String() string {
 func (*CloseRequest) ProtoMessage() {}
 
 func (x *CloseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[26]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1626,7 +2325,7 @@ func (x *CloseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseRequest.ProtoReflect.Descriptor instead.
 func (*CloseRequest) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{26}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{32}
 }
 
 type CloseResponse struct {
@@ -1638,7 +2337,7 @@ type CloseResponse struct {
 
 func (x *CloseResponse) Reset() {
 	*x = CloseResponse{}
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[27]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1650,7 +2349,7 @@ func (x *CloseResponse) String() string {
 func (*CloseResponse) ProtoMessage() {}
 
 func (x *CloseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[27]
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1663,7 +2362,7 @@ func (x *CloseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseResponse.ProtoReflect.Descriptor instead.
 func (*CloseResponse) Descriptor() ([]byte, []int) {
-	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{27}
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *CloseResponse) GetStatus() *Status {
@@ -1680,17 +2379,30 @@ const file_mlperf_backend_v1_backend_proto_rawDesc = "" +
 	"\x1fmlperf/backend/v1/backend.proto\x12\x11mlperf.backend.v1\"6\n" +
 	"\x06Status\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\rR\x04code\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"{\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\xdd\x01\n" +
 	"\x06Device\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
 	"\x04kind\x18\x03 \x01(\tR\x04kind\x12!\n" +
 	"\fmemory_bytes\x18\x04 \x01(\x04R\vmemoryBytes\x12\x16\n" +
-	"\x06driver\x18\x05 \x01(\tR\x06driver\"\x86\x01\n" +
+	"\x06driver\x18\x05 \x01(\tR\x06driver\x12 \n" +
+	"\tnuma_node\x18\x06 \x01(\x05H\x00R\bnumaNode\x88\x01\x01\x12\x1c\n" +
+	"\n" +
+	"pci_bus_id\x18\a \x01(\tR\bpciBusId\x12\x12\n" +
+	"\x04uuid\x18\b \x01(\tR\x04uuidB\f\n" +
+	"\n" +
+	"_numa_node\"\x85\x01\n" +
+	"\n" +
+	"OptionSpec\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\x12#\n" +
+	"\rdefault_value\x18\x03 \x01(\tR\fdefaultValue\x12\x18\n" +
+	"\aallowed\x18\x04 \x03(\tR\aallowed\x12\x10\n" +
+	"\x03doc\x18\x05 \x01(\tR\x03doc\"\x86\x01\n" +
 	"\vInfoRequest\x12$\n" +
 	"\x0ehost_abi_major\x18\x01 \x01(\rR\fhostAbiMajor\x12$\n" +
 	"\x0ehost_abi_minor\x18\x02 \x01(\rR\fhostAbiMinor\x12+\n" +
-	"\x11host_capabilities\x18\x03 \x01(\x04R\x10hostCapabilities\"\xe5\x02\n" +
+	"\x11host_capabilities\x18\x03 \x01(\x04R\x10hostCapabilities\"\x9e\x03\n" +
 	"\fInfoResponse\x121\n" +
 	"\x06status\x18\x01 \x01(\v2\x19.mlperf.backend.v1.StatusR\x06status\x12\x1b\n" +
 	"\tabi_major\x18\x02 \x01(\rR\babiMajor\x12\x1b\n" +
@@ -1702,28 +2414,80 @@ const file_mlperf_backend_v1_backend_proto_rawDesc = "" +
 	"\adevices\x18\b \x03(\v2\x19.mlperf.backend.v1.DeviceR\adevices\x12\x1b\n" +
 	"\tmax_batch\x18\t \x01(\rR\bmaxBatch\x12\"\n" +
 	"\rmax_in_flight\x18\n" +
-	" \x01(\rR\vmaxInFlight\"\xd0\x01\n" +
+	" \x01(\rR\vmaxInFlight\x127\n" +
+	"\aoptions\x18\v \x03(\v2\x1d.mlperf.backend.v1.OptionSpecR\aoptions\"\xb7\x02\n" +
 	"\vLoadRequest\x12\x1d\n" +
 	"\n" +
 	"model_path\x18\x01 \x01(\tR\tmodelPath\x12\x1f\n" +
 	"\vmodel_bytes\x18\x02 \x01(\fR\n" +
 	"modelBytes\x12E\n" +
-	"\aoptions\x18\x03 \x03(\v2+.mlperf.backend.v1.LoadRequest.OptionsEntryR\aoptions\x1a:\n" +
+	"\aoptions\x18\x03 \x03(\v2+.mlperf.backend.v1.LoadRequest.OptionsEntryR\aoptions\x12.\n" +
+	"\x03run\x18\x04 \x01(\v2\x1c.mlperf.backend.v1.RunConfigR\x03run\x125\n" +
+	"\x06inputs\x18\x05 \x03(\v2\x1d.mlperf.backend.v1.TensorSpecR\x06inputs\x1a:\n" +
 	"\fOptionsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x82\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"L\n" +
+	"\n" +
+	"TensorSpec\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05dtype\x18\x02 \x01(\tR\x05dtype\x12\x14\n" +
+	"\x05shape\x18\x03 \x03(\x03R\x05shape\"i\n" +
+	"\tTensorRef\x12\x16\n" +
+	"\x06tensor\x18\x01 \x01(\rR\x06tensor\x12\x14\n" +
+	"\x05shape\x18\x02 \x03(\x03R\x05shape\x12\x16\n" +
+	"\x06offset\x18\x03 \x01(\x04R\x06offset\x12\x16\n" +
+	"\x06length\x18\x04 \x01(\x04R\x06length\"\x96\x01\n" +
+	"\tRunConfig\x12\x1c\n" +
+	"\tbenchmark\x18\x01 \x01(\tR\tbenchmark\x12\x1a\n" +
+	"\bscenario\x18\x02 \x01(\tR\bscenario\x12\x12\n" +
+	"\x04mode\x18\x03 \x01(\tR\x04mode\x12;\n" +
+	"\bsettings\x18\x04 \x01(\v2\x1f.mlperf.backend.v1.TestSettingsR\bsettings\"\xf5\x04\n" +
+	"\fTestSettings\x12\x1d\n" +
+	"\n" +
+	"target_qps\x18\x01 \x01(\x01R\ttargetQps\x12*\n" +
+	"\x11target_latency_ns\x18\x02 \x01(\x04R\x0ftargetLatencyNs\x12:\n" +
+	"\x19target_latency_percentile\x18\x03 \x01(\x01R\x17targetLatencyPercentile\x12*\n" +
+	"\x11samples_per_query\x18\x04 \x01(\x04R\x0fsamplesPerQuery\x128\n" +
+	"\x18performance_sample_count\x18\x05 \x01(\x04R\x16performanceSampleCount\x12,\n" +
+	"\x12total_sample_count\x18\x06 \x01(\x04R\x10totalSampleCount\x12&\n" +
+	"\x0fmin_duration_ns\x18\a \x01(\x04R\rminDurationNs\x12&\n" +
+	"\x0fmax_duration_ns\x18\b \x01(\x04R\rmaxDurationNs\x12&\n" +
+	"\x0fmin_query_count\x18\t \x01(\x04R\rminQueryCount\x12&\n" +
+	"\x0fmax_query_count\x18\n" +
+	" \x01(\x04R\rmaxQueryCount\x12*\n" +
+	"\x11max_async_queries\x18\v \x01(\x04R\x0fmaxAsyncQueries\x12.\n" +
+	"\x13use_token_latencies\x18\f \x01(\bR\x11useTokenLatencies\x12&\n" +
+	"\x0fttft_latency_ns\x18\r \x01(\x04R\rttftLatencyNs\x12&\n" +
+	"\x0ftpot_latency_ns\x18\x0e \x01(\x04R\rtpotLatencyNs\"\xe0\x05\n" +
+	"\x0fSubmissionFacts\x12\x1c\n" +
+	"\tframework\x18\x01 \x01(\tR\tframework\x12(\n" +
+	"\x10input_data_types\x18\x02 \x01(\tR\x0einputDataTypes\x12*\n" +
+	"\x11weight_data_types\x18\x03 \x01(\tR\x0fweightDataTypes\x125\n" +
+	"\x16weight_transformations\x18\x04 \x01(\tR\x15weightTransformations\x12!\n" +
+	"\fdevices_used\x18\x05 \x03(\x05R\vdevicesUsed\x124\n" +
+	"\x16accelerator_model_name\x18\x06 \x01(\tR\x14acceleratorModelName\x12>\n" +
+	"\x1baccelerator_memory_capacity\x18\a \x01(\tR\x19acceleratorMemoryCapacity\x12H\n" +
+	" accelerator_memory_configuration\x18\b \x01(\tR\x1eacceleratorMemoryConfiguration\x12?\n" +
+	"\x1caccelerator_on_chip_memories\x18\t \x01(\tR\x19acceleratorOnChipMemories\x129\n" +
+	"\x18accelerator_interconnect\x18\n" +
+	" \x01(\tR\x17acceleratorInterconnect\x12J\n" +
+	"!accelerator_interconnect_topology\x18\v \x01(\tR\x1facceleratorInterconnectTopology\x12B\n" +
+	"\x1daccelerator_host_interconnect\x18\f \x01(\tR\x1bacceleratorHostInterconnect\x123\n" +
+	"\x15accelerator_frequency\x18\r \x01(\tR\x14acceleratorFrequency\"\xbc\x01\n" +
 	"\fLoadResponse\x121\n" +
 	"\x06status\x18\x01 \x01(\v2\x19.mlperf.backend.v1.StatusR\x06status\x12\x1b\n" +
 	"\tmax_batch\x18\x02 \x01(\rR\bmaxBatch\x12\"\n" +
-	"\rmax_in_flight\x18\x03 \x01(\rR\vmaxInFlight\"/\n" +
+	"\rmax_in_flight\x18\x03 \x01(\rR\vmaxInFlight\x128\n" +
+	"\x05facts\x18\x04 \x01(\v2\".mlperf.backend.v1.SubmissionFactsR\x05facts\"/\n" +
 	"\x05Arena\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
-	"\x04size\x18\x02 \x01(\x04R\x04size\"e\n" +
+	"\x04size\x18\x02 \x01(\x04R\x04size\"\x9d\x01\n" +
 	"\tSampleRef\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x04R\x05index\x12\x16\n" +
 	"\x06offset\x18\x02 \x01(\x04R\x06offset\x12\x16\n" +
 	"\x06length\x18\x03 \x01(\x04R\x06length\x12\x12\n" +
-	"\x04data\x18\x04 \x01(\fR\x04data\"|\n" +
+	"\x04data\x18\x04 \x01(\fR\x04data\x126\n" +
+	"\atensors\x18\x05 \x03(\v2\x1c.mlperf.backend.v1.TensorRefR\atensors\"|\n" +
 	"\x12LoadSamplesRequest\x12.\n" +
 	"\x05arena\x18\x01 \x01(\v2\x18.mlperf.backend.v1.ArenaR\x05arena\x126\n" +
 	"\asamples\x18\x02 \x03(\v2\x1c.mlperf.backend.v1.SampleRefR\asamples\"H\n" +
@@ -1790,67 +2554,79 @@ func file_mlperf_backend_v1_backend_proto_rawDescGZIP() []byte {
 	return file_mlperf_backend_v1_backend_proto_rawDescData
 }
 
-var file_mlperf_backend_v1_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_mlperf_backend_v1_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
 var file_mlperf_backend_v1_backend_proto_goTypes = []any{
 	(*Status)(nil),                // 0: mlperf.backend.v1.Status
 	(*Device)(nil),                // 1: mlperf.backend.v1.Device
-	(*InfoRequest)(nil),           // 2: mlperf.backend.v1.InfoRequest
-	(*InfoResponse)(nil),          // 3: mlperf.backend.v1.InfoResponse
-	(*LoadRequest)(nil),           // 4: mlperf.backend.v1.LoadRequest
-	(*LoadResponse)(nil),          // 5: mlperf.backend.v1.LoadResponse
-	(*Arena)(nil),                 // 6: mlperf.backend.v1.Arena
-	(*SampleRef)(nil),             // 7: mlperf.backend.v1.SampleRef
-	(*LoadSamplesRequest)(nil),    // 8: mlperf.backend.v1.LoadSamplesRequest
-	(*LoadSamplesResponse)(nil),   // 9: mlperf.backend.v1.LoadSamplesResponse
-	(*UnloadSamplesRequest)(nil),  // 10: mlperf.backend.v1.UnloadSamplesRequest
-	(*UnloadSamplesResponse)(nil), // 11: mlperf.backend.v1.UnloadSamplesResponse
-	(*WarmupRequest)(nil),         // 12: mlperf.backend.v1.WarmupRequest
-	(*WarmupResponse)(nil),        // 13: mlperf.backend.v1.WarmupResponse
-	(*Issue)(nil),                 // 14: mlperf.backend.v1.Issue
-	(*Flush)(nil),                 // 15: mlperf.backend.v1.Flush
-	(*RingAttach)(nil),            // 16: mlperf.backend.v1.RingAttach
-	(*Doorbell)(nil),              // 17: mlperf.backend.v1.Doorbell
-	(*HostMessage)(nil),           // 18: mlperf.backend.v1.HostMessage
-	(*Completions)(nil),           // 19: mlperf.backend.v1.Completions
-	(*SessionError)(nil),          // 20: mlperf.backend.v1.SessionError
-	(*RingAttached)(nil),          // 21: mlperf.backend.v1.RingAttached
-	(*FlushDone)(nil),             // 22: mlperf.backend.v1.FlushDone
-	(*PluginMessage)(nil),         // 23: mlperf.backend.v1.PluginMessage
-	(*PingRequest)(nil),           // 24: mlperf.backend.v1.PingRequest
-	(*PingResponse)(nil),          // 25: mlperf.backend.v1.PingResponse
-	(*CloseRequest)(nil),          // 26: mlperf.backend.v1.CloseRequest
-	(*CloseResponse)(nil),         // 27: mlperf.backend.v1.CloseResponse
-	nil,                           // 28: mlperf.backend.v1.LoadRequest.OptionsEntry
+	(*OptionSpec)(nil),            // 2: mlperf.backend.v1.OptionSpec
+	(*InfoRequest)(nil),           // 3: mlperf.backend.v1.InfoRequest
+	(*InfoResponse)(nil),          // 4: mlperf.backend.v1.InfoResponse
+	(*LoadRequest)(nil),           // 5: mlperf.backend.v1.LoadRequest
+	(*TensorSpec)(nil),            // 6: mlperf.backend.v1.TensorSpec
+	(*TensorRef)(nil),             // 7: mlperf.backend.v1.TensorRef
+	(*RunConfig)(nil),             // 8: mlperf.backend.v1.RunConfig
+	(*TestSettings)(nil),          // 9: mlperf.backend.v1.TestSettings
+	(*SubmissionFacts)(nil),       // 10: mlperf.backend.v1.SubmissionFacts
+	(*LoadResponse)(nil),          // 11: mlperf.backend.v1.LoadResponse
+	(*Arena)(nil),                 // 12: mlperf.backend.v1.Arena
+	(*SampleRef)(nil),             // 13: mlperf.backend.v1.SampleRef
+	(*LoadSamplesRequest)(nil),    // 14: mlperf.backend.v1.LoadSamplesRequest
+	(*LoadSamplesResponse)(nil),   // 15: mlperf.backend.v1.LoadSamplesResponse
+	(*UnloadSamplesRequest)(nil),  // 16: mlperf.backend.v1.UnloadSamplesRequest
+	(*UnloadSamplesResponse)(nil), // 17: mlperf.backend.v1.UnloadSamplesResponse
+	(*WarmupRequest)(nil),         // 18: mlperf.backend.v1.WarmupRequest
+	(*WarmupResponse)(nil),        // 19: mlperf.backend.v1.WarmupResponse
+	(*Issue)(nil),                 // 20: mlperf.backend.v1.Issue
+	(*Flush)(nil),                 // 21: mlperf.backend.v1.Flush
+	(*RingAttach)(nil),            // 22: mlperf.backend.v1.RingAttach
+	(*Doorbell)(nil),              // 23: mlperf.backend.v1.Doorbell
+	(*HostMessage)(nil),           // 24: mlperf.backend.v1.HostMessage
+	(*Completions)(nil),           // 25: mlperf.backend.v1.Completions
+	(*SessionError)(nil),          // 26: mlperf.backend.v1.SessionError
+	(*RingAttached)(nil),          // 27: mlperf.backend.v1.RingAttached
+	(*FlushDone)(nil),             // 28: mlperf.backend.v1.FlushDone
+	(*PluginMessage)(nil),         // 29: mlperf.backend.v1.PluginMessage
+	(*PingRequest)(nil),           // 30: mlperf.backend.v1.PingRequest
+	(*PingResponse)(nil),          // 31: mlperf.backend.v1.PingResponse
+	(*CloseRequest)(nil),          // 32: mlperf.backend.v1.CloseRequest
+	(*CloseResponse)(nil),         // 33: mlperf.backend.v1.CloseResponse
+	nil,                           // 34: mlperf.backend.v1.LoadRequest.OptionsEntry
 }
 var file_mlperf_backend_v1_backend_proto_depIdxs = []int32{
 	0,  // 0: mlperf.backend.v1.InfoResponse.status:type_name -> mlperf.backend.v1.Status
 	1,  // 1: mlperf.backend.v1.InfoResponse.devices:type_name -> mlperf.backend.v1.Device
-	28, // 2: mlperf.backend.v1.LoadRequest.options:type_name -> mlperf.backend.v1.LoadRequest.OptionsEntry
-	0,  // 3: mlperf.backend.v1.LoadResponse.status:type_name -> mlperf.backend.v1.Status
-	6,  // 4: mlperf.backend.v1.LoadSamplesRequest.arena:type_name -> mlperf.backend.v1.Arena
-	7,  // 5: mlperf.backend.v1.LoadSamplesRequest.samples:type_name -> mlperf.backend.v1.SampleRef
-	0,  // 6: mlperf.backend.v1.LoadSamplesResponse.status:type_name -> mlperf.backend.v1.Status
-	0,  // 7: mlperf.backend.v1.UnloadSamplesResponse.status:type_name -> mlperf.backend.v1.Status
-	0,  // 8: mlperf.backend.v1.WarmupResponse.status:type_name -> mlperf.backend.v1.Status
-	14, // 9: mlperf.backend.v1.HostMessage.issue:type_name -> mlperf.backend.v1.Issue
-	15, // 10: mlperf.backend.v1.HostMessage.flush:type_name -> mlperf.backend.v1.Flush
-	16, // 11: mlperf.backend.v1.HostMessage.ring_attach:type_name -> mlperf.backend.v1.RingAttach
-	17, // 12: mlperf.backend.v1.HostMessage.doorbell:type_name -> mlperf.backend.v1.Doorbell
-	0,  // 13: mlperf.backend.v1.SessionError.status:type_name -> mlperf.backend.v1.Status
-	0,  // 14: mlperf.backend.v1.RingAttached.status:type_name -> mlperf.backend.v1.Status
-	0,  // 15: mlperf.backend.v1.FlushDone.status:type_name -> mlperf.backend.v1.Status
-	19, // 16: mlperf.backend.v1.PluginMessage.completions:type_name -> mlperf.backend.v1.Completions
-	19, // 17: mlperf.backend.v1.PluginMessage.first_tokens:type_name -> mlperf.backend.v1.Completions
-	20, // 18: mlperf.backend.v1.PluginMessage.error:type_name -> mlperf.backend.v1.SessionError
-	22, // 19: mlperf.backend.v1.PluginMessage.flushed:type_name -> mlperf.backend.v1.FlushDone
-	21, // 20: mlperf.backend.v1.PluginMessage.ring_attached:type_name -> mlperf.backend.v1.RingAttached
-	17, // 21: mlperf.backend.v1.PluginMessage.doorbell:type_name -> mlperf.backend.v1.Doorbell
-	0,  // 22: mlperf.backend.v1.CloseResponse.status:type_name -> mlperf.backend.v1.Status
-	23, // [23:23] is the sub-list for method output_type
-	23, // [23:23] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	2,  // 2: mlperf.backend.v1.InfoResponse.options:type_name -> mlperf.backend.v1.OptionSpec
+	34, // 3: mlperf.backend.v1.LoadRequest.options:type_name -> mlperf.backend.v1.LoadRequest.OptionsEntry
+	8,  // 4: mlperf.backend.v1.LoadRequest.run:type_name -> mlperf.backend.v1.RunConfig
+	6,  // 5: mlperf.backend.v1.LoadRequest.inputs:type_name -> mlperf.backend.v1.TensorSpec
+	9,  // 6: mlperf.backend.v1.RunConfig.settings:type_name -> mlperf.backend.v1.TestSettings
+	0,  // 7: mlperf.backend.v1.LoadResponse.status:type_name -> mlperf.backend.v1.Status
+	10, // 8: mlperf.backend.v1.LoadResponse.facts:type_name -> mlperf.backend.v1.SubmissionFacts
+	7,  // 9: mlperf.backend.v1.SampleRef.tensors:type_name -> mlperf.backend.v1.TensorRef
+	12, // 10: mlperf.backend.v1.LoadSamplesRequest.arena:type_name -> mlperf.backend.v1.Arena
+	13, // 11: mlperf.backend.v1.LoadSamplesRequest.samples:type_name -> mlperf.backend.v1.SampleRef
+	0,  // 12: mlperf.backend.v1.LoadSamplesResponse.status:type_name -> mlperf.backend.v1.Status
+	0,  // 13: mlperf.backend.v1.UnloadSamplesResponse.status:type_name -> mlperf.backend.v1.Status
+	0,  // 14: mlperf.backend.v1.WarmupResponse.status:type_name -> mlperf.backend.v1.Status
+	20, // 15: mlperf.backend.v1.HostMessage.issue:type_name -> mlperf.backend.v1.Issue
+	21, // 16: mlperf.backend.v1.HostMessage.flush:type_name -> mlperf.backend.v1.Flush
+	22, // 17: mlperf.backend.v1.HostMessage.ring_attach:type_name -> mlperf.backend.v1.RingAttach
+	23, // 18: mlperf.backend.v1.HostMessage.doorbell:type_name -> mlperf.backend.v1.Doorbell
+	0,  // 19: mlperf.backend.v1.SessionError.status:type_name -> mlperf.backend.v1.Status
+	0,  // 20: mlperf.backend.v1.RingAttached.status:type_name -> mlperf.backend.v1.Status
+	0,  // 21: mlperf.backend.v1.FlushDone.status:type_name -> mlperf.backend.v1.Status
+	25, // 22: mlperf.backend.v1.PluginMessage.completions:type_name -> mlperf.backend.v1.Completions
+	25, // 23: mlperf.backend.v1.PluginMessage.first_tokens:type_name -> mlperf.backend.v1.Completions
+	26, // 24: mlperf.backend.v1.PluginMessage.error:type_name -> mlperf.backend.v1.SessionError
+	28, // 25: mlperf.backend.v1.PluginMessage.flushed:type_name -> mlperf.backend.v1.FlushDone
+	27, // 26: mlperf.backend.v1.PluginMessage.ring_attached:type_name -> mlperf.backend.v1.RingAttached
+	23, // 27: mlperf.backend.v1.PluginMessage.doorbell:type_name -> mlperf.backend.v1.Doorbell
+	0,  // 28: mlperf.backend.v1.CloseResponse.status:type_name -> mlperf.backend.v1.Status
+	29, // [29:29] is the sub-list for method output_type
+	29, // [29:29] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_mlperf_backend_v1_backend_proto_init() }
@@ -1858,13 +2634,14 @@ func file_mlperf_backend_v1_backend_proto_init() {
 	if File_mlperf_backend_v1_backend_proto != nil {
 		return
 	}
-	file_mlperf_backend_v1_backend_proto_msgTypes[18].OneofWrappers = []any{
+	file_mlperf_backend_v1_backend_proto_msgTypes[1].OneofWrappers = []any{}
+	file_mlperf_backend_v1_backend_proto_msgTypes[24].OneofWrappers = []any{
 		(*HostMessage_Issue)(nil),
 		(*HostMessage_Flush)(nil),
 		(*HostMessage_RingAttach)(nil),
 		(*HostMessage_Doorbell)(nil),
 	}
-	file_mlperf_backend_v1_backend_proto_msgTypes[23].OneofWrappers = []any{
+	file_mlperf_backend_v1_backend_proto_msgTypes[29].OneofWrappers = []any{
 		(*PluginMessage_Completions)(nil),
 		(*PluginMessage_FirstTokens)(nil),
 		(*PluginMessage_Error)(nil),
@@ -1878,7 +2655,7 @@ func file_mlperf_backend_v1_backend_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mlperf_backend_v1_backend_proto_rawDesc), len(file_mlperf_backend_v1_backend_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   29,
+			NumMessages:   35,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

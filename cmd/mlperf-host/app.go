@@ -39,7 +39,7 @@ func commands() []command {
 		{"submit", "[flags]", "run performance, accuracy and compliance tests; write and check a submission tree", (*app).cmdSubmit},
 		{"benchmarks", "[--round R] [NAME]", "list a round's benchmarks and their rules", (*app).cmdBenchmarks},
 		{"report", "[flags] DIR", "write an HTML report of a run's logs", (*app).cmdReport},
-		{"plugins", "list | check NAME", "list installed plugins, or run the conformance checks against one", (*app).cmdPlugins},
+		{"plugins", "list | describe NAME | check NAME", "list installed plugins, describe one (devices, options), or run the conformance checks against it", (*app).cmdPlugins},
 		{"config", "show [flags]", "print the effective configuration and where each value came from", (*app).cmdConfig},
 		{"dataset", "info | convert | export", "inspect, convert or export data sets", (*app).cmdDataset},
 		{"version", "", "print the version and ABI", (*app).cmdVersion},

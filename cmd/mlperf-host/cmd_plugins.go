@@ -33,7 +33,7 @@ func (a *app) plugins() runner.Plugins {
 }
 
 func (a *app) cmdPlugins(ctx context.Context, args []string) error {
-	usage := exitcode.New(exitcode.Usage, errors.New("plugins: want `plugins list` or `plugins check NAME`"), "")
+	usage := exitcode.New(exitcode.Usage, errors.New("plugins: want `plugins list`, `plugins describe NAME` or `plugins check NAME`"), "")
 	if len(args) == 0 {
 		return usage
 	}
@@ -42,6 +42,8 @@ func (a *app) cmdPlugins(ctx context.Context, args []string) error {
 		return a.pluginsList(ctx, args[1:])
 	case "check":
 		return a.pluginsCheck(ctx, args[1:])
+	case "describe":
+		return a.pluginsDescribe(ctx, args[1:])
 	}
 	return usage
 }
@@ -105,6 +107,10 @@ func (a *app) pluginsCheck(ctx context.Context, args []string) error {
 	}
 	b, err := a.plugins().Open(ctx, c)
 	if err != nil {
+		return err
+	}
+	if err := runner.CheckPluginOptions(b.Info(), c); err != nil {
+		b.Close()
 		return err
 	}
 	res, err := conformance.Run(ctx, b, in)

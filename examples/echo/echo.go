@@ -42,6 +42,7 @@ var BadModel = []byte("fail")
 type Backend struct {
 	cfg    Config
 	loaded bool
+	run    sdk.Run // what Load said the run is
 	fault  fault
 	after  uint64
 	served atomic.Uint64 // samples seen by Infer, for fault_after
@@ -63,6 +64,8 @@ var (
 	_ sdk.SampleLoader = (*Backend)(nil)
 	_ sdk.Flusher      = (*Backend)(nil)
 	_ sdk.Warmer       = (*Backend)(nil)
+
+	_ sdk.SubmissionReporter = (*Backend)(nil)
 )
 
 // New returns an echo backend.
@@ -82,7 +85,25 @@ func (b *Backend) Info() sdk.Info {
 		Name: "echo", Version: Version,
 		Description: "null backend: completes each sample with its own bytes",
 		MaxBatch:    b.cfg.MaxBatch, MaxInFlight: b.cfg.MaxInFlight, FirstTokens: b.cfg.FirstTokens,
+		Options: options,
 	}
+}
+
+// options is echo's option schema: the SDK checks Load's options against
+// it and the host prints it (`mlperf-host plugins describe echo`).
+var options = []sdk.Option{
+	{Name: OptFault, Type: abi.OptionEnum, Allowed: Faults(), Default: "none", Doc: "misbehave on purpose, for failure tests"},
+	{Name: OptFaultAfter, Type: abi.OptionUint, Default: "0", Doc: "samples served normally before the fault strikes"},
+	{Name: OptGrowLimitMiB, Type: abi.OptionUint, Doc: "bound of the grow fault in MiB (none: grow until stopped)"},
+	{Name: OptMaxBatch, Type: abi.OptionUint, Doc: "samples per Infer call (replaces MLPERF_ECHO_MAX_BATCH)"},
+	{Name: OptMaxInFlight, Type: abi.OptionUint, Doc: "Infer calls at once (replaces MLPERF_ECHO_MAX_IN_FLIGHT)"},
+}
+
+// SubmissionFacts implements sdk.SubmissionReporter: what a real backend
+// would say of its software stack.
+func (b *Backend) SubmissionFacts() sdk.SubmissionFacts {
+	return sdk.SubmissionFacts{Framework: "mlperf-host echo " + Version, InputDataTypes: "any", WeightDataTypes: "none",
+		WeightTransformations: "none"}
 }
 
 // The options Load takes.
@@ -158,7 +179,9 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 	if b.fault == faultGrow {
 		b.growLimit(m.Options[OptGrowLimitMiB])
 	}
-	sdk.Logger(ctx).Info("echo loaded", "model_bytes", len(m.Bytes), "model_path", m.Path, "fault", b.fault.String())
+	b.run = m.Run
+	sdk.Logger(ctx).Info("echo loaded", "model_bytes", len(m.Bytes), "model_path", m.Path, "fault", b.fault.String(),
+		"benchmark", m.Run.Benchmark, "scenario", m.Run.Scenario, "mode", m.Run.Mode)
 	b.loaded = true
 	return nil
 }
@@ -230,6 +253,9 @@ func (b *Backend) Close() error {
 	b.hog = nil
 	return nil
 }
+
+// Run returns what Load was told the run is.
+func (b *Backend) Run() sdk.Run { return b.run }
 
 // Counters returns how many samples are loaded, and how many flushes and
 // warm-ups the backend saw.

@@ -299,19 +299,6 @@ func (c *Config) SetByUser(key string) bool {
 	return ok && v.Source.Layer > LayerMLPerfConf
 }
 
-// PluginOptions returns the options of plugin (options.PLUGIN.*), as the
-// plugin receives them.
-func (c *Config) PluginOptions(plugin string) map[string]string {
-	opts := map[string]string{}
-	prefix := PrefixOptions + plugin + "."
-	for _, v := range c.values {
-		if o, ok := strings.CutPrefix(v.Key, prefix); ok {
-			opts[o] = v.Value
-		}
-	}
-	return opts
-}
-
 // With returns a copy of c with the given settings set by source (for
 // the runs of a submission: TEST04 sets performance_issue_same and so on).
 func (c *Config) With(src Source, settings map[string]string) *Config {

@@ -48,15 +48,10 @@ func Open(ctx context.Context, b sdk.Backend) (host.Backend, error) {
 		srv.Close()
 		return nil, &host.PluginError{Plugin: r.GetName(), Op: "info", Err: err}
 	}
-	info := host.Info{
-		Name: r.GetName(), Version: r.GetVersion(), Description: r.GetDescription(),
-		ABIMajor: int(r.GetAbiMajor()), ABIMinor: int(r.GetAbiMinor()), Capabilities: abi.Capability(r.GetCapabilities()),
-		MaxBatch: int(r.GetMaxBatch()), MaxInFlight: max(1, int(r.GetMaxInFlight())),
-		Transport: host.TransportInProcess, Instances: 1,
-	}
-	for _, d := range r.GetDevices() {
-		info.Devices = append(info.Devices, host.Device{ID: int(d.GetId()), Name: d.GetName(), Kind: d.GetKind(),
-			MemoryBytes: d.GetMemoryBytes(), Driver: d.GetDriver()})
+	info, err := host.InfoFromResponse(r, host.TransportInProcess, 1)
+	if err != nil {
+		srv.Close()
+		return nil, &host.PluginError{Plugin: r.GetName(), Op: "info", Err: err}
 	}
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a := &backend{srv: srv, info: info, ctx: sctx, cancel: cancel, done: make(chan struct{})}
@@ -117,12 +112,14 @@ func (a *backend) control(ctx context.Context, op string, call func() *backendv1
 func (a *backend) Load(ctx context.Context, m host.Model) error {
 	var r *backendv1.LoadResponse
 	err := a.control(ctx, "load", func() *backendv1.Status {
-		r = a.srv.Load(ctx, &backendv1.LoadRequest{ModelPath: m.Path, ModelBytes: m.Bytes, Options: m.Options})
+		r = a.srv.Load(ctx, host.NewLoadRequest(m))
 		return r.GetStatus()
 	})
 	if err == nil {
 		// Load's options may set the limits (sdk.Backend.Info).
-		a.info.MaxBatch, a.info.MaxInFlight = int(r.GetMaxBatch()), max(1, int(r.GetMaxInFlight()))
+		if err := a.info.ApplyLoadResponse(r); err != nil {
+			return &host.PluginError{Plugin: a.info.Name, Op: "load", Err: err}
+		}
 	}
 	return err
 }

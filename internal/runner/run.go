@@ -104,7 +104,11 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 		return nil, err
 	}
 	defer b.Close()
-	if err := b.Load(ctx, host.Model{Path: path, Bytes: modelBytes, Options: c.PluginOptions(c.Plugin)}); err != nil {
+	if err := CheckPluginOptions(b.Info(), c); err != nil {
+		return nil, err
+	}
+	if err := b.Load(ctx, host.Model{Path: path, Bytes: modelBytes, Options: c.PluginOptions(c.Plugin),
+		Run: PluginRun(c, settings, d.Len())}); err != nil {
 		return nil, err
 	}
 	sut := bridge.NewSUT(b, b.Info().Name)
