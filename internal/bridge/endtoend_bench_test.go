@@ -1,6 +1,8 @@
 package bridge
 
 import (
+	"errors"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/host"
 	"github.com/mlperf-host/mlperf-host/host/hosttest"
 	"github.com/mlperf-host/mlperf-host/host/manifest"
+	"github.com/mlperf-host/mlperf-host/internal/abicompat"
 	"github.com/mlperf-host/mlperf-host/loadgen"
 	"github.com/mlperf-host/mlperf-host/sdk/sdktest"
 )
@@ -17,8 +20,10 @@ import (
 // plugin: the null backend in the host's process (the baseline, the
 // LoadGen and bridge alone) and the SDK's echo example as a subprocess
 // (sdk.Serve over go-plugin, the sample arena), with the shared rings of
-// ABI v1.1 and with gRPC messages only, each in the same run so that
-// their ratios do not depend on how busy the machine is.
+// ABI v1.1 and with gRPC messages only, and the same echo built by the SDK
+// of ABI v1.1 (a pinned commit, internal/abicompat: the SDK before the
+// v1.2 batcher), each in the same run so that their ratios do not depend
+// on how busy the machine is.
 
 // endToEndSUT is one way to reach a plugin.
 type endToEndSUT struct {
@@ -35,12 +40,30 @@ func endToEndSUTs() []endToEndSUT {
 		{name: "process-echo-messages", open: func(b *testing.B) host.Backend {
 			return openEcho(b, host.Config{DisableSharedRing: true})
 		}},
+		{name: "process-echo-sdk-v1.1", open: openReleaseEcho},
 	}
+}
+
+// openReleaseEcho starts the echo example as the SDK of the latest
+// released minor (v1.1) built it.
+func openReleaseEcho(b *testing.B) host.Backend {
+	rel := abicompat.Latest()
+	bin := filepath.Join(b.TempDir(), "echo")
+	err := rel.Build(b.Context(), ".", "examples/echo/cmd/echo", bin)
+	if errors.Is(err, abicompat.ErrNoHistory) {
+		b.Skipf("cannot build the %s echo: %v", rel.Name(), err)
+	}
+	require.NoError(b, err)
+	return openEchoBinary(b, bin, host.Config{})
 }
 
 // openEcho starts the echo example as a subprocess plugin.
 func openEcho(b *testing.B, cfg host.Config) host.Backend {
-	bin := sdktest.BuildPlugin(b, "../../examples/echo/cmd/echo", "echo")
+	return openEchoBinary(b, sdktest.BuildPlugin(b, "../../examples/echo/cmd/echo", "echo"), cfg)
+}
+
+// openEchoBinary starts an echo binary and loads it.
+func openEchoBinary(b *testing.B, bin string, cfg host.Config) host.Backend {
 	be, err := host.Open(b.Context(), host.Plugin{Name: "echo", Kind: manifest.KindProcess, Entry: bin}, cfg)
 	require.NoError(b, err)
 	b.Cleanup(func() { require.NoError(b, be.Close()) })
