@@ -97,6 +97,7 @@ var options = []sdk.Option{
 	{Name: OptGrowLimitMiB, Type: abi.OptionUint, Doc: "bound of the grow fault in MiB (none: grow until stopped)"},
 	{Name: OptMaxBatch, Type: abi.OptionUint, Doc: "samples per Infer call (replaces MLPERF_ECHO_MAX_BATCH)"},
 	{Name: OptMaxInFlight, Type: abi.OptionUint, Doc: "Infer calls at once (replaces MLPERF_ECHO_MAX_IN_FLIGHT)"},
+	{Name: OptServiceTime, Type: abi.OptionDuration, Doc: "least time one Infer call takes, e.g. 1ms (bounds the plugin's speed)"},
 }
 
 // SubmissionFacts implements sdk.SubmissionReporter: what a real backend
