@@ -110,7 +110,7 @@ func (nullTRT) ProfileShape(_ handle, _ []byte, _, which int) ([]int64, error) {
 func BenchmarkSchedulerOverhead(b *testing.B) {
 	for _, residency := range []Residency{ResidencyDevice, ResidencyHost} {
 		for _, batch := range []int{1, 8, 64} {
-			b.Run(fmt.Sprintf("samples=%s/batch=%d", residency, batch), func(b *testing.B) {
+			b.Run(fmt.Sprintf("start_from_device=%s/batch=%d", residency, batch), func(b *testing.B) {
 				cfg := DefaultConfig()
 				cfg.Streams, cfg.BatchSize, cfg.Residency = 2, batch, residency
 				m, err := newModel(&nullCUDA{}, nullTRT{}, nil, cfg, []byte("plan"), []int{0})
