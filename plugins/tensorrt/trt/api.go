@@ -1,6 +1,9 @@
 package trt
 
-import "unsafe"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // stream is a cudaStream_t; event is a cudaEvent_t; graph is a
 // cudaGraph_t and graphExec a cudaGraphExec_t.
@@ -30,9 +33,11 @@ const (
 type cudaAPI interface {
 	DeviceCount() (int, error)
 	SetDevice(ordinal int) error
-	// DeviceProperties returns the name and total memory without creating
-	// a CUDA context on the device.
-	DeviceProperties(ordinal int) (name string, totalMemory uint64, err error)
+	// DeviceProperties returns the name, total memory and UUID without
+	// creating a CUDA context on the device.
+	DeviceProperties(ordinal int) (deviceProps, error)
+	// PCIBusID returns the device's PCI address, e.g. "0000:3b:00.0".
+	PCIBusID(ordinal int) (string, error)
 	DeviceAttribute(attr, ordinal int) (int, error)
 	RuntimeVersion() (int, error)
 	DriverVersion() (int, error)
@@ -83,6 +88,19 @@ type cudaAPI interface {
 	GraphLaunch(x graphExec, s stream) error
 	GraphExecDestroy(x graphExec) error
 	GraphDestroy(g graph) error
+}
+
+// deviceProps is what cudaDeviceProp tells about a device.
+type deviceProps struct {
+	name        string
+	totalMemory uint64
+	uuid        [16]byte
+}
+
+// uuidString formats a cudaUUID_t as nvidia-smi does: GPU-8-4-4-4-12 hex.
+func uuidString(u [16]byte) string {
+	h := fmt.Sprintf("%x", u[:])
+	return "GPU-" + h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }
 
 // handle is an opaque shim object (runtime, engine or context).

@@ -66,21 +66,23 @@ func discover(cuda cudaAPI) ([]sdk.Device, error) {
 	drv, _ := cuda.DriverVersion()
 	var out []sdk.Device
 	for d := range n {
-		name, mem, err := cuda.DeviceProperties(d)
+		p, err := cuda.DeviceProperties(d)
 		if err != nil {
 			return out, fmt.Errorf("device %d: %w", d, err)
 		}
 		major, _ := cuda.DeviceAttribute(attrComputeCapMajor, d)
 		minor, _ := cuda.DeviceAttribute(attrComputeCapMinor, d)
 		sms, _ := cuda.DeviceAttribute(attrMultiProcessorCount, d)
-		out = append(out, sdk.Device{
-			ID:          d,
-			Name:        name,
-			Kind:        "gpu",
-			MemoryBytes: mem,
-			Driver: fmt.Sprintf("CUDA runtime %s, driver %s, sm_%d%d, %d SMs",
-				cudaVersion(rtv), cudaVersion(drv), major, minor, sms),
-		})
+		driver := fmt.Sprintf("CUDA runtime %s, driver %s, sm_%d%d, %d SMs", cudaVersion(rtv), cudaVersion(drv),
+			major, minor, sms)
+		// Where the device is: for numa_config, and to tell GPUs apart.
+		if pci, err := cuda.PCIBusID(d); err == nil && pci != "" {
+			driver += ", PCI " + pci
+		}
+		if p.uuid != [16]byte{} {
+			driver += ", " + uuidString(p.uuid)
+		}
+		out = append(out, sdk.Device{ID: d, Name: p.name, Kind: "gpu", MemoryBytes: p.totalMemory, Driver: driver})
 	}
 	return out, nil
 }

@@ -614,7 +614,8 @@ func TestInfoListsDevices(t *testing.T) {
 	assert.Equal(t, 12, info.MaxInFlight)
 	require.Len(t, info.Devices, 3)
 	assert.Equal(t, sdk.Device{ID: 2, Name: "Fake GPU 2", Kind: "gpu", MemoryBytes: 1 << 30,
-		Driver: "CUDA runtime 12.4, driver 12.4, sm_90, 132 SMs"}, info.Devices[2])
+		Driver: "CUDA runtime 12.4, driver 12.4, sm_90, 132 SMs, PCI 0000:3d:00.0, GPU-a0a1a2a3-a4a5-a6a7-a8a9-aaabacadae02"},
+		info.Devices[2])
 
 	cfg.Devices = []int{1}
 	b, err = New(cfg)

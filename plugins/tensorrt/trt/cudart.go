@@ -32,6 +32,8 @@ const (
 	// totalGlobalMemOffset is cudaDeviceProp.totalGlobalMem since CUDA 10:
 	// name[256], uuid[16], luid[8], luidDeviceNodeMask, padding.
 	totalGlobalMemOffset = 288
+	// uuidOffset is cudaDeviceProp.uuid, after name[256].
+	uuidOffset = 256
 )
 
 // CUDA device attributes (cudaDeviceAttr).
@@ -47,6 +49,7 @@ type cudart struct {
 
 	getErrorString, getDeviceCount, setDevice, deviceGetAttribute uintptr
 	getDeviceProperties, getDevicePropertiesV2, memGetInfo        uintptr
+	pciBusID                                                      uintptr
 	runtimeGetVersion, driverGetVersion                           uintptr
 	malloc, free, mallocHost, freeHost, memcpy, memcpyAsync       uintptr
 	streamCreateWithFlags, streamDestroy, streamQuery             uintptr
@@ -78,6 +81,7 @@ func loadCudart(paths []string) (*cudart, error) {
 		{Name: "cudaGetDeviceProperties", Fn: &c.getDeviceProperties},
 		{Name: "cudaGetDeviceProperties_v2", Fn: &c.getDevicePropertiesV2, Optional: true},
 		{Name: "cudaMemGetInfo", Fn: &c.memGetInfo},
+		{Name: "cudaDeviceGetPCIBusId", Fn: &c.pciBusID, Optional: true},
 		{Name: "cudaRuntimeGetVersion", Fn: &c.runtimeGetVersion},
 		{Name: "cudaDriverGetVersion", Fn: &c.driverGetVersion},
 		{Name: "cudaMalloc", Fn: &c.malloc},
@@ -141,7 +145,7 @@ func (c *cudart) SetDevice(ordinal int) error {
 	return c.check("cudaSetDevice", r)
 }
 
-func (c *cudart) DeviceProperties(ordinal int) (string, uint64, error) {
+func (c *cudart) DeviceProperties(ordinal int) (deviceProps, error) {
 	buf := make([]byte, devicePropBytes)
 	fn := c.getDeviceProperties
 	if c.getDevicePropertiesV2 != 0 {
@@ -149,10 +153,23 @@ func (c *cudart) DeviceProperties(ordinal int) (string, uint64, error) {
 	}
 	r, _, _ := purego.SyscallN(fn, uintptr(unsafe.Pointer(&buf[0])), uintptr(ordinal))
 	if err := c.check("cudaGetDeviceProperties", r); err != nil {
-		return "", 0, err
+		return deviceProps{}, err
 	}
-	mem := *(*uint64)(unsafe.Pointer(&buf[totalGlobalMemOffset]))
-	return native.Text(buf[:256]), mem, nil
+	p := deviceProps{name: native.Text(buf[:256]), totalMemory: *(*uint64)(unsafe.Pointer(&buf[totalGlobalMemOffset]))}
+	copy(p.uuid[:], buf[uuidOffset:uuidOffset+16])
+	return p, nil
+}
+
+func (c *cudart) PCIBusID(ordinal int) (string, error) {
+	if c.pciBusID == 0 {
+		return "", nil
+	}
+	buf := make([]byte, 64)
+	r, _, _ := purego.SyscallN(c.pciBusID, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), uintptr(ordinal))
+	if err := c.check("cudaDeviceGetPCIBusId", r); err != nil {
+		return "", err
+	}
+	return native.Text(buf), nil
 }
 
 func (c *cudart) DeviceAttribute(attr, ordinal int) (int, error) {

@@ -23,9 +23,12 @@ type nullCUDA struct {
 
 var _ cudaAPI = (*nullCUDA)(nil)
 
-func (n *nullCUDA) DeviceCount() (int, error)                             { return 1, nil }
-func (n *nullCUDA) SetDevice(int) error                                   { return nil }
-func (n *nullCUDA) DeviceProperties(int) (string, uint64, error)          { return "null", 1 << 30, nil }
+func (n *nullCUDA) DeviceCount() (int, error) { return 1, nil }
+func (n *nullCUDA) SetDevice(int) error       { return nil }
+func (n *nullCUDA) DeviceProperties(int) (deviceProps, error) {
+	return deviceProps{name: "null", totalMemory: 1 << 30}, nil
+}
+func (n *nullCUDA) PCIBusID(int) (string, error)                          { return "", nil }
 func (n *nullCUDA) DeviceAttribute(int, int) (int, error)                 { return 0, nil }
 func (n *nullCUDA) RuntimeVersion() (int, error)                          { return 13000, nil }
 func (n *nullCUDA) DriverVersion() (int, error)                           { return 13000, nil }

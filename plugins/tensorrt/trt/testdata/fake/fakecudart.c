@@ -487,7 +487,25 @@ int cudaGetDeviceProperties(void *prop, int dev) {
   /* The prefix of cudaDeviceProp shared by CUDA 10 to 13: name[256],
    * uuid[16], luid[8], luidDeviceNodeMask, then totalGlobalMem at 288. */
   snprintf((char *)prop, 256, "Fake GPU %d", dev);
+  /* uuid[16] follows the name: a fixed pattern with the ordinal in it. */
+  unsigned char *uuid = (unsigned char *)prop + 256;
+  for (int i = 0; i < 16; i++) {
+    uuid[i] = (unsigned char)(0xa0 + i);
+  }
+  uuid[15] = (unsigned char)dev;
   *(size_t *)((char *)prop + 288) = gMemory;
+  return cudaSuccess;
+}
+
+/* cudaDeviceGetPCIBusId writes the device's PCI address: bus 0x3b + dev. */
+int cudaDeviceGetPCIBusId(char *busId, int len, int dev) {
+  if (busId == NULL || len <= 0) {
+    return cudaErrorInvalidValue;
+  }
+  if (dev < 0 || dev >= gDevices) {
+    return cudaErrorInvalidDevice;
+  }
+  snprintf(busId, (size_t)len, "0000:%02x:00.0", 0x3b + dev);
   return cudaSuccess;
 }
 
