@@ -175,3 +175,17 @@ func SelectDevices(want, found []int) []int {
 	}
 	return out
 }
+
+// EnumOption sets a field to the value names maps the option's value to,
+// and names every accepted value when the value is none of them.
+func EnumOption[C, T any](name, help string, names map[string]T, field func(*C) *T) Option[C] {
+	return Option[C]{Name: name, Help: help, Set: func(c *C, v string) error {
+		t, ok := names[v]
+		if !ok {
+			keys := slices.Sorted(maps.Keys(names))
+			return fmt.Errorf("want %s or %s, got %q", strings.Join(keys[:len(keys)-1], ", "), keys[len(keys)-1], v)
+		}
+		*field(c) = t
+		return nil
+	}}
+}

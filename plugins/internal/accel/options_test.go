@@ -165,3 +165,13 @@ func TestParseNUMA(t *testing.T) {
 		assert.ErrorContains(t, err, want, in)
 	}
 }
+
+func TestEnumOption(t *testing.T) {
+	t.Parallel()
+	type cfg struct{ Mode int }
+	o := EnumOption("mode", "", map[string]int{"fast": 1, "slow": 2, "auto": 0}, func(c *cfg) *int { return &c.Mode })
+	var c cfg
+	require.NoError(t, o.Set(&c, "slow"))
+	assert.Equal(t, 2, c.Mode)
+	require.EqualError(t, o.Set(&c, "warp"), `want auto, fast or slow, got "warp"`)
+}

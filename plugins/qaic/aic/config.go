@@ -120,15 +120,8 @@ var options = []accel.Option[Config]{
 	accel.IntOption("queue_threads", "worker threads of each queue", func(c *Config) *int { return &c.QueueThreads }),
 	accel.DurationOption("wait_timeout", `wait for one batch, a Go duration, e.g. "60s"`,
 		func(c *Config) *time.Duration { return &c.WaitTimeout }),
-	{Name: "completion", Help: "wait (in qaicExecObjWaitForCompletion) or callback (the runtime's event callback)",
-		Set: func(c *Config, v string) error {
-			m, ok := completionNames[v]
-			if !ok {
-				return fmt.Errorf("want wait or callback, got %q", v)
-			}
-			c.Completion = m
-			return nil
-		}},
+	accel.EnumOption("completion", "wait (in qaicExecObjWaitForCompletion) or callback (the runtime's event callback)",
+		completionNames, func(c *Config) *Completion { return &c.Completion }),
 	{Name: "event_type", Help: "QAIC_EVENT_DEVICE_COMPLETE's value in your SDK, for completion=callback",
 		Set: func(c *Config, v string) error {
 			n, err := strconv.ParseUint(v, 0, 32)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
@@ -229,52 +228,25 @@ var options = []accel.Option[Config]{
 	accel.IntOption("streams", "CUDA streams per device", func(c *Config) *int { return &c.Streams }),
 	accel.IntOption("batch_size", "samples per enqueue (0: the profile maximum)",
 		func(c *Config) *int { return &c.BatchSize }),
-	{Name: "start_from_device", Help: "samples in device memory: false, true or auto (when they fit)",
-		Set: func(c *Config, v string) error {
-			r, ok := residencyNames[strings.ToLower(v)]
-			if !ok {
-				return fmt.Errorf("want false, true or auto, got %q", v)
-			}
-			c.Residency = r
-			return nil
-		}},
+	accel.EnumOption("start_from_device", "samples in device memory: false, true or auto (when they fit)",
+		residencyNames, func(c *Config) *Residency { return &c.Residency }),
 	accel.BoolOption("end_on_device", "skip copying outputs no sample wants to host memory",
 		func(c *Config) *bool { return &c.EndOnDevice }),
 	accel.FloatOption("device_memory_fraction", "share of free device memory for samples",
 		func(c *Config) *float64 { return &c.DeviceMemoryFraction }),
 	accel.BoolOption("batch_copies", "gather resident samples with cudaMemcpyBatchAsync",
 		func(c *Config) *bool { return &c.BatchCopies }),
-	{Name: "gather", Help: "scattered samples: copies (one per sample) or kernel (one launch per input)",
-		Set: func(c *Config, v string) error {
-			g, ok := gatherNames[v]
-			if !ok {
-				return fmt.Errorf("want copies or kernel, got %q", v)
-			}
-			c.Gather = g
-			return nil
-		}},
+	accel.EnumOption("gather", "scattered samples: copies (one per sample) or kernel (one launch per input)",
+		gatherNames, func(c *Config) *Gather { return &c.Gather }),
 	accel.BoolOption("cuda_graphs", "replay each lane's engine launch as a CUDA graph per batch size",
 		func(c *Config) *bool { return &c.Graphs }),
 	accel.IntOption("inference_streams", "engine streams per device shared by the lanes (0: each lane's own)",
 		func(c *Config) *int { return &c.InferenceStreams }),
 	accel.BoolOption("spin_wait", "poll for batch completion instead of sleeping", func(c *Config) *bool { return &c.SpinWait }),
-	{Name: "build", Help: "build the model from ONNX: auto (a *.onnx file), true or false",
-		Set: func(c *Config, v string) error {
-			b, ok := buildNames[v]
-			if !ok {
-				return fmt.Errorf("want auto, true or false, got %q", v)
-			}
-			c.Build = b
-			return nil
-		}},
-	{Name: "precision", Help: "build precision: fp32, fp16 or int8", Set: func(c *Config, v string) error {
-		p, ok := precisionNames[v]
-		if !ok {
-			return fmt.Errorf("want fp32, fp16 or int8, got %q", v)
-		}
-		c.Precision = p
-		return nil
-	}},
+	accel.EnumOption("build", "build the model from ONNX: auto (a *.onnx file), true or false", buildNames,
+		func(c *Config) *Build { return &c.Build }),
+	accel.EnumOption("precision", "build precision: fp32, fp16 or int8", precisionNames,
+		func(c *Config) *Precision { return &c.Precision }),
 	accel.IntOption("build_batch", "largest batch of the built engine (0: batch_size, or 64)",
 		func(c *Config) *int { return &c.BuildBatch }),
 	accel.IntOption("build_profiles", "optimization profiles of the built engine (0: one per stream)",
