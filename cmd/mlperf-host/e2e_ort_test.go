@@ -100,3 +100,20 @@ func TestOnnxOrtWithoutLibrary(t *testing.T) {
 		assert.Contains(t, r.stderr, w)
 	}
 }
+
+// TestOnnxOrtOptions: onnx-ort declares its options, the ort engine's
+// thread counts among them, and a misspelt one is refused before Load.
+func TestOnnxOrtOptions(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plugins, _ := onnxOrt(t)
+	r := mlperfHost(t, dir, "plugins", "describe", "onnx-ort", "--plugin-dirs", plugins)
+	require.Equal(t, exitcode.OK, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	assert.Regexp(t, `engine\s+enum\s+-\s+go or ort; unset: ort, or go when ort is unavailable`, r.stdout)
+	assert.Regexp(t, `threads\s+uint\s+0\s+.*intra-op`, r.stdout)
+	assert.Regexp(t, `ort_inter_op_threads\s+uint\s+1\s`, r.stdout)
+
+	r = mlperfHost(t, dir, "run", "--plugin", "onnx-ort", "--plugin-dirs", plugins, "--set", "onnx-ort.ort_inter_op=2")
+	assert.Equal(t, exitcode.Config, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	assert.Contains(t, r.stderr, `unknown option "ort_inter_op" (did you mean ort_inter_op_threads?)`)
+}

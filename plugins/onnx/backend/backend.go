@@ -132,6 +132,7 @@ func (b *Backend) Info() sdk.Info {
 		Version:     Version,
 		Description: desc + ")",
 		MaxInFlight: b.maxInFlight,
+		Options:     b.optionSchema(),
 	}
 }
 

@@ -21,11 +21,9 @@ const name = "onnx-ort"
 const hint = "run `make ort`, then `make build` to install ONNX Runtime " + ort.Version + " beside the plugin (bin/plugins/" + name + "/" +
 	ort.DefaultLibrary + "), or pass --set " + name + "." + ort.OptLibrary + "=PATH"
 
-// description starts Info's description; until the ABI describes plugin
-// options, it lists them (docs/onnx.md explains each).
-const description = "ONNX models on CPU with ONNX Runtime; options " + backend.OptEngine + ", " + backend.OptThreads +
-	" (intra-op), " + ort.OptInterOpThreads + ", " + backend.OptBatch + ", " + backend.OptInstances + ", " +
-	ort.OptLibrary + ", " + ort.OptOptimization
+// description starts Info's description; the option schema
+// (`mlperf-host plugins describe onnx-ort`) lists the options.
+const description = "ONNX models on CPU with ONNX Runtime"
 
 func main() {
 	exe, err := os.Executable()

@@ -41,7 +41,11 @@ func TestManifest(t *testing.T) {
 	assert.Equal(t, name, b.Info().Name)
 	assert.Equal(t, backend.Version, b.Info().Version)
 	assert.Contains(t, b.Info().Description, "default ort, go when ort is unavailable")
-	assert.Contains(t, b.Info().Description, "ort_inter_op_threads", "the options are listed until the ABI describes them")
+	var schema []string
+	for _, o := range b.Info().Options {
+		schema = append(schema, o.Name)
+	}
+	assert.Subset(t, schema, []string{backend.OptEngine, backend.OptThreads, ort.OptInterOpThreads, ort.OptLibrary})
 }
 
 // load loads the demo model on a backend for a plugin installed in dir,

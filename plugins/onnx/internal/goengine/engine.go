@@ -37,6 +37,18 @@ const (
 	OptMaxArenaMB = "max_arena_mb"
 )
 
+var _ engine.Describer = (*Engine)(nil)
+
+// OptionSpecs implements engine.Describer.
+func (*Engine) OptionSpecs() []engine.OptionSpec {
+	return []engine.OptionSpec{
+		{Name: OptKernel, Type: "enum", Allowed: []string{"auto", "go"}, Default: "auto",
+			Doc: "go engine: GEMM micro-kernel, auto (the best this CPU runs) or go (portable)"},
+		{Name: OptFuse, Type: "bool", Default: "true", Doc: "go engine: load-time fusion (off only for testing)"},
+		{Name: OptMaxArenaMB, Type: "uint", Doc: "go engine: memory budget of one plan in MiB (default 8192, 1024 in WASM)"},
+	}
+}
+
 // config is the parsed engine.Options.
 type config struct {
 	threads  int

@@ -30,6 +30,19 @@ const (
 	OptInterOpThreads = "ort_inter_op_threads"
 )
 
+var _ engine.Describer = (*Engine)(nil)
+
+// OptionSpecs implements engine.Describer.
+func (*Engine) OptionSpecs() []engine.OptionSpec {
+	return []engine.OptionSpec{
+		{Name: OptInterOpThreads, Type: "uint", Default: "1",
+			Doc: "ort engine: inter-op threads; 1 runs the graph's nodes one after another, more runs independent nodes at once"},
+		{Name: OptLibrary, Type: "string", Doc: "ort engine: path of libonnxruntime (default: the plugin's, else the loader's)"},
+		{Name: OptOptimization, Type: "enum", Allowed: []string{"all", "extended", "basic", "disable"}, Default: "all",
+			Doc: "ort engine: ONNX Runtime's graph optimization level"},
+	}
+}
+
 // maxThreads bounds the thread counts the engine accepts.
 const maxThreads = 4096
 
