@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -87,10 +85,16 @@ func (a *app) submit(ctx context.Context, cf *configFlags, c *config.Config, roo
 		}
 	}
 	l := submission.Layout{Root: root, Division: c.Division, Submitter: c.Submitter, System: c.System, Round: c.Round, Benchmark: c.Benchmark}
-	if err := a.writeSystem(ctx, c, l); err != nil {
+	info, err := a.pluginInfo(ctx, c)
+	if err != nil {
 		return err
 	}
-	if _, err := measurementsOf(c); err != nil {
+	// Before any run: what neither the machine, the configuration nor
+	// (after Load) the plugin can tell stops the submission here.
+	if err := writeSystem(c, l, info, false); err != nil {
+		return err
+	}
+	if _, err := measurementsOf(c, info, false); err != nil {
 		return err
 	}
 	if err := writeCalibration(c, l); err != nil {
@@ -141,8 +145,14 @@ func (a *app) submitScenario(ctx context.Context, c *config.Config, l submission
 			return err
 		}
 	}
-	if _, err := a.runOnce(ctx, runner.Spec{Config: c.WithMode(config.ModeAccuracy), OutDir: l.AccuracyDir()}); err != nil {
+	acc, err := a.runOnce(ctx, runner.Spec{Config: c.WithMode(config.ModeAccuracy), OutDir: l.AccuracyDir()})
+	if err != nil {
 		return fmt.Errorf("%s accuracy run: %w", c.Scenario, err)
+	}
+	// The plugin has loaded the model: what it reports completes the
+	// system description.
+	if err := writeSystem(c, l, acc.Plugin, true); err != nil {
+		return err
 	}
 	if _, err := a.runOnce(ctx, runner.Spec{Config: c.WithMode(config.ModePerformance), OutDir: l.PerformanceDir()}); err != nil {
 		return fmt.Errorf("%s performance run: %w", c.Scenario, err)
@@ -152,7 +162,7 @@ func (a *app) submitScenario(ctx context.Context, c *config.Config, l submission
 			return err
 		}
 	}
-	if err := writeMeasurements(c, l); err != nil {
+	if err := writeMeasurements(c, l, acc.Plugin); err != nil {
 		return err
 	}
 	for _, d := range accDirs {
@@ -186,42 +196,6 @@ func backupDir(root, backup, dir string) string {
 	return filepath.Join(backup, rel)
 }
 
-// writeSystem describes this machine and the plugin's devices in
-// systems/SYSTEM.json, before any run: a field nobody can tell stops the
-// submission here.
-func (a *app) writeSystem(ctx context.Context, c *config.Config, l submission.Layout) error {
-	b, err := a.plugins().Open(ctx, c)
-	if err != nil {
-		return err
-	}
-	info := b.Info()
-	if err := b.Close(); err != nil && !errors.Is(err, host.ErrClosed) {
-		return err
-	}
-	var accel []submission.Accelerator
-	for _, d := range info.Devices {
-		accel = append(accel, submission.Accelerator{Name: d.Name, MemoryBytes: d.MemoryBytes})
-	}
-	desc, missing := submission.DescribeSystem(submission.SystemInputs{
-		Round: c.Round, Division: c.Division, Submitter: c.Submitter, System: c.System, Category: c.Category,
-		Detected: submission.DetectSystem(os.DirFS("/")), Accelerators: accel,
-		Framework: fmt.Sprintf("mlperf-host %s, plugin %s %s (%s)", binaryVersion(), info.Name, info.Version, info.Transport),
-		Software:  fmt.Sprintf("%s, %s/%s", runtime.Version(), runtime.GOOS, runtime.GOARCH),
-		Given:     c.SystemDesc(),
-	})
-	if len(missing) > 0 {
-		var sets []string
-		for _, f := range missing {
-			sets = append(sets, "--set "+config.PrefixSystemDesc+f+"=...")
-		}
-		return exitcode.New(exitcode.Config,
-			fmt.Errorf("system description %s: this machine does not tell %s, which round %s's checker needs (non-empty)",
-				l.SystemFile(), strings.Join(missing, ", "), c.Round.Name),
-			"set them in a [system_desc] table of the config file, or "+strings.Join(sets, " "))
-	}
-	return submission.WriteJSON(l.SystemFile(), desc)
-}
-
 func binaryVersion() string {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 		return bi.Main.Version
@@ -229,31 +203,10 @@ func binaryVersion() string {
 	return "(devel)"
 }
 
-// measurementsOf is measurements.json: the measurements.FIELD keys, else,
-// for the demo, what its bundled model is.
-func measurementsOf(c *config.Config) (map[string]string, error) {
-	var defaults map[string]string
-	if c.Benchmark.Demo {
-		defaults = map[string]string{"input_data_types": "uint8", "retraining": "No", "weight_data_types": "fp32",
-			"weight_transformations": "none", "starting_weights_filename": "plugins/onnx/fashionmnist (bundled ONNX model)"}
-	}
-	m, missing := submission.DescribeMeasurements(c.Round, c.Measurements(), defaults)
-	if len(missing) > 0 {
-		var sets []string
-		for _, f := range missing {
-			sets = append(sets, "--set "+config.PrefixMeasurements+f+"=...")
-		}
-		return nil, exitcode.New(exitcode.Config,
-			fmt.Errorf("measurements.json of %s: %s have no value", c.Benchmark.SubmissionName, strings.Join(missing, ", ")),
-			"describe how the model was run: "+strings.Join(sets, " "))
-	}
-	return m, nil
-}
-
 // writeMeasurements writes how the scenario was run: measurements.json,
 // the effective settings as a user.conf, and a README.
-func writeMeasurements(c *config.Config, l submission.Layout) error {
-	m, err := measurementsOf(c)
+func writeMeasurements(c *config.Config, l submission.Layout, info host.Info) error {
+	m, err := measurementsOf(c, info, true)
 	if err != nil {
 		return err
 	}

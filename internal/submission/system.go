@@ -29,6 +29,9 @@ type SystemInputs struct {
 	Accelerators []Accelerator
 	// Framework and Software fill framework and other_software_stack.
 	Framework, Software string
+	// Reported are the fields the plugin reported at Load (its submission
+	// facts); they override what the machine and the devices tell.
+	Reported map[string]string
 	// Given are the fields the configuration sets (system_desc.FIELD);
 	// they override everything else.
 	Given map[string]string
@@ -40,8 +43,9 @@ type SystemInputs struct {
 var numericFields = []string{"number_of_nodes", "host_processors_per_node", "host_processor_core_count", "accelerators_per_node"}
 
 // DescribeSystem makes systems/SYSTEM.json: every field the round's
-// checker requires, from the configuration first, then the machine, the
-// plugin's devices and what the run itself knows (division, submitter,
+// checker requires, from the configuration first, then what the plugin
+// reported, then the machine, the plugin's devices and what the run itself
+// knows (division, submitter,
 // category, one node). A CPU system (no accelerator) gets "0"
 // accelerators and "N/A" for the accelerator fields. It returns the
 // description and the fields that must be meaningful but have no value,
@@ -77,8 +81,10 @@ func DescribeSystem(in SystemInputs) (map[string]any, []string) {
 			v["accelerator_memory_capacity"] = fmt.Sprintf("%.0f GB", float64(m)/1e9)
 		}
 	}
-	for k, x := range in.Given {
-		v[k] = x
+	for _, m := range []map[string]string{in.Reported, in.Given} {
+		for k, x := range m {
+			v[k] = x
+		}
 	}
 	out := map[string]any{}
 	for k, x := range v {
