@@ -225,11 +225,17 @@ def restore(tree, backup, work):
 
 
 def verdict(path):
+    """Whether a verify_*.txt passed (None: no file), and its lines that carry
+    the verdict: the scores and TEST lines (the official scripts' logging
+    lines, with times and paths, left out)."""
     try:
         with open(path) as f:
-            return "TEST PASS" in f.read()
+            text = f.read()
     except OSError:
-        return None
+        return None, []
+    keep = [line for line in text.splitlines()
+            if re.match(r"(?i)(reference score|test score|num_|TEST (PASS|FAIL))", line)]
+    return "TEST PASS" in text, keep
 
 
 def compliance(tools, tree, work):
@@ -249,9 +255,9 @@ def compliance(tools, tree, work):
             os.makedirs(scratch, exist_ok=True)
             sh(cmd, cwd=scratch, capture=True)
             for name in (["verify_accuracy.txt"] if test == "TEST01" else []) + ["verify_performance.txt"]:
-                ours = verdict(os.path.join(sc_dir, test, name))
-                theirs = verdict(os.path.join(out, test, name))
-                rows.append((os.path.relpath(sc_dir, tree), test, name, ours, theirs))
+                ours, our_lines = verdict(os.path.join(sc_dir, test, name))
+                theirs, their_lines = verdict(os.path.join(out, test, name))
+                rows.append((os.path.relpath(sc_dir, tree), test, name, ours, theirs, our_lines == their_lines))
     return rows
 
 
@@ -313,10 +319,12 @@ def main():
 
     print("\n== 4. compliance/TEST01 and TEST04 run_verification.py")
     rows = compliance(tools, restore(tree, backup, args.work), args.work)
-    for sc, test, name, ours, theirs in rows:
-        mark = "agree" if ours == theirs else "DISAGREE"
-        print(f"{sc} {test} {name}: mlperf-host {'PASS' if ours else 'FAIL'}, official {'PASS' if theirs else 'FAIL'}: {mark}")
-        ok &= ours == theirs and ours is not None
+    word = {True: "PASS", False: "FAIL", None: "missing"}
+    for sc, test, name, ours, theirs, same in rows:
+        mark = "agree" if ours == theirs and ours is not None else "DISAGREE"
+        lines = "the same scores and counts" if same else "OTHER scores or counts"
+        print(f"{sc} {test} {name}: mlperf-host {word[ours]}, official {word[theirs]}: {mark}, {lines}")
+        ok &= ours == theirs and ours is not None and same
     print("\nverify-submission: " + ("ok" if ok else "FAILED"))
     return 0 if ok else 1
 
