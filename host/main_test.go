@@ -2,7 +2,6 @@ package host
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/host/manifest"
+	"github.com/mlperf-host/mlperf-host/sdk/sdktest"
 )
 
 // scratch is a directory for the whole test binary: the Go guest built
@@ -36,28 +36,17 @@ var (
 	// echoProcess is the SDK's echo example as a subprocess plugin.
 	echoProcess = sync.OnceValues(func() (string, error) {
 		out := filepath.Join(scratch, "echo")
-		return out, build(out, "../examples/echo/cmd/echo", []string{"CGO_ENABLED=0"})
+		return out, sdktest.GoBuild(out, "../examples/echo/cmd/echo", sdktest.Native)
 	})
 )
 
 // buildGuest builds the Go package pkg as a WASM reactor.
 func buildGuest(name, pkg string) ([]byte, error) {
 	out := filepath.Join(scratch, name+".wasm")
-	if err := build(out, pkg, []string{"GOOS=wasip1", "GOARCH=wasm"}, "-buildmode=c-shared"); err != nil {
+	if err := sdktest.GoBuild(out, pkg, sdktest.WASM); err != nil {
 		return nil, err
 	}
 	return os.ReadFile(out)
-}
-
-// build runs go build with flags of pkg into out, with env added to the
-// environment.
-func build(out, pkg string, env []string, flags ...string) error {
-	cmd := exec.Command("go", append(append([]string{"build", "-o", out}, flags...), pkg)...)
-	cmd.Env = append(os.Environ(), env...)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return &exec.ExitError{Stderr: b}
-	}
-	return nil
 }
 
 // echoPlugin is echoProcess as a Plugin to open.

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
+	"github.com/mlperf-host/mlperf-host/sdk/sdktest"
 )
 
 // onnxPkg is the onnx plugin's main, built here as a WASM module.
@@ -34,10 +35,7 @@ func onnxPlugin(t *testing.T) string {
 	t.Helper()
 	onnxOnce.Do(func() {
 		onnxModule = filepath.Join(filepath.Dir(binary), "onnx.wasm")
-		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", onnxModule, onnxPkg)
-		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			onnxErr = fmt.Errorf("build the onnx plugin: %w\n%s", err, out)
+		if onnxErr = sdktest.GoBuild(onnxModule, onnxPkg, sdktest.WASM); onnxErr != nil {
 			return
 		}
 		check := exec.Command(binary, "plugins", "check", onnxModule, "--set", wazeroCache())
@@ -208,8 +206,7 @@ func TestDemoNativePlugin(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	native := filepath.Join(dir, "onnx")
-	out, err := exec.Command("go", "build", "-o", native, onnxPkg).CombinedOutput()
-	require.NoError(t, err, "build the native onnx plugin:\n%s", out)
+	require.NoError(t, sdktest.GoBuild(native, onnxPkg, sdktest.Native))
 	args := demoArgs(t, dir)
 	args[1] = native // the value of --plugin (demoArgs starts with it)
 	r := mlperfHost(t, dir, append([]string{"run", "--mode", "accuracy", "--out", "acc"}, args...)...)

@@ -21,6 +21,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 	"github.com/mlperf-host/mlperf-host/internal/runner"
+	"github.com/mlperf-host/mlperf-host/sdk/sdktest"
 )
 
 // binary is the mlperf-host built once for the end-to-end tests.
@@ -33,10 +34,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "mlperf-host")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build mlperf-host: %v\n%s", err, out)
+	if err := sdktest.GoBuild(binary, ".", sdktest.Native); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -387,10 +386,8 @@ func installPluginErr(dir, name, pkg, manifest string) (string, error) {
 	if err := os.MkdirAll(pdir, 0o755); err != nil {
 		return "", err
 	}
-	build := exec.Command("go", "build", "-o", filepath.Join(pdir, name), pkg)
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build %s: %w\n%s", pkg, err, out)
+	if err := sdktest.GoBuild(filepath.Join(pdir, name), pkg, sdktest.Native); err != nil {
+		return "", err
 	}
 	m, err := os.ReadFile(manifest)
 	if err != nil {

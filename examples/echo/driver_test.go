@@ -3,10 +3,8 @@ package echo_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/abi/backendv1"
 	"github.com/mlperf-host/mlperf-host/sdk"
+	"github.com/mlperf-host/mlperf-host/sdk/sdktest"
 )
 
 // A driver runs a backend the way a host does, over one transport: the
@@ -190,19 +189,8 @@ func built(t *testing.T) (binary, module string) {
 			return
 		}
 		pkg := "github.com/mlperf-host/mlperf-host/examples/echo/cmd/echo"
-		for _, b := range []struct {
-			env  []string
-			args []string
-		}{
-			{args: []string{"build", "-o", filepath.Join(buildDir, "echo"), pkg}},
-			{env: []string{"GOOS=wasip1", "GOARCH=wasm"}, args: []string{"build", "-buildmode=c-shared", "-o", filepath.Join(buildDir, "echo.wasm"), pkg}},
-		} {
-			cmd := exec.Command("go", b.args...)
-			cmd.Env = append(os.Environ(), b.env...)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				buildErr = fmt.Errorf("go %s: %v\n%s", strings.Join(b.args, " "), err, out)
-				return
-			}
+		if buildErr = sdktest.GoBuild(filepath.Join(buildDir, "echo"), pkg, sdktest.Native); buildErr == nil {
+			buildErr = sdktest.GoBuild(filepath.Join(buildDir, "echo.wasm"), pkg, sdktest.WASM)
 		}
 	})
 	require.NoError(t, buildErr, "build the echo plugin")

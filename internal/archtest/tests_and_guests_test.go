@@ -12,7 +12,8 @@ import (
 var testExceptions = map[string][]string{
 	// The transport benchmarks' in-process baseline: an sdk.Backend served
 	// through the SDK's own session with no transport between
-	// (internal/inproc), so that each transport's row is its cost alone.
+	// (internal/inproc), so that each transport's row is its cost alone;
+	// and sdktest.GoBuild, the module's one way to build what tests run.
 	"host": {"sdk", "internal/inproc"},
 	// The echo tests run its WASM build in wazero as the host does, without
 	// importing the host.

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -27,23 +26,6 @@ import (
 // The helpers below test a subprocess plugin's built binary (what
 // sdk.Serve serves) rather than its Backend value: the flags, the exit
 // codes and the gRPC service a host reaches.
-
-// BuildPlugin builds the main package in dir (e.g. ".") into a temporary
-// binary called name, with cgo off as a portable plugin builds, and
-// returns its path. It skips the test when the go tool is not on PATH.
-func BuildPlugin(t testing.TB, dir, name string) string {
-	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go tool is not on PATH: the test builds the plugin binary")
-	}
-	bin := filepath.Join(t.TempDir(), name)
-	cmd := exec.Command(goTool, "build", "-o", bin, dir)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
-	return bin
-}
 
 // RunPlugin runs bin to completion, as a person would (without the
 // go-plugin handshake cookie), with env added to the test's environment.
