@@ -26,6 +26,9 @@ func gcc(t *testing.T, args ...string) {
 // compiled by this test) exactly as they bind the real ones.
 func TestAcceleratorPlugins(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: the plugins' own tests run their binaries against the fakes, TestSubprocessPlugin the host's side")
+	}
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Skip("gcc not found: the fake CUDA/TensorRT and AIC runtimes are compiled by the test")
 	}

@@ -204,6 +204,9 @@ func TestDemoSubmit(t *testing.T) {
 // from the same source as a native subprocess: both builds answer alike.
 func TestDemoNativePlugin(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: the native engine's accuracy is plugins/onnx/fashionmnist's test, a subprocess plugin's run TestSubprocessPlugin's")
+	}
 	dir := t.TempDir()
 	native := filepath.Join(dir, "onnx")
 	require.NoError(t, sdktest.GoBuild(native, onnxPkg, sdktest.Native))
