@@ -1,6 +1,6 @@
 module github.com/mlperf-host/mlperf-host
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/ebitengine/purego v0.11.3
