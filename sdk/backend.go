@@ -18,9 +18,9 @@ import (
 type Backend interface {
 	// Info describes the backend. It must not block. The SDK calls it
 	// before Load and once more after Load succeeds: the second answer's
-	// MaxBatch and MaxInFlight replace the first's (so that Load's options,
-	// a stream count or a batch size, can set them); nothing else of it
-	// may change.
+	// MaxBatch, MaxInFlight and BatchTimeout replace the first's (so that
+	// Load's options, a stream count or a batch size, can set them);
+	// nothing else of it may change.
 	Info() Info
 
 	// Load prepares the model. It is untimed and may be slow (engine
