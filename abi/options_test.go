@@ -1,7 +1,6 @@
 package abi_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -115,7 +114,7 @@ func FuzzCheckOptions(f *testing.F) {
 		err := abi.CheckOptions(schema, map[string]string{key: value})
 		if err != nil {
 			var oe *abi.OptionError
-			require.True(t, errors.As(err, &oe), "%v", err)
+			require.ErrorAs(t, err, &oe)
 			_ = oe.Error()
 		}
 		_ = abi.CloseMatches(key, []string{name, def, value})

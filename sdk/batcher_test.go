@@ -61,7 +61,6 @@ func TestPending(t *testing.T) {
 // batchLog is an Infer or Submit backend that records every batch: when
 // it started, its sample ids, and how many calls ran at once.
 type batchLog struct {
-	name        string
 	maxBatch    int
 	inFlight    int
 	timeout     time.Duration

@@ -48,7 +48,7 @@ type printer struct{ done chan struct{} }
 func (p printer) Complete(id uint64, code abi.Code, data []byte, _ int64) {
 	fmt.Printf("sample id %d: %s %q\n", id, code, data)
 }
-func (printer) FirstToken(uint64, []byte) {}
+func (printer) FirstToken(uint64, []byte)  {}
 func (p printer) Flushed(abi.Code, string) { close(p.done) }
 func (printer) Violation(id uint64, err error) {
 	fmt.Printf("sample id %d: backend bug: %v\n", id, err)

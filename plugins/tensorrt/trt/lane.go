@@ -196,7 +196,7 @@ func (l *lane) Run(b *accel.Batch) {
 		// CPUs back first.
 		restore, err := accel.Pin(l.dev.cpus)
 		if err != nil {
-			l.dev.Fail(err)
+			_ = l.dev.Fail(err) // marks the device failed: the batch fails with it
 		} else {
 			defer restore()
 		}
