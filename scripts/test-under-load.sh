@@ -34,6 +34,10 @@ start=$(date +%s)
 status=0
 ${MAKE:-make} --no-print-directory "$target" || status=$?
 elapsed=$(( $(date +%s) - start ))
+# The CPU time make and its children used (the burners, not waited for
+# yet, are not in it): what the tests cost, whatever else ran.
+cpu=$(times | tail -n 1)
 stop_burners
 echo "test-under-load: make $target exited $status after ${elapsed} s ($(( elapsed / 60 )) min $(( elapsed % 60 )) s) with $burners burners on $cores cores; load now $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "test-under-load: CPU time of make $target (user, system): $cpu"
 exit "$status"
