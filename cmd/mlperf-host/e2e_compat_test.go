@@ -55,7 +55,7 @@ func TestOlderPluginsStillWork(t *testing.T) {
 			for _, sc := range []string{"Offline", "Server", "SingleStream"} {
 				r = mlperfHost(t, dir, append([]string{"run", "--plugin", "echo", "--plugin-dirs", plugins, "--scenario", sc,
 					"--out", "logs-" + sc}, fast(t, dir)...)...)
-				require.Equal(t, exitcode.OK, r.code, "%s\nstdout:\n%s\nstderr:\n%s", sc, r.stdout, r.stderr)
+				assertVerdict(t, r, filepath.Join(dir, "logs-"+sc))
 				assert.Contains(t, r.stdout, "(process, max batch 256, 2 in flight)")
 			}
 		})
