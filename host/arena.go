@@ -54,7 +54,8 @@ func writeArena(dir string, samples []Sample) (_ *backendv1.LoadSamplesRequest, 
 		if _, err := w.Write(s.Data); err != nil {
 			return nil, "", fmt.Errorf("write sample arena %s: %w", f.Name(), err)
 		}
-		refs[i] = &backendv1.SampleRef{Index: s.Index, Offset: off, Length: uint64(len(s.Data))}
+		refs[i] = sampleRef(s)
+		refs[i].Offset = off
 		off += uint64(len(s.Data))
 	}
 	if err := w.Flush(); err != nil {
@@ -75,7 +76,9 @@ func inlineRequests(samples []Sample, limit int) []*backendv1.LoadSamplesRequest
 			reqs = append(reqs, cur)
 			cur, size = &backendv1.LoadSamplesRequest{}, 0
 		}
-		cur.Samples = append(cur.Samples, &backendv1.SampleRef{Index: s.Index, Length: uint64(len(s.Data)), Data: s.Data})
+		r := sampleRef(s)
+		r.Data = s.Data
+		cur.Samples = append(cur.Samples, r)
 		size += n
 	}
 	if len(cur.Samples) > 0 || len(reqs) == 0 {

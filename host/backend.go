@@ -197,12 +197,34 @@ type Model struct {
 	// Run says what the model is loaded for (ABI v1.2); nil sends
 	// nothing.
 	Run *Run
+	// Inputs is the data set's schema: every sample's named tensors, in
+	// the order a sample's bytes hold them (ABI v1.2); empty sends none.
+	Inputs []TensorSpec
+}
+
+// TensorSpec is one named tensor of every sample (ABI v1.2).
+type TensorSpec struct {
+	Name  string
+	DType abi.DType
+	// Shape is one sample's shape; abi.Varies (-1) marks a dimension that
+	// differs between samples.
+	Shape []int
+}
+
+// TensorRef is one tensor of one sample: its shape and where its bytes
+// lie in the sample's Data. A Sample's Tensors follow Model.Inputs.
+type TensorRef struct {
+	Shape          []int
+	Offset, Length int
 }
 
 // Sample is one data set sample for LoadSamples.
 type Sample struct {
 	Index uint64
 	Data  []byte
+	// Tensors are the sample's tensors, one per Model.Inputs entry (ABI
+	// v1.2); nil when the model was loaded without inputs.
+	Tensors []TensorRef
 }
 
 // ErrClosed is returned by every call on a closed Backend.

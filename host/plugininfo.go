@@ -212,6 +212,13 @@ func factsFrom(f *backendv1.SubmissionFacts, devices []Device) (*SubmissionFacts
 // loadRequest is the LoadRequest of m, without the model's bytes.
 func loadRequest(m Model) *backendv1.LoadRequest {
 	req := &backendv1.LoadRequest{Options: m.Options}
+	for _, t := range m.Inputs {
+		in := &backendv1.TensorSpec{Name: t.Name, Dtype: string(t.DType)}
+		for _, d := range t.Shape {
+			in.Shape = append(in.Shape, int64(d))
+		}
+		req.Inputs = append(req.Inputs, in)
+	}
 	if r := m.Run; r != nil {
 		s := r.Settings
 		req.Run = &backendv1.RunConfig{Benchmark: r.Benchmark, Scenario: r.Scenario, Mode: r.Mode, Settings: &backendv1.TestSettings{
@@ -243,4 +250,17 @@ func NewLoadRequest(m Model) *backendv1.LoadRequest {
 	req := loadRequest(m)
 	req.ModelPath, req.ModelBytes = m.Path, m.Bytes
 	return req
+}
+
+// sampleRef is the SampleRef of s without its bytes or place.
+func sampleRef(s Sample) *backendv1.SampleRef {
+	r := &backendv1.SampleRef{Index: s.Index, Length: uint64(len(s.Data))}
+	for k, t := range s.Tensors {
+		tr := &backendv1.TensorRef{Tensor: uint32(k), Offset: uint64(t.Offset), Length: uint64(t.Length)}
+		for _, d := range t.Shape {
+			tr.Shape = append(tr.Shape, int64(d))
+		}
+		r.Tensors = append(r.Tensors, tr)
+	}
+	return r
 }

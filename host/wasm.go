@@ -332,7 +332,8 @@ func (b *wasmBackend) LoadSamples(ctx context.Context, samples []Sample) error {
 	}
 	refs := make([]*backendv1.SampleRef, len(samples))
 	for i, s := range samples {
-		refs[i] = &backendv1.SampleRef{Index: s.Index, Length: uint64(len(s.Data)), Data: s.Data}
+		refs[i] = sampleRef(s)
+		refs[i].Data = s.Data
 	}
 	req, err := proto.Marshal(&backendv1.LoadSamplesRequest{Samples: refs})
 	if err != nil {

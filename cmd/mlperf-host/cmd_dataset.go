@@ -43,12 +43,14 @@ func (a *app) datasetInfo(args []string) error {
 		return err
 	}
 	defer d.Close()
-	// Read every sample: a corrupt or mismatched file shows now, not mid-run.
-	buf := make([]byte, d.Spec().Bytes())
-	for i := range d.Len() {
-		if err := d.ReadSample(i, buf); err != nil {
-			return err
-		}
+	// Read every sample: a corrupt, truncated or mismatched file shows
+	// now, naming the file and the sample, not mid-run.
+	st := newShapeStats(d.Schema())
+	if err := dataset.ReadAll(d, func(_ int, shapes [][]int, data []byte) error {
+		st.add(shapes, len(data))
+		return nil
+	}); err != nil {
+		return err
 	}
 	if v, ok := d.(dataset.Verifier); ok {
 		if err := v.Verify(); err != nil {
@@ -59,8 +61,9 @@ func (a *app) datasetInfo(args []string) error {
 	if l := d.Labels(); l != nil {
 		labels = fmt.Sprintf("%d", len(l))
 	}
-	fmt.Fprintf(a.stdout, "data set %s\nsamples  %d\nsample   %s (%d bytes)\nlabels   %s\nchecked  every sample reads and matches\n",
-		d.Name(), d.Len(), d.Spec(), d.Spec().Bytes(), labels)
+	fmt.Fprintf(a.stdout, "data set %s\nsamples  %d\n", d.Name(), d.Len())
+	st.print(a.stdout)
+	fmt.Fprintf(a.stdout, "labels   %s\nchecked  every sample reads and matches\n", labels)
 	return nil
 }
 
@@ -73,7 +76,7 @@ func openDatasetArg(path, labelMap string) (dataset.Dataset, error) {
 
 func (a *app) datasetConvert(args []string) error {
 	fs := a.newFlagSet("dataset convert", "[--label-map FILE] SRC DST.mlph",
-		"Convert a data set (a directory of .npy files with its label map) to the compact single-file form.")
+		"Convert a data set (a directory of .npy files in any form, with its label map) to the compact single-file form.")
 	labelMap := fs.String("label-map", "", "label map `FILE` of the .npy directory (default SRC/val_map.txt)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -90,7 +93,7 @@ func (a *app) datasetConvert(args []string) error {
 	if err := writeCompact(pos[1], d); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "wrote %s: %d samples of %s\n", pos[1], d.Len(), d.Spec())
+	fmt.Fprintf(a.stdout, "wrote %s: %d samples of %s\n", pos[1], d.Len(), describeSchema(d.Schema()))
 	return nil
 }
 
@@ -139,7 +142,7 @@ func (a *app) datasetExport(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "wrote %s: %d samples of %s\n", dst, d.Len(), d.Spec())
+	fmt.Fprintf(a.stdout, "wrote %s: %d samples of %s\n", dst, d.Len(), describeSchema(d.Schema()))
 	return nil
 }
 
@@ -149,7 +152,11 @@ func exportNPY(dir string, d dataset.Dataset) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	buf := make([]byte, d.Spec().Bytes())
+	spec, ok := d.Schema().Single()
+	if !ok {
+		return fmt.Errorf("export npy: %s has %s: one .npy per sample holds one fixed-shape tensor", d.Name(), d.Schema())
+	}
+	buf := make([]byte, spec.Bytes())
 	m, err := os.Create(filepath.Join(dir, dataset.DefaultLabelMap))
 	if err != nil {
 		return err
@@ -164,7 +171,7 @@ func exportNPY(dir string, d dataset.Dataset) error {
 		if err != nil {
 			return err
 		}
-		err = dataset.WriteNPY(f, d.Spec(), buf)
+		err = dataset.WriteNPY(f, spec, buf)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}

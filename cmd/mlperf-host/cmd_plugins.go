@@ -101,7 +101,7 @@ func (a *app) pluginsCheck(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	in, err := runner.CheckInput(c, *samples)
+	in, err := runner.CheckInput(ctx, c, *samples)
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func classify(err error) error {
 	case is(config.ErrConfig, loadgen.ErrInvalidConfig, loadgen.ErrInvalidSettings):
 		return exitcode.New(exitcode.Config, err, "`mlperf-host config show` prints every value and where it came from")
 	case is(dataset.ErrNotFound, dataset.ErrCorrupt, dataset.ErrMismatch):
-		return exitcode.New(exitcode.Dataset, err, "check --dataset (a directory of .npy files with val_map.txt, or a .mlph file); `mlperf-host dataset info PATH` inspects one")
+		return exitcode.New(exitcode.Dataset, err, "check --dataset (a directory of .npy files: one per sample with val_map.txt, one per tensor with lengths.npy, or one directory per sample; or a .mlph file); `mlperf-host dataset info PATH` inspects one")
 	case is(accuracy.ErrLog):
 		return exitcode.New(exitcode.Dataset, err, "pass the mlperf_log_accuracy.json of an accuracy run")
 	case is(host.ErrPluginNotFound, host.ErrNotPlugin, host.ErrAmbiguousPlugin):

@@ -239,7 +239,11 @@ func (b *Backend) Infer(ctx context.Context, q sdk.Query, c sdk.Completer) error
 func (b *Backend) serve(q sdk.Query, c sdk.Completer) {
 	for _, s := range q.Samples {
 		var out []byte
-		if s.WantOutput {
+		switch {
+		case !s.WantOutput:
+		case len(s.Tensors) > 1:
+			out = EncodeTensors(nil, s.Tensors)
+		default:
 			out = s.Data
 		}
 		if b.cfg.FirstTokens && len(out) > 0 {

@@ -4,13 +4,15 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/host"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/loadgen"
 )
 
 // QSL is a data set seen as a loadgen.QSL: loading samples reads them into
-// an arena and hands them to the plugin.
+// an arena and hands them to the plugin, each with its tensors (the
+// plugin was loaded with the data set's schema, [Inputs]).
 type QSL struct {
 	b       host.Backend
 	d       dataset.Dataset
@@ -49,10 +51,7 @@ func (q *QSL) LoadSamplesToRAM(ctx context.Context, indices []uint64) error {
 	if err := q.arena.Load(ctx, q.d, indices); err != nil {
 		return err
 	}
-	q.samples = q.samples[:0]
-	for _, idx := range q.arena.Loaded() {
-		q.samples = append(q.samples, host.Sample{Index: idx, Data: q.arena.Sample(idx)})
-	}
+	q.samples = appendSamples(q.samples[:0], q.arena)
 	if err := q.b.LoadSamples(ctx, q.samples); err != nil {
 		return fmt.Errorf("load %d samples into the plugin: %w", len(q.samples), err)
 	}
@@ -74,4 +73,28 @@ func (q *QSL) UnloadSamplesFromRAM(ctx context.Context, indices []uint64) error 
 		return fmt.Errorf("unload %d samples from the plugin: %w", len(indices), err)
 	}
 	return nil
+}
+
+// Inputs is the schema of d as the plugin is told it at Load.
+func Inputs(d dataset.Dataset) []host.TensorSpec {
+	var out []host.TensorSpec
+	for _, t := range d.Schema() {
+		out = append(out, host.TensorSpec{Name: t.Name, DType: abi.DType(t.DType.String()), Shape: t.Shape})
+	}
+	return out
+}
+
+// Samples returns the samples loaded in a, in load order, each with its
+// tensors; their Data aliases a.
+func Samples(a *dataset.Arena) []host.Sample { return appendSamples(nil, a) }
+
+func appendSamples(dst []host.Sample, a *dataset.Arena) []host.Sample {
+	for _, idx := range a.Loaded() {
+		s := host.Sample{Index: idx, Data: a.Sample(idx)}
+		for _, l := range a.Layout(idx) {
+			s.Tensors = append(s.Tensors, host.TensorRef{Shape: l.Shape, Offset: l.Offset, Length: l.Length})
+		}
+		dst = append(dst, s)
+	}
+	return dst
 }

@@ -11,7 +11,9 @@ import (
 )
 
 // The compact format (.mlph): one file holding every sample and, optionally,
-// the labels, readable by index with one positioned read.
+// the labels, readable by index with one positioned read. Version 1 holds
+// samples of one fixed-shape tensor; version 2 (compactv2.go) any number
+// of named tensors of fixed or varying shapes. Version 1:
 //
 //	0   8 bytes  magic "MLPHQSL" + version byte 0x01
 //	8   u8       dtype (DType code)
@@ -84,7 +86,7 @@ func ParseCompactHeader(b []byte) (CompactHeader, error) {
 		return bad("not an mlperf-host data set (magic % x)", b[:8])
 	}
 	if b[7] != compactMagic[7] {
-		return bad("format version %d, this mlperf-host reads version %d", b[7], compactMagic[7])
+		return bad("format version %d, this mlperf-host reads versions %d and %d", b[7], compactMagic[7], compactV2Version)
 	}
 	dt := DType(b[8])
 	if dt.Size() == 0 {
@@ -133,9 +135,14 @@ func alignUp(n, a int64) int64 { return (n + a - 1) / a * a }
 const CompactHeaderSize = compactFixed + 8*maxCompactDims + 4
 
 // WriteCompact writes a data set in the compact format: every sample of
-// src in index order, and its labels when it has them.
+// src in index order, and its labels when it has them. A data set of one
+// fixed-shape tensor is written as version 1 (which every mlperf-host
+// reads), any other as version 2.
 func WriteCompact(w io.Writer, src Dataset) error {
-	spec := src.Spec()
+	spec, ok := src.Schema().Single()
+	if !ok {
+		return writeCompactV2(w, src)
+	}
 	if len(spec.Shape) > maxCompactDims {
 		return fmt.Errorf("write compact: %d dimensions, the format holds at most %d", len(spec.Shape), maxCompactDims)
 	}
@@ -152,6 +159,12 @@ func WriteCompact(w io.Writer, src Dataset) error {
 		binary.LittleEndian.PutUint64(hdr[compactFixed+8*i:], uint64(d))
 	}
 	hdr = binary.LittleEndian.AppendUint32(hdr, crc32.Checksum(hdr, castagnoli))
+	return writeCompactBody(w, src, hdr)
+}
+
+// writeCompactBody writes the header (padded to compactAlign), every
+// sample, the labels and the payload's CRC.
+func writeCompactBody(w io.Writer, src Dataset, hdr []byte) error {
 	for int64(len(hdr))%compactAlign != 0 {
 		hdr = append(hdr, 0)
 	}
@@ -161,16 +174,14 @@ func WriteCompact(w io.Writer, src Dataset) error {
 	}
 	crc := crc32.New(castagnoli)
 	out := io.MultiWriter(bw, crc)
-	buf := make([]byte, spec.Bytes())
-	for i := range src.Len() {
-		if err := src.ReadSample(i, buf); err != nil {
-			return fmt.Errorf("write compact: %w", err)
-		}
-		if _, err := out.Write(buf); err != nil {
-			return fmt.Errorf("write compact: %w", err)
-		}
+	err := ReadAll(src, func(_ int, _ [][]int, data []byte) error {
+		_, err := out.Write(data)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("write compact: %w", err)
 	}
-	if labels != nil {
+	if labels := src.Labels(); labels != nil {
 		lb := make([]byte, 4*len(labels))
 		for i, l := range labels {
 			binary.LittleEndian.PutUint32(lb[4*i:], uint32(int32(l)))
@@ -186,89 +197,168 @@ func WriteCompact(w io.Writer, src Dataset) error {
 	return nil
 }
 
-// compact is an open compact-format file.
+// compact is an open compact-format file, of either version.
 type compact struct {
-	path   string
-	f      *os.File
-	h      CompactHeader
+	path    string
+	r       io.ReaderAt
+	closer  io.Closer
+	schema  Schema
+	count   int
+	dataOff int64
+	// size is every sample's size when the schema is fixed; otherwise
+	// offs[i] is sample i's offset from dataOff (count+1 entries) and dims
+	// holds each sample's varying dimensions (nvar per sample).
+	size   int64
+	offs   []int64
+	dims   []uint32
+	nvar   int
+	fixed  [][]int
 	labels []int
 }
 
 var _ Dataset = (*compact)(nil)
 
-// OpenCompact opens a compact-format file: it checks the header and the
-// file's size and reads the labels.
+// OpenCompact opens a compact-format file: it checks the header (and a
+// version-2 file's shape table) and the file's size, and reads the
+// labels.
 func OpenCompact(path string) (Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open data set: %w", err)
 	}
-	d, err := openCompact(path, f)
+	st, err := f.Stat()
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("data set %s: %w", path, err)
 	}
+	d, err := openCompact(path, f, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("data set %s: %w", path, err)
+	}
+	d.closer = f
 	return d, nil
 }
 
-func openCompact(path string, f *os.File) (*compact, error) {
-	b := make([]byte, CompactHeaderSize)
-	n, err := io.ReadFull(f, b)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+// openCompact reads a compact file of size bytes from r.
+func openCompact(path string, r io.ReaderAt, size int64) (*compact, error) {
+	b := make([]byte, compactV2MaxHeader)
+	n, err := r.ReadAt(b, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
-	h, err := ParseCompactHeader(b[:n])
+	b = b[:n]
+	if len(b) >= 8 && string(b[:7]) == compactMagic[:7] && b[7] == compactV2Version {
+		return openCompactV2(path, r, size, b)
+	}
+	h, err := ParseCompactHeader(b)
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() != h.FileSize() {
+	if size != h.FileSize() {
 		return nil, fmt.Errorf("%w: %d bytes, the header (%d samples of %s) says %d: truncated or appended to",
-			ErrCorrupt, st.Size(), h.Count, h.Spec, h.FileSize())
+			ErrCorrupt, size, h.Count, h.Spec, h.FileSize())
 	}
-	d := &compact{path: path, f: f, h: h}
+	d := &compact{path: path, r: r, schema: SingleSchema(h.Spec), count: h.Count, dataOff: h.DataOffset,
+		size: int64(h.Spec.Bytes()), fixed: [][]int{h.Spec.Shape}}
 	if h.HasLabels {
-		lb := make([]byte, 4*h.Count)
-		if _, err := f.ReadAt(lb, h.DataOffset+int64(h.Count)*int64(h.Spec.Bytes())); err != nil {
-			return nil, fmt.Errorf("%w: labels: %w", ErrCorrupt, err)
-		}
-		d.labels = make([]int, h.Count)
-		for i := range d.labels {
-			d.labels[i] = int(int32(binary.LittleEndian.Uint32(lb[4*i:])))
+		if err := d.readLabels(h.DataOffset + int64(h.Count)*int64(h.Spec.Bytes())); err != nil {
+			return nil, err
 		}
 	}
 	return d, nil
 }
 
-func (d *compact) Name() string  { return d.path }
-func (d *compact) Len() int      { return d.h.Count }
-func (d *compact) Spec() Spec    { return d.h.Spec }
-func (d *compact) Labels() []int { return d.labels }
-func (d *compact) Close() error  { return d.f.Close() }
+// readLabels reads count i32 labels at off.
+func (d *compact) readLabels(off int64) error {
+	lb := make([]byte, 4*d.count)
+	if _, err := d.r.ReadAt(lb, off); err != nil {
+		return fmt.Errorf("%w: labels: %w", ErrCorrupt, err)
+	}
+	d.labels = make([]int, d.count)
+	for i := range d.labels {
+		d.labels[i] = int(int32(binary.LittleEndian.Uint32(lb[4*i:])))
+	}
+	return nil
+}
+
+func (d *compact) Name() string   { return d.path }
+func (d *compact) Len() int       { return d.count }
+func (d *compact) Schema() Schema { return d.schema }
+func (d *compact) Labels() []int  { return d.labels }
+
+func (d *compact) Close() error {
+	if d.closer == nil {
+		return nil
+	}
+	return d.closer.Close()
+}
+
+func (d *compact) Shapes(i int) ([][]int, error) {
+	if err := checkIndex(d, i); err != nil {
+		return nil, err
+	}
+	if d.offs == nil {
+		return d.fixed, nil
+	}
+	return d.sampleShapes(i), nil
+}
+
+// sampleShapes builds sample i's shapes from its varying dimensions.
+func (d *compact) sampleShapes(i int) [][]int {
+	out := make([][]int, len(d.schema))
+	v := d.dims[i*d.nvar:]
+	for t, ts := range d.schema {
+		sh := make([]int, len(ts.Shape))
+		for k, dim := range ts.Shape {
+			if dim == Varies {
+				dim, v = int(v[0]), v[1:]
+			}
+			sh[k] = dim
+		}
+		out[t] = sh
+	}
+	return out
+}
+
+// span returns where sample i lies, from dataOff.
+func (d *compact) span(i int) (off, n int64) {
+	if d.offs == nil {
+		return int64(i) * d.size, d.size
+	}
+	return d.offs[i], d.offs[i+1] - d.offs[i]
+}
 
 func (d *compact) ReadSample(i int, dst []byte) error {
 	if err := checkRead(d, i, dst); err != nil {
 		return err
 	}
-	off := d.h.DataOffset + int64(i)*int64(len(dst))
-	if _, err := d.f.ReadAt(dst, off); err != nil {
+	off, _ := d.span(i)
+	if _, err := d.r.ReadAt(dst, d.dataOff+off); err != nil {
 		return fmt.Errorf("data set %s: sample %d: %w", d.path, i, err)
 	}
 	return nil
 }
 
+// payloadSize returns the bytes between dataOff and the trailing CRC.
+func (d *compact) payloadSize() int64 {
+	off, n := d.span(d.count - 1)
+	p := off + n
+	if d.labels != nil {
+		p += 4 * int64(d.count)
+	}
+	return p
+}
+
 // Verify checks the payload's CRC: every sample and label as written.
 func (d *compact) Verify() error {
 	crc := crc32.New(castagnoli)
-	sr := io.NewSectionReader(d.f, d.h.DataOffset, d.h.payloadSize())
+	sr := io.NewSectionReader(d.r, d.dataOff, d.payloadSize())
 	if _, err := io.Copy(crc, sr); err != nil {
 		return fmt.Errorf("data set %s: %w", d.path, err)
 	}
 	var b [4]byte
-	if _, err := d.f.ReadAt(b[:], d.h.DataOffset+d.h.payloadSize()); err != nil {
+	if _, err := d.r.ReadAt(b[:], d.dataOff+d.payloadSize()); err != nil {
 		return fmt.Errorf("data set %s: %w", d.path, err)
 	}
 	if got, want := binary.LittleEndian.Uint32(b[:]), crc.Sum32(); got != want {

@@ -28,7 +28,7 @@ func TestCompactRoundTrip(t *testing.T) {
 			d, err := Open(compactFile(t, src), Options{})
 			require.NoError(t, err)
 			defer d.Close()
-			assert.True(t, d.Spec().Equal(tt.spec))
+			assert.Equal(t, SingleSchema(tt.spec), d.Schema())
 			assert.Equal(t, tt.n, d.Len())
 			assert.Equal(t, src.Labels(), d.Labels())
 			buf := make([]byte, tt.spec.Bytes())
@@ -56,7 +56,7 @@ func TestCompactCorruption(t *testing.T) {
 		{name: "truncated", mutate: func(b []byte) []byte { return b[:len(b)-10] }, err: "truncated or appended"},
 		{name: "appended", mutate: func(b []byte) []byte { return append(b, 0) }, err: "truncated or appended"},
 		{name: "header byte", mutate: func(b []byte) []byte { b[17] ^= 1; return b }, err: "header CRC"},
-		{name: "version", mutate: func(b []byte) []byte { b[7] = 2; return b }, err: "format version 2"},
+		{name: "version", mutate: func(b []byte) []byte { b[7] = 3; return b }, err: "format version 3"},
 		{name: "empty", mutate: func(b []byte) []byte { return b[:0] }, err: "compact header"},
 		{name: "payload byte", mutate: func(b []byte) []byte { b[70] ^= 0x80; return b }, verify: true, err: "payload CRC"},
 	}

@@ -186,11 +186,18 @@ func readNPYFileHeader(path string) (NPYHeader, error) {
 	return h, nil
 }
 
-func (d *npyDir) Name() string  { return d.dir }
-func (d *npyDir) Len() int      { return len(d.files) }
-func (d *npyDir) Spec() Spec    { return d.spec }
-func (d *npyDir) Labels() []int { return d.labels }
-func (d *npyDir) Close() error  { return nil }
+func (d *npyDir) Name() string   { return d.dir }
+func (d *npyDir) Len() int       { return len(d.files) }
+func (d *npyDir) Schema() Schema { return SingleSchema(d.spec) }
+func (d *npyDir) Labels() []int  { return d.labels }
+func (d *npyDir) Close() error   { return nil }
+
+func (d *npyDir) Shapes(i int) ([][]int, error) {
+	if err := checkIndex(d, i); err != nil {
+		return nil, err
+	}
+	return [][]int{d.spec.Shape}, nil
+}
 
 // ReadSample reads file i, checking that its header matches the first's
 // and that it holds exactly one sample.

@@ -19,7 +19,7 @@ func TestNPYDir(t *testing.T) {
 	require.NoError(t, err)
 	defer d.Close()
 	assert.Equal(t, 12, d.Len())
-	assert.True(t, d.Spec().Equal(spec))
+	assert.Equal(t, SingleSchema(spec), d.Schema())
 	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1}, d.Labels())
 	buf := make([]byte, spec.Bytes())
 	require.NoError(t, d.ReadSample(11, buf))

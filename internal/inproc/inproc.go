@@ -15,9 +15,10 @@ import (
 // backend serves an sdk.Backend through an sdk.Server in this process:
 // the SDK's own session with no transport between it and the host.
 type backend struct {
-	srv  *sdk.Server
-	info host.Info
-	ctx  context.Context // the session's; canceled by Close
+	srv    *sdk.Server
+	info   host.Info
+	inputs []host.TensorSpec // the model's, for the samples' tensors
+	ctx    context.Context   // the session's; canceled by Close
 
 	cancel  context.CancelFunc
 	handler atomic.Pointer[handlerRef]
@@ -120,6 +121,7 @@ func (a *backend) Load(ctx context.Context, m host.Model) error {
 		if err := a.info.ApplyLoadResponse(r); err != nil {
 			return &host.PluginError{Plugin: a.info.Name, Op: "load", Err: err}
 		}
+		a.inputs = m.Inputs
 	}
 	return err
 }
@@ -137,6 +139,13 @@ func (a *backend) LoadSamples(ctx context.Context, samples []host.Sample) error 
 		off := len(buf)
 		buf = append(buf, s.Data...)
 		loaded[i] = sdk.LoadedSample{Index: s.Index, Data: buf[off:len(buf):len(buf)]}
+		for k, t := range s.Tensors {
+			if k >= len(a.inputs) || t.Offset < 0 || t.Length < 0 || t.Offset+t.Length > len(s.Data) {
+				return fmt.Errorf("load samples: sample index %d: tensor %d is not one of the model's inputs, or outside the sample", s.Index, k)
+			}
+			d := loaded[i].Data[t.Offset : t.Offset+t.Length : t.Offset+t.Length]
+			loaded[i].Tensors = append(loaded[i].Tensors, sdk.Tensor{Name: a.inputs[k].Name, DType: a.inputs[k].DType, Shape: t.Shape, Data: d})
+		}
 	}
 	return a.control(ctx, "load samples", func() *backendv1.Status { return a.srv.LoadSamples(ctx, loaded, nil).GetStatus() })
 }

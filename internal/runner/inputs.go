@@ -1,12 +1,14 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"os"
 
 	"github.com/mlperf-host/mlperf-host/host"
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
+	"github.com/mlperf-host/mlperf-host/internal/bridge"
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/conformance"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
@@ -116,7 +118,7 @@ func ScoreAccuracy(c *config.Config, log string) (accuracy.Result, error) {
 
 // CheckInput is what `plugins check` feeds a plugin: the configured model
 // and the first n samples of the data set.
-func CheckInput(c *config.Config, n int) (conformance.Input, error) {
+func CheckInput(ctx context.Context, c *config.Config, n int) (conformance.Input, error) {
 	path, b, err := Model(c)
 	if err != nil {
 		return conformance.Input{}, err
@@ -127,13 +129,15 @@ func CheckInput(c *config.Config, n int) (conformance.Input, error) {
 	}
 	defer d.Close()
 	n = max(1, min(n, d.Len()))
-	in := conformance.Input{Model: host.Model{Path: path, Bytes: b, Options: c.PluginOptions(c.Plugin)}}
-	for i := range n {
-		buf := make([]byte, d.Spec().Bytes())
-		if err := d.ReadSample(i, buf); err != nil {
-			return conformance.Input{}, err
-		}
-		in.Samples = append(in.Samples, host.Sample{Index: uint64(i), Data: buf})
+	in := conformance.Input{Model: host.Model{Path: path, Bytes: b, Options: c.PluginOptions(c.Plugin), Inputs: bridge.Inputs(d)}}
+	a := dataset.NewArena(d)
+	indices := make([]uint64, n)
+	for i := range indices {
+		indices[i] = uint64(i)
 	}
+	if err := a.Load(ctx, d, indices); err != nil {
+		return conformance.Input{}, err
+	}
+	in.Samples = bridge.Samples(a)
 	return in, nil
 }

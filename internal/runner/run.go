@@ -108,7 +108,7 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 		return nil, err
 	}
 	if err := b.Load(ctx, host.Model{Path: path, Bytes: modelBytes, Options: c.PluginOptions(c.Plugin),
-		Run: PluginRun(c, settings, d.Len())}); err != nil {
+		Run: PluginRun(c, settings, d.Len()), Inputs: bridge.Inputs(d)}); err != nil {
 		return nil, err
 	}
 	sut := bridge.NewSUT(b, b.Info().Name)
