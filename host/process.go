@@ -325,15 +325,15 @@ func (b *processBackend) ping() {
 	case status.Code(err) == codes.DeadlineExceeded:
 		b.fatal(&PluginError{Plugin: b.name, Op: "health check", Err: fmt.Errorf("%w: no answer to a ping within %v%s",
 			ErrHang, timeout, lastWords(b.stdout, b.tail))})
-		b.kill()
+		b.killProcess()
 	case status.Code(err) == codes.Unimplemented:
 		b.cfg.Logger.Info("plugin does not implement Ping: health checks off", "plugin", b.name)
 		b.noPing = true
 	}
 }
 
-// kill stops a plugin the host started.
-func (b *processBackend) kill() {
+// killProcess stops a plugin the host started.
+func (b *processBackend) killProcess() {
 	if b.proc != nil && b.proc.cmd.Process != nil {
 		_ = b.proc.Kill(b.ctx)
 	}

@@ -461,7 +461,7 @@ func (b *processBackend) checkStall() {
 	}
 	b.fatal(&PluginError{Plugin: b.name, Op: "session", Err: fmt.Errorf("%w: %d samples in flight and none completed for %v (deadline %v)%s",
 		ErrStalled, n, idle.Round(time.Millisecond), b.cfg.StallTimeout, lastWords(b.stdout, b.tail))})
-	b.kill()
+	b.killProcess()
 }
 
 func (b *processBackend) Close() error {

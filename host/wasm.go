@@ -377,6 +377,7 @@ func (b *wasmBackend) Warmup(ctx context.Context) error {
 // eachInstance runs a control call on every instance at once and returns
 // the first error. A trap or a hang also ends the backend.
 func (b *wasmBackend) eachInstance(ctx context.Context, op callOp, call func(*wasmInstance) error) error {
+	defer b.stopOnCancel(ctx, op)()
 	errs := make([]error, len(b.insts))
 	var wg sync.WaitGroup
 	for i, in := range b.insts {

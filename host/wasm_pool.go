@@ -158,6 +158,12 @@ func (b *wasmBackend) hang(in *wasmInstance, running time.Duration) {
 		"%w: the call has been running for %v, past the %v deadline: the guest is stuck (an endless loop?); %s%s",
 		ErrHang, running.Round(time.Millisecond), b.cfg.CallTimeout, stop, lastWords(in.stdout, in.stderr))}
 	b.fatal(err)
+	b.abandon(in, err)
+}
+
+// abandon stops the call in progress on in, as the guard allows, and
+// fails the samples it had not completed. The caller set in.abort.
+func (b *wasmBackend) abandon(in *wasmInstance, err error) {
 	in.mu.Lock()
 	in.abandoned = true
 	left := in.tracker.takeLeft()

@@ -22,6 +22,8 @@ type app struct {
 	executable     string
 	// terminal: stderr is a terminal, where the progress bar draws.
 	terminal bool
+	// stopNow closes at the second Ctrl-C: runs end at once.
+	stopNow <-chan struct{}
 }
 
 func newApp(stdout, stderr io.Writer) *app { return &app{stdout: stdout, stderr: stderr} }

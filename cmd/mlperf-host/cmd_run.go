@@ -44,6 +44,7 @@ func (a *app) runOnce(ctx context.Context, sp runner.Spec) (*runner.Outcome, err
 	c := sp.Config
 	sp.Plugins = a.plugins()
 	sp.Watch = a.watch(c)
+	sp.Stop = a.stopNow
 	out := c.Out
 	if sp.OutDir != "" {
 		out = sp.OutDir

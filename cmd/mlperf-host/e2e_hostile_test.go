@@ -360,3 +360,78 @@ func TestKilledRunKeepsDetailLog(t *testing.T) {
 	assert.Contains(t, text, `"key": "effective_target_qps"`)
 	assert.True(t, strings.HasSuffix(text, "}}\n"), "whole lines")
 }
+
+// TestInterruptReachesEveryCall: Ctrl-C stops a run whose plugin does not
+// cooperate within seconds, not at the plugin's call or close deadlines:
+// a WASM guest looping in Load (call deadline: 5 minutes), a subprocess
+// plugin that never completes its samples (stall deadline: a minute;
+// close deadline: 10 s). A second Ctrl-C kills the plugin at once. No
+// plugin process is left.
+func TestInterruptReachesEveryCall(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT on windows")
+	}
+	tests := []struct {
+		name    string
+		signals int
+		setup   func(t *testing.T, dir string) (args []string, entry, ready string)
+		want    []string
+	}{
+		{name: "wasm loops in Load", signals: 1, setup: func(t *testing.T, dir string) ([]string, string, string) {
+			model := filepath.Join(dir, "model.bin")
+			require.NoError(t, os.WriteFile(model, []byte("loop forever"), 0o644))
+			return []string{"run", "--plugin", echoPlugin(t), "--model", model, "--out", "logs"}, "", ""
+		}, want: []string{"stopped by the host: load interrupted"}},
+		{name: "subprocess stalls", signals: 1, setup: func(t *testing.T, dir string) ([]string, string, string) {
+			plugins, entry := privateEcho(t, dir)
+			return []string{"run", "--plugin", "echo", "--plugin-dirs", plugins, "--out", "logs", "--scenario", "Server",
+				"--set", "echo.fault=stall", "--set", "settings.min_duration=600000", "--set", "settings.target_qps=100"}, entry, "generated_query_count"
+		}, want: []string{"interrupted, and the plugin did not close within 1s", "interrupted: the plugin was closed and the logs flushed"}},
+		{name: "second interrupt", signals: 2, setup: func(t *testing.T, dir string) ([]string, string, string) {
+			plugins, entry := privateEcho(t, dir)
+			return []string{"run", "--plugin", "echo", "--plugin-dirs", plugins, "--out", "logs", "--scenario", "Server",
+				"--set", "echo.fault=stall", "--set", "settings.min_duration=600000", "--set", "settings.target_qps=100"}, entry, "generated_query_count"
+		}, want: []string{"second interrupt: stopping the plugin now", "stopped by the host: second interrupt: stopping now"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			args, entry, ready := tt.setup(t, dir)
+			b := startHost(t, dir, nil, args...)
+			if ready != "" {
+				detail := filepath.Join(dir, "logs", "mlperf_log_detail.txt")
+				b.waitFile(t, detail)
+				deadline := time.Now().Add(60 * time.Second)
+				for !strings.Contains(readFile(t, filepath.Dir(detail), "mlperf_log_detail.txt"), ready) {
+					require.True(t, time.Now().Before(deadline), "the run never started issuing")
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+			time.Sleep(500 * time.Millisecond) // in the call, or samples in flight
+			sent := time.Now()
+			for i := range tt.signals {
+				if i > 0 {
+					time.Sleep(200 * time.Millisecond)
+				}
+				b.signal(t, os.Interrupt)
+			}
+			r := b.wait(t)
+			took := time.Since(sent)
+			t.Logf("exited %v after the first signal", took.Round(time.Millisecond))
+			assert.Equal(t, exitcode.Interrupted, r.code, tail(r.stderr))
+			for _, w := range tt.want {
+				assert.Contains(t, r.stderr, w)
+			}
+			// What the host decided is in the messages; the time only
+			// shows it waited for none of the deadlines of a minute and
+			// more (two seconds for the samples in flight and one for
+			// the plugin to close, with room for a loaded machine).
+			assert.Less(t, took, 30*time.Second)
+			if entry != "" {
+				assertNoProcess(t, entry)
+			}
+		})
+	}
+}

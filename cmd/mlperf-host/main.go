@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"golang.org/x/term"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stopNow, stop := interrupts(os.Stderr)
 	a := newApp(os.Stdout, os.Stderr)
 	a.environ = os.Environ()
 	a.cwd, _ = os.Getwd()
@@ -19,6 +16,7 @@ func main() {
 	a.cacheDir, _ = os.UserCacheDir()
 	a.executable, _ = os.Executable()
 	a.terminal = term.IsTerminal(int(os.Stderr.Fd())) // the progress bar draws on stderr
+	a.stopNow = stopNow
 	code := a.main(ctx, os.Args[1:])
 	stop()
 	os.Exit(int(code))

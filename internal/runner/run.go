@@ -33,6 +33,10 @@ type Spec struct {
 	Trace bool
 	// Console receives LoadGen's console lines; nil drops them.
 	Console io.Writer
+	// Stop, when closed, ends the run now (a second Ctrl-C): the plugin is
+	// killed, the samples in flight fail at once, and the logs of what
+	// happened are written.
+	Stop <-chan struct{}
 }
 
 // Outcome is what a run produced.
@@ -103,7 +107,9 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer b.Close()
+	defer func() { _ = closeBackend(ctx, b, sp.Stop) }() // at once when closed below
+	endWatch := watchStop(b, sp.Stop)
+	defer endWatch()
 	if err := CheckPluginOptions(b.Info(), c); err != nil {
 		return nil, err
 	}
@@ -124,7 +130,7 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 	res, runErr := run.Start(ctx)
 	stop()
 	o := &Outcome{Result: res, OutDir: out, Plugin: b.Info(), SUT: sut.Stats()}
-	closeErr := b.Close()
+	closeErr := closeBackend(ctx, b, sp.Stop)
 	o.Files = listFiles(out)
 	// A plugin that died is the cause of whatever the LoadGen then ran
 	// into (a failed unload, say): report the plugin's own error.

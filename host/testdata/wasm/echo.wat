@@ -12,7 +12,9 @@
 ;;   10 first tokens, then completions with n_tokens=5
 ;;   11 complete with a record pointer out of bounds
 ;;   12 log at every level, then echo
-;; load fails with INVALID_ARGUMENT when the model bytes start with "fail".
+;; load fails with INVALID_ARGUMENT when the model bytes start with "fail",
+;; loops forever when they start with "loop", and succeeds but makes close
+;; loop forever when they start with "hang".
 (module
   (import "mlperf_host_v1" "reply" (func $reply (param i32 i32)))
   (import "mlperf_host_v1" "complete" (func $complete (param i32 i32) (result i32)))
@@ -25,6 +27,7 @@
   (global $heap (mut i32) (i32.const 65536))
   (global $scratch (mut i32) (i32.const 0))
   (global $mode (mut i32) (i32.const 0))
+  (global $close_hangs (mut i32) (i32.const 0))
 
   ;; InfoResponse{abi 1.0, name "watecho", version "0.1.0", description,
   ;; capabilities FLUSH|WARMUP|FIRST_TOKEN, max_batch 64}
@@ -63,17 +66,23 @@
     (call $reply (i32.const 1024) (i32.const 45))
     (i32.const 0))
   (func (export "mlperf_v1_load") (param $req i32) (param $len i32) (result i32)
-    (if (i32.and (i32.ge_u (local.get $len) (i32.const 6))
-                 (i32.eq (i32.load offset=2 align=1 (local.get $req)) (i32.const 0x6c696166)))
+    (local $head i32)
+    (if (i32.lt_u (local.get $len) (i32.const 6)) (then (return (i32.const 0))))
+    (local.set $head (i32.load offset=2 align=1 (local.get $req)))
+    (if (i32.eq (local.get $head) (i32.const 0x6c696166)) ;; "fail"
       (then
         (call $reply (i32.const 1100) (i32.const 20))
         (return (i32.const 3))))
+    (if (i32.eq (local.get $head) (i32.const 0x706f6f6c)) ;; "loop"
+      (then (loop $forever (br $forever))))
+    (if (i32.eq (local.get $head) (i32.const 0x676e6168)) ;; "hang"
+      (then (global.set $close_hangs (i32.const 1))))
     (i32.const 0))
   (func (export "mlperf_v1_load_samples") (param i32 i32) (result i32) (i32.const 0))
   (func (export "mlperf_v1_unload_samples") (param i32 i32) (result i32) (i32.const 0))
   (func (export "mlperf_v1_warmup") (param i32 i32) (result i32) (i32.const 0))
   (func (export "mlperf_v1_flush") (result i32) (i32.const 0))
-  (func (export "mlperf_v1_close") (param i32 i32) (result i32) (i32.const 0))
+  (func (export "mlperf_v1_close") (param i32 i32) (result i32) (if (global.get $close_hangs) (then (loop $forever (br $forever)))) (i32.const 0))
 
   ;; stderr writes len bytes at ptr to fd 2.
   (func $stderr (param $ptr i32) (param $len i32)
