@@ -46,6 +46,7 @@ const (
 	fakeServe        = "serve"         // serve mode: print the reattach config, serve until killed
 	fakeOrphan       = "orphan"        // start a helper in its own session that keeps stdout and stderr open
 	fakeSleeper      = "sleeper"       // the orphan's helper: sleep a while
+	fakeCloseHang    = "close-hang"    // never answer Close
 )
 
 func serveFakePlugin(mode string) {
@@ -185,7 +186,11 @@ func (s *fakeServer) Ping(ctx context.Context, req *backendv1.PingRequest) (*bac
 	return &backendv1.PingResponse{Nonce: req.GetNonce()}, nil
 }
 
-func (s *fakeServer) Close(context.Context, *backendv1.CloseRequest) (*backendv1.CloseResponse, error) {
+func (s *fakeServer) Close(ctx context.Context, _ *backendv1.CloseRequest) (*backendv1.CloseResponse, error) {
+	if s.mode == fakeCloseHang {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
 	return &backendv1.CloseResponse{Status: ok()}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ErrStopped: the caller stopped the plugin with [Kill] (a second Ctrl-C,
@@ -63,4 +64,11 @@ func (b *wasmBackend) stopOnCancel(ctx context.Context, op callOp) func() bool {
 	return context.AfterFunc(ctx, func() {
 		b.kill(fmt.Errorf("%s interrupted: %w", op, context.Cause(ctx)))
 	})
+}
+
+// closeHang is the error of a plugin that did not answer Close within the
+// close timeout.
+func closeHang(plugin string, timeout time.Duration, what string) *PluginError {
+	return &PluginError{Plugin: plugin, Op: "close", Err: fmt.Errorf(
+		"%w: no answer to Close within %v; the host %s", ErrHang, timeout, what)}
 }

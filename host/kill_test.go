@@ -78,3 +78,36 @@ func TestKill(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseHang: a plugin that does not answer Close is stopped after the
+// close timeout, and Close says which plugin and what it did.
+func TestCloseHang(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		open func(t *testing.T) Backend
+		want string
+	}{
+		{name: "subprocess", want: `plugin "fake": close: did not return in time: no answer to Close within 300ms; the host killed it`,
+			open: func(t *testing.T) Backend {
+				return openFake(t, fakeCloseHang, Config{CloseTimeout: 300 * time.Millisecond})
+			}},
+		{name: "wasm", want: `plugin "watecho": close: did not return in time: no answer to Close within 300ms; the host stopped it`,
+			open: func(t *testing.T) Backend {
+				b := openEcho(t, Config{CloseTimeout: 300 * time.Millisecond, CallTimeout: time.Hour})
+				require.NoError(t, b.Load(t.Context(), Model{Bytes: []byte("hang in close")}))
+				return b
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := tt.open(t)
+			start := time.Now()
+			err := b.Close()
+			assert.Less(t, time.Since(start), 10*time.Second, "bounded by the close timeout")
+			require.ErrorIs(t, err, ErrHang)
+			assert.EqualError(t, err, tt.want)
+		})
+	}
+}

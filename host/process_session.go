@@ -507,6 +507,9 @@ func (b *processBackend) close() error {
 		closeErr = unary(ctx, b, opClose, func(ctx context.Context) (*backendv1.CloseResponse, error) {
 			return b.rpc.Close(ctx, &backendv1.CloseRequest{})
 		})
+		if ctx.Err() != nil {
+			closeErr = closeHang(b.name, b.cfg.CloseTimeout, "killed it")
+		}
 		cancel()
 	}
 	close(b.stop)

@@ -489,11 +489,16 @@ func (b *wasmBackend) close() error {
 	}
 	var closeErr error
 	if b.st.Err() == nil {
-		closeErr = b.eachInstance(b.ctx, opClose, func(in *wasmInstance) error {
+		ctx, cancel := context.WithTimeout(b.ctx, b.cfg.CloseTimeout)
+		closeErr = b.eachInstance(ctx, opClose, func(in *wasmInstance) error {
 			var resp backendv1.CloseResponse
 			code, err := in.control(opClose, &backendv1.CloseRequest{}, &resp)
 			return in.outcome(opClose, code, resp.GetStatus(), err)
 		})
+		if ctx.Err() != nil {
+			closeErr = closeHang(b.name, b.cfg.CloseTimeout, "stopped it")
+		}
+		cancel()
 	}
 	close(b.stopWatch)
 	<-b.watchDone

@@ -54,6 +54,9 @@ func (a *app) runOnce(ctx context.Context, sp runner.Spec) (*runner.Outcome, err
 	o, err := runner.Run(ctx, sp)
 	if o != nil {
 		a.printOutcome(c, o, time.Since(start))
+		if o.CloseErr != nil {
+			fmt.Fprintf(a.stderr, "mlperf-host: warning: %v; the result above was measured before the plugin closed and stands\n", o.CloseErr)
+		}
 	}
 	if ctx.Err() != nil {
 		kept := "nothing was written"

@@ -435,3 +435,91 @@ func TestInterruptReachesEveryCall(t *testing.T) {
 		})
 	}
 }
+
+// TestUserMistakesExitCodes: a user's own mistakes get the table's code
+// and a message naming the file and field, never exit 1: every kind of
+// invalid manifest (exit 5), a --model that is a directory (exit 3).
+func TestUserMistakesExitCodes(t *testing.T) {
+	t.Parallel()
+	wasmEntry := func(t *testing.T, pdir string) {
+		copyFile(t, echoPlugin(t), filepath.Join(pdir, "x.wasm"), 0o644)
+	}
+	tests := []struct {
+		name     string
+		manifest string
+		entry    func(t *testing.T, pdir string)
+		want     string
+	}{
+		{name: "bad JSON", manifest: `{"name": "x",`, want: "unexpected end of file"},
+		{name: "empty", manifest: ``, want: "empty file"},
+		{name: "missing entry", manifest: `{"name":"x","version":"1","kind":"wasm","abi_major":1}`, want: "entry"},
+		{name: "traversing entry", manifest: `{"name":"x","version":"1","kind":"wasm","abi_major":1,"entry":"../x.wasm"}`, want: "entry"},
+		{name: "absolute entry", manifest: `{"name":"x","version":"1","kind":"wasm","abi_major":1,"entry":"/bin/sh"}`, want: "entry"},
+		{name: "unknown field", manifest: `{"name":"x","version":"1","kind":"wasm","abi_major":1,"entry":"x.wasm","memory_limit_mb":64}`,
+			entry: wasmEntry, want: `"memory_limit_mb"`},
+		{name: "wrong kind", manifest: `{"name":"x","version":"1","kind":"native","abi_major":1,"entry":"x.wasm"}`, entry: wasmEntry, want: "kind"},
+		{name: "kind and file disagree", manifest: `{"name":"x","version":"1","kind":"process","abi_major":1,"entry":"x.wasm"}`,
+			entry: wasmEntry, want: "is a WASM module"},
+		{name: "memory limit out of range", manifest: `{"name":"x","version":"1","kind":"wasm","abi_major":1,"entry":"x.wasm","memory_limit_mib":99999}`,
+			entry: wasmEntry, want: "memory_limit_mib"},
+		{name: "wrong type", manifest: `{"name":"x","version":"1","kind":"wasm","abi_major":"one","entry":"x.wasm"}`, entry: wasmEntry, want: "abi_major"},
+		{name: "entry file missing", manifest: `{"name":"x","version":"1","kind":"wasm","abi_major":1,"entry":"gone.wasm"}`, want: "entry"},
+		{name: "bad sha256", manifest: `{"name":"x","version":"1","kind":"wasm","abi_major":1,"entry":"x.wasm","sha256":"zz"}`,
+			entry: wasmEntry, want: "sha256"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			pdir := filepath.Join(dir, "plugins", "x")
+			require.NoError(t, os.MkdirAll(pdir, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(pdir, "plugin.json"), []byte(tt.manifest), 0o644))
+			if tt.entry != nil {
+				tt.entry(t, pdir)
+			}
+			for _, ref := range []string{"x", pdir} { // by name, by path
+				r := mlperfHost(t, dir, "run", "--plugin", ref, "--plugin-dirs", filepath.Join(dir, "plugins"), "--out", "logs")
+				assert.Equal(t, exitcode.PluginNotFound, r.code, "%s: %s", ref, tail(r.stderr))
+				assert.Contains(t, r.stderr, filepath.Join(pdir, "plugin.json"))
+				assert.Contains(t, r.stderr, tt.want)
+				assert.Contains(t, r.stderr, "hint: fix the plugin.json")
+			}
+		})
+	}
+
+	t.Run("model is a directory", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		r := mlperfHost(t, dir, "run", "--plugin", echoPlugin(t), "--model", dir, "--out", "logs")
+		assert.Equal(t, exitcode.Config, r.code, tail(r.stderr))
+		assert.Contains(t, r.stderr, "model "+dir+" is not a file (a directory): plugin watecho reads its model as one file")
+	})
+}
+
+// TestPluginFailsInClose: a plugin that hangs or fails in Close after a
+// complete run does not turn the result into a failure: the exit code
+// follows the verdict the summary gives (0 for VALID), and a warning names
+// the plugin and what it did. A hanging one is stopped at
+// host.close_timeout, and no process is left.
+func TestPluginFailsInClose(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		fault string
+		want  string
+	}{
+		{fault: "hang", want: `mlperf-host: warning: plugin "echo": close: did not return in time: no answer to Close within 500ms; the host killed it; the result above was measured before the plugin closed and stands`},
+		{fault: "fail", want: `mlperf-host: warning: plugin "echo": close: INTERNAL: close: echo: injected Close failure; the result above`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fault, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			plugins, entry := privateEcho(t, dir)
+			r := mlperfHost(t, dir, append([]string{"run", "--plugin", "echo", "--plugin-dirs", plugins, "--out", "logs",
+				"--set", "echo.close_fault=" + tt.fault, "--set", "host.close_timeout=500ms"}, fast(t, dir)...)...)
+			assertVerdict(t, r, filepath.Join(dir, "logs"))
+			assert.Contains(t, r.stderr, tt.want)
+			assertNoProcess(t, entry)
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/mlperf-host/mlperf-host/host"
+	"github.com/mlperf-host/mlperf-host/host/manifest"
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
@@ -35,6 +36,8 @@ func classify(err error) error {
 		return exitcode.New(exitcode.Dataset, err, "pass the mlperf_log_accuracy.json of an accuracy run")
 	case is(host.ErrPluginNotFound, host.ErrNotPlugin, host.ErrAmbiguousPlugin):
 		return exitcode.New(exitcode.PluginNotFound, err, "`mlperf-host plugins list` shows the installed plugins; pass --plugin NAME or a path")
+	case is(manifest.ErrInvalid):
+		return exitcode.New(exitcode.PluginNotFound, err, "fix the plugin.json the message names (docs/host.md lists its fields), or reinstall the plugin")
 	case is(host.ErrVersionMismatch, host.ErrProtocol):
 		return exitcode.New(exitcode.PluginABI, err, "install a build of the plugin for this mlperf-host's ABI (`mlperf-host version`)")
 	}

@@ -57,6 +57,8 @@ type Backend struct {
 	hog     [][]byte // the grow fault's memory
 	growMiB uint64   // its bound; 0 means none
 	spin    uint64   // the loop fault's work
+	// closeFault is close_fault: "", "hang" or "fail".
+	closeFault string
 }
 
 var (
@@ -128,6 +130,9 @@ const (
 	// length then has a floor however idle the machine, which the tests
 	// of minimum durations need.
 	OptServiceTime = "service_time"
+	// OptCloseFault makes Close misbehave: "hang" (never return) or
+	// "fail" (return an error).
+	OptCloseFault = "close_fault"
 )
 
 // Load implements sdk.Backend. Any model is accepted except [BadModel].
@@ -172,9 +177,14 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 				return sdk.Errorf(abi.InvalidArgument, "echo: option %s=%q: want a duration such as 1ms", k, v)
 			}
 			b.service = d
+		case OptCloseFault:
+			if v != "hang" && v != "fail" {
+				return sdk.Errorf(abi.InvalidArgument, "echo: option %s=%q: want hang or fail", k, v)
+			}
+			b.closeFault = v
 		default:
-			return sdk.Errorf(abi.InvalidArgument, "echo: unknown option %q (known: %s, %s, %s, %s, %s, %s)", k,
-				OptFault, OptFaultAfter, OptGrowLimitMiB, OptMaxBatch, OptMaxInFlight, OptServiceTime)
+			return sdk.Errorf(abi.InvalidArgument, "echo: unknown option %q (known: %s, %s, %s, %s, %s, %s, %s)", k,
+				OptFault, OptFaultAfter, OptGrowLimitMiB, OptMaxBatch, OptMaxInFlight, OptServiceTime, OptCloseFault)
 		}
 	}
 	if b.fault == faultGrow {
@@ -256,7 +266,7 @@ func (b *Backend) serve(q sdk.Query, c sdk.Completer) {
 // Close implements sdk.Backend.
 func (b *Backend) Close() error {
 	b.hog = nil
-	return nil
+	return b.closeMisbehave()
 }
 
 // Run returns what Load was told the run is.

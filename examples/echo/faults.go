@@ -146,3 +146,17 @@ func (b *Backend) grow(ctx context.Context) {
 	}
 	<-ctx.Done()
 }
+
+// closeMisbehave runs the close_fault option.
+func (b *Backend) closeMisbehave() error {
+	switch b.closeFault {
+	case "hang":
+		if wasm {
+			b.loop()
+		}
+		select {}
+	case "fail":
+		return sdk.Errorf(abi.Internal, "echo: injected Close failure")
+	}
+	return nil
+}

@@ -45,6 +45,8 @@ const (
 	KeyHostCacheDir   = "host.compilation_cache_dir"
 	KeyHostRings      = "host.shared_rings"
 	KeyHostRingSpin   = "host.ring_spin"
+	// KeyHostCloseTimeout bounds how long a plugin may take to close.
+	KeyHostCloseTimeout = "host.close_timeout"
 
 	// PrefixSettings starts every LoadGen setting key.
 	PrefixSettings = "settings."
@@ -184,6 +186,8 @@ func keySpecs() []keySpec {
 		with(keySpec{key: KeyHostRings, def: "on", help: "shared-memory rings for a subprocess plugin's samples and completions (ABI v1.1)"}, oneOf("on", "off")),
 		{key: KeyHostRingSpin, def: "200us", help: "how long host and plugin poll an empty shared ring before they sleep (0: never poll)",
 			checker: str("a Go duration such as 200us", duration)},
+		{key: KeyHostCloseTimeout, def: "10s", help: "longest a plugin may take to finish its samples and close before it is stopped",
+			checker: str("a Go duration such as 10s", duration)},
 	}
 }
 

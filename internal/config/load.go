@@ -72,6 +72,8 @@ type HostConfig struct {
 	// SharedRings and RingSpin: host.shared_rings is on, host.ring_spin.
 	SharedRings bool
 	RingSpin    time.Duration
+	// CloseTimeout is host.close_timeout.
+	CloseTimeout time.Duration
 }
 
 // Load builds the effective configuration from its layers.
@@ -214,6 +216,7 @@ func build(all *layer, round *benchmarks.Round, bench benchmarks.Benchmark, igno
 	atoi := func(k string) int { n, _ := strconv.Atoi(get(k)); return n }
 	timeout, _ := time.ParseDuration(get(KeyHostTimeout))
 	spin, _ := time.ParseDuration(get(KeyHostRingSpin))
+	closeTimeout, _ := time.ParseDuration(get(KeyHostCloseTimeout))
 	c := &Config{
 		Round: round, Benchmark: bench, Scenario: benchmarks.Scenario(get(KeyScenario)), Mode: get(KeyMode),
 		Plugin: get(KeyPlugin), Model: get(KeyModel), Dataset: get(KeyDataset), LabelMap: get(KeyLabelMap),
@@ -222,7 +225,7 @@ func build(all *layer, round *benchmarks.Round, bench benchmarks.Benchmark, igno
 		Host: HostConfig{
 			Instances: atoi(KeyHostInstances), CallTimeout: timeout, MemoryLimitMiB: atoi(KeyHostMemory),
 			Guard: get(KeyHostGuard), CompilationCacheDir: get(KeyHostCacheDir),
-			SharedRings: get(KeyHostRings) == "on", RingSpin: spin,
+			SharedRings: get(KeyHostRings) == "on", RingSpin: spin, CloseTimeout: closeTimeout,
 		},
 		TEST06DType: get(KeyTEST06DType), Calibration: get(KeyCalibration),
 		values: values, ignored: ignored,

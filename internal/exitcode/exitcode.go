@@ -15,23 +15,27 @@ const (
 	// OK: the command did what was asked. For a run, the LoadGen result is
 	// VALID (and, in accuracy mode, the quality target is met).
 	OK Code = 0
-	// Internal: a bug or an unexpected failure of the machine (out of disk,
-	// permission denied on the output directory).
+	// Internal: a bug or an unexpected failure of the machine (out of disk:
+	// the logs not written whole are renamed .incomplete; permission denied
+	// on the output directory).
 	Internal Code = 1
 	// Usage: an unknown command, flag or argument.
 	Usage Code = 2
 	// Config: a bad value or file in a configuration layer (mlperf.conf,
-	// user.conf, the config file, MLPERF_HOST_* variables, --set).
+	// user.conf, the config file, MLPERF_HOST_* variables, --set), or an
+	// output directory another run holds.
 	Config Code = 3
 	// Dataset: the data set, or an input log, is missing, unreadable,
 	// corrupt, or its shape or dtype does not match.
 	Dataset Code = 4
-	// PluginNotFound: no plugin of that name, or the path is not a plugin.
+	// PluginNotFound: no plugin of that name, the path is not a plugin, or
+	// its manifest is invalid.
 	PluginNotFound Code = 5
 	// PluginABI: the plugin speaks another ABI version, or breaks the ABI.
 	PluginABI Code = 6
 	// PluginFailed: the plugin failed to start, load the model, or failed
-	// during the run (crash, trap, hang, stall, sample errors).
+	// during the run (crash, trap, hang, stall, sample errors). A failure
+	// in Close after a complete run is only a warning.
 	PluginFailed Code = 7
 	// InvalidResult: the run finished but the LoadGen result is INVALID
 	// (latency bound, minimum duration or query count not met).
@@ -60,17 +64,17 @@ type Row struct {
 func Table() []Row {
 	return []Row{
 		{OK, "ok", "the command did what was asked; a run is VALID and, in accuracy mode, meets its quality target", "nothing"},
-		{Internal, "internal", "a bug or an unexpected failure of the machine (disk full, permission denied)", "read the message; report a bug if it names no cause of yours"},
+		{Internal, "internal", "a bug or an unexpected failure of the machine (permission denied; disk full: each log that could not be written whole is renamed `.incomplete` and listed)", "read the message; report a bug if it names no cause of yours"},
 		{Usage, "usage", "unknown command, flag or argument", "run `mlperf-host help` or `mlperf-host CMD -h`"},
-		{Config, "config", "a bad value or file in a configuration layer; the message names the source, key and allowed values", "fix the named file, variable or flag; `mlperf-host config show` prints every value and its source"},
+		{Config, "config", "a bad value or file in a configuration layer (a setting outside its range, an unknown user.conf key, a --model the plugin cannot read); the message names the source, key and allowed values; or the output directory is held by another run, which the message names", "fix the named file, variable or flag; `mlperf-host config show` prints every value and its source; for a busy directory, pass another --out"},
 		{Dataset, "dataset", "the data set, or an input log (accuracy log, detail log, trace), is missing, unreadable, corrupt, or has the wrong shape or dtype", "check --dataset (or the log) and the files the message names; `mlperf-host dataset info PATH` checks a data set"},
-		{PluginNotFound, "plugin-not-found", "no plugin of that name in the plugin directories, or the path is not a plugin", "`mlperf-host plugins list`; install the plugin or pass its path"},
+		{PluginNotFound, "plugin-not-found", "no plugin of that name in the plugin directories, the path is not a plugin, or its plugin.json is invalid (the message names the file and field)", "`mlperf-host plugins list`; install the plugin or pass its path; fix the named plugin.json"},
 		{PluginABI, "plugin-abi", "the plugin speaks another ABI version, or breaks the ABI", "install a plugin built for this mlperf-host's ABI, or upgrade mlperf-host"},
-		{PluginFailed, "plugin-failed", "the plugin failed to start or load the model, or failed during the run (crash, trap, hang, stall, failed samples)", "read the plugin's log lines above the error; `mlperf-host plugins check NAME`"},
+		{PluginFailed, "plugin-failed", "the plugin failed to start or load the model, or failed during the run (crash, trap, hang, stall, a failed sample: the first ends the run). A plugin failing in Close after a complete run is a warning: the code then follows the result", "read the plugin's log lines above the error; `mlperf-host plugins check NAME`"},
 		{InvalidResult, "invalid-result", "the run finished but the LoadGen result is INVALID", "read the summary's reasons; lower target_qps or raise target_latency in user.conf"},
 		{AccuracyBelowTarget, "accuracy-below-target", "the accuracy does not reach the benchmark's quality target", "check the model, the data set and its label map"},
 		{SubmissionInvalid, "submission-invalid", "the submission tree fails the submission checks", "fix each listed problem and run `mlperf-host submit --check-only DIR`"},
-		{Interrupted, "interrupted", "stopped by Ctrl-C or SIGTERM; the logs written so far are kept and listed", "run again; partial logs are not a valid result"},
+		{Interrupted, "interrupted", "stopped by Ctrl-C or SIGTERM (a second one stops at once); the logs written so far are kept and listed", "run again; partial logs are not a valid result"},
 	}
 }
 

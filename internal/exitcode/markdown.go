@@ -19,6 +19,10 @@ func Markdown() string {
 	}
 	b.WriteString("\nScripts should test for 0 and treat every other code as failure; the distinct codes\n")
 	b.WriteString("tell CI which class of problem to report. A run interrupted by Ctrl-C exits 130 after\n")
-	b.WriteString("closing the plugin and flushing the logs written so far, and lists them.\n")
+	b.WriteString("closing the plugin (killing it if it has not closed a second after the logs are written)\n")
+	b.WriteString("and flushing the logs written so far, and lists them; a second Ctrl-C kills the plugin at\n")
+	b.WriteString("once. The verdict of a complete run and its exit code always agree: a plugin that fails\n")
+	b.WriteString("or hangs in Close afterwards (stopped after host.close_timeout) gets a warning naming it\n")
+	b.WriteString("and what it did, and the code follows the result the summary gives.\n")
 	return b.String()
 }

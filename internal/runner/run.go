@@ -47,6 +47,10 @@ type Outcome struct {
 	Files  []string
 	Plugin host.Info
 	SUT    bridge.Stats
+	// CloseErr is the plugin's failure while closing after the test, for
+	// a warning: the result was measured before and stands, and the exit
+	// code follows it.
+	CloseErr error
 	// Accuracy is the score of an accuracy run (AccuracyOnly or
 	// SubmissionRun) of a top-1 benchmark; nil otherwise.
 	Accuracy *accuracy.Result
@@ -110,6 +114,9 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 	defer func() { _ = closeBackend(ctx, b, sp.Stop) }() // at once when closed below
 	endWatch := watchStop(b, sp.Stop)
 	defer endWatch()
+	if err := checkModelFile(path, b.Info()); err != nil {
+		return nil, err
+	}
 	if err := CheckPluginOptions(b.Info(), c); err != nil {
 		return nil, err
 	}
@@ -130,12 +137,13 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 	res, runErr := run.Start(ctx)
 	stop()
 	o := &Outcome{Result: res, OutDir: out, Plugin: b.Info(), SUT: sut.Stats()}
-	closeErr := closeBackend(ctx, b, sp.Stop)
+	failed, closeErr := closePlugin(ctx, b, sp.Stop)
+	o.CloseErr = closeErr
 	o.Files = listFiles(out)
 	// A plugin that died is the cause of whatever the LoadGen then ran
 	// into (a failed unload, say): report the plugin's own error.
-	if err := b.Err(); err != nil && !errors.Is(err, host.ErrClosed) {
-		return o, err
+	if failed != nil {
+		return o, failed
 	}
 	aborted := errors.Is(runErr, loadgen.ErrAborted)
 	if runErr != nil && !aborted {
@@ -148,9 +156,6 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 	if aborted {
 		return o, exitcode.New(exitcode.PluginFailed, fmt.Errorf("plugin %s: %w", b.Info().Name, runErr),
 			"the plugin's log lines above say why")
-	}
-	if closeErr != nil && !errors.Is(closeErr, host.ErrClosed) {
-		return o, closeErr
 	}
 	if (res.Mode == loadgen.AccuracyOnly || res.Mode == loadgen.SubmissionRun) && sp.AuditConfig == "" {
 		if err := o.scoreAccuracy(c); err != nil {

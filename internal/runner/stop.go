@@ -58,3 +58,22 @@ func closeBackend(ctx context.Context, b host.Backend, stop <-chan struct{}) err
 	host.Kill(b, fmt.Errorf("interrupted, and the plugin did not close within %v", closeGrace))
 	return <-done
 }
+
+// closePlugin closes b after the test and tells the plugin's failure
+// during the test (failed: the run's error) from its failure while
+// closing (closeErr: a warning, for the result was measured before). A
+// close failure that follows a failure during the test, or an interrupt
+// (which stops the plugin on purpose), is no news and is dropped.
+func closePlugin(ctx context.Context, b host.Backend, stop <-chan struct{}) (failed, closeErr error) {
+	if err := b.Err(); err != nil && !errors.Is(err, host.ErrClosed) {
+		failed = err
+	}
+	closeErr = closeBackend(ctx, b, stop)
+	if closeErr == nil {
+		closeErr = b.Err() // a failure Close noticed without returning it
+	}
+	if failed != nil || ctx.Err() != nil || errors.Is(closeErr, host.ErrClosed) {
+		closeErr = nil
+	}
+	return failed, closeErr
+}
