@@ -246,11 +246,11 @@ func (l *logs) accuracy(seq, qslIdx uint64, data []byte, withTokens bool, tokenD
 	b = append(b, ", \"qsl_idx\" : "...)
 	b = strconv.AppendUint(b, qslIdx, 10)
 	b = append(b, ", \"data\" : "...)
-	b = appendHex(b, data)
+	b = l.appendHexStreamed(b, data)
 	if withTokens {
 		if hasTokenData {
 			b = append(b, ", \"token_data\" : "...)
-			b = appendHex(b, tokenData)
+			b = l.appendHexStreamed(b, tokenData)
 		}
 		b = append(b, ", \"token_count\" : "...)
 		b = strconv.AppendInt(b, nTokens, 10)
@@ -261,14 +261,34 @@ func (l *logs) accuracy(seq, qslIdx uint64, data []byte, withTokens bool, tokenD
 	l.accNeedsComma = true
 }
 
-// appendHex writes data as a quoted upper-case hex string.
-func appendHex(b, data []byte) []byte {
-	const digits = "0123456789ABCDEF"
+// hexChunk bounds the accuracy record buffer: a large response's hex goes
+// to the log in pieces of about this size, so that a 100 MiB output needs
+// no 200 MiB buffer (kept for the rest of the run).
+const hexChunk = 64 << 10
+
+// appendHexStreamed appends data as a quoted upper-case hex string, writing
+// b to the accuracy log whenever it reaches hexChunk; it returns what is
+// left to write. l.mu is held.
+func (l *logs) appendHexStreamed(b, data []byte) []byte {
 	b = append(b, '"')
+	for len(data) > 0 {
+		n := min(len(data), hexChunk/2)
+		b = appendHexDigits(b, data[:n])
+		data = data[n:]
+		if len(b) >= hexChunk {
+			l.acc.Write(b)
+			b = b[:0]
+		}
+	}
+	return append(b, '"')
+}
+
+func appendHexDigits(b, data []byte) []byte {
+	const digits = "0123456789ABCDEF"
 	for _, c := range data {
 		b = append(b, digits[c>>4], digits[c&0xF])
 	}
-	return append(b, '"')
+	return b
 }
 
 // traceWrite appends raw trace events.

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 )
 
@@ -522,4 +523,87 @@ func TestPluginFailsInClose(t *testing.T) {
 			assertNoProcess(t, entry)
 		})
 	}
+}
+
+// bigDataset writes a compact data set of n samples of size bytes each.
+func bigDataset(t *testing.T, dir string, n, size int) string {
+	t.Helper()
+	spec := dataset.Spec{DType: dataset.Uint8, Shape: []int{size}}
+	samples := make([][]byte, n)
+	for i := range samples {
+		samples[i] = bytes.Repeat([]byte{byte(i + 1)}, size)
+	}
+	d, err := dataset.NewMemory("big", spec, samples, make([]int, n))
+	require.NoError(t, err)
+	p := filepath.Join(dir, "big.mlph")
+	f, err := os.Create(p)
+	require.NoError(t, err)
+	require.NoError(t, dataset.WriteCompact(f, d))
+	require.NoError(t, f.Close())
+	return p
+}
+
+// TestLargeOutputBoundedMemory: a plugin answering with a 100 MiB output
+// in accuracy mode costs the run a bounded multiple of it (the sample, the
+// message it arrives in), not one copy per stage: the accuracy log's hex
+// goes to the file in pieces. (Benchmark bert-99: the run itself does not
+// score it; scoring reads the log back through encoding/json, which holds
+// one entry's hex whole.)
+func TestLargeOutputBoundedMemory(t *testing.T) {
+	t.Parallel()
+	const size = 100 << 20
+	dir := t.TempDir()
+	plugins, _ := privateEcho(t, dir)
+	ds := bigDataset(t, dir, 1, size)
+	model := filepath.Join(dir, "model.bin")
+	require.NoError(t, os.WriteFile(model, []byte("any"), 0o644))
+	r := mlperfHost(t, dir, "run", "--plugin", "echo", "--plugin-dirs", plugins, "--benchmark", "bert-99", "--model", model,
+		"--dataset", ds, "--mode", "accuracy", "--scenario", "Offline", "--out", "logs")
+	require.Equal(t, exitcode.OK, r.code, tail(r.stderr))
+	acc, err := os.Stat(filepath.Join(dir, "logs", "mlperf_log_accuracy.json"))
+	require.NoError(t, err)
+	assert.Greater(t, acc.Size(), int64(2*size), "the response is logged, in hex")
+	t.Logf("peak memory %d MiB for a %d MiB output", r.maxRSS>>20, size>>20)
+	if r.maxRSS > 0 {
+		// 437 MiB measured (1.3 GiB when the hex was built whole).
+		assert.Less(t, r.maxRSS, int64(7*size))
+	}
+}
+
+// TestCorruptPayloadRefused: a byte flipped in a compact data set's
+// samples (not its header: the size and header checks pass) stops a run
+// before it starts, with exit 4 naming the file, as `dataset info` does.
+func TestCorruptPayloadRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := identityDataset(t, dir, 8)
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	b[len(b)-100] ^= 0x40 // a sample byte, far from the header
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	r := mlperfHost(t, dir, "run", "--plugin", echoPlugin(t), "--dataset", p, "--out", "logs")
+	assert.Equal(t, exitcode.Dataset, r.code, tail(r.stderr))
+	assert.Contains(t, r.stderr, "data set "+p+": corrupt")
+	assert.Contains(t, r.stderr, "payload CRC")
+	assert.NoDirExists(t, filepath.Join(dir, "logs"), "nothing ran")
+}
+
+// TestKilledHostLeavesNoPlugin: a host killed with SIGKILL in the middle
+// of a run leaves no plugin process on Linux (its parent-death signal);
+// what the plugin's own helpers do is the plugin's to arrange, as
+// docs/host.md says.
+func TestKilledHostLeavesNoPlugin(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the parent-death signal is Linux's")
+	}
+	dir := t.TempDir()
+	plugins, entry := privateEcho(t, dir)
+	b := startHost(t, dir, nil, "run", "--plugin", "echo", "--plugin-dirs", plugins, "--out", "logs", "--scenario", "Server",
+		"--set", "echo.fault=stall", "--set", "settings.min_duration=600000", "--set", "settings.target_qps=100")
+	b.waitFile(t, filepath.Join(dir, "logs", "mlperf_log_detail.txt"))
+	pids, _ := processesOf(entry)
+	require.NotEmpty(t, pids, "the plugin runs")
+	b.kill(t)
+	assertNoProcess(t, entry)
 }

@@ -350,6 +350,9 @@ func (d *compact) payloadSize() int64 {
 	return p
 }
 
+// VerifyBytes implements Verifier: the payload and its CRC.
+func (d *compact) VerifyBytes() int64 { return d.payloadSize() + 4 }
+
 // Verify checks the payload's CRC: every sample and label as written.
 func (d *compact) Verify() error {
 	crc := crc32.New(castagnoli)

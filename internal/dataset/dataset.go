@@ -36,6 +36,8 @@ type Dataset interface {
 // a checksum (the compact format).
 type Verifier interface {
 	Verify() error
+	// VerifyBytes is how many bytes Verify reads.
+	VerifyBytes() int64
 }
 
 // ErrMismatch is wrapped by errors about a sample whose dtype or shape is

@@ -91,6 +91,9 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 	if err := checkSampleCount(c, d.Len()); err != nil {
 		return nil, err
 	}
+	if err := verifyDataset(d); err != nil {
+		return nil, err
+	}
 	path, modelBytes, err := Model(c)
 	if err != nil {
 		return nil, err
