@@ -49,6 +49,9 @@ const (
 	fakeCloseHang    = "close-hang"    // never answer Close
 )
 
+// fakeServeToken is the token of the fake plugin's serve mode.
+const fakeServeToken = "0123456789abcdef0123456789abcdef-fake"
+
 func serveFakePlugin(mode string) {
 	srv := &fakeServer{mode: mode, samples: map[uint64][]byte{}}
 	logger := hclog.New(&hclog.LoggerOptions{Output: os.Stderr, JSONFormat: true, Level: hclog.Trace})
@@ -81,6 +84,16 @@ func serveFakePlugin(mode string) {
 		Logger:           logger,
 	}
 	if mode == fakeServe {
+		// As the SDK's serve mode: a private socket directory, a token.
+		dir, err := os.MkdirTemp("", "fake-serve")
+		if err != nil {
+			panic(err)
+		}
+		defer os.RemoveAll(dir)
+		os.Setenv(plugin.EnvUnixSocketDir, dir)
+		cfg.GRPCServer = func(opts []grpc.ServerOption) *grpc.Server {
+			return plugin.DefaultGRPCServer(append(opts, backendv1grpc.TokenServerOptions(fakeServeToken)...))
+		}
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 		defer stop()
 		ch := make(chan *plugin.ReattachConfig, 1)
@@ -88,7 +101,7 @@ func serveFakePlugin(mode string) {
 		go func() {
 			rc := <-ch
 			b, _ := json.Marshal(ReattachConfig{Plugin: "fake", ABIMajor: rc.ProtocolVersion, Pid: rc.Pid,
-				Network: rc.Addr.Network(), Address: rc.Addr.String()})
+				Network: rc.Addr.Network(), Address: rc.Addr.String(), Token: fakeServeToken})
 			fmt.Println(string(b))
 		}()
 	}

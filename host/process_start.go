@@ -167,6 +167,9 @@ func Reattach(ctx context.Context, rc ReattachConfig, cfg Config) (_ Backend, er
 	}
 	var addr net.Addr
 	if rc.Network == "unix" {
+		if err := checkSocketDir(rc.Address); err != nil {
+			return nil, &PluginError{Plugin: rc.Plugin, Op: "reattach", Err: fmt.Errorf("%w: %w", ErrStart, err)}
+		}
 		addr = &net.UnixAddr{Net: "unix", Name: rc.Address}
 	} else if addr, err = net.ResolveTCPAddr("tcp", rc.Address); err != nil {
 		return nil, fmt.Errorf("reattach to plugin %q: %w", rc.Plugin, err)
@@ -184,7 +187,7 @@ func Reattach(ctx context.Context, rc ReattachConfig, cfg Config) (_ Backend, er
 		SyncStdout:       b.stdout,
 		SyncStderr:       b.tail,
 		Logger:           newHclog(b.ctx, b.cfg.Logger.With("plugin", rc.Plugin)),
-		GRPCDialOptions:  b.dialOptions(),
+		GRPCDialOptions:  append(b.dialOptions(), backendv1grpc.TokenCredentials(rc.Token)),
 	})
 	defer func() {
 		if err != nil {

@@ -213,8 +213,10 @@ func TestProcessMissingExecutable(t *testing.T) {
 	assert.ErrorContains(t, err, `plugin "gone": start`)
 }
 
-func TestReattach(t *testing.T) {
-	t.Parallel()
+// startServe starts the fake plugin in serve mode and returns what it
+// printed.
+func startServe(t *testing.T) (ReattachConfig, *exec.Cmd) {
+	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	cmd := exec.Command(exe)
@@ -227,6 +229,12 @@ func TestReattach(t *testing.T) {
 	require.NoError(t, err)
 	rc, err := ParseReattachConfig([]byte(line))
 	require.NoError(t, err)
+	return rc, cmd
+}
+
+func TestReattach(t *testing.T) {
+	t.Parallel()
+	rc, cmd := startServe(t)
 	assert.Equal(t, cmd.Process.Pid, rc.Pid)
 
 	for run := range 2 { // two runs against the same process
@@ -249,15 +257,19 @@ func TestParseReattachConfig(t *testing.T) {
 		want ReattachConfig
 		msg  string
 	}{
-		{name: "unix", in: `{"plugin":"trt","abi_major":1,"pid":42,"network":"unix","address":"/tmp/p"}`,
-			want: ReattachConfig{Plugin: "trt", ABIMajor: 1, Pid: 42, Network: "unix", Address: "/tmp/p"}},
-		{name: "remote tcp without pid", in: `{"plugin":"trt","abi_major":1,"network":"tcp","address":"10.0.0.2:7000"}`,
-			want: ReattachConfig{Plugin: "trt", ABIMajor: 1, Network: "tcp", Address: "10.0.0.2:7000"}},
+		{name: "unix", in: `{"plugin":"trt","abi_major":1,"pid":42,"network":"unix","address":"/tmp/p","token":"` + fakeServeToken + `"}`,
+			want: ReattachConfig{Plugin: "trt", ABIMajor: 1, Pid: 42, Network: "unix", Address: "/tmp/p", Token: fakeServeToken}},
+		{name: "loopback tcp without pid", in: `{"plugin":"trt","abi_major":1,"network":"tcp","address":"127.0.0.1:7000","token":"` + fakeServeToken + `"}`,
+			want: ReattachConfig{Plugin: "trt", ABIMajor: 1, Network: "tcp", Address: "127.0.0.1:7000", Token: fakeServeToken}},
+		{name: "remote tcp", in: `{"plugin":"trt","abi_major":1,"network":"tcp","address":"10.0.0.2:7000","token":"` + fakeServeToken + `"}`,
+			msg: `"address" "10.0.0.2:7000" is not a loopback address`},
+		{name: "no token", in: `{"plugin":"trt","abi_major":1,"pid":42,"network":"unix","address":"/tmp/p"}`,
+			msg: `"token" is missing or shorter than 32 characters`},
 		{name: "not json", in: `trt 1 unix /tmp/p`, msg: "reattach config: invalid character"},
 		{name: "unknown field", in: `{"plugin":"trt","abi_major":1,"network":"unix","address":"/p","tls":true}`, msg: `unknown field "tls"`},
 		{name: "missing fields", in: `{}`, msg: `"plugin" is missing` + "\n" + `reattach config: "abi_major" is missing or not positive` + "\n" +
 			`reattach config: "network" "": want "unix" or "tcp"` + "\n" + `reattach config: "address" is missing`},
-		{name: "trailing", in: `{"plugin":"trt","abi_major":1,"network":"unix","address":"/p"} x`, msg: "unexpected data"},
+		{name: "trailing", in: `{"plugin":"trt","abi_major":1,"network":"unix","address":"/p","token":"` + fakeServeToken + `"} x`, msg: "unexpected data"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -272,12 +284,12 @@ func TestParseReattachConfig(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 		})
 	}
-	_, err := Reattach(t.Context(), ReattachConfig{Plugin: "x", ABIMajor: 3, Network: "unix", Address: "/p"}, Config{})
+	_, err := Reattach(t.Context(), ReattachConfig{Plugin: "x", ABIMajor: 3, Network: "unix", Address: "/p", Token: fakeServeToken}, Config{})
 	require.ErrorIs(t, err, ErrVersionMismatch)
 }
 
 func FuzzParseReattachConfig(f *testing.F) {
-	f.Add([]byte(`{"plugin":"trt","abi_major":1,"pid":42,"network":"unix","address":"/tmp/p"}`))
+	f.Add([]byte(`{"plugin":"trt","abi_major":1,"pid":42,"network":"unix","address":"/tmp/p","token":"` + fakeServeToken + `"}`))
 	f.Add([]byte(`{"plugin":"","abi_major":-1}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, b []byte) {

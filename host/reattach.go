@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 
 	"github.com/hashicorp/go-plugin/runner"
@@ -29,8 +30,13 @@ type ReattachConfig struct {
 	// is not a local process.
 	Pid int `json:"pid,omitempty"`
 	// Network is "unix" or "tcp"; Address is the socket path or host:port.
+	// A tcp address must be a loopback one: reattaching is for a plugin on
+	// this machine.
 	Network string `json:"network"`
 	Address string `json:"address"`
+	// Token is the secret the plugin printed; every call carries it, and
+	// the plugin refuses calls without it.
+	Token string `json:"token"`
 }
 
 // Validate reports every missing or bad field.
@@ -50,6 +56,13 @@ func (c ReattachConfig) Validate() error {
 	}
 	if c.Address == "" {
 		errs = append(errs, errors.New(`reattach config: "address" is missing`))
+	}
+	if c.Network == "tcp" && c.Address != "" && !loopback(c.Address) {
+		errs = append(errs, fmt.Errorf(`reattach config: "address" %q is not a loopback address: a plugin is reattached to on this machine only`, c.Address))
+	}
+	if len(c.Token) < minTokenLen {
+		errs = append(errs, fmt.Errorf(`reattach config: "token" is missing or shorter than %d characters: `+
+			`a plugin served without one accepts calls from anyone who can reach its socket; serve it with this SDK's -serve`, minTokenLen))
 	}
 	return errors.Join(errs...)
 }
@@ -101,4 +114,20 @@ func (r *attachedRunner) PluginToHost(network, addr string) (string, string, err
 
 func (r *attachedRunner) HostToPlugin(network, addr string) (string, string, error) {
 	return network, addr, nil
+}
+
+// minTokenLen is the shortest token accepted: the SDK prints 64 hex digits.
+const minTokenLen = 32
+
+// loopback reports whether a host:port names a loopback address.
+func loopback(address string) bool {
+	h, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return false
+	}
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }

@@ -39,9 +39,11 @@ import (
 //
 //	-version  print the plugin's name, version and ABI version, exit 0
 //	-serve    serve for a host to reattach to (remote mode): print one JSON
-//	          line with the address, e.g. {"plugin":"echo","abi_major":1,
-//	          "pid":42,"network":"unix","address":"/tmp/plugin123"}, and
-//	          serve until interrupted
+//	          line with the address and a token, e.g. {"plugin":"echo",
+//	          "abi_major":1,"pid":42,"network":"unix","address":
+//	          "/tmp/mlperf-host-plugin123/plugin456","token":"9f2c..."},
+//	          and serve until interrupted, in a directory only this user
+//	          can enter, refusing every call without the token
 //
 // # Notes
 //
@@ -76,20 +78,26 @@ func serveMain(b Backend, args []string, getenv func(string) string, stdout, std
 		printUsage(stderr, args[0], srv)
 		return 1
 	}
-	plugin.Serve(serveConfig(srv, logOut, nil))
+	plugin.Serve(serveConfig(srv, logOut, nil, ""))
 	srv.Close()
 	return 0
 }
 
 // serveConfig is the go-plugin configuration: gRPC only, one plugin set
 // for ABI major abi.Major.
-func serveConfig(srv *Server, logOut io.Writer, test *plugin.ServeTestConfig) *plugin.ServeConfig {
+func serveConfig(srv *Server, logOut io.Writer, test *plugin.ServeTestConfig, token string) *plugin.ServeConfig {
+	grpcServer := newGRPCServer
+	if token != "" { // serve mode: only a host holding the token may call
+		grpcServer = func(opts []grpc.ServerOption) *grpc.Server {
+			return newGRPCServer(append(opts, backendv1grpc.TokenServerOptions(token)...))
+		}
+	}
 	return &plugin.ServeConfig{
 		HandshakeConfig: plugin.HandshakeConfig{
 			ProtocolVersion: abi.ProtocolVersion, MagicCookieKey: abi.MagicCookieKey, MagicCookieValue: abi.MagicCookieValue,
 		},
 		VersionedPlugins: map[int]plugin.PluginSet{abi.Major: {abi.PluginName: &grpcPlugin{srv: srv}}},
-		GRPCServer:       newGRPCServer,
+		GRPCServer:       grpcServer,
 		Logger:           hclog.New(&hclog.LoggerOptions{Name: "sdk", Output: logOut, JSONFormat: true, Level: hclog.Info}),
 		Test:             test,
 	}
@@ -159,11 +167,18 @@ type reattachLine struct {
 	Pid      int    `json:"pid,omitempty"`
 	Network  string `json:"network"`
 	Address  string `json:"address"`
+	Token    string `json:"token"`
 }
 
 // serveReattach serves until ctx ends, after printing where.
 func serveReattach(ctx context.Context, srv *Server, logOut io.Writer, stdout io.Writer) int {
 	name := srv.Info(nil).GetName()
+	token, cleanup, err := privateServe()
+	if err != nil {
+		fmt.Fprintf(logOut, "serve: %v\n", err)
+		return 1
+	}
+	defer cleanup()
 	ch := make(chan *plugin.ReattachConfig, 1)
 	closed := make(chan struct{})
 	printed := make(chan struct{})
@@ -172,12 +187,12 @@ func serveReattach(ctx context.Context, srv *Server, logOut io.Writer, stdout io
 		select {
 		case rc := <-ch:
 			line, _ := json.Marshal(reattachLine{Plugin: name, ABIMajor: rc.ProtocolVersion, Pid: rc.Pid,
-				Network: rc.Addr.Network(), Address: rc.Addr.String()})
+				Network: rc.Addr.Network(), Address: rc.Addr.String(), Token: token})
 			fmt.Fprintf(stdout, "%s\n", line)
 		case <-closed:
 		}
 	}()
-	plugin.Serve(serveConfig(srv, logOut, &plugin.ServeTestConfig{Context: ctx, ReattachConfigCh: ch, CloseCh: closed}))
+	plugin.Serve(serveConfig(srv, logOut, &plugin.ServeTestConfig{Context: ctx, ReattachConfigCh: ch, CloseCh: closed}, token))
 	<-printed
 	srv.Close()
 	return 0

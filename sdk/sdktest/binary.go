@@ -55,8 +55,8 @@ func withoutCookie(environ []string) []string {
 }
 
 // ServePlugin starts bin in -serve mode, reads its reattach line (which
-// must name the plugin name and this ABI major) and returns a client of
-// its Backend service. The process is interrupted when the test ends and
+// must name the plugin name and this ABI major, and carry a token) and
+// returns a client of its Backend service that sends the token. The process is interrupted when the test ends and
 // must exit cleanly.
 func ServePlugin(t *testing.T, bin, name string, env ...string) backendv1grpc.BackendClient {
 	t.Helper()
@@ -77,12 +77,15 @@ func ServePlugin(t *testing.T, bin, name string, env ...string) backendv1grpc.Ba
 		ABIMajor int    `json:"abi_major"`
 		Network  string `json:"network"`
 		Address  string `json:"address"`
+		Token    string `json:"token"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(line), &addr), "%s", line)
 	assert.Equal(t, name, addr.Plugin)
 	assert.Equal(t, abi.Major, addr.ABIMajor)
 	require.Equal(t, "unix", addr.Network)
-	conn, err := grpc.NewClient("unix://"+addr.Address, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	require.NotEmpty(t, addr.Token, "serve mode answers only the holder of its token")
+	conn, err := grpc.NewClient("unix://"+addr.Address, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		backendv1grpc.TokenCredentials(addr.Token))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = conn.Close() })
 	return backendv1grpc.NewBackendClient(conn)
