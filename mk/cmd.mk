@@ -11,8 +11,9 @@ DEMO_ARGS ?=
 
 .PHONY: build embed-onnx demo
 
-embed-onnx: ## build the onnx plugin as a WASM module into cmd/mlperf-host/embedded/
+embed-onnx: $(BIN)/onnx-wasm-link ## build the onnx plugin as a WASM module (SIMD kernels linked) into cmd/mlperf-host/embedded/
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $(EMBED_DIR)/onnx.wasm $(ONNX_WASM_PKG)
+	$(ONNX_WASM_LINK) $(EMBED_DIR)/onnx.wasm
 
 build: embed-onnx ## build bin/mlperf-host with the onnx plugin embedded (and bin/plugins/onnx-ort, see mk/onnx.mk)
 	CGO_ENABLED=0 $(GO) build -o $(MLPERF_HOST) ./cmd/mlperf-host

@@ -36,8 +36,8 @@ $(ONNX_WAZERO): go.mod
 ONNX_WASM_PKGS := ./plugins/onnx/fashionmnist ./plugins/onnx/internal/engine \
 	./plugins/onnx/internal/goengine ./plugins/onnx/internal/kernels ./plugins/onnx/internal/onnxpb
 
-onnx-wasm-test: $(ONNX_WAZERO) ## run the plugins/onnx tests compiled for GOOS=wasip1 in wazero
-	WAZERO=$(ONNX_WAZERO) GOOS=wasip1 GOARCH=wasm $(GO) test -count=1 -exec $(CURDIR)/tools/onnxgen/wasip1_exec.sh $(ONNX_WASM_PKGS)
+onnx-wasm-test: $(ONNX_WAZERO) $(ONNX_WASM_LINK) ## run the plugins/onnx tests compiled for GOOS=wasip1 in wazero (SIMD kernels linked)
+	WAZERO=$(ONNX_WAZERO) ONNX_WASM_LINK=$(ONNX_WASM_LINK) GOOS=wasip1 GOARCH=wasm $(GO) test -count=1 -exec $(CURDIR)/tools/onnxgen/wasip1_exec.sh $(ONNX_WASM_PKGS)
 
 TEST_DEPS += onnx-wasm-test
 
@@ -47,8 +47,8 @@ bench-onnx: ## Go engine benchmarks: GEMM GFLOP/s, conv kernels, whole models (1
 	$(GO) test -run '^$$' -bench 'Infer' -benchtime 200x ./plugins/onnx/backend
 	$(GO) test -run '^$$' -bench 'Engines' -benchtime $(ONNX_BENCHTIME) ./plugins/onnx/backend
 
-onnx-wasm-bench: $(ONNX_WAZERO) ## the Go engine's model benchmarks compiled for GOOS=wasip1, in wazero (one thread)
-	cd plugins/onnx/internal/goengine && WAZERO=$(ONNX_WAZERO) GOOS=wasip1 GOARCH=wasm $(GO) test -exec $(CURDIR)/tools/onnxgen/wasip1_exec.sh \
+onnx-wasm-bench: $(ONNX_WAZERO) $(ONNX_WASM_LINK) ## the Go engine's model benchmarks compiled for GOOS=wasip1, in wazero (one thread)
+	cd plugins/onnx/internal/goengine && WAZERO=$(ONNX_WAZERO) ONNX_WASM_LINK=$(ONNX_WASM_LINK) GOOS=wasip1 GOARCH=wasm $(GO) test -exec $(CURDIR)/tools/onnxgen/wasip1_exec.sh \
 		-run '^$$' -bench 'Models' -benchtime 3x . -args -threads 1 -batches 1
 
 BENCH_TARGETS += bench-onnx onnx-wasm-bench

@@ -17,8 +17,13 @@ import (
 	"github.com/mlperf-host/mlperf-host/sdk/sdktest"
 )
 
-// onnxPkg is the onnx plugin's main, built here as a WASM module.
-const onnxPkg = "../../plugins/onnx/cmd/onnx"
+// onnxPkg is the onnx plugin's main, built here as a WASM module, and
+// onnxLink the command that links its SIMD kernels into it (as make
+// embed-onnx does).
+const (
+	onnxPkg  = "../../plugins/onnx/cmd/onnx"
+	onnxLink = "../../plugins/onnx/internal/kernels/wasmsimd/link"
+)
 
 var (
 	onnxOnce   sync.Once
@@ -36,6 +41,10 @@ func onnxPlugin(t *testing.T) string {
 	onnxOnce.Do(func() {
 		onnxModule = filepath.Join(filepath.Dir(binary), "onnx.wasm")
 		if onnxErr = sdktest.GoBuild(onnxModule, onnxPkg, sdktest.WASM); onnxErr != nil {
+			return
+		}
+		if out, err := exec.Command("go", "run", onnxLink, onnxModule).CombinedOutput(); err != nil {
+			onnxErr = fmt.Errorf("link the onnx plugin's kernels: %w\n%s", err, out)
 			return
 		}
 		check := exec.Command(binary, "plugins", "check", onnxModule, "--set", wazeroCache())

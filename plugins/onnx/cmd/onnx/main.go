@@ -2,10 +2,14 @@
 // mlperf-host plugin. The same source builds both ways:
 //
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o onnx.wasm ./plugins/onnx/cmd/onnx # WASM (the embedded default)
+//	go run ./plugins/onnx/internal/kernels/wasmsimd/link onnx.wasm                         # ... with its SIMD kernels linked in
 //	go build -o onnx ./plugins/onnx/cmd/onnx                                                 # subprocess
 //
 // The WASM build has the Go engine only: it runs sandboxed, with no
-// filesystem and no native code. The subprocess build adds the ONNX
+// filesystem and no native code. Its kernels are WebAssembly SIMD128 code
+// that the link step adds to the module (make embed-onnx does both
+// steps); a module built with -tags purego has the portable Go kernels
+// and needs no link step. The subprocess build adds the ONNX
 // Runtime engine ("--set onnx.engine=ort"), which binds libonnxruntime at
 // run time (`make ort` fetches it). The installed native plugin is
 // onnx-ort (../onnx-ort): the same backend with ONNX Runtime by default.

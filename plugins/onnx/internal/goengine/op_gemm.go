@@ -125,7 +125,7 @@ func (o *gemmOp) bind(env *bindEnv, in, out []*tensor) (step, error) {
 	}
 	if b.konst {
 		if m <= smallM && !o.transA {
-			small := &kernels.SmallM{M: m, N: n, K: k, A: a.f, LDA: k, B: b.f, LDB: b.shape[1], TransposeB: o.transB, C: y, LDC: n, Ep: ep, Dot: env.gemm.Dot()}
+			small := &kernels.SmallM{M: m, N: n, K: k, A: a.f, LDA: k, B: b.f, LDB: b.shape[1], TransposeB: o.transB, C: y, LDC: n, Ep: ep, G: env.gemm}
 			return runFunc(func(pool *kernels.Pool) {
 				if fillC != nil {
 					fillC()

@@ -114,6 +114,10 @@ func (c *Conv) Run(pool *Pool, n int, x, y, residual []float32) {
 	oh, ow := s.OutH(), s.OutW()
 	p := oh * ow
 	if c.dw != nil {
+		if c.g.whole != nil {
+			c.g.whole.depthwise(c, n, x, y, residual, &pool.scratch[0])
+			return
+		}
 		c.dwT = depthwiseTask{c: c, x: x, y: y, res: residual}
 		pool.ForWork(n*s.C, n*s.M*p*s.KH*s.KW, &c.dwT)
 		return

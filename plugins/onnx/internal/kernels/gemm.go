@@ -12,6 +12,17 @@ type Gemm struct {
 	dwRow func(n int, r0, r1, r2, out, w []float32, ep *tileEpilogue)
 	// dot is the native dot product, nil for the portable build.
 	dot func(a, b []float32) float32
+	// whole holds kernels that run a whole call themselves (the WASM
+	// build's SIMD kernels, see simd_wasm.go); nil for the others.
+	whole *wholeKernels
+}
+
+// wholeKernels run whole calls on one thread with the calling worker's
+// scratch, instead of the blocking loops of this package.
+type wholeKernels struct {
+	gemm      func(c *GemmCall, s *Scratch)
+	depthwise func(c *Conv, n int, x, y, res []float32, s *Scratch)
+	smallM    func(m *SmallM, s *Scratch)
 }
 
 // Dot returns the GEMM's dot product routine for SmallM.Dot (nil means
@@ -75,6 +86,10 @@ func (g *Gemm) Run(pool *Pool, c *GemmCall) {
 		return
 	}
 	c.g = g
+	if g.whole != nil {
+		g.whole.gemm(c, &pool.scratch[0])
+		return
+	}
 	threads := pool.Threads()
 	work := c.Batch * c.M * c.N * max(c.K, 1)
 	if work < minParallelWork {
@@ -345,10 +360,17 @@ func (c *GemmCall) storeStrided(tile []float32, b, i0, j0, mm, nn int, first, la
 // a native one when available, else the portable one.
 func BestGemm() *Gemm {
 	if ks := nativeKernels(); len(ks) > 0 {
-		g := newGemm(ks[0])
-		g.dwRow = depthwiseRow()
-		g.dot = dotVec()
-		return g
+		return nativeGemm(ks[0])
 	}
 	return NewGemm()
+}
+
+// nativeGemm is the GEMM of a native micro-kernel with the platform's
+// other native kernels.
+func nativeGemm(k microKernel) *Gemm {
+	g := newGemm(k)
+	g.dwRow = depthwiseRow()
+	g.dot = dotVec()
+	g.whole = platformWholeKernels()
+	return g
 }

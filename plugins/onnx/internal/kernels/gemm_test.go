@@ -54,10 +54,7 @@ func requireClose(t testing.TB, want, got []float32, tol float64) {
 func gemms() map[string]*Gemm {
 	out := map[string]*Gemm{"go": NewGemm(), "go4x16": newGemm(go4x16()), "go4x8": newGemm(go4x8())}
 	for _, k := range nativeKernels() {
-		g := newGemm(k)
-		g.dwRow = depthwiseRow()
-		g.dot = dotVec()
-		out[k.name] = g
+		out[k.name] = nativeGemm(k)
 	}
 	return out
 }
@@ -182,7 +179,7 @@ func TestSmallM(t *testing.T) {
 					got := make([]float32, m*n)
 					pool := NewPool(2)
 					defer pool.Close()
-					s := SmallM{M: m, N: n, K: k, A: a, LDA: k, B: b, LDB: ldb, TransposeB: trans, C: got, LDC: n, Ep: ep, Dot: g.Dot()}
+					s := SmallM{M: m, N: n, K: k, A: a, LDA: k, B: b, LDB: ldb, TransposeB: trans, C: got, LDC: n, Ep: ep, G: g}
 					s.Run(pool)
 					requireClose(t, want, got, 1e-4*float64(k))
 				})

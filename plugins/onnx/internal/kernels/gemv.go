@@ -20,6 +20,10 @@ type SmallM struct {
 	// Dot, when set, replaces the portable dot product (a native one
 	// from Gemm.Dot).
 	Dot func(a, b []float32) float32
+	// G, when set, is the GEMM whose kernels run the product: its whole
+	// product kernel when it has one (the WASM build's SIMD kernel), else
+	// its native dot product (when Dot is nil).
+	G *Gemm
 
 	cols int
 }
@@ -31,6 +35,13 @@ const smallMCols = 64
 func (s *SmallM) Run(pool *Pool) {
 	if s.M == 0 || s.N == 0 {
 		return
+	}
+	if s.G != nil && s.G.whole != nil {
+		s.G.whole.smallM(s, &pool.scratch[0])
+		return
+	}
+	if s.Dot == nil && s.G != nil {
+		s.Dot = s.G.dot
 	}
 	s.cols = smallMCols
 	pool.ForWork(ceilDiv(s.N, s.cols), s.M*s.N*s.K, (*smallMTask)(s))

@@ -115,3 +115,6 @@ func nativeKernels() []microKernel {
 	}
 	return ks
 }
+
+// platformWholeKernels returns the whole-call kernels: none natively.
+func platformWholeKernels() *wholeKernels { return nil }

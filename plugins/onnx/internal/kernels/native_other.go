@@ -1,4 +1,4 @@
-//go:build !amd64 || purego
+//go:build (!amd64 && !wasm) || purego
 
 package kernels
 
@@ -11,3 +11,6 @@ func depthwiseRow() func(n int, r0, r1, r2, out, w []float32, ep *tileEpilogue) 
 
 // dotVec returns the vectorized dot product: none here.
 func dotVec() func(a, b []float32) float32 { return nil }
+
+// platformWholeKernels returns the whole-call kernels: none here.
+func platformWholeKernels() *wholeKernels { return nil }

@@ -38,6 +38,7 @@ type Scratch struct {
 	cols  []float32
 	ep    tileEpilogue
 	one   [1]float32
+	simd  simdScratch
 }
 
 // buf returns a slice of n elements from *b, growing it when needed.

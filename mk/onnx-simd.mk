@@ -1,0 +1,34 @@
+# plugins/onnx: the WASM build's SIMD128 kernels. C sources in
+# plugins/onnx/internal/kernels/wasmsimd/csrc compile with Debian's clang
+# and lld (apt-get install -y clang lld) into onnx_simd.wasm, committed with
+# its stamp (the sha256 of the sources and of the module, which the
+# package's tests check without clang). Every WASM build of the onnx plugin
+# (the embedded module, the wasip1 test binaries) is linked with it by
+# ONNX_WASM_LINK (see plugins/internal/wasmlink).
+ONNX_SIMD_DIR := plugins/onnx/internal/kernels/wasmsimd
+ONNX_SIMD_SRC := $(sort $(wildcard $(ONNX_SIMD_DIR)/csrc/*))
+ONNX_SIMD_CC ?= clang
+ONNX_WASM_LINK := $(BIN)/onnx-wasm-link
+
+.PHONY: onnx-simd $(ONNX_WASM_LINK)
+
+onnx-simd: ## rebuild the onnx plugin's WASM SIMD kernels (onnx_simd.wasm and its stamp; needs clang and lld)
+	@command -v $(ONNX_SIMD_CC) >/dev/null && command -v wasm-ld >/dev/null || { echo "onnx-simd needs clang and lld: apt-get install -y clang lld"; exit 1; }
+	$(ONNX_SIMD_CC) $$(cat $(ONNX_SIMD_DIR)/csrc/cflags) -o $(ONNX_SIMD_DIR)/onnx_simd.wasm $(filter %.c,$(ONNX_SIMD_SRC))
+	@cd $(ONNX_SIMD_DIR) && { \
+		echo "# onnx_simd.wasm: built by make onnx-simd from csrc/ (with csrc/cflags); TestModuleCurrent checks this stamp"; \
+		echo "sources $$(cd csrc && for f in $$(LC_ALL=C ls); do printf '%s\n' "$$f"; cat "$$f"; done | sha256sum | cut -d' ' -f1)"; \
+		echo "module $$(sha256sum onnx_simd.wasm | cut -d' ' -f1)"; \
+		echo "compiler $$($(ONNX_SIMD_CC) --version | head -1)"; \
+	} > onnx_simd.stamp
+	@cat $(ONNX_SIMD_DIR)/onnx_simd.stamp
+
+# Always rebuilt (go build is a no-op when nothing changed): it embeds the
+# committed kernels.
+$(ONNX_WASM_LINK):
+	$(GO) build -o $@ ./$(ONNX_SIMD_DIR)/link
+
+.PHONY: wasmlink-testdata
+
+wasmlink-testdata: ## rebuild plugins/internal/wasmlink's test fixtures from .wat (needs wat2wasm: apt-get install wabt)
+	./plugins/internal/wasmlink/testdata/gen.sh

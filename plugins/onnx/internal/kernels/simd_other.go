@@ -1,0 +1,7 @@
+//go:build !wasm || purego
+
+package kernels
+
+// simdScratch is the SIMD kernels' scratch memory: nothing outside the
+// WASM build.
+type simdScratch struct{}

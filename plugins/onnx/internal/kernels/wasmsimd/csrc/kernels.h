@@ -1,0 +1,71 @@
+// The onnx plugin's SIMD128 kernels, compiled to a wasm32 module that
+// `make onnx-simd` links into the plugin's Go guest (see ../doc.go).
+//
+// Rules every kernel follows, which the linker checks on the built module:
+// no data segments, no globals (hence no shadow stack: no local arrays, no
+// address-taken locals), no tables and no imports but the guest's memory.
+// All memory a kernel touches is passed in by the caller, and each kernel
+// checks every range it was given against the memory's size before it
+// touches anything: a bad pointer is an error code, never a trap.
+#ifndef ONNX_SIMD_KERNELS_H
+#define ONNX_SIMD_KERNELS_H
+
+#include <stdint.h>
+#include <wasm_simd128.h>
+
+#define EXPORT(name) __attribute__((export_name(#name))) int32_t name
+#define NOINLINE __attribute__((noinline))
+#define INLINE static inline __attribute__((always_inline))
+
+typedef v128_t v4;
+
+// Status codes every exported kernel returns.
+enum {
+  SIMD_OK = 0,
+  SIMD_ERR_RANGE = 1, // a pointer range lies outside linear memory
+  SIMD_ERR_ARG = 2,   // a size or stride is negative or inconsistent
+};
+
+// Activations fused into outputs (kernels.ActKind).
+enum { ACT_NONE = 0, ACT_RELU = 1, ACT_CLIP = 2 };
+
+// mem_bytes is the size of linear memory now (kernels never grow it).
+INLINE uint64_t mem_bytes(void) { return (uint64_t)__builtin_wasm_memory_size(0) << 16; }
+
+// Extents are element counts in 64 bits, computed by the caller from
+// sizes and strides it has checked are not negative (so each is below
+// 2^31): a product of two is below 2^62 and a sum of three such products
+// cannot wrap. Anything past linear memory (at most 2^32 bytes) fails.
+
+// span_ok reports whether the elements p[0..extent) of size bytes each
+// lie in linear memory; 0 elements touch nothing.
+INLINE int span_ok(uint32_t p, uint64_t extent, uint64_t size) {
+  if (extent == 0) return 1;
+  if (extent > ((uint64_t)1 << 32)) return 0;
+  return (uint64_t)p + extent * size <= mem_bytes();
+}
+
+// strided_extent is one past the largest index of an r×c view with the
+// given non-negative strides (0 for broadcast).
+INLINE uint64_t strided_extent(int32_t r, int32_t c, int32_t rs, int32_t cs) {
+  if (r <= 0 || c <= 0) return 0;
+  return (uint64_t)(r - 1) * (uint32_t)rs + (uint64_t)(c - 1) * (uint32_t)cs + 1;
+}
+
+INLINE v4 act4(v4 v, int32_t act, v4 lo, v4 hi) {
+  if (act == ACT_RELU) return wasm_f32x4_pmax(v, wasm_f32x4_splat(0));
+  if (act == ACT_CLIP) return wasm_f32x4_pmin(wasm_f32x4_pmax(v, lo), hi);
+  return v;
+}
+
+// act1 is act4 for one value; like the Go kernels, NaN stays NaN.
+INLINE float act1(float v, int32_t act, float lo, float hi) {
+  if (act == ACT_RELU) return v < 0 ? 0 : v;
+  if (act == ACT_CLIP) return v < lo ? lo : (v > hi ? hi : v);
+  return v;
+}
+
+INLINE int32_t imin(int32_t a, int32_t b) { return a < b ? a : b; }
+INLINE int32_t imax(int32_t a, int32_t b) { return a > b ? a : b; }
+
+#endif
