@@ -109,6 +109,10 @@ type Config struct {
 	// Env is added to a subprocess's environment (which also inherits the
 	// host's).
 	Env []string
+	// NN is the inference engine behind the wasi_ephemeral_nn import of
+	// WASM plugins (see [NNModule]); nil fails their calls with
+	// unsupported_operation.
+	NN NN
 }
 
 // Validate reports every field out of range, joined.

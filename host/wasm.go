@@ -220,6 +220,9 @@ func (b *wasmBackend) instantiateHostModules() error {
 	if _, err := hb.Instantiate(b.ctx); err != nil {
 		return err
 	}
+	if err := instantiateNN(b.ctx, b.rt, nnHostOf); err != nil {
+		return err
+	}
 	if b.guard != GuardLoops {
 		return nil
 	}
@@ -459,6 +462,9 @@ func deliverFailures(h Handler, ids []uint64, code abi.Code, msg string) {
 // release frees the runtime and the cache; the instances go with the
 // runtime.
 func (b *wasmBackend) release() {
+	for _, in := range b.insts {
+		in.nn.close()
+	}
 	if b.rt != nil {
 		_ = b.rt.Close(b.ctx)
 	}

@@ -89,6 +89,8 @@ type wasmInstance struct {
 	abandoned bool
 
 	stdout, stderr *lineLogger
+	// nn serves the instance's wasi_ephemeral_nn calls (wasinn.go).
+	nn *nnHost
 }
 
 type instanceKey struct{}
@@ -103,6 +105,7 @@ func instanceOf(ctx context.Context) *wasmInstance {
 func (b *wasmBackend) newInstance(i int, cm wazero.CompiledModule) (*wasmInstance, error) {
 	in := &wasmInstance{b: b, idx: i, log: b.logger(i), stack: make([]uint64, 2), calls: map[callOp]api.Function{}}
 	in.ctx = context.WithValue(b.ctx, instanceKey{}, in)
+	in.nn = b.newNNHost(in)
 	in.stdout = newLineLogger(b.ctx, in.log, slog.LevelInfo, "stdout")
 	in.stderr = newLineLogger(b.ctx, in.log, slog.LevelInfo, "stderr")
 	mc := wazero.NewModuleConfig().

@@ -67,6 +67,13 @@ func checkModule(name string, cm wazero.CompiledModule, guarded bool) error {
 			if !guarded || field != guardTick {
 				problems = append(problems, fmt.Sprintf("it imports %s.%s, reserved for the host", module, field))
 			}
+		case NNModule:
+			if sig, ok := nnImports[field]; !ok {
+				problems = append(problems, fmt.Sprintf("it imports %s.%s, which wasi-nn does not have", module, field))
+			} else if !allI32(def.ParamTypes(), sig.params) || !allI32(def.ResultTypes(), sig.results) {
+				problems = append(problems, fmt.Sprintf("import %s.%s has signature %s, want %d i32 parameters and an i32 result",
+					module, field, defSignature(def), sig.params))
+			}
 		case abi.HostModule:
 			i := slices.IndexFunc(imports, func(f abi.Func) bool { return f.Name == field })
 			if i < 0 {
@@ -77,8 +84,8 @@ func checkModule(name string, cm wazero.CompiledModule, guarded bool) error {
 					module, field, defSignature(def), signature(imports[i].Params, imports[i].Results)))
 			}
 		default:
-			problems = append(problems, fmt.Sprintf("it imports %s.%s: a plugin may import only %s and %s",
-				module, field, wasiModule, abi.HostModule))
+			problems = append(problems, fmt.Sprintf("it imports %s.%s: a plugin may import only %s, %s and %s",
+				module, field, wasiModule, abi.HostModule, NNModule))
 		}
 	}
 	if len(problems) == 0 {
