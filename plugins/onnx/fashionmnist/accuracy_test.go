@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,9 +31,10 @@ func TestGoEngineAccuracy(t *testing.T) {
 	require.Equal(t, []engine.TensorDesc{{Name: "logits", DType: engine.Float32, Shape: []int64{-1, 10}}}, s.Outputs())
 
 	const batch = 100
+	n := checkedImages(set)
 	correct, agree := 0, 0
-	runBatches(t, s, set, batch, func(b0 int, outs []engine.Tensor) {
-		for i := range batch {
+	runBatches(t, s, set, n, batch, func(b0, k int, outs []engine.Tensor) {
+		for i := range k {
 			logits := make([]float32, 10)
 			for c := range logits {
 				logits[c] = math.Float32frombits(binary.LittleEndian.Uint32(outs[0].Data[4*(10*i+c):]))
@@ -50,11 +52,28 @@ func TestGoEngineAccuracy(t *testing.T) {
 			}
 		}
 	})
-	acc := float64(correct) / float64(len(set.Images))
-	t.Logf("Go engine accuracy %.4f, PyTorch %.4f, agreement %d/%d", acc, ref.SubsetAccuracy, agree, len(set.Images))
-	assert.Equal(t, len(set.Images), agree, "predictions differ from PyTorch")
-	assert.InDelta(t, ref.SubsetAccuracy, acc, 1e-6)
-	assert.Greater(t, acc, 0.85)
+	t.Logf("Go engine: %d of %d images right, agreement with PyTorch %d/%d", correct, n, agree, n)
+	assert.Equal(t, n, agree, "predictions differ from PyTorch")
+	if n == len(set.Images) {
+		acc := float64(correct) / float64(n)
+		assert.InDelta(t, ref.SubsetAccuracy, acc, 1e-6)
+		assert.Greater(t, acc, 0.85)
+	}
+}
+
+// wasmImages is how many images the GOOS=wasip1 build of these tests runs
+// (make onnx-wasm-test): the whole subset, twice, took minutes in wazero on
+// a busy 2-core machine. The WASM build's accuracy on every image is
+// cmd/mlperf-host's TestDemoAccuracy (the onnx plugin in the host's
+// wazero: 887 of 1000); natively these tests run every image.
+const wasmImages = 200
+
+// checkedImages is how many of the set's images the tests run here.
+func checkedImages(set *fashionmnist.Set) int {
+	if runtime.GOOS == "wasip1" {
+		return min(wasmImages, len(set.Images))
+	}
+	return len(set.Images)
 }
 
 func argmax(v []float32) int {
@@ -83,27 +102,29 @@ func TestClassModel(t *testing.T) {
 	defer s.Close()
 	require.Equal(t, []engine.TensorDesc{{Name: fashionmnist.ClassOutput, DType: engine.Float32, Shape: []int64{-1}}}, s.Outputs())
 	const batch = 250
-	runBatches(t, s, set, batch, func(b0 int, outs []engine.Tensor) {
-		require.Len(t, outs[0].Data, 4*batch)
-		for i := range batch {
+	runBatches(t, s, set, checkedImages(set), batch, func(b0, k int, outs []engine.Tensor) {
+		require.Len(t, outs[0].Data, 4*k)
+		for i := range k {
 			cls := math.Float32frombits(binary.LittleEndian.Uint32(outs[0].Data[4*i:]))
 			require.InDelta(t, float32(ref.Predictions[b0+i]), cls, 0, "image %d", b0+i)
 		}
 	})
 }
 
-// runBatches runs the whole set through s in batches and hands each
-// batch's outputs, with its first image's index, to check.
-func runBatches(t *testing.T, s engine.Session, set *fashionmnist.Set, batch int, check func(b0 int, outs []engine.Tensor)) {
+// runBatches runs the set's first n images through s in batches of at
+// most batch and hands each batch's outputs, with its first image's index
+// and its size, to check.
+func runBatches(t *testing.T, s engine.Session, set *fashionmnist.Set, n, batch int, check func(b0, k int, outs []engine.Tensor)) {
 	t.Helper()
 	outs := make([]engine.Tensor, 1)
-	for b0 := 0; b0 < len(set.Images); b0 += batch {
+	for b0 := 0; b0 < n; b0 += batch {
+		k := min(batch, n-b0)
 		var data []byte
-		for _, img := range set.Images[b0 : b0+batch] {
+		for _, img := range set.Images[b0 : b0+k] {
 			data = append(data, img...)
 		}
-		in := []engine.Tensor{{Name: "image", DType: engine.Uint8, Shape: []int64{int64(batch), 1, 28, 28}, Data: data}}
+		in := []engine.Tensor{{Name: "image", DType: engine.Uint8, Shape: []int64{int64(k), 1, 28, 28}, Data: data}}
 		require.NoError(t, s.Run(context.Background(), in, outs))
-		check(b0, outs)
+		check(b0, k, outs)
 	}
 }
