@@ -42,8 +42,8 @@ func (rn *renumber) expr(dst []byte, d *dec, constant bool) ([]byte, error) {
 	for d.more() {
 		at := d.pos
 		op := d.u8()
-		switch {
-		case op == 0x02 || op == 0x03 || op == 0x04: // block, loop, if
+		switch op {
+		case 0x02, 0x03, 0x04: // block, loop, if
 			pos := d.pos
 			if bt := d.s33(); bt >= 0 && rn.typ != nil {
 				flush(pos)
@@ -51,13 +51,13 @@ func (rn *renumber) expr(dst []byte, d *dec, constant bool) ([]byte, error) {
 				from = d.pos
 			}
 			depth++
-		case op == 0x0b: // end
+		case 0x0b: // end
 			depth--
 			if constant && depth < 0 {
 				flush(d.pos)
 				return dst, nil
 			}
-		case op == 0x10 || op == 0x12 || op == 0xd2: // call, return_call, ref.func
+		case 0x10, 0x12, 0xd2: // call, return_call, ref.func
 			pos := d.pos
 			idx := d.u32()
 			flush(pos)
