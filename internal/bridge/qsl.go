@@ -20,6 +20,8 @@ type QSL struct {
 	perf    uint64
 	samples []host.Sample
 	warm    bool
+	// benchmark names the benchmark in Name, "" for none.
+	benchmark string
 }
 
 var _ loadgen.QSL = (*QSL)(nil)
@@ -35,8 +37,18 @@ func NewQSL(b host.Backend, d dataset.Dataset, performanceCount int) *QSL {
 	return &QSL{b: b, d: d, arena: dataset.NewArena(d), perf: perf}
 }
 
-// Name returns the data set's name.
-func (q *QSL) Name() string { return q.d.Name() }
+// SetBenchmark makes Name say which benchmark the samples are for.
+func (q *QSL) SetBenchmark(name string) { q.benchmark = name }
+
+// Name returns the data set's name, which the LoadGen logs as qsl_name:
+// "BENCHMARK (DATA SET)" after SetBenchmark, so that a detail log says
+// which benchmark it measured (`mlperf-host report` reads it back).
+func (q *QSL) Name() string {
+	if q.benchmark == "" {
+		return q.d.Name()
+	}
+	return q.benchmark + " (" + q.d.Name() + ")"
+}
 
 // TotalSampleCount returns the data set's size.
 func (q *QSL) TotalSampleCount() uint64 { return uint64(q.d.Len()) }

@@ -129,6 +129,7 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 	}
 	sut := bridge.NewSUT(b, b.Info().Name)
 	qsl := bridge.NewQSL(b, d, c.Benchmark.PerformanceSampleCount)
+	qsl.SetBenchmark(c.Benchmark.SubmissionName)
 	run, err := loadgen.NewRun(sut, qsl, settings, loadgen.LogSettings{OutDir: out, EnableTrace: sp.Trace, Console: sp.Console}, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", config.ErrConfig, err)
