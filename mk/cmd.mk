@@ -28,7 +28,7 @@ demo: build $(DEMO_DEPS) ## build, then run the bundled Fashion-MNIST benchmark:
 	$(MLPERF_HOST) report $(DEMO_OUT)/performance
 	@./scripts/demo-onnx-ort.sh $(MLPERF_HOST) $(ONNX_ORT_DIR) cmd/mlperf-host/demo/user-onnx-ort.conf \
 		$(DEMO_OUT)/performance $(DEMO_OUT)/onnx-ort
-	@echo "demo logs: $(DEMO_OUT) (open $(DEMO_OUT)/performance/report.html)"
+	@echo "demo logs: $(DEMO_OUT) (open $(DEMO_OUT)/performance/report.html, and $(DEMO_OUT)/compare.html after make ort)"
 
 
 CMD_BENCHTIME ?= 1s

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The last step of `make demo`: the same Offline benchmark on the native
-# onnx-ort plugin (ONNX Runtime), and one line comparing its samples/s with
+# onnx-ort plugin (ONNX Runtime), one line comparing its samples/s with
 # the embedded, sandboxed WASM plugin's run, so a new user sees what the
-# sandbox costs. Without ONNX Runtime beside onnx-ort it says how to get it
-# and exits 0: the demo needs no download.
+# sandbox costs, and the two runs side by side in OUT/../compare.html
+# (`mlperf-host report`). Without ONNX Runtime beside onnx-ort it says how
+# to get it and exits 0: the demo needs no download.
 #
 #   demo-onnx-ort.sh HOST PLUGIN_DIR USER_CONF WASM_LOGS OUT
 #
@@ -41,3 +42,4 @@ if [ "$rc" -eq 8 ]; then note=" (onnx-ort run INVALID: raise target_qps in $conf
 awk -v w="$(samples_per_s "$wasm")" -v n="$(samples_per_s "$out")" -v note="$note" 'BEGIN {
   printf "sandbox cost, Offline samples/s: onnx (embedded WASM, go engine) %.0f, onnx-ort (native, ONNX Runtime) %.0f: %.0fx%s\n", w, n, n / w, note
 }'
+"$host" report --html "$(dirname "$out")/compare.html" "$wasm" "$out"

@@ -6,63 +6,76 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
-	"github.com/mlperf-host/mlperf-host/internal/mllog"
 	"github.com/mlperf-host/mlperf-host/internal/report"
 )
 
+// compareFile is where a comparison goes without --html.
+const compareFile = "compare.html"
+
 func (a *app) cmdReport(ctx context.Context, args []string) error {
-	fs := a.newFlagSet("report", "[--html FILE] DIR",
-		"Write a self-contained HTML page for the run whose logs are in DIR: settings, results and,\nwhen the run was traced (run --trace), latency histogram, latency over time and throughput.")
-	out := fs.String("html", "", "output `FILE` (default DIR/report.html)")
-	pos, err := parse(fs, args)
+	fs := a.newFlagSet("report", "[--html FILE] DIR [DIR...]",
+		"Write a self-contained HTML page for the run whose logs are in DIR: its result, key metrics and,\n"+
+			"when the run was traced (run --trace), the charts that fit its scenario. With several DIRs,\n"+
+			"compare the runs side by side: key metrics with ratios against the first run, the result\n"+
+			"metric and the latency percentiles of every run in one chart, then each run's charts.")
+	out := fs.String("html", "", "output `FILE` (default DIR/report.html for one run, ./"+compareFile+" for several)")
+	dirs, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return exitcode.New(exitcode.Usage, errors.New("report: want the run's log directory"), "mlperf-host report mlperf-results")
+	if len(dirs) == 0 {
+		return exitcode.New(exitcode.Usage, errors.New("report: want the log directory of a run, or of several to compare"),
+			"mlperf-host report mlperf-results, or mlperf-host report RUN1 RUN2")
 	}
-	dir := pos[0]
-	f, err := os.Open(filepath.Join(dir, "mlperf_log_detail.txt"))
-	if err != nil {
-		return exitcode.New(exitcode.Dataset, fmt.Errorf("report: %w", err), "pass the --out directory of a run")
-	}
-	detail, err := mllog.Parse(f)
-	f.Close()
-	if err != nil {
-		return exitcode.New(exitcode.Dataset, fmt.Errorf("report: %s: %w", f.Name(), err), "")
-	}
-	d := report.Data{Detail: detail}
-	sc, _ := detail.String("effective_scenario")
-	mode, _ := detail.String("effective_test_mode")
-	d.Title = fmt.Sprintf("mlperf-host %s %s — %s", sc, mode, dir)
-	if tf, err := os.Open(filepath.Join(dir, "mlperf_log_trace.json")); err == nil {
-		d.Samples, err = report.ReadTrace(tf)
-		tf.Close()
-		if err != nil {
-			return exitcode.New(exitcode.Dataset, fmt.Errorf("report: %s: %w", tf.Name(), err), "")
+	runs := make([]*report.Run, len(dirs))
+	abs := make([]string, len(dirs))
+	for i, dir := range dirs {
+		if runs[i], err = report.Load(dir); err != nil {
+			return exitcode.New(exitcode.Dataset, fmt.Errorf("report: %w", err), "pass the --out directory of a run")
+		}
+		if abs[i], err = filepath.Abs(dir); err != nil {
+			return fmt.Errorf("report: %w", err)
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "accuracy.txt")); err == nil {
-		d.Accuracy = strings.TrimSpace(string(b))
-	}
+	// The page names each run by its directory's base name (never a path
+	// of this machine), longer where two would look alike.
+	report.UniqueNames(runs, abs)
 	path := *out
 	if path == "" {
-		path = filepath.Join(dir, "report.html")
+		path = filepath.Join(dirs[0], "report.html")
+		if len(runs) > 1 {
+			path = compareFile
+		}
 	}
 	w, err := os.Create(path)
 	if err != nil {
-		return err
+		return fmt.Errorf("report: %w", err)
 	}
-	if err := report.Write(w, d); err != nil {
-		w.Close()
-		return err
+	if len(runs) == 1 {
+		err = report.Write(w, runs[0])
+	} else {
+		var warnings []string
+		warnings, err = report.WriteComparison(w, runs)
+		for _, warn := range warnings {
+			fmt.Fprintf(a.stderr, "mlperf-host: warning: %s\n", warn)
+		}
 	}
-	if err := w.Close(); err != nil {
-		return err
+	if cerr := w.Close(); err == nil {
+		err = cerr
 	}
-	fmt.Fprintf(a.stdout, "wrote %s (%d traced samples)\n", path, len(d.Samples))
+	if err != nil {
+		_ = os.Remove(path) // never a torn page under its name
+		if errors.Is(err, report.ErrNotComparable) {
+			return exitcode.New(exitcode.Usage, fmt.Errorf("report: %w", err), "")
+		}
+		return fmt.Errorf("report: %w", err)
+	}
+	if len(runs) == 1 {
+		fmt.Fprintf(a.stdout, "wrote %s (%s, %d traced samples)\n", path, runs[0].Title(), len(runs[0].Samples))
+	} else {
+		fmt.Fprintf(a.stdout, "wrote %s (%d runs compared)\n", path, len(runs))
+	}
 	return nil
 }

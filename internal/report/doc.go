@@ -1,8 +1,9 @@
-// Package report renders one run as a self-contained HTML page (no
-// scripts, no external files: inline SVG and CSS): the settings and
-// results from the detail log, and, from the Chrome trace the LoadGen
-// writes with tracing on, a latency histogram, latency over time and
-// completions per second over time.
+// Package report renders runs as self-contained HTML pages (inline SVG and
+// CSS; no scripts, nothing fetched): one run's verdict, key metrics in
+// human units and the charts that fit its scenario (from the Chrome trace
+// the LoadGen writes with tracing on, else from the detail log's
+// percentiles), or several runs side by side with ratios against the
+// first, their result metric and latency percentiles in one chart each.
 //
 // Package report imports only the standard library and internal/mllog; it
 // must never import host, loadgen, sdk, plugins or cmd.

@@ -4,92 +4,155 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"slices"
 	"strings"
-
-	"github.com/mlperf-host/mlperf-host/internal/mllog"
 )
 
-// Data is what a report shows.
-type Data struct {
-	Title string
-	// Detail is the run's detail log.
-	Detail *mllog.Log
-	// Samples are the traced samples; nil when the run was not traced.
-	Samples []Sample
-	// Accuracy is the accuracy.txt line, when there is one.
-	Accuracy string
+// runInfo is one run's line in the header of a comparison.
+type runInfo struct {
+	Name, Label, Benchmark, Scenario, Mode, Plugin, Validity, LoadGen, Date, Trace string
 }
 
-type kv struct{ Key, Value string }
-
+// page is what the template renders: one run, or several side by side.
 type page struct {
-	Title, Accuracy, Validity       string
-	Results, Settings, Errors       []kv
-	Histogram, OverTime, Throughput template.HTML
-	Traced                          bool
-	N                               int
+	Title, Subtitle string
+	CSS             template.CSS
+	// Compare: several runs, ratios against the first.
+	Compare  bool
+	Warnings []string
+	Runs     []runInfo
+	Metrics  []metricRow
+	Figures  []figure
+	// One run: its verdict and its log.
+	Validity, Headline, HeadlineLabel, Accuracy, InvalidReason, EarlyStopping string
+	Results, Settings, Messages                                               []kv
+	// Several runs: each run's own charts, and the settings they differ in.
+	PerRun      []runFigures
+	Differences []settingsRow
 }
 
-var tmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
-<style>
-body{font:14px/1.4 system-ui,sans-serif;margin:2em auto;max-width:760px;color:#222}
-h1{font-size:1.4em}h2{font-size:1.1em;margin-top:2em}
-table{border-collapse:collapse;width:100%}td{padding:2px 8px;border-bottom:1px solid #eee;font-family:ui-monospace,monospace;font-size:12px}
-.VALID{color:#070}.INVALID{color:#b00}
-svg{width:100%;height:auto;background:#fafafa}
-.axis{stroke:#333}.grid{stroke:#ddd}.bar{fill:#4a78c2}
-.yl{font-size:10px;text-anchor:end}.xl{font-size:10px;text-anchor:middle}.xt{font-size:11px;text-anchor:end}.yt{font-size:11px}
-polyline{fill:none;stroke-width:1.5}.p50{stroke:#4a78c2}.p99{stroke:#e08a1e}.max{stroke:#c33;stroke-dasharray:3 2}.qps{stroke:#2a8a4a}
-.legend span{margin-right:1em}
-</style></head><body>
-<h1>{{.Title}}</h1>
-<p>Result: <strong class="{{.Validity}}">{{.Validity}}</strong>{{if .Accuracy}} — {{.Accuracy}}{{end}}</p>
-<h2>Results</h2><table>{{range .Results}}<tr><td>{{.Key}}</td><td>{{.Value}}</td></tr>{{end}}</table>
-{{if .Errors}}<h2>Errors and warnings</h2><table>{{range .Errors}}<tr><td>{{.Key}}</td><td>{{.Value}}</td></tr>{{end}}</table>{{end}}
-{{if .Traced}}
-<h2>Latency histogram ({{.N}} samples)</h2>{{.Histogram}}
-<h2>Latency over time</h2><p class="legend"><span style="color:#4a78c2">p50</span><span style="color:#e08a1e">p99</span><span style="color:#c33">max</span> per interval, by scheduled time</p>{{.OverTime}}
-<h2>Completed samples per second</h2>{{.Throughput}}
-{{else}}<p>No trace: run with <code>--trace</code> for the latency histogram, latency over time and throughput charts.</p>{{end}}
-<h2>Settings</h2><table>{{range .Settings}}<tr><td>{{.Key}}</td><td>{{.Value}}</td></tr>{{end}}</table>
-<p><small>mlperf-host report</small></p>
-</body></html>
-`))
+type runFigures struct {
+	Label   string
+	Figures []figure
+}
 
-// Write renders d as HTML to w.
-func Write(w io.Writer, d Data) error {
-	p := page{Title: d.Title, Accuracy: d.Accuracy, Validity: "n/a", Traced: len(d.Samples) > 0, N: len(d.Samples)}
-	if d.Detail != nil {
-		if v, ok := d.Detail.String("result_validity"); ok {
-			p.Validity = v
-		}
-		seen := map[string]bool{}
-		for i := len(d.Detail.Records) - 1; i >= 0; i-- {
-			r := d.Detail.Records[i]
-			if seen[r.Key] {
-				continue
+func (r *Run) info() runInfo {
+	lg, _, _ := strings.Cut(r.str("loadgen_version"), " @")
+	trace := "no trace"
+	if n := len(r.Samples); n > 0 {
+		trace = count(int64(n)) + " traced samples"
+	}
+	return runInfo{Name: r.Name, Label: r.label(), Benchmark: orUnknown(r.Benchmark()), Scenario: orUnknown(r.Scenario()),
+		Mode: orUnknown(r.Mode()), Plugin: orUnknown(r.Plugin()), Validity: orNA(r.Validity()),
+		LoadGen: lg, Date: r.str("test_datetime"), Trace: trace}
+}
+
+func orNA(s string) string {
+	if s == "" {
+		return "n/a"
+	}
+	return s
+}
+
+// subtitle says what else identifies the run: its directory, mode,
+// LoadGen, date (as logged: the page depends on its inputs only) and trace.
+func (i runInfo) subtitle() string {
+	parts := []string{"run " + i.Name, i.Mode}
+	if i.LoadGen != "" {
+		parts = append(parts, "LoadGen "+i.LoadGen)
+	}
+	if i.Date != "" {
+		parts = append(parts, i.Date)
+	}
+	return strings.Join(append(parts, i.Trace), " · ")
+}
+
+// Write renders one run as a self-contained HTML page: its verdict and
+// result metric, the key metrics in human units, the charts that fit its
+// scenario, its warnings, every result and setting of its detail log.
+//
+// # Errors
+//
+// Only those of w.
+func Write(w io.Writer, r *Run) error {
+	info := r.info()
+	validity := r.Validity()
+	if validity == "" { // an accuracy run: no verdict on performance
+		validity = orNA(r.Mode())
+	}
+	p := page{Title: r.Title(), Subtitle: info.subtitle(), CSS: css, Validity: validity, Accuracy: r.Accuracy,
+		Metrics: metricRows([]*Run{r}), Figures: r.figures(),
+		InvalidReason: r.str("result_invalid_reason"), EarlyStopping: humanEstimates(r.str("early_stopping_result"))}
+	if r.Detail != nil {
+		if m, err := r.Detail.Metric(); err == nil {
+			p.HeadlineLabel = metricLabel(m.Key)
+			if m.HigherIsBetter {
+				p.Headline = rate(m.Value) + " samples/s"
+			} else {
+				p.Headline = duration(m.Value)
 			}
-			seen[r.Key] = true
-			v, _ := d.Detail.String(r.Key)
-			e := kv{r.Key, v}
-			switch {
-			case r.Metadata.IsError || r.Metadata.IsWarning:
-				p.Errors = append(p.Errors, e)
-			case strings.HasPrefix(r.Key, "result_"):
-				p.Results = append(p.Results, e)
-			case strings.HasPrefix(r.Key, "effective_"), strings.HasPrefix(r.Key, "requested_"):
-				p.Settings = append(p.Settings, e)
-			}
-		}
-		for _, s := range [][]kv{p.Results, p.Settings, p.Errors} {
-			slices.SortFunc(s, func(a, b kv) int { return strings.Compare(a.Key, b.Key) })
 		}
 	}
-	if p.Traced {
-		p.Histogram, p.OverTime, p.Throughput = histogram(d.Samples), overTime(d.Samples), rate(d.Samples)
+	p.Results, p.Settings, p.Messages = r.logTables()
+	return render(w, p)
+}
+
+// WriteComparison renders runs side by side: a table of their key metrics
+// with each value's ratio to the first run's, their result metric and
+// latency percentiles in one chart each, then every run's own charts.
+// Runs of different benchmarks or scenarios are compared under a warning
+// that says which; warnings returns those warnings.
+//
+// # Errors
+//
+// Those of [Check] (wrapping [ErrNotComparable]) and of w.
+func WriteComparison(w io.Writer, runs []*Run) (warnings []string, err error) {
+	warnings, err = Check(runs)
+	if err != nil {
+		return nil, err
 	}
+	p := page{Title: comparisonTitle(runs), CSS: css, Compare: true, Warnings: warnings, Metrics: metricRows(runs),
+		Differences: differentSettings(runs)}
+	p.Subtitle = fmt.Sprintf("%d runs side by side; ratios against the first, %s", len(runs), runs[0].Name)
+	for _, r := range runs {
+		p.Runs = append(p.Runs, r.info())
+		p.PerRun = append(p.PerRun, runFigures{Label: r.label(), Figures: r.figures()})
+	}
+	if f, ok := headlineFigure(runs); ok {
+		p.Figures = append(p.Figures, f)
+	}
+	if f, ok := percentileFigure(runs); ok {
+		p.Figures = append(p.Figures, f)
+	}
+	return warnings, render(w, p)
+}
+
+// comparisonTitle names what the runs share and what tells them apart:
+// "fashion-mnist Offline: onnx vs onnx-ort".
+func comparisonTitle(runs []*Run) string {
+	var labels []string
+	for _, r := range runs {
+		labels = append(labels, r.label())
+	}
+	var shared []string
+	for _, of := range []func(*Run) string{(*Run).Benchmark, (*Run).Scenario} {
+		v := of(runs[0])
+		for _, r := range runs[1:] {
+			if of(r) != v {
+				v = ""
+			}
+		}
+		if v != "" {
+			shared = append(shared, v)
+		}
+	}
+	prefix := "Comparison"
+	if len(shared) > 0 {
+		prefix = strings.Join(shared, " ")
+	}
+	return prefix + ": " + strings.Join(labels, " vs ")
+}
+
+func render(w io.Writer, p page) error {
 	if err := tmpl.Execute(w, p); err != nil {
 		return fmt.Errorf("render report: %w", err)
 	}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,37 +16,24 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
-// trace builds a LoadGen-style trace of n samples, 1ms apart, with
-// latencies cycling 100µs..1ms.
-func trace(n int) string {
-	var b strings.Builder
-	b.WriteString(`{"traceEvents":[` + "\n")
-	for i := range n {
-		ts := 1000.0 + float64(i)*1000
-		lat := int64(100_000 + (i%10)*100_000)
-		fmt.Fprintf(&b, `{"name":"Latency","ph": "C","pid":1,"ts":%.3f,"args":{ "issue_delay":5,"issue_to_done":7}},`+"\n", ts)
-		fmt.Fprintf(&b, `{"name":"Sample","cat":"default","ph":"b","pid":1,"id":%d,"ts":%.3f,"args":{"sample_seq":%d,"query_seq":%d,"sample_idx":3,"issue_start_ns":5,"complete_ns":%d}},`+"\n", i, ts, i, i, lat)
-		fmt.Fprintf(&b, `{"name":"Sample","cat":"default","ph":"e", "pid":1,"id":%d,"ts":%.3f},`+"\n", i, ts+float64(lat)/1e3)
-	}
-	b.WriteString(`{"name":"LastTrace"}` + "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\n\"ts\":1.000,\n\"version\":\"MLPerf LoadGen v1.0\"\n}\n}\n")
-	return b.String()
-}
-
-const detail = `:::MLLOG {"key": "effective_scenario", "value": "Server", "time_ms": 1, "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": false, "is_warning": false}}
-:::MLLOG {"key": "effective_target_qps", "value": 1000, "time_ms": 1, "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": false, "is_warning": false}}
-:::MLLOG {"key": "warning_generic_message", "value": "audit <config>", "time_ms": 1, "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": false, "is_warning": true}}
-:::MLLOG {"key": "result_completed_samples_per_sec", "value": 999.5, "time_ms": 1, "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": false, "is_warning": false}}
-:::MLLOG {"key": "result_validity", "value": "VALID", "time_ms": 1, "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": false, "is_warning": false}}
-`
-
 func TestReadTrace(t *testing.T) {
 	t.Parallel()
-	s, err := ReadTrace(strings.NewReader(trace(20)))
+	s, err := ReadTrace(strings.NewReader(synthTrace("SingleStream", 20, 1e6, 0, 0)))
 	require.NoError(t, err)
 	require.Len(t, s, 20)
-	assert.Equal(t, Sample{At: 0, Latency: 100 * time.Microsecond}, s[0])
-	assert.Equal(t, Sample{At: 19 * time.Millisecond, Latency: time.Millisecond}, s[19])
-	for _, bad := range []string{"", "[]", `{"x": 1}`, `{"traceEvents": {}}`, `{"traceEvents": [{"name":"Sample","ph":"b","args":{"complete_ns":-1}}]}`} {
+	assert.Equal(t, time.Duration(0), s[0].At)
+	assert.Equal(t, 700*time.Nanosecond, s[0].IssueDelay)
+	assert.Equal(t, uint64(19), s[19].Query)
+	assert.Equal(t, s[0].Latency+5*time.Microsecond, s[1].At, "the next query starts after the last completes")
+
+	ms, err := ReadTrace(strings.NewReader(synthTrace("MultiStream", 24, 1e6, 0, 0)))
+	require.NoError(t, err)
+	assert.Len(t, perQuery(ms), 3, "eight samples a query")
+
+	for _, bad := range []string{"", "[]", `{"x": 1}`, `{"traceEvents": {}}`,
+		`{"traceEvents": [{"name":"Sample","ph":"b","args":{"complete_ns":-1}}]}`,
+		`{"traceEvents": [{"name":"Sample","ph":"b","args":{"complete_ns":1,"issue_start_ns":-1}}]}`,
+		`{"traceEvents": [{"name":"Sample","ph":"b","ts":1e300,"args":{"complete_ns":1}}]}`} {
 		_, err := ReadTrace(strings.NewReader(bad))
 		require.ErrorIs(t, err, ErrTrace, "%q", bad)
 	}
@@ -57,37 +42,89 @@ func TestReadTrace(t *testing.T) {
 func TestWriteGolden(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name   string
-		traced bool
-	}{{"traced", true}, {"untraced", false}}
+		name, run, scenario string
+		traced              bool
+	}{
+		{"offline", "onnx-offline", "Offline", true},
+		{"server", "onnx-ort-server", "Server", true},
+		{"singlestream", "onnx-ort-singlestream", "SingleStream", true},
+		{"multistream", "onnx-ort-multistream", "MultiStream", true},
+		// Without a trace: the percentiles of the detail log.
+		{"untraced", "onnx-ort-server", "Server", false},
+		// No performance results: the accuracy line.
+		{"accuracy", "onnx-ort-accuracy", "Offline", false},
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			log, err := mllog.Parse(strings.NewReader(detail))
-			require.NoError(t, err)
-			d := Data{Title: "fashion-mnist Server <performance>", Detail: log, Accuracy: "accuracy=88.700%, good=887, total=1000"}
-			if tt.traced {
-				d.Samples, err = ReadTrace(strings.NewReader(trace(200)))
-				require.NoError(t, err)
-			}
+			r := loadFixture(t, tt.run, tt.scenario, tt.traced)
 			var b bytes.Buffer
-			require.NoError(t, Write(&b, d))
-			golden := filepath.Join("testdata", "report_"+tt.name+".golden")
-			if *update {
-				require.NoError(t, os.MkdirAll("testdata", 0o755))
-				require.NoError(t, os.WriteFile(golden, b.Bytes(), 0o644))
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err)
-			assert.Equal(t, string(want), b.String())
-			assert.Contains(t, b.String(), "&lt;performance&gt;", "the title is escaped")
-			assert.NotContains(t, b.String(), "<script", "self-contained and script-free")
+			require.NoError(t, Write(&b, r))
+			golden(t, "report_"+tt.name+".golden", b.Bytes())
+			checkPage(t, b.String(), pageWant{title: []string{"fashion-mnist", tt.scenario, tt.run}, runs: 1})
 		})
 	}
 }
 
+func TestWriteComparisonGolden(t *testing.T) {
+	t.Parallel()
+	runs := []*Run{loadFixture(t, "onnx-offline", "Offline", true), loadFixture(t, "onnx-ort-offline", "Offline", true)}
+	var b bytes.Buffer
+	warnings, err := WriteComparison(&b, runs)
+	require.NoError(t, err)
+	assert.Empty(t, warnings, "same benchmark, same scenario")
+	golden(t, "compare_offline.golden", b.Bytes())
+	checkPage(t, b.String(), comparisonWant)
+}
+
+// comparisonWant is what the comparison of the Offline runs of the
+// embedded onnx plugin and onnx-ort must show.
+var comparisonWant = pageWant{
+	title: []string{"fashion-mnist", "Offline", "onnx (onnx-offline)", "onnx-ort (onnx-ort-offline)"},
+	runs:  2,
+	metric: map[string][]string{
+		"Samples per second": {"57.96 samples/s", "5,322 samples/s", "×91.8 better"},
+		// Offline latency grows with the samples issued: no verdict.
+		"Min latency": {"9.31 s", "67.7 ms", "×0.00728"},
+		"Queries":     {"1", "1"},
+	},
+}
+
+func TestTitle(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, qsl, want string
+	}{
+		{"benchmark and data set", "resnet (/data/imagenet)", "resnet Offline on onnx (run1)"},
+		{"builtin data set, older logs", "builtin:fashion-mnist", "fashion-mnist Offline on onnx (run1)"},
+		// Another harness's QSL says nothing of the benchmark.
+		{"unknown", "PyQSL", "Offline on onnx (run1)"},
+		{"a path is no benchmark", "/data/x (y)", "Offline on onnx (run1)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := runOf(t, "run1", map[string]string{"qsl_name": tt.qsl, "effective_scenario": "Offline", "sut_name": "onnx"})
+			assert.Equal(t, tt.want, r.Title())
+		})
+	}
+}
+
+// runOf makes a run named name whose detail log has the string values.
+func runOf(t *testing.T, name string, values map[string]string) *Run {
+	t.Helper()
+	var b strings.Builder
+	for k, v := range values {
+		fmt.Fprintf(&b, ":::MLLOG {\"key\": %q, \"value\": %q, \"time_ms\": 1, \"namespace\": \"mlperf::logging\", \"event_type\": \"POINT_IN_TIME\", \"metadata\": {\"is_error\": false, \"is_warning\": false}}\n", k, v)
+	}
+	log, err := mllog.Parse(strings.NewReader(b.String()))
+	require.NoError(t, err)
+	return &Run{Name: name, Detail: log}
+}
+
 func FuzzReadTrace(f *testing.F) {
-	f.Add(trace(3))
+	f.Add(synthTrace("Server", 3, 1e6, 0, 100))
+	f.Add(synthTrace("MultiStream", 16, 1e6, 0, 0))
 	f.Add(`{"traceEvents":[]}`)
 	f.Fuzz(func(t *testing.T, s string) {
 		samples, err := ReadTrace(strings.NewReader(s))
@@ -97,10 +134,16 @@ func FuzzReadTrace(f *testing.F) {
 		}
 		for _, x := range samples {
 			require.GreaterOrEqual(t, x.Latency, time.Duration(0))
+			require.GreaterOrEqual(t, x.IssueDelay, time.Duration(0))
 		}
-		if len(samples) > 0 && len(samples) < 10000 {
+		if len(samples) == 0 || len(samples) > 10000 {
+			return
+		}
+		for _, sc := range []string{"Offline", "Server", "SingleStream", "MultiStream"} {
+			r := runOf(t, "fuzz", map[string]string{"effective_scenario": sc})
+			r.Samples = samples
 			var b bytes.Buffer
-			require.NoError(t, Write(&b, Data{Samples: samples}))
+			require.NoError(t, Write(&b, r))
 		}
 	})
 }
