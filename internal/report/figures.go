@@ -88,14 +88,21 @@ func (r *Run) targetPercentile() float64 {
 	return 0.99
 }
 
-// completionsFigure: Offline's completed samples over time, against the
-// straight line of the run's average rate.
-func (r *Run) completionsFigure() figure {
+// completions are when the samples completed (ns since the first was
+// scheduled), sorted.
+func (r *Run) completions() []float64 {
 	done := make([]float64, len(r.Samples))
 	for i, s := range r.Samples {
 		done[i] = float64(s.At + s.Latency)
 	}
 	slices.Sort(done)
+	return done
+}
+
+// completionsFigure: Offline's completed samples over time, against the
+// straight line of the run's average rate.
+func (r *Run) completionsFigure() figure {
+	done := r.completions()
 	end := done[len(done)-1]
 	n := float64(len(done))
 	c := newChart("completed samples over time", linearAxis("time since the query was issued", end, axisDuration),
@@ -122,11 +129,7 @@ func (r *Run) completionsFigure() figure {
 // sliding window of a twentieth of the run, which evens out the bursts of
 // a backend that completes a batch at a time.
 func (r *Run) throughputFigure() figure {
-	done := make([]float64, len(r.Samples))
-	for i, s := range r.Samples {
-		done[i] = float64(s.At + s.Latency)
-	}
-	slices.Sort(done)
+	done := r.completions()
 	end := done[len(done)-1] + 1
 	window := end / 20
 	var pts seriesPoints
@@ -221,11 +224,8 @@ func (r *Run) latenessFigure() (figure, bool) {
 // ratesFigure: Server samples scheduled and completed per second.
 func (r *Run) ratesFigure() figure {
 	s := r.Samples
-	end := 0.0
-	for _, x := range s {
-		end = math.Max(end, float64(x.At+x.Latency))
-	}
-	end++
+	finished := r.completions()
+	end := finished[len(finished)-1] + 1
 	bins := binCount(len(s), 20)
 	binSec := end / float64(bins) / 1e9
 	curve := func(key func(int) float64) seriesPoints {
