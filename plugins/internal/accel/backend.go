@@ -3,6 +3,7 @@ package accel
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
@@ -17,8 +18,23 @@ type Model interface {
 	Warmup(ctx context.Context) error
 	// Infer is sdk.Backend's.
 	Infer(ctx context.Context, q sdk.Query, c sdk.Completer) error
+	// SubmissionFacts is sdk.SubmissionReporter's: what the loaded model
+	// runs on, for the submission.
+	SubmissionFacts() sdk.SubmissionFacts
 	// Stop waits for work in flight and frees every resource.
 	Stop() error
+}
+
+// Limits are what a loaded model tells the SDK about how to call it: the
+// sdk.Info fields of the same names.
+type Limits struct {
+	// MaxInFlight is how many Infer calls run at once: the model's slots.
+	MaxInFlight int
+	// MaxBatch is the most samples one Infer call takes: one slot's batch.
+	MaxBatch int
+	// BatchTimeout, when positive, has the SDK batch samples across
+	// queries (see [BatchTimeout]).
+	BatchTimeout time.Duration
 }
 
 // Sentinels are a plugin's errors for calls out of order.
@@ -32,8 +48,9 @@ type Sentinels struct {
 }
 
 // Backend is the sdk.Backend skeleton an accelerator plugin embeds: it
-// implements Info, LoadSamples, UnloadSamples, Warmup, Infer and Close
-// around the [Model] the plugin's Load builds with [Backend.Load].
+// implements Info, LoadSamples, UnloadSamples, Warmup, Infer,
+// SubmissionFacts and Close around the [Model] the plugin's Load builds
+// with [Backend.Load].
 type Backend[M Model] struct {
 	errs Sentinels
 
@@ -50,8 +67,9 @@ func NewBackend[M Model](info sdk.Info, errs Sentinels) *Backend[M] {
 }
 
 // Info describes the backend and the devices it found. MaxInFlight is
-// from the construction options until Load, then from the options Load
-// applied (the SDK asks again after Load and the host follows).
+// from the construction options until Load, then, with MaxBatch and
+// BatchTimeout, the loaded model's [Limits] (the SDK asks again after Load
+// and the host follows).
 func (b *Backend[M]) Info() sdk.Info {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -59,9 +77,9 @@ func (b *Backend[M]) Info() sdk.Info {
 }
 
 // Load runs load, which builds the model, unless the backend is closed or
-// already loaded. load returns the model and its MaxInFlight. Info waits
-// while load runs.
-func (b *Backend[M]) Load(load func() (M, int, error)) error {
+// already loaded. load returns the model and its limits. Info waits while
+// load runs.
+func (b *Backend[M]) Load(load func() (M, Limits, error)) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -70,12 +88,12 @@ func (b *Backend[M]) Load(load func() (M, int, error)) error {
 	if b.loaded {
 		return b.errs.Loaded
 	}
-	m, inFlight, err := load()
+	m, lim, err := load()
 	if err != nil {
 		return err
 	}
 	b.m, b.loaded = m, true
-	b.info.MaxInFlight = inFlight
+	b.info.MaxInFlight, b.info.MaxBatch, b.info.BatchTimeout = lim.MaxInFlight, lim.MaxBatch, lim.BatchTimeout
 	return nil
 }
 
@@ -128,6 +146,17 @@ func (b *Backend[M]) Infer(ctx context.Context, q sdk.Query, c sdk.Completer) er
 		return err
 	}
 	return m.Infer(ctx, q, c)
+}
+
+// SubmissionFacts returns the loaded model's facts for the submission
+// (sdk.SubmissionReporter; the SDK asks after a successful Load), or none
+// before Load.
+func (b *Backend[M]) SubmissionFacts() sdk.SubmissionFacts {
+	m, err := b.Model()
+	if err != nil {
+		return sdk.SubmissionFacts{}
+	}
+	return m.SubmissionFacts()
 }
 
 // Close waits for in-flight work and frees every resource. It is safe to

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,6 +23,9 @@ func (m *countingModel) Infer(context.Context, sdk.Query, sdk.Completer) error {
 	return nil
 }
 func (m *countingModel) Stop() error { m.stops++; return nil }
+func (m *countingModel) SubmissionFacts() sdk.SubmissionFacts {
+	return sdk.SubmissionFacts{Framework: "counting", DevicesUsed: []int{0}}
+}
 
 var testSentinels = Sentinels{
 	NotLoaded: errors.New("not loaded"), Loaded: errors.New("loaded"), Closed: errors.New("closed"),
@@ -35,13 +39,17 @@ func TestBackendLifecycle(t *testing.T) {
 	require.ErrorIs(t, b.Warmup(ctx), testSentinels.NotLoaded)
 
 	boom := errors.New("boom")
-	require.ErrorIs(t, b.Load(func() (*countingModel, int, error) { return nil, 0, boom }), boom)
+	require.ErrorIs(t, b.Load(func() (*countingModel, Limits, error) { return nil, Limits{}, boom }), boom)
 	assert.Equal(t, 2, b.Info().MaxInFlight, "a failed Load leaves Info as it was")
+	assert.Zero(t, b.SubmissionFacts(), "no facts before Load")
 
 	m := &countingModel{}
-	require.NoError(t, b.Load(func() (*countingModel, int, error) { return m, 6, nil }))
-	assert.Equal(t, 6, b.Info().MaxInFlight)
-	require.ErrorIs(t, b.Load(func() (*countingModel, int, error) { return m, 1, nil }), testSentinels.Loaded)
+	lim := Limits{MaxInFlight: 6, MaxBatch: 64, BatchTimeout: time.Millisecond}
+	require.NoError(t, b.Load(func() (*countingModel, Limits, error) { return m, lim, nil }))
+	info := b.Info()
+	assert.Equal(t, lim, Limits{MaxInFlight: info.MaxInFlight, MaxBatch: info.MaxBatch, BatchTimeout: info.BatchTimeout})
+	assert.Equal(t, "counting", b.SubmissionFacts().Framework)
+	require.ErrorIs(t, b.Load(func() (*countingModel, Limits, error) { return m, lim, nil }), testSentinels.Loaded)
 	require.NoError(t, b.LoadSamples(ctx, nil))
 	require.NoError(t, b.UnloadSamples(ctx, nil))
 	require.NoError(t, b.Warmup(ctx))
@@ -50,5 +58,5 @@ func TestBackendLifecycle(t *testing.T) {
 	require.NoError(t, b.Close(), "Close twice")
 	assert.Equal(t, countingModel{loads: 1, unloads: 1, warmups: 1, infers: 1, stops: 1}, *m)
 	require.ErrorIs(t, b.Infer(ctx, sdk.Query{}, nil), testSentinels.Closed)
-	require.ErrorIs(t, b.Load(func() (*countingModel, int, error) { return m, 1, nil }), testSentinels.Closed)
+	require.ErrorIs(t, b.Load(func() (*countingModel, Limits, error) { return m, lim, nil }), testSentinels.Closed)
 }

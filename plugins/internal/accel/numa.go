@@ -53,6 +53,15 @@ func ParseNUMA(s string) ([]NUMANode, error) {
 	return out, nil
 }
 
+// FormatNUMA spells nodes as ParseNUMA reads them; nil is "".
+func FormatNUMA(nodes []NUMANode) string {
+	parts := make([]string, len(nodes))
+	for i, n := range nodes {
+		parts[i] = FormatDevices(n.Devices) + ":" + FormatDevices(n.CPUs)
+	}
+	return strings.Join(parts, "&")
+}
+
 func orEmpty(err error) error {
 	if err != nil {
 		return err

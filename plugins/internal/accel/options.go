@@ -8,15 +8,25 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
 // Option is one plugin option of a Config type C: its name as the host
-// passes it in sdk.Model.Options, a line of help, and how it sets a
-// private copy of a Config.
+// passes it in sdk.Model.Options, a line of help, its type in the option
+// schema, how it sets a private copy of a Config and how it reads one
+// back (the schema's default is the default Config's value).
 type Option[C any] struct {
 	Name string
 	Help string
-	Set  func(c *C, v string) error
+	// Type and Allowed are the option's in the schema (see sdk.Option).
+	Type    abi.OptionType
+	Allowed []string
+	Set     func(c *C, v string) error
+	// Get spells c's value as Set takes it; "" declares no default (Load
+	// then sees no key, and the plugin chooses, e.g. per scenario).
+	Get func(c *C) string
 }
 
 // ApplyOptions applies opts to c, a private copy the caller made, in the
@@ -42,54 +52,95 @@ func ApplyOptions[C any](c *C, table []Option[C], opts map[string]string) error 
 	return errors.Join(errs...)
 }
 
+// Schema declares table's options for sdk.Info.Options, each with its
+// value in defaults as its default, so that what `plugins describe`
+// prints is what Load applies when the option is not set.
+func Schema[C any](table []Option[C], defaults C) []sdk.Option {
+	out := make([]sdk.Option, len(table))
+	for i, o := range table {
+		out[i] = sdk.Option{Name: o.Name, Type: o.Type, Allowed: slices.Clone(o.Allowed), Doc: o.Help}
+		if o.Get != nil {
+			out[i].Default = o.Get(&defaults)
+		}
+	}
+	return out
+}
+
 // StringOption sets a string field.
 func StringOption[C any](name, help string, field func(*C) *string) Option[C] {
-	return Option[C]{Name: name, Help: help, Set: func(c *C, v string) error { *field(c) = v; return nil }}
+	return Option[C]{Name: name, Help: help, Type: abi.OptionString,
+		Set: func(c *C, v string) error { *field(c) = v; return nil },
+		Get: func(c *C) string { return *field(c) }}
 }
 
 // IntOption sets an int field.
 func IntOption[C any](name, help string, field func(*C) *int) Option[C] {
-	return Option[C]{Name: name, Help: help, Set: func(c *C, v string) (err error) {
+	return Option[C]{Name: name, Help: help, Type: abi.OptionInt, Set: func(c *C, v string) (err error) {
 		*field(c), err = strconv.Atoi(v)
 		return err
-	}}
+	}, Get: func(c *C) string { return strconv.Itoa(*field(c)) }}
+}
+
+// UintOption sets an int field that must not be negative.
+func UintOption[C any](name, help string, field func(*C) *int) Option[C] {
+	return Option[C]{Name: name, Help: help, Type: abi.OptionUint, Set: func(c *C, v string) error {
+		n, err := strconv.ParseUint(v, 10, 31)
+		if err != nil {
+			return fmt.Errorf("want a non-negative integer, got %q", v)
+		}
+		*field(c) = int(n)
+		return nil
+	}, Get: func(c *C) string { return strconv.Itoa(*field(c)) }}
 }
 
 // FloatOption sets a float64 field.
 func FloatOption[C any](name, help string, field func(*C) *float64) Option[C] {
-	return Option[C]{Name: name, Help: help, Set: func(c *C, v string) (err error) {
+	return Option[C]{Name: name, Help: help, Type: abi.OptionFloat, Set: func(c *C, v string) (err error) {
 		*field(c), err = strconv.ParseFloat(v, 64)
 		return err
-	}}
+	}, Get: func(c *C) string { return strconv.FormatFloat(*field(c), 'g', -1, 64) }}
 }
 
-// BoolOption sets a bool field (strconv.ParseBool's spellings).
+// BoolOption sets a bool field: "true", "false", "1" or "0", the option
+// schema's spellings.
 func BoolOption[C any](name, help string, field func(*C) *bool) Option[C] {
-	return Option[C]{Name: name, Help: help, Set: func(c *C, v string) (err error) {
-		*field(c), err = strconv.ParseBool(v)
+	return Option[C]{Name: name, Help: help, Type: abi.OptionBool, Set: func(c *C, v string) (err error) {
+		*field(c), err = abi.ParseBool(v)
 		return err
-	}}
+	}, Get: func(c *C) string { return strconv.FormatBool(*field(c)) }}
 }
 
 // DurationOption sets a time.Duration field from a Go duration, e.g. "30s".
+// A negative field has no default: the plugin chooses (see [Option.Get]).
 func DurationOption[C any](name, help string, field func(*C) *time.Duration) Option[C] {
-	return Option[C]{Name: name, Help: help, Set: func(c *C, v string) (err error) {
-		*field(c), err = time.ParseDuration(v)
-		return err
+	return Option[C]{Name: name, Help: help, Type: abi.OptionDuration, Set: func(c *C, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("want a duration such as 500us or 2ms, got %q", v)
+		}
+		*field(c) = d
+		return nil
+	}, Get: func(c *C) string {
+		if d := *field(c); d >= 0 {
+			return d.String()
+		}
+		return ""
 	}}
 }
 
 // PathsOption sets a list of library paths from a colon-separated value.
 func PathsOption[C any](name, help string, field func(*C) *[]string) Option[C] {
-	return Option[C]{Name: name, Help: help, Set: func(c *C, v string) error { *field(c) = SplitPaths(v); return nil }}
+	return Option[C]{Name: name, Help: help, Type: abi.OptionString,
+		Set: func(c *C, v string) error { *field(c) = SplitPaths(v); return nil },
+		Get: func(c *C) string { return strings.Join(*field(c), ":") }}
 }
 
 // DevicesOption sets a device list (see [ParseDevices]).
 func DevicesOption[C any](name, help string, field func(*C) *[]int) Option[C] {
-	return Option[C]{Name: name, Help: help, Set: func(c *C, v string) (err error) {
+	return Option[C]{Name: name, Help: help, Type: abi.OptionString, Set: func(c *C, v string) (err error) {
 		*field(c), err = ParseDevices(v)
 		return err
-	}}
+	}, Get: func(c *C) string { return FormatDevices(*field(c)) }}
 }
 
 // SplitPaths splits a colon-separated list, dropping empty entries.
@@ -130,6 +181,28 @@ func ParseDevices(s string) ([]int, error) {
 		}
 	}
 	return out, nil
+}
+
+// FormatDevices spells a device list as ParseDevices reads it, with runs
+// of consecutive devices as ranges: nil is "all".
+func FormatDevices(devices []int) string {
+	if devices == nil {
+		return "all"
+	}
+	var parts []string
+	for i := 0; i < len(devices); {
+		j := i
+		for j+1 < len(devices) && devices[j+1] == devices[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", devices[i], devices[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(devices[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
 }
 
 // parseRange parses "3" or "2-5".
@@ -178,14 +251,21 @@ func SelectDevices(want, found []int) []int {
 
 // EnumOption sets a field to the value names maps the option's value to,
 // and names every accepted value when the value is none of them.
-func EnumOption[C, T any](name, help string, names map[string]T, field func(*C) *T) Option[C] {
-	return Option[C]{Name: name, Help: help, Set: func(c *C, v string) error {
+func EnumOption[C any, T comparable](name, help string, names map[string]T, field func(*C) *T) Option[C] {
+	keys := slices.Sorted(maps.Keys(names))
+	return Option[C]{Name: name, Help: help, Type: abi.OptionEnum, Allowed: keys, Set: func(c *C, v string) error {
 		t, ok := names[v]
 		if !ok {
-			keys := slices.Sorted(maps.Keys(names))
 			return fmt.Errorf("want %s or %s, got %q", strings.Join(keys[:len(keys)-1], ", "), keys[len(keys)-1], v)
 		}
 		*field(c) = t
 		return nil
+	}, Get: func(c *C) string {
+		for _, k := range keys {
+			if names[k] == *field(c) {
+				return k
+			}
+		}
+		return ""
 	}}
 }

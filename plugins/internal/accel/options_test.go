@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
@@ -19,6 +20,9 @@ type testConfig struct {
 	D       time.Duration
 	Paths   []string
 	Devices []int
+	U       int
+	Mode    int
+	Auto    time.Duration // negative: the plugin chooses
 }
 
 var testOptions = []Option[testConfig]{
@@ -29,6 +33,40 @@ var testOptions = []Option[testConfig]{
 	DurationOption("d", "", func(c *testConfig) *time.Duration { return &c.D }),
 	PathsOption("paths", "", func(c *testConfig) *[]string { return &c.Paths }),
 	DevicesOption("devices", "", func(c *testConfig) *[]int { return &c.Devices }),
+	UintOption("u", "", func(c *testConfig) *int { return &c.U }),
+	EnumOption("mode", "how", map[string]int{"fast": 1, "slow": 2}, func(c *testConfig) *int { return &c.Mode }),
+	DurationOption("auto", "", func(c *testConfig) *time.Duration { return &c.Auto }),
+}
+
+// TestSchema: every option is declared with its type and the default
+// config's value, which Set reads back as it was.
+func TestSchema(t *testing.T) {
+	t.Parallel()
+	defaults := testConfig{Name: "x", N: -3, F: 0.8, B: true, D: 30 * time.Second, Paths: []string{"/a", "b.so"},
+		Devices: []int{0, 2, 3, 4}, U: 7, Mode: 2, Auto: -1}
+	got := Schema(testOptions, defaults)
+	want := []sdk.Option{
+		{Name: "name", Type: abi.OptionString, Default: "x"},
+		{Name: "n", Type: abi.OptionInt, Default: "-3"},
+		{Name: "f", Type: abi.OptionFloat, Default: "0.8"},
+		{Name: "b", Type: abi.OptionBool, Default: "true"},
+		{Name: "d", Type: abi.OptionDuration, Default: "30s"},
+		{Name: "paths", Type: abi.OptionString, Default: "/a:b.so"},
+		{Name: "devices", Type: abi.OptionString, Default: "0,2-4"},
+		{Name: "u", Type: abi.OptionUint, Default: "7"},
+		{Name: "mode", Type: abi.OptionEnum, Default: "slow", Allowed: []string{"fast", "slow"}, Doc: "how"},
+		{Name: "auto", Type: abi.OptionDuration}, // no default: the plugin chooses
+	}
+	assert.Equal(t, want, got)
+	var back testConfig
+	for _, o := range got {
+		if o.Default != "" {
+			require.NoError(t, ApplyOptions(&back, testOptions, map[string]string{o.Name: o.Default}), o.Name)
+		}
+	}
+	back.Auto = -1
+	assert.Equal(t, defaults, back, "the defaults read back")
+	assert.Equal(t, "all", Schema(testOptions, testConfig{})[6].Default, "no device list is every device")
 }
 
 func TestApplyOptions(t *testing.T) {
@@ -48,7 +86,9 @@ func TestApplyOptions(t *testing.T) {
 		{name: "bad values", opts: map[string]string{"n": "x", "d": "soon", "devices": "2-1"},
 			wantErr: []string{"option n:", "option d:", "runs backwards"}},
 		{name: "typo", opts: map[string]string{"nn": "2"},
-			wantErr: []string{"option nn: unknown option; valid options are name, n, f, b, d, paths, devices"}},
+			wantErr: []string{"option nn: unknown option; valid options are name, n, f, b, d, paths, devices, u, mode, auto"}},
+		{name: "out of range", opts: map[string]string{"u": "-1", "auto": "-2ms", "b": "yes"},
+			wantErr: []string{"option u: want a non-negative integer", "option auto: want a duration", "option b: want true"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,6 +163,19 @@ func FuzzParseDevices(f *testing.F) {
 			seen[d] = true
 		}
 	})
+}
+
+func TestFormatDevices(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"all", "3", "2,0-1", "0-3", "5,0-1,7", "0-2,4-6,9"} {
+		d, err := ParseDevices(in)
+		require.NoError(t, err)
+		assert.Equal(t, in, FormatDevices(d))
+	}
+	nodes, err := ParseNUMA("0-1:0-3,8&2:4-7")
+	require.NoError(t, err)
+	assert.Equal(t, "0-1:0-3,8&2:4-7", FormatNUMA(nodes))
+	assert.Empty(t, FormatNUMA(nil))
 }
 
 func TestSelectDevices(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/mlperf-host/mlperf-host/abi"
@@ -28,6 +30,7 @@ var _ interface {
 	sdk.Backend
 	sdk.SampleLoader
 	sdk.Warmer
+	sdk.SubmissionReporter
 } = (*Backend)(nil)
 
 // New returns a backend on the ready devices libQAic (the first of
@@ -44,7 +47,7 @@ func New(cfg Config) (*Backend, error) {
 	}
 	b := &Backend{cfg: cfg}
 	info := sdk.Info{Name: plugin, Version: Version,
-		Description: "Qualcomm Cloud AI 100 programs (QPC) through the AIC runtime"}
+		Description: "Qualcomm Cloud AI 100 programs (QPC) through the AIC runtime", Options: cfg.Schema()}
 	var devices []sdk.Device
 	rt, err := openRuntime(cfg.LibraryPaths)
 	if err == nil {
@@ -67,38 +70,65 @@ func New(cfg Config) (*Backend, error) {
 // A missing libQAic gives a [*LibraryError] (errors.Is
 // [ErrRuntimeMissing]) naming the library and how to install it.
 func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
-	return b.Backend.Load(func() (*program, int, error) { return b.load(ctx, m) })
+	return b.Backend.Load(func() (*program, accel.Limits, error) {
+		p, err := b.load(ctx, m)
+		if err != nil {
+			return nil, accel.Limits{}, err
+		}
+		// One Infer call is one exec object's batch: the SDK cuts queries,
+		// and batches samples across queries in Server.
+		lim := accel.Limits{MaxInFlight: len(p.execs), MaxBatch: p.batch,
+			BatchTimeout: accel.BatchTimeout(p.cfg.BatchTimeout, m.Run)}
+		sdk.Logger(ctx).Info("qaic loaded", "scenario", m.Run.Scenario, "devices", len(p.devices),
+			"exec_objects", lim.MaxInFlight, "batch_size", lim.MaxBatch, "batch_timeout", lim.BatchTimeout)
+		return p, lim, nil
+	})
 }
 
-// load brings the program up and says how many Infer calls it runs at
-// once.
-func (b *Backend) load(ctx context.Context, m sdk.Model) (*program, int, error) {
+// load brings the program up.
+func (b *Backend) load(ctx context.Context, m sdk.Model) (*program, error) {
 	cfg, err := b.cfg.WithOptions(m.Options)
 	if err != nil {
-		return nil, 0, sdk.Errorf(abi.InvalidArgument, "qaic: %v", err)
+		return nil, sdk.Errorf(abi.InvalidArgument, "qaic: %v", err)
 	}
 	path, program := accel.ModelSource(m, cfg.QPC)
 	if len(program) == 0 && path == "" {
-		return nil, 0, errors.New("qaic: no program: pass a QPC as the model or set the qpc option")
+		return nil, errors.New("qaic: no program: pass a QPC as the model or set the qpc option")
 	}
+	path = scenarioProgram(path, m.Run.Scenario)
 	rt := b.rt
 	if rt == nil || !slices.Equal(cfg.LibraryPaths, b.cfg.LibraryPaths) {
 		if rt, err = openRuntime(cfg.LibraryPaths); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 	}
 	qids, err := selectDevices(rt, cfg)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, 0, fmt.Errorf("qaic: load: %w", err)
+		return nil, fmt.Errorf("qaic: load: %w", err)
 	}
-	p, err := openProgram(rt, cfg, qids, path, program)
+	p, err := openProgram(rt, cfg, qids, path, program, m.Inputs)
 	if err != nil {
-		return nil, 0, fmt.Errorf("qaic: load program: %w", err)
+		return nil, fmt.Errorf("qaic: load program: %w", err)
 	}
-	return p, len(qids) * cfg.Activations * cfg.SetSize, nil
+	p.facts = submissionFacts(rt, cfg, qids, m.Inputs)
+	return p, nil
+}
+
+// scenarioProgram returns the program of scenario in path: a directory
+// may hold one per scenario, as QPCs are compiled per scenario
+// (DIR/Server/programqpc.bin); else path itself.
+func scenarioProgram(path string, scenario sdk.Scenario) string {
+	if path == "" || scenario == "" {
+		return path
+	}
+	own := filepath.Join(path, string(scenario))
+	if _, err := os.Stat(filepath.Join(own, "programqpc.bin")); err == nil {
+		return own
+	}
+	return path
 }
 
 // selectDevices returns the QIDs Load uses, checking that each answers.
@@ -110,7 +140,7 @@ func selectDevices(rt runtimeAPI, cfg Config) ([]int32, error) {
 		}
 	}
 	if len(want) == 0 {
-		return nil, fmt.Errorf("%w: no ready device answered (QIDs tried: %s)", ErrNoDevice, describe(candidates(cfg)))
+		return nil, fmt.Errorf("%w: no ready device answered (QIDs tried: %s)", ErrNoDevice, accel.FormatDevices(candidates(cfg)))
 	}
 	var out []int32
 	for _, d := range want {

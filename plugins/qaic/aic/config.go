@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
+	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
 // Config configures the Cloud AI 100 backend. Start from [DefaultConfig];
@@ -15,7 +17,7 @@ import (
 type Config struct {
 	// QPC is the compiled program used when the host's Model carries
 	// neither a path nor bytes: a programqpc.bin file or the directory
-	// holding one.
+	// holding one, or one per scenario (DIR/Server/programqpc.bin).
 	QPC string
 	// Devices selects QIDs; nil selects every device found.
 	Devices []int
@@ -26,8 +28,14 @@ type Config struct {
 	// batches one activation holds in flight.
 	SetSize int
 	// BatchSize is the QPC's compiled batch size: its buffers hold this
-	// many samples.
+	// many samples. 0 reads it from the program: its input buffers' size
+	// over the data set's tensors (1 when the host declares none).
 	BatchSize int
+	// BatchTimeout is how long the SDK's batcher lets the oldest issued
+	// sample wait for a fuller batch (as KILT's KILT_MAX_WAIT_ABS);
+	// negative chooses per scenario (accel.BatchTimeout): a fifth of the
+	// latency bound in Server, 0 elsewhere.
+	BatchTimeout time.Duration
 	// QueueThreads is numThreadsPerQueue of each activation's queue.
 	QueueThreads int
 	// WaitTimeout bounds the wait for one batch; a batch still running
@@ -55,12 +63,13 @@ type Config struct {
 }
 
 // DefaultConfig returns one activation with two exec objects per device,
-// batch size 1, four queue threads, a 60 s wait and the SDK's library path.
+// the program's batch size, batching across queries in Server only, four
+// queue threads, a 60 s wait and the SDK's library path.
 func DefaultConfig() Config {
 	return Config{
 		Activations:  1,
 		SetSize:      2,
-		BatchSize:    1,
+		BatchTimeout: -1,
 		QueueThreads: 4,
 		WaitTimeout:  60 * time.Second,
 		SysfsRoot:    "/sys",
@@ -81,8 +90,10 @@ func (c Config) Validate() error {
 	}
 	positive("activations", c.Activations)
 	positive("set_size", c.SetSize)
-	positive("batch_size", c.BatchSize)
 	positive("queue_threads", c.QueueThreads)
+	if c.BatchSize < 0 {
+		errs = append(errs, fmt.Errorf("batch_size must not be negative, got %d", c.BatchSize))
+	}
 	if c.Completion != CompletionWait && c.Completion != CompletionCallback {
 		errs = append(errs, fmt.Errorf("invalid completion %d", c.Completion))
 	}
@@ -110,28 +121,39 @@ const (
 
 var completionNames = map[string]Completion{"wait": CompletionWait, "callback": CompletionCallback}
 
-// options are the plugin options WithOptions accepts.
+// options are the plugin options WithOptions accepts, in the order
+// `plugins describe` lists them.
 var options = []accel.Option[Config]{
-	accel.StringOption("qpc", "programqpc.bin path, or its directory", func(c *Config) *string { return &c.QPC }),
+	accel.StringOption("qpc", "programqpc.bin, its directory, or a directory of one per scenario (DIR/Server/programqpc.bin)",
+		func(c *Config) *string { return &c.QPC }),
 	accel.DevicesOption("devices", `"all", or QIDs and ranges, e.g. "0,2-5"`, func(c *Config) *[]int { return &c.Devices }),
-	accel.IntOption("activations", "program activations per device", func(c *Config) *int { return &c.Activations }),
-	accel.IntOption("set_size", "exec objects per activation", func(c *Config) *int { return &c.SetSize }),
-	accel.IntOption("batch_size", "the QPC's compiled batch size", func(c *Config) *int { return &c.BatchSize }),
-	accel.IntOption("queue_threads", "worker threads of each queue", func(c *Config) *int { return &c.QueueThreads }),
-	accel.DurationOption("wait_timeout", `wait for one batch, a Go duration, e.g. "60s"`,
+	accel.UintOption("activations", "program activations per device, each on its own cores with its own queue",
+		func(c *Config) *int { return &c.Activations }),
+	accel.UintOption("set_size", "exec objects per activation: batches it holds in flight", func(c *Config) *int { return &c.SetSize }),
+	accel.UintOption("batch_size", "the QPC's compiled batch size (0: read from the program and the data set's tensors)",
+		func(c *Config) *int { return &c.BatchSize }),
+	accel.DurationOption("batch_timeout", "longest a sample waits for a fuller batch across queries "+
+		"(default: a fifth of the latency bound in Server, 0 elsewhere)", func(c *Config) *time.Duration { return &c.BatchTimeout }),
+	accel.UintOption("queue_threads", "worker threads of each queue (numThreadsPerQueue)",
+		func(c *Config) *int { return &c.QueueThreads }),
+	accel.DurationOption("wait_timeout", "longest wait for one batch; a batch running longer fails its card",
 		func(c *Config) *time.Duration { return &c.WaitTimeout }),
 	accel.EnumOption("completion", "wait (in qaicExecObjWaitForCompletion) or callback (the runtime's event callback)",
 		completionNames, func(c *Config) *Completion { return &c.Completion }),
-	{Name: "event_type", Help: "QAIC_EVENT_DEVICE_COMPLETE's value in your SDK, for completion=callback",
+	{Name: "event_type", Help: "QAIC_EVENT_DEVICE_COMPLETE's value in your SDK, for completion=callback", Type: abi.OptionUint,
 		Set: func(c *Config, v string) error {
 			n, err := strconv.ParseUint(v, 0, 32)
 			c.EventType = uint32(n)
 			return err
-		}},
-	accel.IntOption("probe_devices", "QIDs probed by discovery from 0 (0: every QID the runtime numbers)",
+		}, Get: func(c *Config) string { return strconv.FormatUint(uint64(c.EventType), 10) }},
+	accel.UintOption("probe_devices", "QIDs probed by discovery from 0 (0: every QID the runtime numbers)",
 		func(c *Config) *int { return &c.ProbeDevices }),
 	accel.PathsOption("library", "libQAic.so paths, colon-separated", func(c *Config) *[]string { return &c.LibraryPaths }),
 }
+
+// Schema declares every option with c's value as its default (the
+// sdk.Info option schema): what Load applies when the option is not set.
+func (c Config) Schema() []sdk.Option { return accel.Schema(options, c) }
 
 // WithOptions returns a copy of c with the plugin options applied, as the
 // host passes them in sdk.Model.Options ("--set qaic.activations=3").
@@ -142,7 +164,9 @@ var options = []accel.Option[Config]{
 //   - devices: "all", or QIDs and ranges, e.g. "0,2-5"
 //   - activations: program activations per device
 //   - set_size: exec objects per activation
-//   - batch_size: the QPC's compiled batch size
+//   - batch_size: the QPC's compiled batch size (0: read from the program)
+//   - batch_timeout: longest a sample waits for a fuller batch across
+//     queries (unset: a fifth of the latency bound in Server, 0 elsewhere)
 //   - queue_threads: worker threads of each queue
 //   - wait_timeout: Go duration, e.g. "60s"
 //   - completion: wait (default) or callback

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
@@ -43,20 +44,21 @@ const fallbackProbe = 64
 // pciAddress matches a PCI device's name in sysfs, e.g. 0000:3b:00.0.
 var pciAddress = regexp.MustCompile(`^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$`)
 
-// countCards counts the PCI functions bound to the qaic kernel driver, one
-// per QID: an Ultra card shows up as four.
-func countCards(sysfs string) int {
+// pciFunctions lists the PCI functions bound to the qaic kernel driver in
+// address order, one per card QID: an Ultra card shows up as four. The
+// runtime numbers card QIDs in this order.
+func pciFunctions(sysfs string) []string {
 	entries, err := os.ReadDir(filepath.Join(sysfs, "bus", "pci", "drivers", "qaic"))
 	if err != nil {
-		return 0
+		return nil
 	}
-	n := 0
-	for _, e := range entries {
+	var out []string
+	for _, e := range entries { // ReadDir sorts by name: by address
 		if pciAddress.MatchString(e.Name()) {
-			n++
+			out = append(out, e.Name())
 		}
 	}
-	return n
+	return out
 }
 
 // candidates returns the QIDs discovery asks about: 0 to ProbeDevices-1
@@ -71,7 +73,7 @@ func candidates(cfg Config) []int {
 		}
 		return out
 	}
-	n := countCards(cfg.SysfsRoot)
+	n := len(pciFunctions(cfg.SysfsRoot))
 	if n == 0 {
 		n = fallbackProbe
 	}
@@ -85,9 +87,12 @@ func candidates(cfg Config) []int {
 }
 
 // discover asks the runtime about every candidate QID and lists those that
-// answer and are ready (qaicGetDeviceInfo, where the runtime has it).
+// answer and are ready (qaicGetDeviceInfo, where the runtime has it). A
+// card QID's PCI address and NUMA node are its PCI function's, when the
+// qaic driver's list is visible.
 func discover(rt runtimeAPI, cfg Config) []sdk.Device {
 	version := rt.Version()
+	fns := pciFunctions(cfg.SysfsRoot)
 	var out []sdk.Device
 	for _, q := range candidates(cfg) {
 		r, err := rt.Resources(int32(q))
@@ -101,15 +106,29 @@ func discover(rt runtimeAPI, cfg Config) []sdk.Device {
 		if q >= derivedBase {
 			name = fmt.Sprintf("Cloud AI 100 partition (QID %d)", q)
 		}
-		out = append(out, sdk.Device{
+		d := sdk.Device{
 			ID:          q,
 			Name:        name,
 			Kind:        "aic",
 			MemoryBytes: r.dramTotalMB << 20,
 			Driver:      fmt.Sprintf("%s, %d NSPs (%d free)", version, r.nspTotal, r.nspFree),
-		})
+		}
+		if pci, ok := pciFunctionOf(fns, q); ok {
+			accel.ReadPCI(cfg.SysfsRoot, pci).Fill(&d)
+		}
+		out = append(out, d)
 	}
 	return out
+}
+
+// pciFunctionOf returns card QID q's PCI function among fns, the qaic
+// driver's in address order; derived devices (partitions) have none of
+// their own.
+func pciFunctionOf(fns []string, q int) (string, bool) {
+	if q < 0 || q >= len(fns) || q >= derivedBase {
+		return "", false
+	}
+	return fns[q], true
 }
 
 // ready reports why device dev cannot run programs: it does not answer,
@@ -125,25 +144,4 @@ func ready(rt runtimeAPI, dev int32) error {
 		return fmt.Errorf("device is %s, not QDS_READY", s)
 	}
 	return nil
-}
-
-// describe writes a QID list compactly: "0-63, 100-163".
-func describe(qids []int) string {
-	out := ""
-	for i := 0; i < len(qids); {
-		j := i
-		for j+1 < len(qids) && qids[j+1] == qids[j]+1 {
-			j++
-		}
-		if out != "" {
-			out += ", "
-		}
-		if j == i {
-			out += fmt.Sprint(qids[i])
-		} else {
-			out += fmt.Sprintf("%d-%d", qids[i], qids[j])
-		}
-		i = j + 1
-	}
-	return out
 }

@@ -9,18 +9,23 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/plugins/internal/accel/acceltest"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
-// sysfs makes a sysfs tree in which the qaic driver holds n PCI functions.
+// sysfs makes a sysfs tree in which the qaic driver holds n PCI functions,
+// 0000:01:00.0 and up, the first half on NUMA node 0 and the rest on 1,
+// each on a PCIe Gen4 x8 link.
 func sysfs(t *testing.T, n int) string {
 	t.Helper()
-	root := t.TempDir()
+	var fns []acceltest.PCIFunction
+	for i := range n {
+		fns = append(fns, acceltest.PCIFunction{Address: fmt.Sprintf("0000:%02x:00.0", i+1), Driver: "qaic",
+			NUMANode: fmt.Sprint(2 * i / max(n, 1)), Speed: "16.0 GT/s PCIe", Width: "8"})
+	}
+	root := acceltest.Sysfs(t, fns...)
 	dir := filepath.Join(root, "bus", "pci", "drivers", "qaic")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	for i := range n {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("0000:%02x:00.0", i+1)), nil, 0o644))
-	}
 	// Not devices: the driver's own attributes.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "bind"), nil, 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "new_id"), nil, 0o644))
@@ -67,6 +72,29 @@ func TestDiscoveryFindsEveryQID(t *testing.T) {
 	}
 }
 
+// TestDeviceTopology: a card QID is the qaic driver's PCI function of the
+// same rank; its record has that address and the function's NUMA node,
+// and a derived device (a partition) has neither.
+func TestDeviceTopology(t *testing.T) {
+	t.Parallel()
+	f := newFakeQAic(t, 4, 16)
+	f.Call("fakeqaic_derive", 1)
+	cfg := f.config()
+	cfg.ProbeDevices, cfg.SysfsRoot = 0, sysfs(t, 4)
+	b, err := New(cfg)
+	require.NoError(t, err)
+	devices := b.Info().Devices
+	require.Len(t, devices, 5)
+	assert.Equal(t, "0000:04:00.0", devices[3].PCIBusID)
+	assert.True(t, devices[3].HasNUMANode)
+	assert.Equal(t, 1, devices[3].NUMANode)
+	assert.Equal(t, "0000:01:00.0", devices[0].PCIBusID)
+	assert.Equal(t, 0, devices[0].NUMANode)
+	assert.Equal(t, 100, devices[4].ID)
+	assert.Empty(t, devices[4].PCIBusID, "a partition")
+	assert.False(t, devices[4].HasNUMANode)
+}
+
 func seqFrom(lo, n int) []int {
 	out := make([]int, n)
 	for i := range out {
@@ -93,11 +121,4 @@ func TestDevicesMustBeReady(t *testing.T) {
 	require.ErrorIs(t, err, ErrNoDevice)
 	assert.Contains(t, err.Error(), "device 1: device is QDS_INITIALIZING, not QDS_READY")
 	require.NoError(t, b.Close())
-}
-
-func TestDescribeQIDs(t *testing.T) {
-	t.Parallel()
-	assert.Equal(t, "0-63, 100-163", describe(append(seqFrom(0, 64), seqFrom(100, 64)...)))
-	assert.Equal(t, "0, 2-3", describe([]int{0, 2, 3}))
-	assert.Empty(t, describe(nil))
 }

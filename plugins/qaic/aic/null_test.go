@@ -62,7 +62,7 @@ func BenchmarkSchedulerOverhead(b *testing.B) {
 		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
 			cfg := DefaultConfig()
 			cfg.BatchSize, cfg.SetSize = batch, 2
-			p, err := openProgram(nullRuntime{rowBytes: 16, batch: batch}, cfg, []int32{0}, "", []byte("qpc"))
+			p, err := openProgram(nullRuntime{rowBytes: 16, batch: batch}, cfg, []int32{0}, "", []byte("qpc"), nil)
 			require.NoError(b, err)
 			b.Cleanup(func() { _ = p.Stop() })
 			for i := range uint64(batch) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
 	"github.com/mlperf-host/mlperf-host/plugins/internal/native"
+	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
 // device is one AIC100 card in use.
@@ -115,6 +116,12 @@ type program struct {
 	execs    []*execObj
 	sched    *accel.Scheduler[*execObj]
 	samples  map[uint64][]byte
+	// batch is the compiled batch size: batch_size, or read from the
+	// program and inputs, the data set's tensors.
+	batch  int
+	inputs []sdk.TensorSpec
+	// facts are the submission facts, read at Load.
+	facts sdk.SubmissionFacts
 	// settleGrace bounds how long release waits for submissions still
 	// outstanding after a wait timed out: the wait timeout, and at least
 	// minSettleGrace.
@@ -125,10 +132,12 @@ type program struct {
 const minSettleGrace = 2 * time.Second
 
 // openProgram creates the context, opens the QPC and brings up every
-// activation and exec object on every device. On error it releases what it
-// built.
-func openProgram(rt runtimeAPI, cfg Config, qids []int32, qpcPath string, qpcBytes []byte) (p *program, err error) {
-	p = &program{cfg: cfg, rt: rt, samples: map[uint64][]byte{}, settleGrace: max(cfg.WaitTimeout, minSettleGrace)}
+// activation and exec object on every device; inputs are the data set's
+// tensors, from which a batch_size of 0 is read. On error it releases what
+// it built.
+func openProgram(rt runtimeAPI, cfg Config, qids []int32, qpcPath string, qpcBytes []byte, inputs []sdk.TensorSpec) (p *program, err error) {
+	p = &program{cfg: cfg, rt: rt, samples: map[uint64][]byte{}, settleGrace: max(cfg.WaitTimeout, minSettleGrace),
+		inputs: inputs}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, p.release())
@@ -154,7 +163,7 @@ func openProgram(rt runtimeAPI, cfg Config, qids []int32, qpcPath string, qpcByt
 		}
 	}
 	p.sched = accel.NewScheduler(accel.SchedulerConfig{
-		Plugin: plugin, BatchSize: cfg.BatchSize, Split: accel.Full, NoDevice: ErrNoDevice,
+		Plugin: plugin, BatchSize: p.batch, Split: accel.Full, NoDevice: ErrNoDevice,
 	}, p.execs, len(p.devices))
 	return p, nil
 }
@@ -214,7 +223,7 @@ func (p *program) activate(d *device, index int) error {
 		return err
 	}
 	for i := range p.cfg.SetSize {
-		e := &execObj{p: p, act: a, index: i, rowOK: make([]bool, p.cfg.BatchSize)}
+		e := &execObj{p: p, act: a, index: i, rowOK: make([]bool, p.batch)}
 		a.execs = append(a.execs, e)
 		if err := p.bind(e, iod); err != nil {
 			return fmt.Errorf("exec object %d: %w", i, err)
@@ -224,8 +233,8 @@ func (p *program) activate(d *device, index int) error {
 	return nil
 }
 
-// readLayout reads the buffer mappings and checks that every buffer holds
-// BatchSize whole rows.
+// readLayout reads the buffer mappings, sets the batch size and checks
+// that every buffer holds that many whole rows.
 func (p *program) readLayout(prog object) (*layout, error) {
 	ms, err := p.rt.BufferMappings(prog)
 	if err != nil {
@@ -233,11 +242,16 @@ func (p *program) readLayout(prog object) (*layout, error) {
 	}
 	slices.SortFunc(ms, func(a, b mapping) int { return a.index - b.index })
 	l := &layout{mappings: ms}
-	batch := p.cfg.BatchSize
 	for i, m := range ms {
 		if m.index != i {
 			return nil, fmt.Errorf("buffer mappings are not indexed 0..%d", len(ms)-1)
 		}
+	}
+	if p.batch, err = compiledBatch(p.cfg.BatchSize, ms, p.inputs); err != nil {
+		return nil, err
+	}
+	batch := p.batch
+	for _, m := range ms {
 		if m.size%batch != 0 {
 			return nil, fmt.Errorf("buffer %q has %d bytes, not a multiple of batch_size %d: set batch_size to the QPC's compiled batch size",
 				m.name, m.size, batch)
@@ -255,6 +269,44 @@ func (p *program) readLayout(prog object) (*layout, error) {
 		return nil, errors.New("program needs at least one input and one output buffer")
 	}
 	return l, nil
+}
+
+// compiledBatch returns the program's batch size: batch_size when set,
+// else the one every input buffer holds whole samples of the data set's
+// tensors of (input buffer k holds tensor k's rows), else 1 when the host
+// declared no tensors.
+func compiledBatch(set int, ms []mapping, inputs []sdk.TensorSpec) (int, error) {
+	if set > 0 {
+		return set, nil
+	}
+	if len(inputs) == 0 {
+		return 1, nil
+	}
+	var ins []mapping
+	for _, m := range ms {
+		if m.ioType == ioInput {
+			ins = append(ins, m)
+		}
+	}
+	if len(ins) != len(inputs) {
+		return 0, fmt.Errorf("the program has %d input buffers, the data set %d tensors: set batch_size", len(ins), len(inputs))
+	}
+	batch := 0
+	for k, t := range inputs {
+		row := t.DType.Size()
+		for _, d := range t.Shape {
+			if d < 0 {
+				return 0, fmt.Errorf("tensor %s has a dimension that varies: set batch_size to the QPC's compiled batch size", t.Name)
+			}
+			row *= d
+		}
+		if row == 0 || ins[k].size%row != 0 || batch != 0 && ins[k].size/row != batch {
+			return 0, fmt.Errorf("buffer %q (%d bytes) does not hold a whole batch of tensor %s (%d bytes a sample): set batch_size",
+				ins[k].name, ins[k].size, t.Name, row)
+		}
+		batch = ins[k].size / row
+	}
+	return batch, nil
 }
 
 // bind creates an exec object with host buffers for every mapping.
@@ -276,7 +328,7 @@ func (p *program) bind(e *execObj, iod ioData) error {
 		e.bufs = append(e.bufs, b)
 		data := b.Bytes()
 		qbufs[i] = qBuffer{size: uintptr(m.size), buf: unsafe.Pointer(&data[0])}
-		v := ioView{name: m.name, data: data, row: m.size / p.cfg.BatchSize}
+		v := ioView{name: m.name, data: data, row: m.size / p.batch}
 		if m.ioType == ioInput {
 			v.off = inOff
 			inOff += v.row

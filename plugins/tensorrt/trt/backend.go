@@ -27,9 +27,10 @@ type Backend struct {
 }
 
 var (
-	_ sdk.Backend      = (*Backend)(nil)
-	_ sdk.SampleLoader = (*Backend)(nil)
-	_ sdk.Warmer       = (*Backend)(nil)
+	_ sdk.Backend            = (*Backend)(nil)
+	_ sdk.SampleLoader       = (*Backend)(nil)
+	_ sdk.Warmer             = (*Backend)(nil)
+	_ sdk.SubmissionReporter = (*Backend)(nil)
 )
 
 // New returns a backend on the CUDA devices libcudart lists, loaded from
@@ -45,19 +46,22 @@ func New(cfg Config) (*Backend, error) {
 		return nil, fmt.Errorf("tensorrt: config: %w", err)
 	}
 	b := &Backend{cfg: cfg}
-	info := sdk.Info{Name: plugin, Version: Version, Description: "NVIDIA TensorRT engines on CUDA GPUs"}
+	info := sdk.Info{Name: plugin, Version: Version, Description: "NVIDIA TensorRT engines on CUDA GPUs",
+		Options: cfg.Schema()}
 	var devices []sdk.Device
 	cuda, err := loadCudart(cfg.CudartPaths)
 	if err == nil {
 		b.cuda = cuda
-		devices, err = discover(cuda)
+		devices, err = discover(cuda, cfg.SysfsRoot)
 	}
 	b.Backend = accel.NewBackend[*model](accel.Discovered(info, devices, err, cfg.Devices, cfg.Streams), sentinels)
 	return b, nil
 }
 
-// discover lists CUDA devices without creating a context on them.
-func discover(cuda cudaAPI) ([]sdk.Device, error) {
+// discover lists CUDA devices without creating a context on them, each
+// with where it is: PCI address, UUID and, from sysfs under root, its
+// NUMA node.
+func discover(cuda cudaAPI, root string) ([]sdk.Device, error) {
 	n, err := cuda.DeviceCount()
 	if err != nil {
 		return nil, err
@@ -73,16 +77,15 @@ func discover(cuda cudaAPI) ([]sdk.Device, error) {
 		major, _ := cuda.DeviceAttribute(attrComputeCapMajor, d)
 		minor, _ := cuda.DeviceAttribute(attrComputeCapMinor, d)
 		sms, _ := cuda.DeviceAttribute(attrMultiProcessorCount, d)
-		driver := fmt.Sprintf("CUDA runtime %s, driver %s, sm_%d%d, %d SMs", cudaVersion(rtv), cudaVersion(drv),
-			major, minor, sms)
-		// Where the device is: for numa_config, and to tell GPUs apart.
+		dev := sdk.Device{ID: d, Name: p.name, Kind: "gpu", MemoryBytes: p.totalMemory,
+			Driver: fmt.Sprintf("CUDA runtime %s, driver %s, sm_%d%d, %d SMs", cudaVersion(rtv), cudaVersion(drv), major, minor, sms)}
 		if pci, err := cuda.PCIBusID(d); err == nil && pci != "" {
-			driver += ", PCI " + pci
+			accel.ReadPCI(root, pci).Fill(&dev)
 		}
 		if p.uuid != [16]byte{} {
-			driver += ", " + uuidString(p.uuid)
+			dev.UUID = uuidString(p.uuid)
 		}
-		out = append(out, sdk.Device{ID: d, Name: p.name, Kind: "gpu", MemoryBytes: p.totalMemory, Driver: driver})
+		out = append(out, dev)
 	}
 	return out, nil
 }
@@ -100,55 +103,69 @@ func cudaVersion(v int) string { return fmt.Sprintf("%d.%d", v/1000, v%1000/10) 
 // A missing libcudart or shim gives a [*LibraryError] (errors.Is
 // [ErrRuntimeMissing]) that names the library and how to install it.
 func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
-	return b.Backend.Load(func() (*model, int, error) { return b.load(ctx, m) })
+	return b.Backend.Load(func() (*model, accel.Limits, error) {
+		model, err := b.load(ctx, m)
+		if err != nil {
+			return nil, accel.Limits{}, err
+		}
+		// One Infer call is one lane's batch: the SDK cuts queries, and
+		// batches samples across queries in Server.
+		lim := accel.Limits{MaxInFlight: len(model.lanes), MaxBatch: model.batch,
+			BatchTimeout: accel.BatchTimeout(model.cfg.BatchTimeout, m.Run)}
+		sdk.Logger(ctx).Info("tensorrt loaded", "scenario", m.Run.Scenario, "devices", len(model.devices),
+			"streams", model.cfg.Streams, "batch_size", lim.MaxBatch, "batch_timeout", lim.BatchTimeout)
+		return model, lim, nil
+	})
 }
 
-// load builds the model and says how many Infer calls it runs at once.
-func (b *Backend) load(ctx context.Context, m sdk.Model) (*model, int, error) {
+// load builds the model.
+func (b *Backend) load(ctx context.Context, m sdk.Model) (*model, error) {
 	cfg, err := b.cfg.WithOptions(m.Options)
 	if err != nil {
-		return nil, 0, sdk.Errorf(abi.InvalidArgument, "tensorrt: %v", err)
+		return nil, sdk.Errorf(abi.InvalidArgument, "tensorrt: %v", err)
 	}
 	path, plan, err := readModel(m, cfg)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	cuda, err := b.cudaFor(cfg)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	trt, err := loadShim(cfg.ShimPaths)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	ordinals, err := ordinals(cuda, cfg)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, 0, fmt.Errorf("tensorrt: load: %w", err)
+		return nil, fmt.Errorf("tensorrt: load: %w", err)
 	}
 	if err := registerPlugins(trt, cfg); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if isONNX(cfg, path) {
 		if plan, err = buildEngine(cuda, trt, cfg, plan, ordinals); err != nil {
-			return nil, 0, fmt.Errorf("tensorrt: build the engine from %s: %w", modelName(path), err)
+			return nil, fmt.Errorf("tensorrt: build the engine from %s: %w", modelName(path), err)
 		}
 	}
 	var drv driverAPI
 	if cfg.Gather == GatherKernel {
 		d, err := loadDriver(cfg.DriverPaths)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		drv = d
 	}
 	model, err := newModel(cuda, trt, drv, cfg, plan, ordinals)
 	if err != nil {
-		return nil, 0, fmt.Errorf("tensorrt: load engine: %w", err)
+		return nil, fmt.Errorf("tensorrt: load engine: %w", err)
 	}
-	return model, cfg.Streams * len(ordinals), nil
+	model.built = isONNX(cfg, path)
+	model.facts = submissionFacts(cuda, trt, cfg, model.layout, model.built, ordinals)
+	return model, nil
 }
 
 // readModel returns the model's bytes and the file they came from ("" for

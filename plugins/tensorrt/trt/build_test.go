@@ -54,6 +54,8 @@ func TestBuildFromONNX(t *testing.T) {
 	require.Len(t, plans, 1)
 	assert.Regexp(t, `^[0-9a-f]{16}-sm90-trt100300-b8-fp16-p2\.plan$`, filepath.Base(plans[0]))
 
+	assert.Equal(t, "fp16", b.SubmissionFacts().WeightDataTypes, "the build says what it made of the weights")
+
 	load(nil)
 	assert.Equal(t, int64(1), f.builds(), "the cached engine is used")
 	load(map[string]string{"precision": "fp32"})
@@ -61,7 +63,8 @@ func TestBuildFromONNX(t *testing.T) {
 
 	calib := filepath.Join(dir, "calib.cache")
 	require.NoError(t, os.WriteFile(calib, []byte("scales"), 0o600))
-	load(map[string]string{"precision": "int8", "calibration_cache": calib})
+	facts := load(map[string]string{"precision": "int8", "calibration_cache": calib}).SubmissionFacts()
+	assert.Equal(t, [2]string{"int8", "quantization"}, [2]string{facts.WeightDataTypes, facts.WeightTransformations})
 	plans, err = filepath.Glob(filepath.Join(cache, "*-int8-p2-c*.plan"))
 	require.NoError(t, err)
 	assert.Len(t, plans, 1, "an INT8 key includes the calibration cache")

@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
+	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
 // Residency says where LoadSamples copies the samples: into pinned host
@@ -55,6 +57,12 @@ type Config struct {
 	// BatchSize caps the samples of one enqueue; 0 uses the largest batch
 	// the engine's optimization profile allows.
 	BatchSize int
+	// BatchTimeout is how long the SDK's batcher lets the oldest issued
+	// sample wait for a fuller batch (batching across queries, as
+	// NVIDIA's harness does in Server); negative chooses per scenario (see
+	// accel.BatchTimeout): a fifth of the latency bound in Server, 0
+	// elsewhere.
+	BatchTimeout time.Duration
 	// Residency places the samples LoadSamples receives.
 	Residency Residency
 	// EndOnDevice skips copying outputs to host memory for batches in
@@ -122,14 +130,18 @@ type Config struct {
 	// sonames tried, in order, for libcudart, the TensorRT shim and the
 	// CUDA driver (libcuda, only for GatherKernel).
 	CudartPaths, ShimPaths, DriverPaths []string
+	// SysfsRoot is where discovery reads each GPU's NUMA node and PCIe
+	// link (SysfsRoot/bus/pci/devices); "/sys" by default.
+	SysfsRoot string
 }
 
 // DefaultConfig returns two streams on every device, full profile batches,
-// samples in pinned host memory, outputs always copied back, and the
-// default library search paths.
+// batching across queries in Server only, samples in pinned host memory,
+// outputs always copied back, and the default library search paths.
 func DefaultConfig() Config {
 	return Config{
 		Streams:              2,
+		BatchTimeout:         -1,
 		Residency:            ResidencyHost,
 		DeviceMemoryFraction: 0.8,
 		CudartPaths:          slices.Clone(DefaultCudartPaths),
@@ -137,6 +149,7 @@ func DefaultConfig() Config {
 		DriverPaths:          slices.Clone(DefaultDriverPaths),
 		Precision:            PrecisionFP16,
 		StockPlugins:         true,
+		SysfsRoot:            "/sys",
 	}
 }
 
@@ -220,41 +233,46 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// options are the plugin options WithOptions accepts.
+// options are the plugin options WithOptions accepts, in the order
+// `plugins describe` lists them.
 var options = []accel.Option[Config]{
-	accel.StringOption("engine", "plan file path", func(c *Config) *string { return &c.Engine }),
+	accel.StringOption("engine", "plan file (or ONNX model to build); wins over the host's model",
+		func(c *Config) *string { return &c.Engine }),
 	accel.DevicesOption("devices", `"all", or CUDA ordinals and ranges, e.g. "0,2-3"`,
 		func(c *Config) *[]int { return &c.Devices }),
-	accel.IntOption("streams", "CUDA streams per device", func(c *Config) *int { return &c.Streams }),
-	accel.IntOption("batch_size", "samples per enqueue (0: the profile maximum)",
+	accel.UintOption("streams", "CUDA streams per device, each with its own execution context and buffers",
+		func(c *Config) *int { return &c.Streams }),
+	accel.UintOption("batch_size", "samples per enqueue (0: the profile maximum); set it per scenario: tensorrt.Server.batch_size",
 		func(c *Config) *int { return &c.BatchSize }),
-	accel.EnumOption("start_from_device", "samples in device memory: false, true or auto (when they fit)",
+	accel.DurationOption("batch_timeout", "longest a sample waits for a fuller batch across queries "+
+		"(default: a fifth of the latency bound in Server, 0 elsewhere)", func(c *Config) *time.Duration { return &c.BatchTimeout }),
+	accel.EnumOption("start_from_device", "samples in device memory: true, auto (when they fit) or false (pinned host memory)",
 		residencyNames, func(c *Config) *Residency { return &c.Residency }),
-	accel.BoolOption("end_on_device", "skip copying outputs no sample wants to host memory",
+	accel.BoolOption("end_on_device", "skip copying outputs no sample wants to host memory (3D-UNet only)",
 		func(c *Config) *bool { return &c.EndOnDevice }),
-	accel.FloatOption("device_memory_fraction", "share of free device memory for samples",
+	accel.FloatOption("device_memory_fraction", "share of free device memory for samples (start_from_device=auto)",
 		func(c *Config) *float64 { return &c.DeviceMemoryFraction }),
-	accel.BoolOption("batch_copies", "gather resident samples with cudaMemcpyBatchAsync",
+	accel.BoolOption("batch_copies", "gather resident samples with cudaMemcpyBatchAsync (CUDA 12.8+)",
 		func(c *Config) *bool { return &c.BatchCopies }),
 	accel.EnumOption("gather", "scattered samples: copies (one per sample) or kernel (one launch per input)",
 		gatherNames, func(c *Config) *Gather { return &c.Gather }),
 	accel.BoolOption("cuda_graphs", "replay each lane's engine launch as a CUDA graph per batch size",
 		func(c *Config) *bool { return &c.Graphs }),
-	accel.IntOption("inference_streams", "engine streams per device shared by the lanes (0: each lane's own)",
+	accel.UintOption("inference_streams", "engine streams per device shared by the lanes (0: each lane's own)",
 		func(c *Config) *int { return &c.InferenceStreams }),
 	accel.BoolOption("spin_wait", "poll for batch completion instead of sleeping", func(c *Config) *bool { return &c.SpinWait }),
 	accel.EnumOption("build", "build the model from ONNX: auto (a *.onnx file), true or false", buildNames,
 		func(c *Config) *Build { return &c.Build }),
-	accel.EnumOption("precision", "build precision: fp32, fp16 or int8", precisionNames,
-		func(c *Config) *Precision { return &c.Precision }),
-	accel.IntOption("build_batch", "largest batch of the built engine (0: batch_size, or 64)",
+	accel.EnumOption("precision", "build precision", precisionNames, func(c *Config) *Precision { return &c.Precision }),
+	accel.UintOption("build_batch", "largest batch of the built engine (0: batch_size, or 64)",
 		func(c *Config) *int { return &c.BuildBatch }),
-	accel.IntOption("build_profiles", "optimization profiles of the built engine (0: one per stream)",
+	accel.UintOption("build_profiles", "optimization profiles of the built engine (0: one per stream)",
 		func(c *Config) *int { return &c.BuildProfiles }),
-	{Name: "workspace", Help: "builder workspace in bytes (0: TensorRT's default)", Set: func(c *Config, v string) (err error) {
-		c.WorkspaceBytes, err = strconv.ParseUint(v, 10, 64)
-		return err
-	}},
+	{Name: "workspace", Help: "builder workspace in bytes (0: TensorRT's default)", Type: abi.OptionUint,
+		Set: func(c *Config, v string) (err error) {
+			c.WorkspaceBytes, err = strconv.ParseUint(v, 10, 64)
+			return err
+		}, Get: func(c *Config) string { return strconv.FormatUint(c.WorkspaceBytes, 10) }},
 	accel.StringOption("calibration_cache", "INT8 calibration cache file", func(c *Config) *string { return &c.CalibrationCache }),
 	accel.StringOption("engine_cache", "directory of built engines (empty: no cache)",
 		func(c *Config) *string { return &c.EngineCache }),
@@ -263,17 +281,21 @@ var options = []accel.Option[Config]{
 	accel.PathsOption("plugins", "TensorRT plugin libraries to load, colon-separated",
 		func(c *Config) *[]string { return &c.PluginLibraries }),
 	{Name: "numa_config", Help: `devices and their CPUs per NUMA node, e.g. "0-3:0-27,56-83&4-7:28-55,84-111"`,
-		Set: func(c *Config, v string) (err error) {
+		Type: abi.OptionString, Set: func(c *Config, v string) (err error) {
 			c.NUMA, err = accel.ParseNUMA(v)
 			return err
-		}},
-	accel.DurationOption("timeout", `device watchdog per batch, a Go duration, e.g. "30s"`,
+		}, Get: func(c *Config) string { return accel.FormatNUMA(c.NUMA) }},
+	accel.DurationOption("timeout", "device watchdog per batch (0: wait forever)",
 		func(c *Config) *time.Duration { return &c.Timeout }),
 	accel.PathsOption("cudart", "libcudart paths, colon-separated", func(c *Config) *[]string { return &c.CudartPaths }),
 	accel.PathsOption("shim", "TensorRT shim paths, colon-separated", func(c *Config) *[]string { return &c.ShimPaths }),
 	accel.PathsOption("cuda_driver", "libcuda paths, colon-separated (gather=kernel)",
 		func(c *Config) *[]string { return &c.DriverPaths }),
 }
+
+// Schema declares every option with c's value as its default (the
+// sdk.Info option schema): what Load applies when the option is not set.
+func (c Config) Schema() []sdk.Option { return accel.Schema(options, c) }
 
 // WithOptions returns a copy of c with the plugin options applied, as the
 // host passes them in sdk.Model.Options ("--set tensorrt.streams=4").
@@ -284,6 +306,8 @@ var options = []accel.Option[Config]{
 //   - devices: "all", or CUDA ordinals and ranges, e.g. "0,2-3"
 //   - streams: CUDA streams per device
 //   - batch_size: samples per enqueue (0: the profile maximum)
+//   - batch_timeout: longest a sample waits for a fuller batch across
+//     queries (unset: a fifth of the latency bound in Server, 0 elsewhere)
 //   - start_from_device: false (samples in pinned host memory), true
 //     (on every device) or auto (on the devices when they fit)
 //   - end_on_device: skip the output copy when no sample wants it

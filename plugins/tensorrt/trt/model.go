@@ -100,6 +100,10 @@ type model struct {
 	// deferredHost holds pinned sample memory whose free waits until every
 	// stream has drained (see freeArena).
 	deferredHost []unsafe.Pointer
+	// built says Load built the engine from ONNX (with cfg.Precision);
+	// facts are its submission facts, read at Load.
+	built bool
+	facts sdk.SubmissionFacts
 	// settleGrace bounds how long release waits for streams that still
 	// hold work (after a device timeout) before it abandons their device:
 	// the device timeout, and at least minSettleGrace.

@@ -465,8 +465,14 @@ int cudaDeviceGetAttribute(int *value, int attr, int dev) {
     return cudaErrorInvalidDevice;
   }
   switch (attr) {
+  case 13: /* cudaDevAttrClockRate, kHz */
+    *value = 1980000;
+    break;
   case 16: /* cudaDevAttrMultiProcessorCount */
     *value = 132;
+    break;
+  case 37: /* cudaDevAttrGlobalMemoryBusWidth, bits */
+    *value = 5120;
     break;
   case 75: /* cudaDevAttrComputeCapabilityMajor */
     *value = 9;
