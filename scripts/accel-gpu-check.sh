@@ -4,26 +4,43 @@
 # It links the fake TensorRT shim (whose "engine" copies each input row to
 # the output: an identity model) against the real libcudart, writes 1024
 # ResNet-sized samples (3x224x224 uint8, .npy), measures pinned
-# host-to-device bandwidth, then runs through mlperf-host an Offline test
-# and a Server peak search (find-peak), with samples in host memory (the
-# default, as the rules require), and prints
+# host-to-device bandwidth, then runs through mlperf-host, with samples in
+# host memory (the default, as the rules require) and the plugin's default
+# Server batching (batches across queries, a fifth of the bound as the
+# deadline), an Offline test and a Server peak search, and prints
 #
 #   gpu-check: offline=<samples/s> server=<qps> ratio=<server/offline> h2d_limit=<samples/s>
 #
-# where h2d_limit is the measured bandwidth over the sample size. With
-# PyTorch importable (python3 -c 'import torch'), it also runs SingleStream
-# and prints its p50 next to PyTorch's for the same work.
+# where h2d_limit is the measured bandwidth over the sample size and server
+# the highest Server QPS whose performance run is VALID under the latency
+# bound (15 ms, ResNet-50's): the LoadGen's own peak search
+# (FindPeakPerformance), then a confirming performance run at its peak,
+# stepping down 5% at a time until one is VALID. With PyTorch importable
+# (python3 -c 'import torch'), it also runs SingleStream and prints its p50
+# next to PyTorch's for the same work.
+#
+# ACCEL_CHECK_FAKE=1 runs the same pipeline with no GPU: the fake CUDA
+# runtime (plugins/tensorrt/trt/testdata/fake) stands for libcudart, its
+# device running one kernel at a time of FAKE_TRT_DELAY (BASE_NS,PER_SAMPLE_NS
+# per batch, default 1 ms + 200 us per sample) on one device, on the bundled Fashion-MNIST
+# samples, under a 100 ms bound (a shared 2-core VM does not keep 15 ms at
+# p99), and prints sim_limit, the simulated device's Offline ceiling, in
+# place of h2d_limit.
 #
 # Environment: MLPERF_HOST_CUDART (the libcudart.so.N to use; found when
 # unset), GPU_CHECK_DIR (work directory, default $TMPDIR/accel-gpu-check),
 # GPU_CHECK_OPTIONS (extra --set arguments for every run, e.g.
 # "--set tensorrt.streams=4 --set tensorrt.gather=kernel"),
-# GPU_CHECK_SECONDS (Offline duration, default 10), PYTHON (default python3).
+# GPU_CHECK_SECONDS (Offline duration, default 10), GPU_CHECK_SERVER_SECONDS
+# (each Server trial, default 3), GPU_CHECK_BOUND_MS (the Server latency
+# bound), PYTHON (default python3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+fake=${ACCEL_CHECK_FAKE:-0}
 work=${GPU_CHECK_DIR:-${TMPDIR:-/tmp}/accel-gpu-check}
 seconds=${GPU_CHECK_SECONDS:-10}
+server_seconds=${GPU_CHECK_SERVER_SECONDS:-3}
 python=${PYTHON:-python3}
 mkdir -p "$work"
 
@@ -44,78 +61,120 @@ find_cudart() {
 	echo "accel-gpu-check: no libcudart found: set MLPERF_HOST_CUDART=/path/to/libcudart.so.N" >&2
 	exit 1
 }
-cudart=$(find_cudart)
-echo "accel-gpu-check: libcudart $cudart, work in $work" >&2
 
-# The plugin, the host and the fake shim linked against the real runtime.
 make -s build accel-plugins >&2
+calc() { awk "BEGIN { print $1 }"; }
 shim=$work/libmlph_trt.so
+if [ "$fake" = 1 ]; then
+	# The fake runtime, its device running one kernel at a time.
+	cudart=$work/libcudart.so.12
+	gcc -shared -fPIC -O2 -I plugins/internal/accel/acceltest/cfake -o "$cudart" \
+		plugins/tensorrt/trt/testdata/fake/fakecudart.c -Wl,-soname,libcudart.so.12 -lpthread
+	export FAKECUDA_SERIAL=1 FAKECUDA_DEVICES=1 FAKE_TRT_DELAY=${FAKE_TRT_DELAY:-1000000,200000}
+	bound_ms=${GPU_CHECK_BOUND_MS:-100}
+	batch=64
+	data_args=()
+	plan=$work/fashion.plan
+	printf 'faketrt 1\ninput x uint8 -1x1x28x28 max=%d\noutput y float32 -1x10\n' "$batch" >"$plan"
+	# One device: a full batch every BASE + batch x PER_SAMPLE.
+	limit=$(calc "int($batch * 1e9 / (${FAKE_TRT_DELAY%,*} + $batch * ${FAKE_TRT_DELAY#*,}))")
+	limit_name=sim_limit
+else
+	cudart=$(find_cudart)
+	bound_ms=${GPU_CHECK_BOUND_MS:-15}
+	# 1024 ResNet-sized samples, one .npy each.
+	size=$((3 * 224 * 224))
+	data=$work/data
+	if [ "$(ls "$data"/*.npy 2>/dev/null | wc -l)" != 1024 ]; then
+		mkdir -p "$data"
+		dict="{'descr': '|u1', 'fortran_order': False, 'shape': (3, 224, 224), }"
+		pad=$(( (64 - (10 + ${#dict} + 1) % 64) % 64 ))
+		hlen=$(( ${#dict} + pad + 1 ))
+		header=$(printf '%s%*s' "$dict" "$pad" '')
+		for i in $(seq -w 0 1023); do
+			{
+				printf '\x93NUMPY\x01\x00'
+				printf "\\x$(printf %02x $((hlen % 256)))\\x$(printf %02x $((hlen / 256)))"
+				printf '%s\n' "$header"
+				head -c "$size" /dev/urandom
+			} >"$data/sample$i.npy"
+		done
+	fi
+	data_args=(--benchmark resnet50 --dataset "$data")
+	plan=$work/identity.plan
+	printf 'faketrt 1\ninput x uint8 -1x3x224x224 max=256\noutput y int32 -1x1\n' >"$plan"
+	# Pinned host-to-device bandwidth, from the plugin's own CUDA binding.
+	h2d=$(MLPERF_HOST_DEVICE=1 MLPERF_HOST_CUDART=$cudart go test -count=1 -run '^TestHardwareH2D$' -v \
+		./plugins/tensorrt/trt/ | sed -n 's/.*h2d_bytes_per_s=\([0-9]*\).*/\1/p')
+	[ -n "$h2d" ] || { echo "accel-gpu-check: the bandwidth test printed no h2d_bytes_per_s" >&2; exit 1; }
+	limit=$(( h2d / size ))
+	limit_name=h2d_limit
+fi
+echo "accel-gpu-check: libcudart $cudart, work in $work, Server bound $bound_ms ms" >&2
+# The fake shim, linked against the runtime the plugin loads.
 gcc -shared -fPIC -O2 -I plugins/tensorrt/shim -o "$shim" plugins/tensorrt/trt/testdata/fake/faketrt.c \
 	"$cudart" -Wl,-rpath,"$(dirname "$cudart")" -lpthread
 
-# 1024 ResNet-sized samples, one .npy each.
-size=$((3 * 224 * 224))
-data=$work/data
-if [ "$(ls "$data"/*.npy 2>/dev/null | wc -l)" != 1024 ]; then
-	mkdir -p "$data"
-	dict="{'descr': '|u1', 'fortran_order': False, 'shape': (3, 224, 224), }"
-	pad=$(( (64 - (10 + ${#dict} + 1) % 64) % 64 ))
-	hlen=$(( ${#dict} + pad + 1 ))
-	header=$(printf '%s%*s' "$dict" "$pad" '')
-	for i in $(seq -w 0 1023); do
-		{
-			printf '\x93NUMPY\x01\x00'
-			printf "\\x$(printf %02x $((hlen % 256)))\\x$(printf %02x $((hlen / 256)))"
-			printf '%s\n' "$header"
-			head -c "$size" /dev/urandom
-		} >"$data/sample$i.npy"
-	done
-fi
-plan=$work/identity.plan
-printf 'faketrt 1\ninput x uint8 -1x3x224x224 max=256\noutput y int32 -1x1\n' >"$plan"
-
-# Pinned host-to-device bandwidth, from the plugin's own CUDA binding.
-h2d=$(MLPERF_HOST_DEVICE=1 MLPERF_HOST_CUDART=$cudart go test -count=1 -run '^TestHardwareH2D$' -v \
-	./plugins/tensorrt/trt/ | sed -n 's/.*h2d_bytes_per_s=\([0-9]*\).*/\1/p')
-[ -n "$h2d" ] || { echo "accel-gpu-check: the bandwidth test printed no h2d_bytes_per_s" >&2; exit 1; }
-h2d_limit=$(( h2d / size ))
-
-run() { # OUT SCENARIO [ARGS...]
+runs=0
+run() { # OUT SCENARIO [ARGS...]: one mlperf-host run into $work/OUT
 	local out=$1 scenario=$2
 	shift 2
+	runs=$((runs + 1))
+	rm -rf "${work:?}/$out"
+	# The libraries as start-up options, so that Info lists the devices
+	# Load runs on.
 	# shellcheck disable=SC2086
-	bin/mlperf-host run --benchmark resnet50 --plugin tensorrt --plugin-dirs bin/plugins --dataset "$data" \
-		--scenario "$scenario" --out "$work/$out" --progress never \
-		--model "$plan" --set tensorrt.cudart="$cudart" --set tensorrt.shim="$shim" \
+	MLPERF_TENSORRT_CUDART=$cudart MLPERF_TENSORRT_SHIM=$shim \
+		bin/mlperf-host run "${data_args[@]}" --plugin tensorrt --plugin-dirs bin/plugins \
+		--scenario "$scenario" --out "$work/$out" --progress never --model "$plan" \
 		${GPU_CHECK_OPTIONS:-} "$@" >"$work/$out.log" 2>&1 || true
 }
-field() { sed -n "s/^$2 *: *\([0-9.]*\).*/\1/p" "$work/$1/mlperf_log_summary.txt" | head -1; }
+field() { sed -n "s/^$2 *: *\([0-9.]*\).*/\1/p" "$work/$1/mlperf_log_summary.txt" 2>/dev/null | head -1; }
+valid() { grep -q '^Result is : VALID' "$work/$1/mlperf_log_summary.txt" 2>/dev/null; }
 
 run offline Offline --set settings.min_duration=$((seconds * 1000)) \
-	--set settings.target_qps=$((h2d_limit > 0 ? 2 * h2d_limit : 100000))
+	--set settings.target_qps=$((limit > 0 ? 2 * limit : 100000))
 offline=$(field offline "Samples per second")
 [ -n "$offline" ] || { echo "accel-gpu-check: the Offline run failed, see $work/offline.log" >&2; exit 1; }
 
-calc() { awk "BEGIN { print $1 }"; }
-# The peak search starts from a QPS that must meet the latency bound: half
-# of Offline, else a quarter of that, and so on, three times.
+# The Server peak: the LoadGen's FindPeakPerformance from a lower bound
+# that meets the latency bound (half of Offline, else halved up to four
+# times), widening by doubling and then bisecting to a tenth of a QPS (the
+# official defaults); then performance runs from that peak down, 5% at a
+# time, until one is VALID.
+server_args=(--set settings.target_latency="$bound_ms" --set settings.min_duration=$((server_seconds * 1000))
+	--set settings.min_query_count=100)
 start=$(printf '%.0f' "$(calc "$offline / 2")")
-server=
-for _ in 1 2 3; do
-	run server Server --mode find-peak --set settings.target_qps="$start" \
-		--set settings.min_duration=3000 --set settings.min_query_count=$(( start * 3 > 10000 ? start * 3 : 10000 ))
-	server=$(sed -n 's/.*Found peak performance field: \([0-9.]*\).*/\1/p' "$work/server/mlperf_log_detail.txt" \
+peak=
+for _ in 1 2 3 4 5; do
+	run server-peak Server --mode find-peak --set settings.target_qps="$start" "${server_args[@]}"
+	peak=$(sed -n 's/.*Found peak performance field: \([0-9.]*\).*/\1/p' "$work/server-peak/mlperf_log_detail.txt" \
 		2>/dev/null | tail -1)
-	[ -n "$server" ] && break
-	start=$(( start / 4 > 1 ? start / 4 : 1 ))
+	[ -n "$peak" ] && break
+	start=$(( start / 2 > 1 ? start / 2 : 1 ))
 done
-if [ -z "$server" ]; then
-	echo "accel-gpu-check: no Server peak found down to $start QPS, see $work/server.log" >&2
-	server=0
+server=0
+if [ -z "$peak" ]; then
+	echo "accel-gpu-check: no Server QPS met the bound down to $start, see $work/server-peak.log" >&2
+else
+	q=$peak
+	for _ in 1 2 3 4 5 6; do
+		run server Server --set settings.target_qps="$q" "${server_args[@]}"
+		if valid server; then
+			server=$q
+			break
+		fi
+		q=$(printf '%.0f' "$(calc "$q * 0.95")")
+	done
+	[ "$server" != 0 ] || echo "accel-gpu-check: no performance run VALID from $peak down to $q QPS, see $work/server.log" >&2
 fi
 ratio=$(printf '%.3f' "$(calc "$server / $offline")")
-printf 'gpu-check: offline=%.0f server=%.0f ratio=%s h2d_limit=%d\n' "$offline" "$server" "$ratio" "$h2d_limit"
+printf 'gpu-check: offline=%.0f server=%.0f ratio=%s %s=%d\n' "$offline" "$server" "$ratio" "$limit_name" "$limit"
+echo "accel-gpu-check: $runs runs; the plugin: $(sed -n 's/^plugin  *//p' "$work/server.log" | head -1)" >&2
 
+if [ "$fake" = 1 ]; then
+	exit 0
+fi
 if "$python" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 	run singlestream SingleStream --set settings.min_duration=5000 --set settings.min_query_count=10000
 	ours=$(field singlestream "50.00 percentile latency (ns)")

@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,6 +20,9 @@ func gcc(t *testing.T, args ...string) {
 	out, err := exec.Command("gcc", args...).CombinedOutput()
 	require.NoError(t, err, "gcc %v:\n%s", args, out)
 }
+
+// columns matches the padding between tabwriter columns.
+var columns = regexp.MustCompile(` {2,}`)
 
 // TestAcceleratorPlugins runs the promise of the README: `--plugin
 // tensorrt` and `--plugin qaic`, the real plugin binaries installed in a
@@ -71,6 +76,13 @@ func TestAcceleratorPlugins(t *testing.T) {
 			r := mlperfHostEnv(t, dir, env, append([]string{"plugins", "check", tt.name, "--plugin-dirs", plugins}, opts...)...)
 			require.Equal(t, exitcode.OK, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			assert.Contains(t, r.stdout, "plugin "+tt.name+" passes")
+
+			// What the plugin says of itself: its devices, where they are,
+			// and every option with its type, default and doc.
+			r = mlperfHostEnv(t, dir, env, "plugins", "describe", tt.name, "--plugin-dirs", plugins)
+			require.Equal(t, exitcode.OK, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			// The columns' widths follow the temporary directory's name.
+			golden(t, "describe_"+tt.name, columns.ReplaceAllString(strings.ReplaceAll(r.stdout, dir, "$DIR"), "  "))
 
 			// The fakes have no kernel time: the expected QPS is the host's.
 			args := append([]string{"run", "--plugin", tt.name, "--plugin-dirs", plugins, "--scenario", "Offline",

@@ -2,6 +2,7 @@ package accel
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -150,13 +151,22 @@ func (b *Backend[M]) Infer(ctx context.Context, q sdk.Query, c sdk.Completer) er
 
 // SubmissionFacts returns the loaded model's facts for the submission
 // (sdk.SubmissionReporter; the SDK asks after a successful Load), or none
-// before Load.
+// before Load. Devices Info does not list are left out of DevicesUsed:
+// Info lists what the start-up configuration found, and Load's options
+// may point at another runtime library (the SDK refuses facts naming a
+// device Info did not list).
 func (b *Backend[M]) SubmissionFacts() sdk.SubmissionFacts {
 	m, err := b.Model()
 	if err != nil {
 		return sdk.SubmissionFacts{}
 	}
-	return m.SubmissionFacts()
+	f := m.SubmissionFacts()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	f.DevicesUsed = slices.DeleteFunc(slices.Clone(f.DevicesUsed), func(id int) bool {
+		return !slices.ContainsFunc(b.info.Devices, func(d sdk.Device) bool { return d.ID == id })
+	})
+	return f
 }
 
 // Close waits for in-flight work and frees every resource. It is safe to

@@ -24,7 +24,7 @@ func (m *countingModel) Infer(context.Context, sdk.Query, sdk.Completer) error {
 }
 func (m *countingModel) Stop() error { m.stops++; return nil }
 func (m *countingModel) SubmissionFacts() sdk.SubmissionFacts {
-	return sdk.SubmissionFacts{Framework: "counting", DevicesUsed: []int{0}}
+	return sdk.SubmissionFacts{Framework: "counting", DevicesUsed: []int{0, 1}}
 }
 
 var testSentinels = Sentinels{
@@ -34,7 +34,7 @@ var testSentinels = Sentinels{
 func TestBackendLifecycle(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	b := NewBackend[*countingModel](sdk.Info{Name: "x", MaxInFlight: 2}, testSentinels)
+	b := NewBackend[*countingModel](sdk.Info{Name: "x", MaxInFlight: 2, Devices: []sdk.Device{{ID: 1}}}, testSentinels)
 	require.ErrorIs(t, b.Infer(ctx, sdk.Query{}, nil), testSentinels.NotLoaded)
 	require.ErrorIs(t, b.Warmup(ctx), testSentinels.NotLoaded)
 
@@ -49,6 +49,8 @@ func TestBackendLifecycle(t *testing.T) {
 	info := b.Info()
 	assert.Equal(t, lim, Limits{MaxInFlight: info.MaxInFlight, MaxBatch: info.MaxBatch, BatchTimeout: info.BatchTimeout})
 	assert.Equal(t, "counting", b.SubmissionFacts().Framework)
+	// Info lists what start-up found; Load's options may have named another runtime.
+	assert.Equal(t, []int{1}, b.SubmissionFacts().DevicesUsed, "only devices Info lists")
 	require.ErrorIs(t, b.Load(func() (*countingModel, Limits, error) { return m, lim, nil }), testSentinels.Loaded)
 	require.NoError(t, b.LoadSamples(ctx, nil))
 	require.NoError(t, b.UnloadSamples(ctx, nil))

@@ -24,6 +24,8 @@ type Backend struct {
 	*accel.Backend[*program]
 	cfg Config
 	rt  *qaicLib // bound by New; nil without the runtime
+	// devices are those New found, which Info lists.
+	devices []sdk.Device
 }
 
 var _ interface {
@@ -54,6 +56,7 @@ func New(cfg Config) (*Backend, error) {
 		b.rt = rt
 		devices = discover(rt, cfg)
 	}
+	b.devices = devices
 	perDevice := cfg.Activations * cfg.SetSize
 	b.Backend = accel.NewBackend[*program](accel.Discovered(info, devices, err, cfg.Devices, perDevice), sentinels)
 	return b, nil
@@ -113,7 +116,7 @@ func (b *Backend) load(ctx context.Context, m sdk.Model) (*program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("qaic: load program: %w", err)
 	}
-	p.facts = submissionFacts(rt, cfg, qids, m.Inputs)
+	p.facts = submissionFacts(rt, cfg.SysfsRoot, qids, m.Inputs, b.devices)
 	return p, nil
 }
 

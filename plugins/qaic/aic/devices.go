@@ -87,12 +87,10 @@ func candidates(cfg Config) []int {
 }
 
 // discover asks the runtime about every candidate QID and lists those that
-// answer and are ready (qaicGetDeviceInfo, where the runtime has it). A
-// card QID's PCI address and NUMA node are its PCI function's, when the
-// qaic driver's list is visible.
+// answer and are ready (qaicGetDeviceInfo, where the runtime has it), with
+// each card's PCI address and NUMA node (see placeCards).
 func discover(rt runtimeAPI, cfg Config) []sdk.Device {
 	version := rt.Version()
-	fns := pciFunctions(cfg.SysfsRoot)
 	var out []sdk.Device
 	for _, q := range candidates(cfg) {
 		r, err := rt.Resources(int32(q))
@@ -113,22 +111,37 @@ func discover(rt runtimeAPI, cfg Config) []sdk.Device {
 			MemoryBytes: r.dramTotalMB << 20,
 			Driver:      fmt.Sprintf("%s, %d NSPs (%d free)", version, r.nspTotal, r.nspFree),
 		}
-		if pci, ok := pciFunctionOf(fns, q); ok {
-			accel.ReadPCI(cfg.SysfsRoot, pci).Fill(&d)
-		}
 		out = append(out, d)
 	}
+	placeCards(out, cfg.SysfsRoot)
 	return out
 }
 
-// pciFunctionOf returns card QID q's PCI function among fns, the qaic
-// driver's in address order; derived devices (partitions) have none of
-// their own.
-func pciFunctionOf(fns []string, q int) (string, bool) {
-	if q < 0 || q >= len(fns) || q >= derivedBase {
-		return "", false
+// placeCards fills in each card's PCI address and NUMA node from sysfs
+// under root. The runtime numbers card QIDs in the address order of the
+// PCI functions the qaic driver holds, which is an inference (the runtime
+// does not say), so it is trusted only when the cards found are exactly
+// QIDs 0 to n-1 for the driver's n functions; derived devices (partitions)
+// have no function of their own.
+func placeCards(devices []sdk.Device, root string) {
+	fns := pciFunctions(root)
+	cards := 0
+	for _, d := range devices {
+		if d.ID < derivedBase {
+			if d.ID >= len(fns) {
+				return
+			}
+			cards++
+		}
 	}
-	return fns[q], true
+	if cards != len(fns) {
+		return
+	}
+	for i := range devices {
+		if d := &devices[i]; d.ID < derivedBase {
+			accel.ReadPCI(root, fns[d.ID]).Fill(d)
+		}
+	}
 }
 
 // ready reports why device dev cannot run programs: it does not answer,

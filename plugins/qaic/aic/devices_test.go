@@ -93,6 +93,16 @@ func TestDeviceTopology(t *testing.T) {
 	assert.Equal(t, 100, devices[4].ID)
 	assert.Empty(t, devices[4].PCIBusID, "a partition")
 	assert.False(t, devices[4].HasNUMANode)
+
+	// Four functions for three cards: which is which is not known.
+	f = newFakeQAic(t, 3, 16)
+	cfg = f.config()
+	cfg.ProbeDevices, cfg.SysfsRoot = 0, sysfs(t, 4)
+	b, err = New(cfg)
+	require.NoError(t, err)
+	for _, d := range b.Info().Devices {
+		assert.Empty(t, d.PCIBusID, "device %d", d.ID)
+	}
 }
 
 func seqFrom(lo, n int) []int {

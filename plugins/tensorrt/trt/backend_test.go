@@ -609,8 +609,8 @@ func TestInfoListsDevices(t *testing.T) {
 	cfg.Streams = 4
 	// The fake's GPUs are at PCI bus 0x3b + ordinal; sysfs knows the
 	// nodes of two of them.
-	cfg.SysfsRoot = acceltest.Sysfs(t, acceltest.PCIFunction{Address: "0000:3b:00.0", NUMANode: "0"},
-		acceltest.PCIFunction{Address: "0000:3d:00.0", NUMANode: "1"})
+	cfg.SysfsRoot = acceltest.Sysfs(t, acceltest.PCIFunction{Address: "0fa0:3b:00.0", NUMANode: "0"},
+		acceltest.PCIFunction{Address: "0fa0:3d:00.0", NUMANode: "1"})
 	b, err := New(cfg)
 	require.NoError(t, err)
 	info := b.Info()
@@ -619,9 +619,9 @@ func TestInfoListsDevices(t *testing.T) {
 	require.Len(t, info.Devices, 3)
 	assert.Equal(t, sdk.Device{ID: 2, Name: "Fake GPU 2", Kind: "gpu", MemoryBytes: 1 << 30,
 		Driver: "CUDA runtime 12.4, driver 12.4, sm_90, 132 SMs", NUMANode: 1, HasNUMANode: true,
-		PCIBusID: "0000:3d:00.0", UUID: "GPU-a0a1a2a3-a4a5-a6a7-a8a9-aaabacadae02"}, info.Devices[2])
+		PCIBusID: "0fa0:3d:00.0", UUID: "GPU-a0a1a2a3-a4a5-a6a7-a8a9-aaabacadae02"}, info.Devices[2])
 	assert.False(t, info.Devices[1].HasNUMANode, "sysfs does not say")
-	assert.Equal(t, "0000:3c:00.0", info.Devices[1].PCIBusID)
+	assert.Equal(t, "0fa0:3c:00.0", info.Devices[1].PCIBusID)
 
 	cfg.Devices = []int{1}
 	b, err = New(cfg)

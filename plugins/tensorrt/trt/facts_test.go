@@ -17,9 +17,9 @@ func TestSubmissionFacts(t *testing.T) {
 	t.Parallel()
 	f := newFake(t, 3, 1<<26)
 	cfg := f.config()
-	gen5 := acceltest.PCIFunction{Address: "0000:3c:00.0", Speed: "32.0 GT/s PCIe", Width: "16", BridgeSpeed: "32.0 GT/s PCIe", BridgeWidth: "16"}
+	gen5 := acceltest.PCIFunction{Address: "0fa0:3c:00.0", Speed: "32.0 GT/s PCIe", Width: "16", BridgeSpeed: "32.0 GT/s PCIe", BridgeWidth: "16"}
 	gen4 := gen5
-	gen4.Address, gen4.BridgeSpeed = "0000:3d:00.0", "16.0 GT/s PCIe"
+	gen4.Address, gen4.BridgeSpeed = "0fa0:3d:00.0", "16.0 GT/s PCIe"
 	cfg.SysfsRoot = acceltest.Sysfs(t, gen5, gen4)
 	b, err := New(cfg)
 	require.NoError(t, err)

@@ -914,6 +914,17 @@ void fakeqaic_set_status(int dev, int status) {
   }
 }
 
+/* FAKEQAIC_DELAY=BASE_NS,PER_ROW_NS in the environment sets each run's
+ * time at load, for a plugin run as a process. */
+__attribute__((constructor)) static void delayFromEnvironment(void) {
+  const char *v = getenv("FAKEQAIC_DELAY");
+  long long base, per;
+  if (v != NULL && sscanf(v, "%lld,%lld", &base, &per) == 2 && base >= 0 && per >= 0) {
+    gDelayBase = base;
+    gDelayPerRow = per;
+  }
+}
+
 void fakeqaic_set_delay(long long baseNs, long long perRowNs) {
   pthread_mutex_lock(&gMu);
   gDelayBase = baseNs;

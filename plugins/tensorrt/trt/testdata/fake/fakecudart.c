@@ -138,6 +138,26 @@ static stream *gLive;
 /* The CUDA version reported, which also selects cudaMemcpyBatchAsync's
  * signature: 12.8 to 12.9 take a failIdx before the stream, 13 does not. */
 static int gVersion = 12040;
+/* gSerial: each device runs one kernel (sleep) at a time, holding
+ * gDevRun[dev]; else every stream runs its own at once. */
+static int gSerial;
+static pthread_mutex_t gDevRun[MAX_DEV];
+
+/* For a plugin run as a process, the environment configures the fake at
+ * load: FAKECUDA_SERIAL=1 serializes kernels, FAKECUDA_DEVICES=N sets the
+ * number of devices. */
+__attribute__((constructor)) static void configureFromEnvironment(void) {
+  for (int d = 0; d < MAX_DEV; d++) {
+    pthread_mutex_init(&gDevRun[d], NULL);
+  }
+  const char *v = getenv("FAKECUDA_SERIAL");
+  gSerial = v != NULL && strcmp(v, "1") == 0;
+  v = getenv("FAKECUDA_DEVICES");
+  int n;
+  if (v != NULL && sscanf(v, "%d", &n) == 1 && n >= 1 && n <= MAX_DEV) {
+    gDevices = n;
+  }
+}
 static long long gBatchCopies;
 /* cudaMemcpyAsync calls queued, by cudaMemcpyKind (1 to 3 used). */
 static long long gAsyncCopies[5];
@@ -334,11 +354,19 @@ static void *worker(void *arg) {
       memmove(o->dst, o->src, o->n);
     } else if (o->kind == opSleep && !gFailed[s->dev]) {
       kernelWait();
+      /* A serialized device runs one kernel at a time, as a GPU does with
+       * kernels that fill it: streams then share its time. */
+      if (gSerial) {
+        pthread_mutex_lock(&gDevRun[s->dev]);
+      }
       t0 = kernelStart(s->dev);
       struct timespec ts = {o->ns / 1000000000LL, o->ns % 1000000000LL};
       while (nanosleep(&ts, &ts) != 0) {
       }
       kernelEnd(s->dev);
+      if (gSerial) {
+        pthread_mutex_unlock(&gDevRun[s->dev]);
+      }
     } else if (o->kind == opEvent) {
       /* The operation is over before the event fires: whoever it wakes may
        * free memory or destroy the event at once. */
@@ -503,7 +531,8 @@ int cudaGetDeviceProperties(void *prop, int dev) {
   return cudaSuccess;
 }
 
-/* cudaDeviceGetPCIBusId writes the device's PCI address: bus 0x3b + dev. */
+/* cudaDeviceGetPCIBusId writes the device's PCI address: domain 0x0fa0 (which no
+ * real machine is likely to have in its sysfs), bus 0x3b + dev. */
 int cudaDeviceGetPCIBusId(char *busId, int len, int dev) {
   if (busId == NULL || len <= 0) {
     return cudaErrorInvalidValue;
@@ -511,7 +540,7 @@ int cudaDeviceGetPCIBusId(char *busId, int len, int dev) {
   if (dev < 0 || dev >= gDevices) {
     return cudaErrorInvalidDevice;
   }
-  snprintf(busId, (size_t)len, "0000:%02x:00.0", 0x3b + dev);
+  snprintf(busId, (size_t)len, "0fa0:%02x:00.0", 0x3b + dev);
   return cudaSuccess;
 }
 
@@ -1378,6 +1407,10 @@ int fakecuda_stream_stats(int index, int *dev, unsigned long long *busyNs,
 }
 
 void fakecuda_set_version(int v) { gVersion = v; }
+
+/* fakecuda_serialize makes each device run one kernel at a time (1) or
+ * every stream its own at once (0, the default). */
+void fakecuda_serialize(int on) { gSerial = on; }
 
 long long fakecuda_batch_copies(void) {
   pthread_mutex_lock(&gMu);

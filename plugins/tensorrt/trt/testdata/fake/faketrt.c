@@ -673,6 +673,17 @@ int32_t mlph_trt_context_enqueue(void *ctx, void *stream, char *err, int32_t err
 
 /* ---- fake-only control and inspection ---- */
 
+/* FAKE_TRT_DELAY=BASE_NS,PER_SAMPLE_NS in the environment sets the
+ * kernel's run time at load, for a plugin run as a process. */
+__attribute__((constructor)) static void delayFromEnvironment(void) {
+  const char *v = getenv("FAKE_TRT_DELAY");
+  long long base, per;
+  if (v != NULL && sscanf(v, "%lld,%lld", &base, &per) == 2 && base >= 0 && per >= 0) {
+    gDelayBase = base;
+    gDelayPerSample = per;
+  }
+}
+
 void fake_trt_set_delay(long long baseNs, long long perSampleNs) {
   pthread_mutex_lock(&gMu);
   gDelayBase = baseNs;
