@@ -528,19 +528,11 @@ func TestPluginFailsInClose(t *testing.T) {
 // bigDataset writes a compact data set of n samples of size bytes each.
 func bigDataset(t *testing.T, dir string, n, size int) string {
 	t.Helper()
-	spec := dataset.Spec{DType: dataset.Uint8, Shape: []int{size}}
 	samples := make([][]byte, n)
 	for i := range samples {
 		samples[i] = bytes.Repeat([]byte{byte(i + 1)}, size)
 	}
-	d, err := dataset.NewMemory("big", spec, samples, make([]int, n))
-	require.NoError(t, err)
-	p := filepath.Join(dir, "big.mlph")
-	f, err := os.Create(p)
-	require.NoError(t, err)
-	require.NoError(t, dataset.WriteCompact(f, d))
-	require.NoError(t, f.Close())
-	return p
+	return writeCompactSet(t, filepath.Join(dir, "big.mlph"), dataset.Spec{DType: dataset.Uint8, Shape: []int{size}}, samples, make([]int, n))
 }
 
 // TestLargeOutputBoundedMemory: a plugin answering with a 100 MiB output

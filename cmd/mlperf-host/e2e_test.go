@@ -101,14 +101,19 @@ func identityDataset(t *testing.T, dir string, n int) string {
 		endian.LittleEndian.PutUint64(samples[i], uint64(i))
 		labels[i] = i
 	}
-	d, err := dataset.NewMemory("identity", runner.DemoSpec, samples, labels)
+	return writeCompactSet(t, filepath.Join(dir, "identity.mlph"), runner.DemoSpec, samples, labels)
+}
+
+// writeCompactSet writes samples and labels as a compact data set at path.
+func writeCompactSet(t *testing.T, path string, spec dataset.Spec, samples [][]byte, labels []int) string {
+	t.Helper()
+	d, err := dataset.NewMemory(filepath.Base(path), spec, samples, labels)
 	require.NoError(t, err)
-	p := filepath.Join(dir, "identity.mlph")
-	f, err := os.Create(p)
+	f, err := os.Create(path)
 	require.NoError(t, err)
 	require.NoError(t, dataset.WriteCompact(f, d))
 	require.NoError(t, f.Close())
-	return p
+	return path
 }
 
 // fastConf is a user.conf that makes the echo plugin's runs last a
