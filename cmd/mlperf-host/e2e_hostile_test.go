@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -94,7 +95,7 @@ func TestFailedPluginEndsOffline(t *testing.T) {
 			args := append([]string{"run", "--plugin", "echo", "--plugin-dirs", plugins, "--out", "logs", "--scenario", "Offline",
 				"--set", "echo.fault=" + tt.fault, "--set", "echo.fault_after=5000"}, fast(t, dir)...)
 			start := time.Now()
-			r := mlperfHost(t, dir, args...)
+			r := mlperfHostMeasured(t, dir, args...)
 			took := time.Since(start)
 			require.Equal(t, exitcode.PluginFailed, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, tail(r.stderr))
 			for _, w := range tt.want {
@@ -178,7 +179,7 @@ func TestBadSettingsRefused(t *testing.T) {
 			for _, s := range tt.set {
 				args = append(args, "--set", s)
 			}
-			r := mlperfHost(t, dir, args...)
+			r := mlperfHostMeasured(t, dir, args...)
 			require.Equal(t, exitcode.Config, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, tail(r.stderr))
 			for _, w := range tt.want {
 				assert.Contains(t, r.stderr, w)
@@ -220,9 +221,28 @@ func TestDefaultPluginNotFromWorkDir(t *testing.T) {
 
 // bgHost is the binary running in the background.
 type bgHost struct {
-	cmd       *exec.Cmd
-	out, errb bytes.Buffer // read only after wait
-	start     time.Time
+	cmd   *exec.Cmd
+	out   bytes.Buffer // read only after wait
+	errb  lockedBuffer
+	start time.Time
+}
+
+// lockedBuffer is a bytes.Buffer read while a process writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // startHost starts the binary in dir as mlperfHostEnv runs it.
@@ -261,6 +281,19 @@ func (b *bgHost) waitFile(t *testing.T, path string) {
 	}
 }
 
+// waitStderr waits until the process has written s on stderr.
+func (b *bgHost) waitStderr(t *testing.T, s string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(b.errb.String(), s) {
+		if time.Now().After(deadline) {
+			r := b.kill(t)
+			require.FailNow(t, "never written: "+s, tail(r.stderr))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // signal sends sig to the process.
 func (b *bgHost) signal(t *testing.T, sig os.Signal) {
 	t.Helper()
@@ -281,7 +314,7 @@ func (b *bgHost) wait(t *testing.T) result {
 	} else {
 		require.NoError(t, err)
 	}
-	return result{b.out.String(), b.errb.String(), exitcode.Code(code), maxRSS(b.cmd.ProcessState)}
+	return result{b.out.String(), b.errb.String(), exitcode.Code(code), 0}
 }
 
 // kill kills the process and waits for it.
@@ -379,10 +412,11 @@ func TestInterruptReachesEveryCall(t *testing.T) {
 		setup   func(t *testing.T, dir string) (args []string, entry, ready string)
 		want    []string
 	}{
+		// The guest says it loops (ready is a line of stderr then).
 		{name: "wasm loops in Load", signals: 1, setup: func(t *testing.T, dir string) ([]string, string, string) {
 			model := filepath.Join(dir, "model.bin")
 			require.NoError(t, os.WriteFile(model, []byte("loop forever"), 0o644))
-			return []string{"run", "--plugin", echoPlugin(t), "--model", model, "--out", "logs"}, "", ""
+			return []string{"run", "--plugin", echoPlugin(t), "--model", model, "--out", "logs"}, "", "stderr:load: looping forever"
 		}, want: []string{"stopped by the host: load interrupted"}},
 		{name: "subprocess stalls", signals: 1, setup: func(t *testing.T, dir string) ([]string, string, string) {
 			plugins, entry := privateEcho(t, dir)
@@ -401,7 +435,9 @@ func TestInterruptReachesEveryCall(t *testing.T) {
 			dir := t.TempDir()
 			args, entry, ready := tt.setup(t, dir)
 			b := startHost(t, dir, nil, args...)
-			if ready != "" {
+			if line, ok := strings.CutPrefix(ready, "stderr:"); ok {
+				b.waitStderr(t, line)
+			} else if ready != "" {
 				detail := filepath.Join(dir, "logs", "mlperf_log_detail.txt")
 				b.waitFile(t, detail)
 				deadline := time.Now().Add(60 * time.Second)
@@ -549,7 +585,7 @@ func TestLargeOutputBoundedMemory(t *testing.T) {
 	ds := bigDataset(t, dir, 1, size)
 	model := filepath.Join(dir, "model.bin")
 	require.NoError(t, os.WriteFile(model, []byte("any"), 0o644))
-	r := mlperfHost(t, dir, "run", "--plugin", "echo", "--plugin-dirs", plugins, "--benchmark", "bert-99", "--model", model,
+	r := mlperfHostMeasured(t, dir, "run", "--plugin", "echo", "--plugin-dirs", plugins, "--benchmark", "bert-99", "--model", model,
 		"--dataset", ds, "--mode", "accuracy", "--scenario", "Offline", "--out", "logs")
 	require.Equal(t, exitcode.OK, r.code, tail(r.stderr))
 	acc, err := os.Stat(filepath.Join(dir, "logs", "mlperf_log_accuracy.json"))

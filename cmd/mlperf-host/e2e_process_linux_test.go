@@ -2,23 +2,65 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
-// maxRSS is a finished process's peak resident memory in bytes (Linux
-// reports KiB).
-func maxRSS(ps *os.ProcessState) int64 {
-	if ps == nil {
-		return 0
+// rssWrapEnv names the file where the test binary, run as a wrapper,
+// writes the peak memory of the command it runs.
+const rssWrapEnv = "MLPERF_HOST_TEST_RSS_FILE"
+
+// rssWrapper runs os.Args[1:] and writes its peak resident memory to the
+// file rssWrapEnv names, when that variable is set, and returns its exit
+// code. A process's peak counts the memory of the process it was forked
+// from (Linux accounts the old image's high-water mark at exec), so the
+// measured command is started from this small wrapper, not from the test
+// process, whose own memory would be counted.
+func rssWrapper() (int, bool) {
+	path := os.Getenv(rssWrapEnv)
+	if path == "" {
+		return 0, false
 	}
-	ru, ok := ps.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return 0
+	cmd := exec.Command(os.Args[1], os.Args[2:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = os.Environ()
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "rss wrapper:", err)
+		return 1, true
 	}
-	return ru.Maxrss << 10
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		_ = os.WriteFile(path, []byte(strconv.FormatInt(ru.Maxrss<<10, 10)), 0o644) // Linux reports KiB
+	}
+	return code, true
+}
+
+// mlperfHostMeasured is mlperfHost that also measures the command's peak
+// resident memory (result.maxRSS).
+func mlperfHostMeasured(t *testing.T, dir string, args ...string) result {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "maxrss")
+	self, err := os.Executable()
+	require.NoError(t, err)
+	r := mlperfHostCmd(t, dir, []string{rssWrapEnv + "=" + file}, self, append([]string{binary}, args...)...)
+	b, err := os.ReadFile(file)
+	require.NoError(t, err, "the wrapper measured the command")
+	r.maxRSS, err = strconv.ParseInt(string(bytes.TrimSpace(b)), 10, 64)
+	require.NoError(t, err)
+	return r
 }
 
 // processesOf returns the pids of the live processes whose argv[0] is

@@ -41,6 +41,7 @@
   (data (i32.const 2176) "info line")
   (data (i32.const 2192) "warn line")
   (data (i32.const 2208) "error line")
+  (data (i32.const 2224) "load: looping forever")
 
   (func (export "_initialize"))
   (func (export "mlperf_v1_abi_version") (result i32) (i32.const 0x10000))
@@ -73,8 +74,10 @@
       (then
         (call $reply (i32.const 1100) (i32.const 20))
         (return (i32.const 3))))
-    (if (i32.eq (local.get $head) (i32.const 0x706f6f6c)) ;; "loop"
-      (then (loop $forever (br $forever))))
+    (if (i32.eq (local.get $head) (i32.const 0x706f6f6c)) ;; "loop": say so (at WARN), then loop
+      (then
+        (call $log (i32.const 4) (i32.const 2224) (i32.const 21))
+        (loop $forever (br $forever))))
     (if (i32.eq (local.get $head) (i32.const 0x676e6168)) ;; "hang"
       (then (global.set $close_hangs (i32.const 1))))
     (i32.const 0))
