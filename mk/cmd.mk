@@ -36,7 +36,7 @@ CMD_BENCHTIME ?= 1s
 .PHONY: bench-cmd
 
 bench-cmd: ## LoadGen<->plugin bridge per query (allocations per sample), arena sample lookup
-	$(GO) test -run '^$$' -bench . -skip EndToEnd -benchtime $(CMD_BENCHTIME) ./internal/bridge/ ./internal/dataset/
+	$(GO) test -run '^$$' -bench . -skip 'EndToEnd|Batching' -benchtime $(CMD_BENCHTIME) ./internal/bridge/ ./internal/dataset/
 
 BENCH_TARGETS += bench-cmd
 

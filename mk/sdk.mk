@@ -17,3 +17,12 @@ bench-sdk: ## SDK side of the hot path: dispatcher + completer + outbox per samp
 	$(GO) test -run '^$$' -bench . -benchtime $(SDK_BENCHTIME) ./sdk/
 
 BENCH_TARGETS += bench-sdk
+
+BATCHING_BENCHTIME ?= 1x
+
+.PHONY: bench-batching
+
+bench-batching: ## the SDK's Server batcher: simulated accelerator (200 us + 2 us/sample, max batch 64, 2 slots) as a subprocess through the host; prints `batching: offline=... server=... ratio=...`
+	$(GO) test -run '^$$' -bench Batching -benchtime $(BATCHING_BENCHTIME) ./internal/bridge/
+
+BENCH_TARGETS += bench-batching

@@ -94,3 +94,16 @@ func TestLoadRejectsFactsOfUnknownDevices(t *testing.T) {
 		assert.Contains(t, resp.GetStatus().GetMessage(), "SubmissionFacts: device")
 	}
 }
+
+func TestModelLoadRequestRoundTrip(t *testing.T) {
+	t.Parallel()
+	m := Model{Path: "m.plan", Options: map[string]string{"a": "b"},
+		Run:    Run{Benchmark: "bert-99", Scenario: ScenarioServer, Mode: AccuracyOnly, Settings: TestSettings{TargetQPS: 5, TargetLatency: time.Second, MinQueryCount: 3}},
+		Inputs: []TensorSpec{{Name: "input_ids", DType: abi.Int32, Shape: []int{-1}}}}
+	req := m.LoadRequest()
+	assert.Equal(t, m.Run, runFrom(req.GetRun()))
+	in, err := inputsFrom(req.GetInputs())
+	require.NoError(t, err)
+	assert.Equal(t, m.Inputs, in)
+	assert.Nil(t, Model{}.LoadRequest().GetRun(), "no run, none sent")
+}

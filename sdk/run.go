@@ -85,3 +85,29 @@ func runFrom(r *backendv1.RunConfig) Run {
 		},
 	}
 }
+
+// LoadRequest is the wire form of m, as a host sends it: what a
+// conformance kit or a test hands [Server.Load].
+func (m Model) LoadRequest() *backendv1.LoadRequest {
+	req := &backendv1.LoadRequest{ModelPath: m.Path, ModelBytes: m.Bytes, Options: m.Options}
+	for _, t := range m.Inputs {
+		in := &backendv1.TensorSpec{Name: t.Name, Dtype: string(t.DType)}
+		for _, d := range t.Shape {
+			in.Shape = append(in.Shape, int64(d))
+		}
+		req.Inputs = append(req.Inputs, in)
+	}
+	if m.Run != (Run{}) {
+		s := m.Run.Settings
+		ns := func(d time.Duration) uint64 { return uint64(max(d, 0)) }
+		req.Run = &backendv1.RunConfig{Benchmark: m.Run.Benchmark, Scenario: string(m.Run.Scenario), Mode: string(m.Run.Mode),
+			Settings: &backendv1.TestSettings{
+				TargetQps: s.TargetQPS, TargetLatencyNs: ns(s.TargetLatency), TargetLatencyPercentile: s.TargetLatencyPercentile,
+				SamplesPerQuery: s.SamplesPerQuery, PerformanceSampleCount: s.PerformanceSampleCount, TotalSampleCount: s.TotalSampleCount,
+				MinDurationNs: ns(s.MinDuration), MaxDurationNs: ns(s.MaxDuration), MinQueryCount: s.MinQueryCount,
+				MaxQueryCount: s.MaxQueryCount, MaxAsyncQueries: s.MaxAsyncQueries, UseTokenLatencies: s.UseTokenLatencies,
+				TtftLatencyNs: ns(s.TTFTLatency), TpotLatencyNs: ns(s.TPOTLatency),
+			}}
+	}
+	return req
+}

@@ -64,6 +64,43 @@ type ServerConfig struct {
 	// Inline runs Infer calls on the goroutine that issues, one at a time
 	// (WASM guests), instead of on MaxInFlight workers.
 	Inline bool
+	// Observe, when set, sees every call the server makes into the
+	// backend as it starts and as it ends: conformance kits check the
+	// order, size and concurrency of the calls with it. It runs on the
+	// calling goroutine, perhaps several at once, and must not block.
+	Observe func(Call)
+}
+
+// Call is one call a [Server] makes into its backend, as
+// [ServerConfig.Observe] sees it.
+type Call struct {
+	// Method is the backend's method: "Info", "Load", "SubmissionFacts",
+	// "LoadSamples", "Units", "UnloadSamples", "Warmup", "Infer",
+	// "Submit", "Flush" or "Close".
+	Method string
+	// Query is the batch of an Infer or Submit call; valid during the
+	// Observe call only.
+	Query *Query
+	// Done is false as the call starts and true once it has ended: it
+	// returned, or, for Submit, every sample of its batch was answered (or
+	// the session ended).
+	Done bool
+}
+
+// observe reports a call to the observer, if any.
+func (s *Server) observe(c Call) {
+	if s.cfg.Observe != nil {
+		s.cfg.Observe(c)
+	}
+}
+
+// guard runs one call into the backend, recovering a panic, and reports
+// it to the observer.
+func (s *Server) guard(op string, f func() error) error {
+	s.observe(Call{Method: op})
+	err := guard(op, f)
+	s.observe(Call{Method: op, Done: true})
+	return err
 }
 
 // loadedEntry is one loaded sample: its bytes, its tensors, its weight in
@@ -128,7 +165,7 @@ func (s *Server) describe() error {
 		return nil
 	}
 	var info Info
-	if err := guard("Info", func() error { info = s.b.Info(); return nil }); err != nil {
+	if err := s.guard("Info", func() error { info = s.b.Info(); return nil }); err != nil {
 		return err
 	}
 	if err := checkLimits(info); err != nil {
@@ -226,7 +263,7 @@ func (s *Server) Load(ctx context.Context, req *backendv1.LoadRequest) *backendv
 		return &backendv1.LoadResponse{Status: status(fmt.Errorf("load: %w", err))}
 	}
 	m := Model{Path: req.GetModelPath(), Bytes: req.GetModelBytes(), Options: opts, Run: runFrom(req.GetRun()), Inputs: inputs}
-	err = guard("Load", func() error { return s.b.Load(s.ctx(ctx), m) })
+	err = s.guard("Load", func() error { return s.b.Load(s.ctx(ctx), m) })
 	if err != nil {
 		s.log.Error("load failed", "err", err)
 		return &backendv1.LoadResponse{Status: status(fmt.Errorf("load: %w", err))}
@@ -241,7 +278,7 @@ func (s *Server) Load(ctx context.Context, req *backendv1.LoadRequest) *backendv
 		MaxBatch: uint32(s.info.MaxBatch), MaxInFlight: uint32(s.info.MaxInFlight)}
 	if r, ok := s.b.(SubmissionReporter); ok {
 		var f SubmissionFacts
-		if err := guard("SubmissionFacts", func() error { f = r.SubmissionFacts(); return nil }); err != nil {
+		if err := s.guard("SubmissionFacts", func() error { f = r.SubmissionFacts(); return nil }); err != nil {
 			return &backendv1.LoadResponse{Status: status(fmt.Errorf("load: %w", err))}
 		}
 		if err := s.checkFacts(f); err != nil {
@@ -274,7 +311,7 @@ func (s *Server) checkFacts(f SubmissionFacts) error {
 // else of Info may change. s.mu is held.
 func (s *Server) redescribe() error {
 	var info Info
-	if err := guard("Info", func() error { info = s.b.Info(); return nil }); err != nil {
+	if err := s.guard("Info", func() error { info = s.b.Info(); return nil }); err != nil {
 		return err
 	}
 	if err := checkLimits(info); err != nil {
@@ -323,7 +360,7 @@ func (s *Server) LoadSamples(ctx context.Context, samples []LoadedSample, releas
 		return &backendv1.LoadSamplesResponse{Status: status(fmt.Errorf("load samples: %w", err))}
 	}
 	if sl, ok := s.b.(SampleLoader); ok {
-		if err := guard("LoadSamples", func() error { return sl.LoadSamples(s.ctx(ctx), samples) }); err != nil {
+		if err := s.guard("LoadSamples", func() error { return sl.LoadSamples(s.ctx(ctx), samples) }); err != nil {
 			owner.releaseIfUnused()
 			return &backendv1.LoadSamplesResponse{Status: status(fmt.Errorf("load samples: %w", err))}
 		}
@@ -354,7 +391,7 @@ func (s *Server) UnloadSamples(ctx context.Context, req *backendv1.UnloadSamples
 	s.idle()
 	indices := req.GetIndices()
 	if sl, ok := s.b.(SampleLoader); ok {
-		if err := guard("UnloadSamples", func() error { return sl.UnloadSamples(s.ctx(ctx), indices) }); err != nil {
+		if err := s.guard("UnloadSamples", func() error { return sl.UnloadSamples(s.ctx(ctx), indices) }); err != nil {
 			return &backendv1.UnloadSamplesResponse{Status: status(fmt.Errorf("unload samples: %w", err))}
 		}
 	}
@@ -400,7 +437,7 @@ func (s *Server) units(samples []LoadedSample) ([]int, error) {
 		return nil, nil
 	}
 	out := make([]int, len(samples))
-	err := guard("Units", func() error {
+	err := s.guard("Units", func() error {
 		for i, smp := range samples {
 			out[i] = max(1, bs.Units(smp))
 		}
@@ -433,7 +470,7 @@ func (s *Server) Warmup(ctx context.Context) *backendv1.WarmupResponse {
 	if !ok {
 		return &backendv1.WarmupResponse{Status: &backendv1.Status{}}
 	}
-	if err := guard("Warmup", func() error { return w.Warmup(s.ctx(ctx)) }); err != nil {
+	if err := s.guard("Warmup", func() error { return w.Warmup(s.ctx(ctx)) }); err != nil {
 		return &backendv1.WarmupResponse{Status: status(fmt.Errorf("warmup: %w", err))}
 	}
 	return &backendv1.WarmupResponse{Status: &backendv1.Status{}}
@@ -490,7 +527,7 @@ func (s *Server) Close() *backendv1.CloseResponse {
 		return &backendv1.CloseResponse{Status: &backendv1.Status{}}
 	}
 	s.closed = true
-	err := guard("Close", s.b.Close)
+	err := s.guard("Close", s.b.Close)
 	s.samplesMu.Lock()
 	s.samples.removeAll(func(e loadedEntry) { e.owner.drop() })
 	s.samplesMu.Unlock()

@@ -404,6 +404,11 @@ func (w *worker) run(j *job) {
 		return
 	}
 	w.c.start(w.q)
+	method := "Infer"
+	if w.s.submitter != nil {
+		method = "Submit"
+	}
+	srv.observe(Call{Method: method, Query: &w.q})
 	var err error
 	if w.s.submitter != nil {
 		err = w.submit()
@@ -411,6 +416,7 @@ func (w *worker) run(j *job) {
 		err = w.infer()
 	}
 	w.c.finish(err)
+	srv.observe(Call{Method: method, Query: &w.q, Done: true})
 	clear(w.q.Samples) // drop references to sample data
 }
 
@@ -442,7 +448,7 @@ func (w *worker) flush() {
 		w.s.out.Flushed(abi.OK, "")
 		return
 	}
-	err := guard("Flush", func() error { return f.Flush(w.s.ctx) })
+	err := w.s.srv.guard("Flush", func() error { return f.Flush(w.s.ctx) })
 	if err != nil {
 		w.s.out.Flushed(CodeOf(err), err.Error())
 		return

@@ -423,7 +423,7 @@ func TestSubprocessPlugin(t *testing.T) {
 
 	r = mlperfHost(t, dir, "plugins", "check", "echo", "--plugin-dirs", plugins)
 	require.Equal(t, exitcode.OK, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-	assert.Contains(t, r.stdout, "plugin echo passes 13 checks")
+	assert.Contains(t, r.stdout, "plugin echo passes 15 checks")
 
 	r = mlperfHost(t, dir, append([]string{"run", "--plugin", "echo", "--plugin-dirs", plugins, "--out", "logs"}, fast(t, dir)...)...)
 	assertVerdict(t, r, filepath.Join(dir, "logs"))

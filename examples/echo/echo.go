@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -26,6 +27,9 @@ type Config struct {
 	// FirstTokens makes the backend report each sample's first byte as
 	// its first token, as an LLM backend would.
 	FirstTokens bool
+	// BatchTimeout batches samples of several queries into one Infer
+	// call (sdk.Info.BatchTimeout); 0 does not.
+	BatchTimeout time.Duration
 }
 
 // Defaults of Config's zero fields.
@@ -87,7 +91,7 @@ func (b *Backend) Info() sdk.Info {
 		Name: "echo", Version: Version,
 		Description: "null backend: completes each sample with its own bytes",
 		MaxBatch:    b.cfg.MaxBatch, MaxInFlight: b.cfg.MaxInFlight, FirstTokens: b.cfg.FirstTokens,
-		Options: options,
+		BatchTimeout: b.cfg.BatchTimeout, Options: options,
 	}
 }
 
@@ -99,7 +103,18 @@ var options = []sdk.Option{
 	{Name: OptGrowLimitMiB, Type: abi.OptionUint, Doc: "bound of the grow fault in MiB (none: grow until stopped)"},
 	{Name: OptMaxBatch, Type: abi.OptionUint, Doc: "samples per Infer call (replaces MLPERF_ECHO_MAX_BATCH)"},
 	{Name: OptMaxInFlight, Type: abi.OptionUint, Doc: "Infer calls at once (replaces MLPERF_ECHO_MAX_IN_FLIGHT)"},
+	{Name: OptBatchTimeout, Type: abi.OptionDuration, Doc: "batch samples of several queries, each waiting at most this long (0: do not)"},
 	{Name: OptServiceTime, Type: abi.OptionDuration, Doc: "least time one Infer call takes, e.g. 1ms (bounds the plugin's speed)"},
+	{Name: OptCloseFault, Type: abi.OptionEnum, Allowed: []string{"hang", "fail"}, Doc: "make Close misbehave, for failure tests"},
+}
+
+// optionNames returns the names of echo's options, in schema order.
+func optionNames() []string {
+	names := make([]string, len(options))
+	for i, o := range options {
+		names[i] = o.Name
+	}
+	return names
 }
 
 // SubmissionFacts implements sdk.SubmissionReporter: what a real backend
@@ -133,6 +148,8 @@ const (
 	// OptCloseFault makes Close misbehave: "hang" (never return) or
 	// "fail" (return an error).
 	OptCloseFault = "close_fault"
+	// OptBatchTimeout replaces Config.BatchTimeout.
+	OptBatchTimeout = "batch_timeout"
 )
 
 // Load implements sdk.Backend. Any model is accepted except [BadModel].
@@ -171,20 +188,23 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 			} else {
 				b.cfg.MaxInFlight = int(n)
 			}
-		case OptServiceTime:
+		case OptServiceTime, OptBatchTimeout:
 			d, err := time.ParseDuration(v)
 			if err != nil || d < 0 {
 				return sdk.Errorf(abi.InvalidArgument, "echo: option %s=%q: want a duration such as 1ms", k, v)
 			}
-			b.service = d
+			if k == OptServiceTime {
+				b.service = d
+			} else {
+				b.cfg.BatchTimeout = d
+			}
 		case OptCloseFault:
 			if v != "hang" && v != "fail" {
 				return sdk.Errorf(abi.InvalidArgument, "echo: option %s=%q: want hang or fail", k, v)
 			}
 			b.closeFault = v
 		default:
-			return sdk.Errorf(abi.InvalidArgument, "echo: unknown option %q (known: %s, %s, %s, %s, %s, %s, %s)", k,
-				OptFault, OptFaultAfter, OptGrowLimitMiB, OptMaxBatch, OptMaxInFlight, OptServiceTime, OptCloseFault)
+			return sdk.Errorf(abi.InvalidArgument, "echo: unknown option %q (known: %s)", k, strings.Join(optionNames(), ", "))
 		}
 	}
 	if b.fault == faultGrow {

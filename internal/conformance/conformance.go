@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -93,7 +94,8 @@ type runner struct {
 func (r *runner) checks() []check {
 	return []check{
 		{"info", true, r.info},
-		{"load model", true, func(ctx context.Context) (string, error) { return "", r.b.Load(ctx, r.in.Model) }},
+		{"option schema", false, r.options},
+		{"load model", true, r.load},
 		{"load samples", true, func(ctx context.Context) (string, error) {
 			return fmt.Sprintf("%d samples", len(r.in.Samples)), r.b.LoadSamples(ctx, r.in.Samples)
 		}},
@@ -102,12 +104,62 @@ func (r *runner) checks() []check {
 		{"deterministic output", false, r.deterministic},
 		{"batch over max batch", false, r.batch},
 		{"concurrent queries", false, r.concurrent},
+		{"one-sample queries back to back", false, r.backToBack},
 		{"output only when wanted", false, r.noOutput},
 		{"flush", false, func(ctx context.Context) (string, error) { return "", r.b.Flush(ctx) }},
 		{"unknown sample index", false, r.badIndex},
 		{"unload samples", false, r.unload},
 		{"close", false, r.close},
 	}
+}
+
+// options reports the plugin's option schema (ABI v1.2) and checks the
+// options given against it.
+func (r *runner) options(context.Context) (string, error) {
+	i := r.b.Info()
+	if len(i.Options) == 0 {
+		return "none declared (the plugin checks its options itself)", nil
+	}
+	return fmt.Sprintf("%d options declared", len(i.Options)), i.CheckOptions(r.in.Model.Options)
+}
+
+// load loads the model and reports what the plugin said of the system
+// (ABI v1.2) and the tensors its samples will have.
+func (r *runner) load(ctx context.Context) (string, error) {
+	if err := r.b.Load(ctx, r.in.Model); err != nil {
+		return "", err
+	}
+	var parts []string
+	if f := r.b.Info().Facts; f != nil {
+		parts = append(parts, fmt.Sprintf("framework %q, devices used %v", f.Framework, f.DevicesUsed))
+	}
+	if in := r.in.Model.Inputs; len(in) > 0 {
+		var names []string
+		for _, t := range in {
+			names = append(names, fmt.Sprintf("%s %s%v", t.Name, t.DType, t.Shape))
+		}
+		parts = append(parts, "inputs "+strings.Join(names, ", "))
+	}
+	return strings.Join(parts, "; "), nil
+}
+
+// backToBack issues one-sample queries one after the other, as the
+// Server scenario does, and no flush: a plugin that batches across
+// queries must still answer each, once, without being flushed.
+func (r *runner) backToBack(ctx context.Context) (string, error) {
+	n := min(max(8, 2*r.b.Info().MaxBatch+1), 1025)
+	recs := r.records(n, abi.FlagWantOutput)
+	r.col.expect(recs)
+	start := time.Now()
+	for i := range recs {
+		if err := r.b.Issue(ctx, recs[i:i+1]); err != nil {
+			return "", fmt.Errorf("issue: %w", err)
+		}
+	}
+	if err := r.col.wait(ctx, r.b); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d queries in %v", n, time.Since(start).Round(time.Microsecond)), r.okAll(recs)
 }
 
 func (r *runner) info(context.Context) (string, error) {

@@ -14,7 +14,8 @@ import (
 )
 
 func input() Input {
-	return Input{Model: host.Model{Bytes: []byte("model")}, Samples: []host.Sample{{Index: 0, Data: []byte{1}}, {Index: 5, Data: []byte{2}}}}
+	return Input{Model: host.Model{Bytes: []byte("model"), Options: map[string]string{"stream": "2"}},
+		Samples: []host.Sample{{Index: 0, Data: []byte{1}}, {Index: 5, Data: []byte{2}}}}
 }
 
 // good fails samples whose index was never loaded, as a plugin must.
@@ -53,6 +54,13 @@ func TestRun(t *testing.T) {
 			b.Output = func(abi.IssueRecord) []byte { n++; return []byte{n} }
 			return b
 		}},
+		// The options given break the schema the plugin declared.
+		{name: "options outside the schema", fail: "option schema", make: func() *hosttest.Backend {
+			b := hosttest.New(host.Info{Name: "fake", Version: "1", MaxBatch: 4, MaxInFlight: 2,
+				Options: []host.OptionSpec{{Name: "streams", Type: abi.OptionUint}}})
+			b.Status = good().Status
+			return b
+		}},
 		{name: "sample errors", fail: "single sample", skipped: true, make: func() *hosttest.Backend {
 			b := good()
 			b.Status = func(abi.IssueRecord) abi.Code { return abi.Internal }
@@ -64,7 +72,7 @@ func TestRun(t *testing.T) {
 			t.Parallel()
 			b := tt.make()
 			res, err := Run(context.Background(), b, input())
-			require.Len(t, res, 13)
+			require.Len(t, res, 15)
 			failed := ""
 			skipped := false
 			for _, r := range res {
@@ -92,7 +100,7 @@ func TestLoadFailureStops(t *testing.T) {
 	b.Fail(errors.New("boom"))
 	res, err := Run(context.Background(), b, input())
 	require.ErrorIs(t, err, ErrFailed)
-	assert.Equal(t, "load model", res[1].Name)
-	require.Error(t, res[1].Err)
-	assert.True(t, res[2].Skipped)
+	assert.Equal(t, "load model", res[2].Name)
+	require.Error(t, res[2].Err)
+	assert.True(t, res[3].Skipped)
 }

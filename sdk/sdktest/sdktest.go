@@ -3,6 +3,7 @@ package sdktest
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -79,16 +80,22 @@ func (c Config) Run(t *testing.T, b sdk.Backend) {
 		c.Timeout = time.Minute
 	}
 	require.NotEmpty(t, c.Samples, "sdktest: Config.Samples is empty")
-	k := &kit{t: t, cfg: c, spy: &spy{b: b}, rec: newRecorder(), byIndex: map[uint64]sdk.LoadedSample{}}
+	k := &kit{t: t, cfg: c, rec: newRecorder(), byIndex: map[uint64]sdk.LoadedSample{}}
 	for _, s := range c.Samples {
 		_, dup := k.byIndex[s.Index]
 		require.False(t, dup, "sdktest: Config.Samples has index %d twice", s.Index)
-		k.byIndex[s.Index] = s
+		// A copy: a backend that writes to its samples shows.
+		k.byIndex[s.Index] = cloneSample(s)
 	}
-	k.srv = sdk.NewServer(k.spy.wrap(), sdk.ServerConfig{Logger: slog.New(slog.NewTextHandler(t.Output(), nil)), ModelPath: true})
+	k.spy = newSpy(b, func(i uint64) (sdk.LoadedSample, bool) { s, ok := k.byIndex[i]; return s, ok })
+	k.srv = sdk.NewServer(b, sdk.ServerConfig{Logger: slog.New(slog.NewTextHandler(t.Output(), nil)), ModelPath: true,
+		Observe: k.spy.observe})
 	k.run()
 	if c.BadModel != nil && c.New != nil {
 		t.Run("bad model", k.badModel)
+	}
+	if c.New != nil {
+		t.Run("unknown option", k.unknownOption)
 	}
 }
 
@@ -136,6 +143,8 @@ func (k *kit) run() {
 		{"multi-sample query", k.checkMulti},
 		{"without output", k.checkNoOutput},
 		{"concurrent queries", k.checkConcurrent},
+		{"one-sample queries back to back", k.checkBackToBack},
+		{"tensors reach the backend", k.checkTensors},
 		{"flush", k.checkFlush},
 		{"empty query", k.checkEmpty},
 		{"unknown sample index", k.checkUnknownIndex},
@@ -195,7 +204,7 @@ func (k *kit) checkBeforeLoad(t *testing.T) {
 
 func (k *kit) checkLoad(t *testing.T) {
 	m := k.cfg.Model
-	loaded := k.srv.Load(t.Context(), &backendv1.LoadRequest{ModelPath: m.Path, ModelBytes: m.Bytes, Options: m.Options})
+	loaded := k.srv.Load(t.Context(), m.LoadRequest())
 	requireOK(t, loaded.GetStatus(), "Load")
 	// Load's options may change the limits (ABI v1.1): from here the kit
 	// holds the backend to the ones Load answered, and Info must agree.
@@ -205,7 +214,7 @@ func (k *kit) checkLoad(t *testing.T) {
 	assert.Equal(t, k.info.GetName(), info.GetName(), "Load changes nothing of Info but the limits")
 	assert.Equal(t, k.info.GetCapabilities(), info.GetCapabilities(), "Load changes nothing of Info but the limits")
 	k.info = info
-	again := k.srv.Load(t.Context(), &backendv1.LoadRequest{ModelPath: m.Path, ModelBytes: m.Bytes, Options: m.Options})
+	again := k.srv.Load(t.Context(), m.LoadRequest())
 	assert.Equal(t, abi.FailedPrecondition.String(), codeOf(again.GetStatus()).String(), "a second Load")
 }
 
@@ -257,8 +266,17 @@ func (k *kit) issue(t *testing.T, qs ...query) {
 		ids = append(ids, q.ids...)
 	}
 	require.NoError(t, k.rec.waitIDs(k.cfg.Timeout, ids))
+	k.checkAnswers(t, qs)
+}
+
+// checkAnswers checks that every sample of qs completed OK, with the
+// output Check wants, exactly once.
+func (k *kit) checkAnswers(t *testing.T, qs []query) {
+	t.Helper()
 	var bad []string
+	n := 0
 	for _, q := range qs {
+		n += len(q.ids)
 		for i, id := range q.ids {
 			res, _ := k.rec.get(id)
 			s := q.samples[i]
@@ -272,7 +290,7 @@ func (k *kit) issue(t *testing.T, qs ...query) {
 			}
 		}
 	}
-	reportSome(t, bad, len(ids))
+	reportSome(t, bad, n)
 	assert.Empty(t, k.rec.duplicates(), "sample ids completed more than once")
 }
 
@@ -302,9 +320,24 @@ func (k *kit) checkMulti(t *testing.T) {
 	for i := range positions {
 		positions[i] = i % len(k.cfg.Samples)
 	}
+	before := k.spy.batchCount()
 	k.issue(t, k.newQuery(positions, true))
-	if mb := k.maxBatch(); mb > 0 {
-		assert.LessOrEqual(t, k.spy.maxBatch.Load(), int64(mb), "an Infer call had more than MaxBatch samples")
+	k.checkBatchSizes(t, k.spy.batchesSince(before))
+}
+
+// checkBatchSizes checks that no call of more than one sample went past
+// MaxBatch samples (or units, for a BatchSizer).
+func (k *kit) checkBatchSizes(t *testing.T, bs []batch) {
+	t.Helper()
+	mb := k.maxBatch()
+	if mb == 0 {
+		return
+	}
+	for _, b := range bs {
+		if len(b.ids) > 1 && b.units > mb {
+			t.Errorf("a call of %d samples weighing %d, past MaxBatch %d", len(b.ids), b.units, mb)
+			return
+		}
 	}
 }
 
@@ -327,8 +360,74 @@ func (k *kit) checkConcurrent(t *testing.T) {
 		}
 		qs[i] = k.newQuery(positions, rng.IntN(2) == 0)
 	}
+	before := k.spy.batchCount()
 	k.issue(t, qs...)
 	assert.LessOrEqual(t, k.spy.maxInFlight.Load(), int64(inFlight), "more Infer calls at once than MaxInFlight")
+	k.checkBatchSizes(t, k.spy.batchesSince(before))
+}
+
+// checkBackToBack issues one-sample queries one after the other, as the
+// Server scenario does, without a flush: each is answered once whatever
+// the batching, no call is past MaxBatch, and with a BatchTimeout no call
+// of fewer than MaxBatch samples started before its oldest sample had
+// waited BatchTimeout (for a BatchSizer, whose calls may end short of
+// MaxBatch when the next sample does not fit, that is not checked).
+func (k *kit) checkBackToBack(t *testing.T) {
+	mb := k.maxBatch()
+	n := 8
+	if mb > 0 {
+		n = min(2*mb+1, 1025)
+	}
+	before := k.spy.batchCount()
+	issued := map[uint64]time.Time{}
+	var ids []uint64
+	qs := make([]query, n)
+	for i := range qs {
+		qs[i] = k.newQuery([]int{i % len(k.cfg.Samples)}, true)
+	}
+	for _, q := range qs {
+		issued[q.ids[0]] = time.Now()
+		require.NoError(t, k.sess.Issue(q.records))
+		ids = append(ids, q.ids...)
+	}
+	require.NoError(t, k.rec.waitIDs(k.cfg.Timeout, ids))
+	k.checkAnswers(t, qs)
+	bs := k.spy.batchesSince(before)
+	k.checkBatchSizes(t, bs)
+	timeout := k.spy.b.Info().BatchTimeout
+	if _, sized := k.spy.b.(sdk.BatchSizer); timeout <= 0 || sized || mb == 0 {
+		return
+	}
+	for _, b := range bs {
+		if len(b.ids) >= mb {
+			continue
+		}
+		oldest := time.Time{}
+		for _, id := range b.ids {
+			if at, ok := issued[id]; ok && (oldest.IsZero() || at.Before(oldest)) {
+				oldest = at
+			}
+		}
+		if !oldest.IsZero() && b.at.Sub(oldest) < timeout {
+			t.Errorf("a call of %d samples (MaxBatch %d) started %v after its oldest sample was issued, before BatchTimeout %v",
+				len(b.ids), mb, b.at.Sub(oldest), timeout)
+			return
+		}
+	}
+}
+
+// checkTensors checks that every sample reached Infer (or Submit) with the
+// tensors it was loaded with: names, dtypes, shapes and bytes.
+func (k *kit) checkTensors(t *testing.T) {
+	k.spy.mu.Lock()
+	defer k.spy.mu.Unlock()
+	var bad []string
+	for _, p := range k.spy.problems {
+		if strings.HasPrefix(p, "sample index") {
+			bad = append(bad, p)
+		}
+	}
+	reportSome(t, bad, len(bad))
 }
 
 func (k *kit) checkFlush(t *testing.T) {
@@ -412,13 +511,20 @@ func (k *kit) checkClose(t *testing.T) {
 	k.spy.mu.Lock()
 	defer k.spy.mu.Unlock()
 	assert.Equal(t, 1, k.spy.closes, "Close calls on the backend")
-	assert.Empty(t, k.spy.problems, "calls after Close")
+	for _, p := range k.spy.problems {
+		assert.NotContains(t, p, "after Close")
+	}
 	calls := k.spy.calls
 	require.NotEmpty(t, calls)
 	assert.Equal(t, "Info", calls[0], "the first call: %v", calls)
 	assert.Equal(t, "Close", calls[len(calls)-1], "the last call: %v", calls)
-	if i := slices.Index(calls, "Infer"); i >= 0 {
-		assert.Less(t, slices.Index(calls, "Load"), i, "Infer before Load: %v", calls)
+	for _, infer := range []string{"Infer", "Submit"} {
+		if i := slices.Index(calls, infer); i >= 0 {
+			assert.Less(t, slices.Index(calls, "Load"), i, "%s before Load: %v", infer, calls)
+		}
+	}
+	if _, ok := k.spy.b.(sdk.Submitter); ok {
+		assert.NotContains(t, calls, "Infer", "the SDK calls Submit of a Submitter, never Infer")
 	}
 }
 
@@ -427,10 +533,67 @@ func (k *kit) badModel(t *testing.T) {
 	srv := sdk.NewServer(b, sdk.ServerConfig{Logger: slog.New(slog.NewTextHandler(t.Output(), nil)), ModelPath: true})
 	defer srv.Close()
 	requireOK(t, srv.Info(&backendv1.InfoRequest{HostAbiMajor: abi.Major}).GetStatus(), "Info")
-	m := k.cfg.BadModel
-	resp := srv.Load(t.Context(), &backendv1.LoadRequest{ModelPath: m.Path, ModelBytes: m.Bytes, Options: m.Options})
+	resp := srv.Load(t.Context(), k.cfg.BadModel.LoadRequest())
 	assert.NotEqual(t, abi.OK.String(), codeOf(resp.GetStatus()).String(), "Load accepted the bad model")
 	assert.NotEmpty(t, resp.GetStatus().GetMessage(), "a failed Load says why")
 	_, err := srv.OpenSession(t.Context(), newRecorder())
 	assert.Error(t, err, "a session after a failed Load")
+}
+
+// unknownOption loads a fresh backend that declares an option schema with
+// a misspelt option: Load refuses it as INVALID_ARGUMENT naming the option
+// and, when there is one, the close match.
+func (k *kit) unknownOption(t *testing.T) {
+	b := k.cfg.New()
+	srv := sdk.NewServer(b, sdk.ServerConfig{Logger: slog.New(slog.NewTextHandler(t.Output(), nil)), ModelPath: true})
+	defer srv.Close()
+	info := srv.Info(&backendv1.InfoRequest{HostAbiMajor: abi.Major})
+	requireOK(t, info.GetStatus(), "Info")
+	if len(info.GetOptions()) == 0 {
+		t.Skip("the backend declares no option schema (Info.Options)")
+	}
+	name := info.GetOptions()[0].GetName()
+	m := k.cfg.Model
+	m.Options = map[string]string{name + "x": "1"}
+	resp := srv.Load(t.Context(), m.LoadRequest())
+	assert.Equal(t, abi.InvalidArgument.String(), codeOf(resp.GetStatus()).String(), "Load with an unknown option")
+	assert.Contains(t, resp.GetStatus().GetMessage(), fmt.Sprintf("unknown option %q (did you mean %s", name+"x", name))
+}
+
+// TensorSamples returns a schema of three int32 tensors of one length per
+// sample, named as BERT's (input_ids, input_mask, segment_ids), and n
+// samples of lengths 1 to 24: for Config.Model.Inputs and Config.Samples
+// of a backend that reads tensors by name.
+func TensorSamples(n int) ([]sdk.TensorSpec, []sdk.LoadedSample) {
+	names := []string{"input_ids", "input_mask", "segment_ids"}
+	inputs := make([]sdk.TensorSpec, len(names))
+	for k, name := range names {
+		inputs[k] = sdk.TensorSpec{Name: name, DType: abi.Int32, Shape: []int{abi.Varies}}
+	}
+	samples := make([]sdk.LoadedSample, n)
+	for i := range samples {
+		l := 1 + (i*7)%24
+		s := sdk.LoadedSample{Index: uint64(i), Data: make([]byte, 0, 4*l*len(names))}
+		for k := range names {
+			for j := range l {
+				s.Data = binary.LittleEndian.AppendUint32(s.Data, uint32(i<<16|k<<8|j))
+			}
+		}
+		for k, name := range names {
+			d := s.Data[4*l*k : 4*l*(k+1) : 4*l*(k+1)]
+			s.Tensors = append(s.Tensors, sdk.Tensor{Name: name, DType: abi.Int32, Shape: []int{l}, Data: d})
+		}
+		samples[i] = s
+	}
+	return inputs, samples
+}
+
+// cloneSample copies a sample's bytes and tensors.
+func cloneSample(s sdk.LoadedSample) sdk.LoadedSample {
+	c := sdk.LoadedSample{Index: s.Index, Data: bytes.Clone(s.Data)}
+	for _, t := range s.Tensors {
+		t.Data, t.Shape = bytes.Clone(t.Data), slices.Clone(t.Shape)
+		c.Tensors = append(c.Tensors, t)
+	}
+	return c
 }

@@ -29,6 +29,7 @@ const (
 	flawNoName    flaw = "noname"    // Info without a name
 	flawLoad      flaw = "load"      // refuse every model
 	flawAcceptAll flaw = "acceptall" // accept the bad model
+	flawMutate    flaw = "mutate"    // write to a sample's bytes
 )
 
 // mirror is a small echo backend with one flaw.
@@ -64,6 +65,8 @@ func (m *mirror) Infer(_ context.Context, q sdk.Query, c sdk.Completer) error {
 			continue
 		case m.flaw == flawUnknown:
 			c.Complete(s.ID^1<<62, nil, 0)
+		case m.flaw == flawMutate && len(s.Data) > 0:
+			s.Data[0]++ // the SDK's samples are read-only; this one is not protected
 		}
 		out := s.Data
 		if m.flaw == flawGarble && len(out) > 0 {
@@ -117,6 +120,7 @@ func TestKitFindsFlaws(t *testing.T) {
 		// A failed precondition stops the steps after it.
 		{name: "load fails", flaw: flawLoad, want: []string{"Load failed", "INVALID_ARGUMENT: load: mirror: bad model", "--- FAIL: TestFlawedHelper/load "}},
 		{name: "bad model accepted", flaw: flawAcceptAll, want: []string{"Load accepted the bad model"}},
+		{name: "samples written to", flaw: flawMutate, want: []string{"--- FAIL: TestFlawedHelper/tensors_reach_the_backend", "a backend must not write to its samples"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,28 +1,72 @@
 package sdktest
 
 import (
-	"context"
+	"bytes"
+	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
-// spy wraps a backend to watch how the SDK drives it: the order of calls,
-// the size of each Infer call and how many run at once.
+// spy watches, through [sdk.ServerConfig.Observe], how the SDK drives the
+// backend: the order of calls, the size of each Infer (or Submit) call,
+// how many run at once, when each started and whether each sample carries
+// the tensors it was loaded with.
 type spy struct {
 	b sdk.Backend
+	// units weighs a sample in a batch: the backend's BatchSizer, else 1.
+	units func(sdk.LoadedSample) int
+	// loaded returns a sample as the kit loaded it.
+	loaded func(index uint64) (sdk.LoadedSample, bool)
 
 	mu       sync.Mutex
-	calls    []string // control calls in order, Infer once per run of calls
+	calls    []string // calls in order, a run of Infer (or Submit) calls once
 	closes   int
-	problems []string
+	problems []string // calls after Close, samples whose tensors changed
+	batches  []batch
 
 	infers      atomic.Int64
 	inFlight    atomic.Int64
 	maxInFlight atomic.Int64
-	maxBatch    atomic.Int64
+	maxBatch    atomic.Int64 // the largest call, in units
 	emptyCalls  atomic.Int64
+}
+
+// batch is one Infer or Submit call as it started.
+type batch struct {
+	at    time.Time
+	ids   []uint64
+	units int
+}
+
+func newSpy(b sdk.Backend, loaded func(uint64) (sdk.LoadedSample, bool)) *spy {
+	s := &spy{b: b, loaded: loaded, units: func(sdk.LoadedSample) int { return 1 }}
+	if bs, ok := b.(sdk.BatchSizer); ok {
+		s.units = func(ls sdk.LoadedSample) int { return max(1, bs.Units(ls)) }
+	}
+	return s
+}
+
+// observe is the server's [sdk.ServerConfig.Observe].
+func (s *spy) observe(c sdk.Call) {
+	if c.Done {
+		if c.Query != nil {
+			s.inFlight.Add(-1)
+		}
+		return
+	}
+	s.note(c.Method)
+	switch c.Method {
+	case "Close":
+		s.mu.Lock()
+		s.closes++
+		s.mu.Unlock()
+	case "Infer", "Submit":
+		s.call(c.Query)
+	}
 }
 
 func (s *spy) note(call string) {
@@ -36,34 +80,63 @@ func (s *spy) note(call string) {
 	}
 }
 
-func (s *spy) Info() sdk.Info {
-	s.note("Info")
-	return s.b.Info()
-}
-
-func (s *spy) Load(ctx context.Context, m sdk.Model) error {
-	s.note("Load")
-	return s.b.Load(ctx, m)
-}
-
-func (s *spy) Infer(ctx context.Context, q sdk.Query, c sdk.Completer) error {
-	s.note("Infer")
+// call records one Infer or Submit call and checks its samples' tensors.
+func (s *spy) call(q *sdk.Query) {
 	s.infers.Add(1)
+	raise(&s.maxInFlight, s.inFlight.Add(1))
 	if len(q.Samples) == 0 {
 		s.emptyCalls.Add(1)
 	}
-	raise(&s.maxBatch, int64(len(q.Samples)))
-	raise(&s.maxInFlight, s.inFlight.Add(1))
-	defer s.inFlight.Add(-1)
-	return s.b.Infer(ctx, q, c)
+	b := batch{at: time.Now()}
+	var problems []string
+	for _, smp := range q.Samples {
+		b.ids = append(b.ids, smp.ID)
+		ls, ok := s.loaded(smp.Index)
+		if !ok {
+			continue
+		}
+		b.units += s.units(ls)
+		if p := sameTensors(ls, smp); p != "" {
+			problems = append(problems, p)
+		}
+	}
+	raise(&s.maxBatch, int64(b.units))
+	s.mu.Lock()
+	s.batches = append(s.batches, b)
+	s.problems = append(s.problems, problems...)
+	s.mu.Unlock()
 }
 
-func (s *spy) Close() error {
-	s.note("Close")
+// sameTensors says how a sample's tensors in a call differ from those it
+// was loaded with; "" when they do not.
+func sameTensors(ls sdk.LoadedSample, smp sdk.Sample) string {
+	if !bytes.Equal(ls.Data, smp.Data) {
+		return fmt.Sprintf("sample index %d reached the backend with other bytes than it was loaded with: a backend must not write to its samples", smp.Index)
+	}
+	if len(ls.Tensors) != len(smp.Tensors) {
+		return fmt.Sprintf("sample index %d reached the backend with %d tensors, it was loaded with %d", smp.Index, len(smp.Tensors), len(ls.Tensors))
+	}
+	for k, t := range ls.Tensors {
+		g := smp.Tensors[k]
+		if g.Name != t.Name || g.DType != t.DType || !slices.Equal(g.Shape, t.Shape) || !bytes.Equal(g.Data, t.Data) {
+			return fmt.Sprintf("sample index %d: tensor %d reached the backend as %s %s%v (%d bytes), it was loaded as %s %s%v (%d bytes)",
+				smp.Index, k, g.Name, g.DType, g.Shape, len(g.Data), t.Name, t.DType, t.Shape, len(t.Data))
+		}
+	}
+	return ""
+}
+
+// batchesSince returns the calls recorded after the first n.
+func (s *spy) batchesSince(n int) []batch {
 	s.mu.Lock()
-	s.closes++
-	s.mu.Unlock()
-	return s.b.Close()
+	defer s.mu.Unlock()
+	return slices.Clone(s.batches[min(n, len(s.batches)):])
+}
+
+func (s *spy) batchCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.batches)
 }
 
 // raise sets v to n if n is larger.
@@ -74,88 +147,4 @@ func raise(v *atomic.Int64, n int64) {
 			return
 		}
 	}
-}
-
-// The optional capabilities, forwarded.
-type (
-	spyFlusher struct{ s *spy }
-	spyWarmer  struct{ s *spy }
-	spyLoader  struct{ s *spy }
-)
-
-func (f spyFlusher) Flush(ctx context.Context) error {
-	f.s.note("Flush")
-	return f.s.b.(sdk.Flusher).Flush(ctx)
-}
-
-func (w spyWarmer) Warmup(ctx context.Context) error {
-	w.s.note("Warmup")
-	return w.s.b.(sdk.Warmer).Warmup(ctx)
-}
-
-func (l spyLoader) LoadSamples(ctx context.Context, samples []sdk.LoadedSample) error {
-	l.s.note("LoadSamples")
-	return l.s.b.(sdk.SampleLoader).LoadSamples(ctx, samples)
-}
-
-func (l spyLoader) UnloadSamples(ctx context.Context, indices []uint64) error {
-	l.s.note("UnloadSamples")
-	return l.s.b.(sdk.SampleLoader).UnloadSamples(ctx, indices)
-}
-
-// wrap returns the spy as a backend with exactly the optional
-// capabilities of the backend it watches, so the SDK derives the same
-// capability bits.
-func (s *spy) wrap() sdk.Backend {
-	_, f := s.b.(sdk.Flusher)
-	_, w := s.b.(sdk.Warmer)
-	_, l := s.b.(sdk.SampleLoader)
-	type (
-		F = spyFlusher
-		W = spyWarmer
-		L = spyLoader
-	)
-	switch {
-	case f && w && l:
-		return struct {
-			*spy
-			F
-			W
-			L
-		}{s, F{s}, W{s}, L{s}}
-	case f && w:
-		return struct {
-			*spy
-			F
-			W
-		}{s, F{s}, W{s}}
-	case f && l:
-		return struct {
-			*spy
-			F
-			L
-		}{s, F{s}, L{s}}
-	case w && l:
-		return struct {
-			*spy
-			W
-			L
-		}{s, W{s}, L{s}}
-	case f:
-		return struct {
-			*spy
-			F
-		}{s, F{s}}
-	case w:
-		return struct {
-			*spy
-			W
-		}{s, W{s}}
-	case l:
-		return struct {
-			*spy
-			L
-		}{s, L{s}}
-	}
-	return s
 }
