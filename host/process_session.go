@@ -507,7 +507,10 @@ func (b *processBackend) close() error {
 		closeErr = unary(ctx, b, opClose, func(ctx context.Context) (*backendv1.CloseResponse, error) {
 			return b.rpc.Close(ctx, &backendv1.CloseRequest{})
 		})
-		if ctx.Err() != nil {
+		// gRPC may report the deadline (the server's own timer) a moment
+		// before this context's timer fires: either way it is the close
+		// timeout that ran out.
+		if ctx.Err() != nil || errors.Is(closeErr, ErrHang) {
 			closeErr = closeHang(b.name, b.cfg.CloseTimeout, "killed it")
 		}
 		cancel()
