@@ -90,7 +90,9 @@ func serveFakePlugin(mode string) {
 			panic(err)
 		}
 		defer os.RemoveAll(dir)
-		os.Setenv(plugin.EnvUnixSocketDir, dir)
+		if err := os.Setenv(plugin.EnvUnixSocketDir, dir); err != nil {
+			panic(err)
+		}
 		cfg.GRPCServer = func(opts []grpc.ServerOption) *grpc.Server {
 			return plugin.DefaultGRPCServer(append(opts, backendv1grpc.TokenServerOptions(fakeServeToken)...))
 		}

@@ -61,7 +61,8 @@ func TestServeModeAuthenticated(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
-	case <-done:
+	case err := <-done:
+		t.Logf("the plugin exited after SIGTERM: %v", err)
 	case <-time.After(30 * time.Second):
 		require.FailNow(t, "the plugin did not stop")
 	}

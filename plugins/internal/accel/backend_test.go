@@ -47,7 +47,7 @@ func TestBackendLifecycle(t *testing.T) {
 	lim := Limits{MaxInFlight: 6, MaxBatch: 64, BatchTimeout: time.Millisecond}
 	require.NoError(t, b.Load(func() (*countingModel, Limits, error) { return m, lim, nil }))
 	info := b.Info()
-	assert.Equal(t, lim, Limits{MaxInFlight: info.MaxInFlight, MaxBatch: info.MaxBatch, BatchTimeout: info.BatchTimeout})
+	assert.Equal(t, Limits{MaxInFlight: info.MaxInFlight, MaxBatch: info.MaxBatch, BatchTimeout: info.BatchTimeout}, lim)
 	assert.Equal(t, "counting", b.SubmissionFacts().Framework)
 	// Info lists what start-up found; Load's options may have named another runtime.
 	assert.Equal(t, []int{1}, b.SubmissionFacts().DevicesUsed, "only devices Info lists")

@@ -38,7 +38,7 @@ type Scratch struct {
 	cols  []float32
 	ep    tileEpilogue
 	one   [1]float32
-	simd  simdScratch
+	simd  simdScratch //nolint:unused // read by the WASM build's SIMD kernels (simd_wasm.go)
 }
 
 // buf returns a slice of n elements from *b, growing it when needed.

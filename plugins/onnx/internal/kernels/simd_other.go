@@ -4,4 +4,4 @@ package kernels
 
 // simdScratch is the SIMD kernels' scratch memory: nothing outside the
 // WASM build.
-type simdScratch struct{}
+type simdScratch struct{} //nolint:unused // the field of Scratch the WASM build uses

@@ -20,7 +20,7 @@ import (
 func main() {
 	out := flag.String("o", "", "write the linked module here instead of over the input")
 	flag.Usage = func() {
-		fmt.Fprintln(flag.CommandLine.Output(), "usage: link [-o out.wasm] module.wasm")
+		_, _ = fmt.Fprintln(flag.CommandLine.Output(), "usage: link [-o out.wasm] module.wasm")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
