@@ -1,3 +1,5 @@
+//go:build linux || darwin
+
 // Command ortcompare measures the ORT engine against raw ONNX Runtime on
 // the same models, thread counts and batch sizes, in one run: for each
 // configuration it keeps a rawort process (the C baseline, rawort.c) and
