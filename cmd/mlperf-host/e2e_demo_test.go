@@ -157,8 +157,11 @@ func TestDemoSubmit(t *testing.T) {
 	assert.Contains(t, r.stderr, "tells cooling,")
 	assert.Contains(t, r.stderr, "--set system_desc.cooling=...")
 
+	// Offline gets options of its own, at the same top speed (16 samples
+	// every 2 ms); the other scenarios keep echo.max_batch=8.
 	args := append(base, "--set", "system_desc.cooling=air", "--set", "system_desc.host_networking_topology=N/A",
-		"--set", "system_desc.host_memory_configuration=test machine")
+		"--set", "system_desc.host_memory_configuration=test machine",
+		"--set", "echo.Offline.max_batch=16", "--set", "echo.Offline.service_time=2ms")
 	r = mlperfHost(t, dir, args...)
 	if r.code == exitcode.SubmissionInvalid {
 		for _, line := range strings.Split(r.stdout, "\n") {
@@ -191,6 +194,18 @@ func TestDemoSubmit(t *testing.T) {
 		assert.FileExists(t, filepath.Join(dir, "sub", p))
 	}
 	assert.NoDirExists(t, filepath.Join(dir, "sub", res, "Offline", "TEST05"), "TEST05 is retired")
+	// Each scenario ran with its own plugin options.
+	assert.Contains(t, r.stdout, "(process, max batch 16, 1 in flight)", "Offline's runs")
+	assert.Contains(t, r.stdout, "(process, max batch 8, 1 in flight)", "the other scenarios' runs")
+	for sc, want := range map[string]string{
+		"Offline":      "max_batch:16 max_in_flight:1 service_time:2ms",
+		"SingleStream": "max_batch:8 max_in_flight:1 service_time:1ms",
+		"MultiStream":  "max_batch:8 max_in_flight:1 service_time:1ms",
+	} {
+		readme, err := os.ReadFile(filepath.Join(dir, "sub", res, sc, "README.md"))
+		require.NoError(t, err)
+		assert.Contains(t, string(readme), want, "%s/README.md", sc)
+	}
 	// The accuracy logs are truncated, their hashes in accuracy.txt and the
 	// originals in the backup tree.
 	acc := filepath.Join(dir, "sub", res, "Offline/accuracy/accuracy.txt")
