@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -29,12 +28,15 @@ type Backend struct {
 	cfg   config
 	slots chan *slot
 	all   []*slot
-	// sampleBytes is the byte size of one sample of the model's input.
-	sampleBytes int
-	in          engine.TensorDesc
-	resp        responder
-	loaded      bool
-	closeOnce   sync.Once
+	// feeds fill the model's inputs from a batch's samples.
+	feeds feeds
+	// resp answers plain batches; seg and gen run the segmentation and
+	// token modes instead (response=segmentation, tokens).
+	resp      responder
+	seg       *segmenter
+	gen       *generator
+	loaded    bool
+	closeOnce sync.Once
 }
 
 var (
@@ -48,6 +50,7 @@ type slot struct {
 	in   []engine.Tensor
 	out  []engine.Tensor
 	ok   []sdk.Sample
+	rows []int
 	resp []byte
 }
 
@@ -149,6 +152,7 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 	if err != nil {
 		return fmt.Errorf("onnx: %w", err)
 	}
+	benchmarkDefaults(&cfg, m.Run.Benchmark, m.Options)
 	if _, ok := b.engines[cfg.engine]; !ok {
 		return fmt.Errorf("onnx: option %s=%q: this build has engines %s", OptEngine, cfg.engine, strings.Join(b.engineNames(), ", "))
 	}
@@ -174,11 +178,7 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 	if err != nil {
 		return err
 	}
-	if err := b.checkIO(b.all[0].sess); err != nil {
-		b.closeSessions()
-		return err
-	}
-	if b.resp, err = newResponder(cfg, b.all[0].sess.Outputs()); err != nil {
+	if err := b.prepare(ctx, m, data); err != nil {
 		b.closeSessions()
 		return fmt.Errorf("onnx: %w", err)
 	}
@@ -209,6 +209,9 @@ func (e *unavailableError) As(target any) bool {
 func (b *Backend) loadSessions(ctx context.Context, cfg config, data []byte) error {
 	eng := b.engines[cfg.engine]
 	opts := engine.Options{Threads: cfg.threads, MaxBatch: cfg.batch, Extra: cfg.extra}
+	if cfg.anyShape {
+		opts.MaxBatch = 0
+	}
 	b.cfg = cfg
 	b.slots = make(chan *slot, cfg.instances)
 	for range cfg.instances {
@@ -217,41 +220,18 @@ func (b *Backend) loadSessions(ctx context.Context, cfg config, data []byte) err
 			b.closeSessions()
 			return fmt.Errorf("onnx: load model with the %s engine: %w", cfg.engine, err)
 		}
-		sl := &slot{sess: s, in: make([]engine.Tensor, 1), out: make([]engine.Tensor, len(s.Outputs()))}
+		sl := &slot{sess: s, in: make([]engine.Tensor, len(s.Inputs())), out: make([]engine.Tensor, len(s.Outputs()))}
 		b.all = append(b.all, sl)
 		b.slots <- sl
 	}
 	return nil
 }
 
-// checkIO requires one input whose only free dimension is the first.
-func (b *Backend) checkIO(s engine.Session) error {
-	ins := s.Inputs()
-	if len(ins) != 1 {
-		return fmt.Errorf("onnx: model has %d inputs; the backend serves single-input models", len(ins))
-	}
-	in := ins[0]
-	if len(in.Shape) == 0 || in.Shape[0] >= 0 && in.Shape[0] != 1 {
-		return fmt.Errorf("onnx: input %v: the first dimension must be the batch", in)
-	}
-	size := in.DType.Size()
-	for _, d := range in.Shape[1:] {
-		if d < 0 {
-			return fmt.Errorf("onnx: input %v: only the batch dimension may be free", in)
-		}
-		size *= int(d)
-	}
-	if in.Shape[0] == 1 {
-		b.cfg.batch = 1 // a model exported for batch 1 only
-	}
-	b.in, b.sampleBytes = in, size
-	return nil
-}
-
-// Infer implements sdk.Backend: it runs the query's samples in batches of
-// at most the batch option on a free session, and completes each sample
-// with its slice of every output, concatenated in output order, or with
-// its class (the response option).
+// Infer implements sdk.Backend: it runs the query's samples on a free
+// session, in batches of at most the batch option (samples of one shape
+// together), and completes each sample with the response option's
+// answer; in the segmentation and tokens modes it runs each sample by
+// itself, window by window or token by token.
 func (b *Backend) Infer(ctx context.Context, q sdk.Query, c sdk.Completer) error {
 	if !b.loaded {
 		return errors.New("onnx: Infer before Load")
@@ -263,9 +243,18 @@ func (b *Backend) Infer(ctx context.Context, q sdk.Query, c sdk.Completer) error
 		return ctx.Err()
 	}
 	defer func() { b.slots <- sl }()
+	switch {
+	case b.seg != nil:
+		return b.eachSample(ctx, sl, q.Samples, c, b.seg.run)
+	case b.gen != nil:
+		return b.eachSample(ctx, sl, q.Samples, c, b.gen.run)
+	}
 	samples := q.Samples
 	for len(samples) > 0 {
-		n := min(len(samples), b.cfg.batch)
+		n := 1
+		for n < len(samples) && n < b.cfg.batch && b.feeds.sameShapes(&samples[0], &samples[n]) {
+			n++
+		}
 		if err := b.runBatch(ctx, sl, samples[:n], c); err != nil {
 			return err
 		}
@@ -274,28 +263,57 @@ func (b *Backend) Infer(ctx context.Context, q sdk.Query, c sdk.Completer) error
 	return nil
 }
 
-// runBatch runs one batch; samples with bad data fail alone.
-func (b *Backend) runBatch(ctx context.Context, sl *slot, samples []sdk.Sample, c sdk.Completer) error {
-	in := &sl.in[0]
-	in.Name, in.DType = b.in.Name, b.in.DType
-	in.Data = in.Data[:0]
-	ok := sl.ok[:0]
-	defer func() { sl.ok = ok[:0] }()
-	for _, s := range samples {
-		if len(s.Data) != b.sampleBytes {
-			c.Fail(s.ID, fmt.Errorf("onnx: sample %d has %d bytes, input %v wants %d", s.Index, len(s.Data), b.in, b.sampleBytes))
+// eachSample runs f on every sample that fits the model; a sample that
+// does not fails alone.
+func (b *Backend) eachSample(ctx context.Context, sl *slot, samples []sdk.Sample, c sdk.Completer,
+	f func(context.Context, *slot, *sdk.Sample, sdk.Completer) error,
+) error {
+	for i := range samples {
+		s := &samples[i]
+		if _, err := b.feeds.check(s); err != nil {
+			c.Fail(s.ID, fmt.Errorf("onnx: %w", err))
 			continue
 		}
-		in.Data = append(in.Data, s.Data...)
-		ok = append(ok, s)
+		if err := f(ctx, sl, s, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runBatch runs one batch; samples with bad data fail alone.
+func (b *Backend) runBatch(ctx context.Context, sl *slot, samples []sdk.Sample, c sdk.Completer) error {
+	ok, rows := sl.ok[:0], sl.rows[:0]
+	defer func() { sl.ok, sl.rows = ok[:0], rows[:0] }()
+	total := 0
+	for i := range samples {
+		s := &samples[i]
+		n, err := b.feeds.check(s)
+		if err != nil {
+			c.Fail(s.ID, fmt.Errorf("onnx: %w", err))
+			continue
+		}
+		ok, rows = append(ok, *s), append(rows, total)
+		total += n
 	}
 	if len(ok) == 0 {
 		return nil
 	}
-	in.Shape = append(in.Shape[:0], int64(len(ok)))
-	in.Shape = append(in.Shape, b.in.Shape[1:]...)
+	rows = append(rows, total)
+	if err := b.feeds.fill(sl.in, ok); err != nil {
+		return fmt.Errorf("onnx: %w", err)
+	}
 	if err := sl.sess.Run(ctx, sl.in, sl.out); err != nil {
 		return fmt.Errorf("onnx: run batch of %d: %w", len(ok), err)
+	}
+	r := ran{samples: ok, ins: sl.in, outs: sl.out}
+	if b.feeds.layout == concatRows {
+		r.rowStart = rows
+		for _, o := range sl.out {
+			if len(o.Shape) == 0 || o.Shape[0] != int64(total) {
+				return fmt.Errorf("onnx: output %s has shape %v for %d rows: a model fed rows must answer one per row", o.Name, o.Shape, total)
+			}
+		}
 	}
 	resp := sl.resp
 	defer func() { sl.resp = resp }()
@@ -305,7 +323,7 @@ func (b *Backend) runBatch(ctx context.Context, sl *slot, samples []sdk.Sample, 
 			continue
 		}
 		var err error
-		if resp, err = b.resp.appendResponse(resp[:0], sl.out, i, len(ok)); err != nil {
+		if resp, err = b.resp.appendResponse(resp[:0], &r, i); err != nil {
 			c.Fail(s.ID, fmt.Errorf("onnx: sample %d: %w", s.Index, err))
 			continue
 		}
@@ -314,16 +332,31 @@ func (b *Backend) runBatch(ctx context.Context, sl *slot, samples []sdk.Sample, 
 	return nil
 }
 
-// Warmup implements sdk.Warmer: one run of a full batch of zeros on every
-// session, so that plans and buffers exist before the timed run.
+// Warmup implements sdk.Warmer: one run of a batch of zeros on every
+// session (free dimensions the batch option, or 1 past the batch), so
+// that plans and buffers exist before the timed run.
 func (b *Backend) Warmup(ctx context.Context) error {
 	if !b.loaded {
 		return errors.New("onnx: Warmup before Load")
 	}
 	for _, sl := range b.all {
-		in := engine.Tensor{Name: b.in.Name, DType: b.in.DType, Shape: slices.Concat([]int64{int64(b.cfg.batch)}, b.in.Shape[1:]),
-			Data: make([]byte, b.cfg.batch*b.sampleBytes)}
-		if err := sl.sess.Run(ctx, []engine.Tensor{in}, sl.out); err != nil {
+		ins := make([]engine.Tensor, len(b.feeds.in))
+		for i, f := range b.feeds.in {
+			t := engine.Tensor{Name: f.desc.Name, DType: f.desc.DType}
+			for k, d := range f.desc.Shape {
+				switch {
+				case d >= 0:
+					t.Shape = append(t.Shape, d)
+				case k == 0 && b.seg == nil && b.gen == nil:
+					t.Shape = append(t.Shape, int64(b.cfg.batch))
+				default:
+					t.Shape = append(t.Shape, 1)
+				}
+			}
+			t.Data = make([]byte, engine.Elements(t.Shape)*f.desc.DType.Size())
+			ins[i] = t
+		}
+		if err := sl.sess.Run(ctx, ins, sl.out); err != nil {
 			return fmt.Errorf("onnx: warm-up: %w", err)
 		}
 	}

@@ -7,22 +7,108 @@ import (
 	"strings"
 
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/engine"
+	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
-// The values of the response option.
+// The values of the response option: what a sample's response holds.
+// Each MLPerf benchmark's is the one its reference SUT writes and its
+// official accuracy script reads (docs/benchmarks.md).
 const (
 	// ResponseOutputs answers each sample with its slice of every output,
-	// concatenated in output order (the default).
+	// concatenated in output order.
 	ResponseOutputs = "outputs"
 	// ResponseClass answers each sample with its predicted class as one
 	// little-endian float32: the response MLPerf's ResNet-50 reference
 	// writes and accuracy-imagenet.py reads (its default --dtype float32).
 	ResponseClass = "class"
+	// ResponseSQuAD answers a BERT feature with its start and end logits
+	// interleaved, [seq][2] float32, as accuracy-squad.py reads them.
+	ResponseSQuAD = "squad"
+	// ResponseDetections answers an image with rows of seven float32,
+	// [image index, ymin, xmin, ymax, xmax, score, label], the box in [0, 1]
+	// of the model input's height and width: accuracy-openimages.py's
+	// (and accuracy-coco.py's) rows.
+	ResponseDetections = "detections"
+	// ResponseSegmentation runs a 3D-UNet over a volume by sliding window
+	// and answers the class of every voxel as uint8 (accuracy_kits.py).
+	ResponseSegmentation = "segmentation"
+	// ResponseDLRM answers a DLRM sample (rows of user-item pairs) with, per
+	// pair, the click probability and the label as two float32: the
+	// reference SUT's response, which accuracy-dlrm.py reads.
+	ResponseDLRM = "dlrm"
+	// ResponseTokens generates tokens greedily with a decoder model, one
+	// step per token, reports the first token as soon as it exists and
+	// answers the generated token ids as int32 (the reference LLM SUTs').
+	ResponseTokens = "tokens"
 )
 
+// responses lists the response option's values.
+func responses() []string {
+	return []string{ResponseOutputs, ResponseClass, ResponseSQuAD, ResponseDetections, ResponseSegmentation, ResponseDLRM, ResponseTokens}
+}
+
+// ran is one run of the model over a batch: its samples, the model's
+// inputs and outputs, and where each sample's rows start in them
+// (concatRows batches; nil when each sample is one element of the batch).
+type ran struct {
+	samples  []sdk.Sample
+	ins      []engine.Tensor
+	outs     []engine.Tensor
+	rowStart []int
+}
+
+// part returns sample i's part of output o: its element of the batch, or
+// its rows.
+func (r *ran) part(o engine.Tensor, i int) []byte {
+	if r.rowStart == nil {
+		per := len(o.Data) / len(r.samples)
+		return o.Data[i*per : (i+1)*per]
+	}
+	per := len(o.Data) / max(r.rowStart[len(r.samples)], 1)
+	return o.Data[r.rowStart[i]*per : r.rowStart[i+1]*per]
+}
+
 // responder turns a batch's outputs into each sample's response.
-type responder struct {
-	class bool
+type responder interface {
+	// appendResponse appends sample i's response to dst.
+	appendResponse(dst []byte, r *ran, i int) ([]byte, error)
+}
+
+// outputsResponder answers every output's slice (ResponseOutputs).
+type outputsResponder struct{}
+
+func (outputsResponder) appendResponse(dst []byte, r *ran, i int) ([]byte, error) {
+	for _, o := range r.outs {
+		dst = append(dst, r.part(o, i)...)
+	}
+	return dst, nil
+}
+
+// outputIndex returns the index of the output called name, with an error
+// listing the outputs when there is none.
+func outputIndex(outs []engine.TensorDesc, opt, name string) (int, error) {
+	names := make([]string, len(outs))
+	for i, o := range outs {
+		names[i] = o.Name
+		if o.Name == name {
+			return i, nil
+		}
+	}
+	return -1, fmt.Errorf("option %s=%q: the model's outputs are %s", opt, name, strings.Join(names, ", "))
+}
+
+// perSample is the number of elements of one sample in output o (its
+// dimensions past the batch); negative when one is free.
+func perSample(o engine.TensorDesc) int {
+	n := 1
+	for _, d := range o.Shape[min(1, len(o.Shape)):] {
+		n *= int(d)
+	}
+	return n
+}
+
+// classResponder answers the predicted class (ResponseClass).
+type classResponder struct {
 	// out is the index of the output the class comes from; offset is
 	// added to the class (-1 for a model whose class 0 is "background",
 	// as MLPerf's 1001-class ResNet-50 graphs).
@@ -30,63 +116,47 @@ type responder struct {
 	offset int
 }
 
-// newResponder checks the response options against the model's outputs.
-func newResponder(c config, outs []engine.TensorDesc) (responder, error) {
-	switch c.response {
-	case ResponseOutputs:
-		if c.classOutput != "" || c.classOffset != 0 {
-			return responder{}, fmt.Errorf("options %s and %s need %s=%s", OptClassOutput, OptClassOffset, OptResponse, ResponseClass)
-		}
-		return responder{}, nil
-	case ResponseClass:
-	default:
-		return responder{}, fmt.Errorf("option %s=%q: want %s or %s", OptResponse, c.response, ResponseOutputs, ResponseClass)
-	}
-	r := responder{class: true, offset: c.classOffset}
+// imagenetBackground is the score count of a classifier whose class 0 is
+// "background" (MLPerf's ResNet-50 graphs): their class is one more than
+// ImageNet's.
+const imagenetBackground = 1001
+
+// newClassResponder checks the class options against the model's
+// outputs. Without class_offset, a model that has 1001 scores per sample
+// gets -1.
+func newClassResponder(c config, outs []engine.TensorDesc) (responder, error) {
+	r := classResponder{offset: c.classOffset}
 	if c.classOutput != "" {
-		r.out = -1
-		names := make([]string, len(outs))
-		for i, o := range outs {
-			names[i] = o.Name
-			if o.Name == c.classOutput {
-				r.out = i
-			}
-		}
-		if r.out < 0 {
-			return responder{}, fmt.Errorf("option %s=%q: the model's outputs are %s", OptClassOutput, c.classOutput, strings.Join(names, ", "))
+		var err error
+		if r.out, err = outputIndex(outs, OptClassOutput, c.classOutput); err != nil {
+			return nil, err
 		}
 	}
 	o := outs[r.out]
-	per := 1
-	for _, d := range o.Shape[min(1, len(o.Shape)):] {
-		per *= int(d) // -1 for a free dimension: checked per batch
-	}
+	per := perSample(o)
 	switch {
 	case per == 1 && o.DType.Size() > 0:
 		// The class itself, as ArgMax outputs it.
 	case o.DType == engine.Float32:
 		// Scores (logits or probabilities): the class is the first highest.
 	default:
-		return responder{}, fmt.Errorf("output %v: want one class per sample or float32 scores", o)
+		return nil, fmt.Errorf("output %v: want one class per sample or float32 scores", o)
+	}
+	if !c.classOffsetSet {
+		for _, o := range outs {
+			if o.DType == engine.Float32 && perSample(o) == imagenetBackground {
+				r.offset = -1
+			}
+		}
 	}
 	return r, nil
 }
 
-// appendResponse appends sample i's response among the n samples of a
-// batch's outputs to dst.
-func (r responder) appendResponse(dst []byte, outs []engine.Tensor, i, n int) ([]byte, error) {
-	if !r.class {
-		for _, o := range outs {
-			per := len(o.Data) / n
-			dst = append(dst, o.Data[i*per:(i+1)*per]...)
-		}
-		return dst, nil
-	}
-	o := outs[r.out]
-	per := len(o.Data) / n
-	data := o.Data[i*per : (i+1)*per]
+func (r classResponder) appendResponse(dst []byte, rn *ran, i int) ([]byte, error) {
+	o := rn.outs[r.out]
+	data := rn.part(o, i)
 	var cls int64
-	switch {
+	switch per := len(data); {
 	case per == o.DType.Size():
 		cls = classValue(o.DType, data)
 	case o.DType == engine.Float32 && per > 0:

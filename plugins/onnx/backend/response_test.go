@@ -86,7 +86,7 @@ func TestResponseOptionErrors(t *testing.T) {
 		opts     map[string]string
 		mentions string
 	}{
-		{name: "unknown response", opts: map[string]string{OptResponse: "argmax"}, mentions: `response="argmax": want outputs or class`},
+		{name: "unknown response", opts: map[string]string{OptResponse: "argmax"}, mentions: `response="argmax": want one of outputs, class, squad`},
 		{name: "unknown output", opts: map[string]string{OptResponse: ResponseClass, OptClassOutput: "probs"}, mentions: "outputs are logits"},
 		{name: "offset without class", opts: map[string]string{OptClassOffset: "-1"}, mentions: "need response=class"},
 		{name: "bad offset", opts: map[string]string{OptResponse: ResponseClass, OptClassOffset: "one"}, mentions: "class_offset"},

@@ -25,10 +25,16 @@ func (b *Backend) optionSchema() []sdk.Option {
 			Doc: "threads one inference may use (ONNX Runtime's intra-op threads, the go engine's workers); 0 lets the engine choose"},
 		{Name: OptBatch, Type: abi.OptionUint, Default: strconv.Itoa(defaultBatch), Doc: "most samples run together; larger queries run in several batches"},
 		{Name: OptInstances, Type: abi.OptionUint, Default: "1", Doc: "sessions, hence Infer calls that run at once"},
-		{Name: OptResponse, Type: abi.OptionEnum, Allowed: []string{ResponseOutputs, ResponseClass}, Default: ResponseOutputs,
-			Doc: "a response: every output's slice (outputs) or the predicted class as a float32 (class)"},
+		{Name: OptResponse, Type: abi.OptionEnum, Allowed: responses(),
+			Doc: "a response as the benchmark's reference SUT writes it (docs/onnx.md); unset: the benchmark's, outputs for others"},
 		{Name: OptClassOutput, Type: abi.OptionString, Doc: "with response=class: the output the class comes from (default: the first)"},
-		{Name: OptClassOffset, Type: abi.OptionInt, Default: "0", Doc: "with response=class: added to the class (-1 for 1001-class ResNet-50 graphs)"},
+		{Name: OptClassOffset, Type: abi.OptionInt,
+			Doc: "with response=class: added to the class; unset: -1 for a model with 1001 scores (background first), else 0"},
+		{Name: OptScoreThreshold, Type: abi.OptionFloat, Default: strconv.FormatFloat(defaultScoreThreshold, 'g', -1, 64),
+			Doc: "with response=detections: the lowest score answered"},
+		{Name: OptLabelTensor, Type: abi.OptionString, Default: "labels", Doc: "with response=dlrm: the data set tensor answered beside each probability"},
+		{Name: OptMaxNewTokens, Type: abi.OptionUint, Doc: "with response=tokens: most tokens generated; unset: the benchmark's reference length, else 128"},
+		{Name: OptEOSTokenID, Type: abi.OptionString, Doc: "with response=tokens: end-of-sequence token ids, comma-separated; unset: the benchmark's model's"},
 	}
 	declared := map[string]bool{}
 	for _, o := range opts {

@@ -1,31 +1,71 @@
-// Command zoogen writes the zoo's random-weight ResNet-50 v1.5 and
-// MobileNetV2 models: go run ./plugins/onnx/internal/zoo/zoogen DIR.
+// Command zoogen writes the zoo's models: go run
+// ./plugins/onnx/internal/zoo/zoogen [flags] DIR [NAME...]. Without names
+// it writes the random-weight ResNet-50 v1.5 and MobileNetV2; the
+// benchmark signature models (resnet50-signature, retinanet-signature,
+// bert-signature, unet3d-signature, dlrm-signature, decoder-signature)
+// have an MLPerf benchmark model's inputs and outputs and read the answer
+// the tests' generated data sets encode (zoo/bench.go).
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/zoo"
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: zoogen DIR")
+	detections := flag.Int("retinanet-detections", 8, "detections of retinanet-signature")
+	answerFrom := flag.Int64("bert-answer-from", 1000, "first answer token id of bert-signature")
+	roi := flag.Int64("unet-roi", 128, "window edge of unet3d-signature")
+	vocab := flag.Int("decoder-vocab", 1000, "vocabulary of decoder-signature")
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: zoogen [flags] DIR [NAME...]")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() < 1 {
+		flag.Usage()
 		os.Exit(2)
 	}
-	dir := os.Args[1]
+	models := map[string]func() []byte{
+		"resnet50":            func() []byte { return zoo.ResNet50(1) },
+		"mobilenetv2":         func() []byte { return zoo.MobileNetV2(1) },
+		"resnet50-signature":  zoo.ResNet50Signature,
+		"retinanet-signature": func() []byte { return zoo.RetinaNetSignature(*detections) },
+		"bert-signature":      func() []byte { return zoo.BERTSignature(*answerFrom) },
+		"unet3d-signature":    func() []byte { return zoo.UNet3DSignature(*roi) },
+		"dlrm-signature":      zoo.DLRMSignature,
+		"decoder-signature":   func() []byte { return zoo.DecoderSignature(*vocab) },
+	}
+	dir, names := flag.Arg(0), flag.Args()[1:]
+	if len(names) == 0 {
+		names = []string{"resnet50", "mobilenetv2"}
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	for name, m := range map[string][]byte{"resnet50.onnx": zoo.ResNet50(1), "mobilenetv2.onnx": zoo.MobileNetV2(1)} {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, m, 0o644); err != nil {
+	for _, name := range names {
+		m, ok := models[name]
+		if !ok {
+			known := make([]string, 0, len(models))
+			for k := range models {
+				known = append(known, k)
+			}
+			sort.Strings(known)
+			fmt.Fprintf(os.Stderr, "zoogen: no model %q: want one of %v\n", name, known)
+			os.Exit(2)
+		}
+		path := filepath.Join(dir, name+".onnx")
+		b := m()
+		if err := os.WriteFile(path, b, 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		fmt.Printf("wrote %s (%d MiB)\n", path, len(m)>>20)
+		fmt.Printf("wrote %s (%d KiB)\n", path, len(b)>>10)
 	}
 }

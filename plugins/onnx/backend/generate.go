@@ -1,0 +1,124 @@
+package backend
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/engine"
+	"github.com/mlperf-host/mlperf-host/sdk"
+)
+
+// generator runs a decoder model greedily, one step per token: the prompt
+// and the tokens so far in, the next token the highest logit of the last
+// position out. It reports the first token as soon as it is chosen (the
+// LoadGen's time to first token), stops at an end-of-sequence token
+// (answered as the last token) or at max_new_tokens, and answers the
+// generated ids as int32, as the reference LLM SUTs do. The first token
+// is never an end-of-sequence token (the references' min_new_tokens 1).
+//
+// It feeds the whole sequence at every step (no key-value cache): it is
+// the LLM path's reference on small models, not a fast LLM server.
+type generator struct {
+	vocab  int
+	lastT  bool // the logits are [N, T, V] (the last position counts), not [N, V]
+	maxNew int
+	eos    []int64
+	in     engine.TensorDesc
+}
+
+// newGenerator checks the model: one integer input [N, T] fed with
+// prompts [T] of token ids, a float32 logits output [N, T, V] or [N, V].
+func newGenerator(c config, f feeds, ins, outs []engine.TensorDesc) (*generator, error) {
+	if len(ins) != 1 {
+		return nil, fmt.Errorf("response %s: the model has %d inputs; want one, the token ids [N, T]", ResponseTokens, len(ins))
+	}
+	in, out := ins[0], outs[0]
+	if (in.DType != engine.Int64 && in.DType != engine.Int32) || len(in.Shape) != 2 || f.layout != stackSamples {
+		return nil, fmt.Errorf("response %s: input %v: want token ids [N, T] fed with prompts [T]", ResponseTokens, in)
+	}
+	g := &generator{maxNew: c.maxNewTokens, eos: c.eos, in: in}
+	switch {
+	case out.DType == engine.Float32 && len(out.Shape) == 3 && out.Shape[2] > 0:
+		g.vocab, g.lastT = int(out.Shape[2]), true
+	case out.DType == engine.Float32 && len(out.Shape) == 2 && out.Shape[1] > 0:
+		g.vocab = int(out.Shape[1])
+	default:
+		return nil, fmt.Errorf("response %s: output %v: want float32 logits [N, T, V] or [N, V]", ResponseTokens, out)
+	}
+	return g, nil
+}
+
+// run generates one sample's tokens.
+func (g *generator) run(ctx context.Context, sl *slot, s *sdk.Sample, c sdk.Completer) error {
+	var ids []int64
+	if len(s.Tensors) > 0 {
+		p := s.Tensors[0]
+		dt, _ := engineDType(p.DType)
+		size := dt.Size()
+		for k := 0; k+size <= len(p.Data); k += size {
+			ids = append(ids, classValue(dt, p.Data[k:]))
+		}
+	}
+	if len(ids) == 0 {
+		c.Fail(s.ID, fmt.Errorf("onnx: sample %d: an empty prompt", s.Index))
+		return nil
+	}
+	in := &sl.in[0]
+	in.Name, in.DType = g.in.Name, g.in.DType
+	var resp []byte
+	n := 0
+	for n < g.maxNew {
+		in.Data = in.Data[:0]
+		for _, id := range ids {
+			if in.DType == engine.Int32 {
+				in.Data = binary.LittleEndian.AppendUint32(in.Data, uint32(id))
+			} else {
+				in.Data = binary.LittleEndian.AppendUint64(in.Data, uint64(id))
+			}
+		}
+		in.Shape = append(in.Shape[:0], 1, int64(len(ids)))
+		if err := sl.sess.Run(ctx, sl.in, sl.out); err != nil {
+			return fmt.Errorf("onnx: sample %d: step %d: %w", s.Index, n, err)
+		}
+		logits := sl.out[0].Data
+		if len(logits) < 4*g.vocab || len(logits)%(4*g.vocab) != 0 {
+			return fmt.Errorf("onnx: output %s of %d bytes: want logits of %d tokens", sl.out[0].Name, len(logits), g.vocab)
+		}
+		if g.lastT {
+			logits = logits[len(logits)-4*g.vocab:]
+		}
+		tok := g.pick(logits, n == 0)
+		ids = append(ids, tok)
+		resp = binary.LittleEndian.AppendUint32(resp, uint32(tok))
+		n++
+		if n == 1 {
+			c.FirstToken(s.ID, resp)
+		}
+		if slices.Contains(g.eos, tok) {
+			break
+		}
+	}
+	if !s.WantOutput {
+		c.Complete(s.ID, nil, int64(n))
+		return nil
+	}
+	c.Complete(s.ID, resp, int64(n))
+	return nil
+}
+
+// pick is the greedy choice: the first highest logit, an end-of-sequence
+// token excluded from the first step.
+func (g *generator) pick(logits []byte, first bool) int64 {
+	best, bestV := int64(-1), float32(0)
+	for k := range g.vocab {
+		if first && slices.Contains(g.eos, int64(k)) {
+			continue
+		}
+		if v := f32(logits, k); best < 0 || v > bestV {
+			best, bestV = int64(k), v
+		}
+	}
+	return max(best, 0)
+}

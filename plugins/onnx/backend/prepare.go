@@ -1,0 +1,63 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mlperf-host/mlperf-host/sdk"
+)
+
+// prepare matches the loaded model's inputs with the data set's tensors
+// and sets up the response. A model fed shapes beyond the batch (rows,
+// sequences, volumes) is loaded again for any shape.
+func (b *Backend) prepare(ctx context.Context, m sdk.Model, data []byte) error {
+	cfg := b.cfg
+	s := b.all[0].sess
+	ins, outs := s.Inputs(), s.Outputs()
+	f, err := newFeeds(ins, m.Inputs, cfg.response == ResponseSegmentation)
+	if err != nil {
+		return err
+	}
+	if cfg.response != ResponseClass && (cfg.classOutput != "" || cfg.classOffsetSet) {
+		return fmt.Errorf("options %s and %s need %s=%s", OptClassOutput, OptClassOffset, OptResponse, ResponseClass)
+	}
+	b.feeds = f
+	switch cfg.response {
+	case ResponseOutputs:
+		b.resp = outputsResponder{}
+	case ResponseClass:
+		b.resp, err = newClassResponder(cfg, outs)
+	case ResponseSQuAD:
+		b.resp, err = newSQuADResponder(outs)
+	case ResponseDetections:
+		var r detectionsResponder
+		if r, err = newDetectionsResponder(cfg, ins, outs); err == nil && detectionsNeedBatchOne(r, outs) {
+			cfg.batch = 1
+		}
+		b.resp = r
+	case ResponseDLRM:
+		b.resp, err = newDLRMResponder(cfg, outs, m.Inputs)
+	case ResponseSegmentation:
+		b.seg, err = newSegmenter(f, ins, outs)
+	case ResponseTokens:
+		b.gen, err = newGenerator(cfg, f, ins, outs)
+	default:
+		err = fmt.Errorf("option %s=%q: want one of %s", OptResponse, cfg.response, strings.Join(responses(), ", "))
+	}
+	if err != nil {
+		return err
+	}
+	if f.in[0].src < 0 && f.in[0].desc.Shape[0] == 1 {
+		cfg.batch = 1 // a model exported for batch 1 only
+	}
+	cfg.anyShape = f.freeInner() || b.seg != nil || b.gen != nil
+	if cfg.anyShape && !b.cfg.anyShape {
+		b.closeSessions()
+		if err := b.loadSessions(ctx, cfg, data); err != nil {
+			return err
+		}
+	}
+	b.cfg = cfg
+	return nil
+}

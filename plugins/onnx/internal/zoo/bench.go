@@ -1,0 +1,231 @@
+package zoo
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/onnxpb"
+)
+
+// The models below have the inputs and outputs of an MLPerf benchmark's
+// model (names, dtypes, shapes) and a few operators in between that read
+// the answer the small generated data sets of the tests encode in their
+// samples, so that an end-to-end run scores what the data set was made to
+// score. Real weights are not reachable here; these models check the
+// path from the reference data set to the official accuracy line, not a
+// network. Each is documented with the encoding its data sets use.
+
+// dim is a model input or output dimension: a size, or a named free one.
+type dim struct {
+	n     int64
+	param string
+}
+
+func fixed(n int64) dim     { return dim{n: n} }
+func free(param string) dim { return dim{param: param} }
+func dims(ns ...int64) []dim {
+	out := make([]dim, len(ns))
+	for i, n := range ns {
+		out[i] = fixed(n)
+	}
+	return out
+}
+
+func valueInfo(name string, elem onnxpb.DataType, ds ...dim) onnxpb.ValueInfo {
+	v := onnxpb.ValueInfo{Name: name, ElemType: int32(elem), HasShape: true}
+	for _, d := range ds {
+		if d.param != "" {
+			v.Shape = append(v.Shape, onnxpb.Dim{Param: d.param})
+		} else {
+			v.Shape = append(v.Shape, onnxpb.Dim{Value: d.n, HasValue: true})
+		}
+	}
+	return v
+}
+
+// ints adds an int64 initializer.
+func (b *builder) ints(dims []int64, v ...int64) string {
+	name := b.name("i")
+	b.inits = append(b.inits, onnxpb.Int64Tensor(name, dims, v))
+	return name
+}
+
+// floats adds a float initializer.
+func (b *builder) floats(dims []int64, v ...float32) string {
+	name := b.name("f")
+	b.inits = append(b.inits, onnxpb.FloatTensor(name, dims, v))
+	return name
+}
+
+// named renames a value to an output's name with Identity.
+func (b *builder) named(x, name string) {
+	b.nodes = append(b.nodes, onnxpb.Node{Name: name, OpType: "Identity", Inputs: []string{x}, Outputs: []string{name}})
+}
+
+// cast converts x to elem.
+func (b *builder) cast(x string, elem onnxpb.DataType) string {
+	return b.node("Cast", []string{x}, onnxpb.IntAttr("to", int64(elem)))
+}
+
+// gather takes the constant indices idx of x along axis.
+func (b *builder) gather(x string, axis int64, idx ...int64) string {
+	return b.node("Gather", []string{x, b.ints([]int64{int64(len(idx))}, idx...)}, onnxpb.IntAttr("axis", axis))
+}
+
+func (b *builder) graph(name string, ins, outs []onnxpb.ValueInfo) []byte {
+	return onnxpb.Encode(&onnxpb.Model{
+		IRVersion: 8, Opsets: []onnxpb.Opset{{Version: opset}}, ProducerName: "mlperf-host zoo", HasGraph: true,
+		Graph: onnxpb.Graph{Name: name, Nodes: b.nodes, Initializers: b.inits, Inputs: ins, Outputs: outs},
+	})
+}
+
+// ImageNetClasses is the number of ImageNet classes; ResNet50Signature
+// has one more, "background" at 0, as MLPerf's resnet50_v1.onnx.
+const ImageNetClasses = 1000
+
+// ClassAngle is the angle ResNet50Signature reads class c at: an image
+// whose first two NCHW elements are cos and sin of it is class c.
+func ClassAngle(c int) float64 { return 2 * math.Pi * float64(c) / ImageNetClasses }
+
+// ResNet50Signature has the inputs and outputs of MLPerf's
+// resnet50_v1.onnx: "input_tensor:0" float32 [N, 3, 224, 224] (NCHW) in,
+// "ArgMax:0" int64 [N] and "softmax_tensor:0" float32 [N, 1001] out, class
+// 0 "background". Its class is the nearest of 1000 angles to the one the
+// image's first two elements (channel 0, row 0, columns 0 and 1) hold as
+// cosine and sine: ClassAngle(c) answers c+1.
+func ResNet50Signature() []byte {
+	b := newBuilder(0)
+	x := b.node("Flatten", []string{"input_tensor:0"}, onnxpb.IntAttr("axis", 1))
+	x = b.gather(x, 1, 0, 1)
+	w := make([]float32, 2*(ImageNetClasses+1))
+	for c := range ImageNetClasses {
+		w[2*(c+1)], w[2*(c+1)+1] = float32(math.Cos(ClassAngle(c))), float32(math.Sin(ClassAngle(c)))
+	}
+	logits := b.node("Gemm", []string{x, b.floats([]int64{ImageNetClasses + 1, 2}, w...)}, onnxpb.IntAttr("transB", 1))
+	b.named(b.node("ArgMax", []string{logits}, onnxpb.IntAttr("axis", 1), onnxpb.IntAttr("keepdims", 0)), "ArgMax:0")
+	b.named(b.node("Softmax", []string{logits}, onnxpb.IntAttr("axis", 1)), "softmax_tensor:0")
+	return b.graph("resnet50_signature",
+		[]onnxpb.ValueInfo{valueInfo("input_tensor:0", onnxpb.Float, free("N"), fixed(3), fixed(224), fixed(224))},
+		[]onnxpb.ValueInfo{valueInfo("ArgMax:0", onnxpb.Int64, free("N")), valueInfo("softmax_tensor:0", onnxpb.Float, free("N"), fixed(ImageNetClasses+1))})
+}
+
+// RetinaNetSignature has the inputs and outputs of MLPerf's RetinaNet
+// ONNX model (resnext50_32x4d_fpn.onnx): "images" float32 [1, 3, 800, 800]
+// in; "boxes" float32 [K, 4] (xmin, ymin, xmax, ymax in pixels), "labels"
+// int64 [K] and "scores" float32 [K] out, K = detections. Detection d is
+// the image's flat elements 6d..6d+5: xmin, ymin, xmax, ymax, score,
+// label.
+func RetinaNetSignature(detections int) []byte {
+	b := newBuilder(0)
+	k := int64(detections)
+	flat := make([]int64, 6*k)
+	for i := range flat {
+		flat[i] = int64(i)
+	}
+	x := b.node("Flatten", []string{"images"}, onnxpb.IntAttr("axis", 1))
+	x = b.gather(x, 1, flat...)
+	x = b.node("Reshape", []string{x, b.ints([]int64{2}, k, 6)})
+	b.named(b.gather(x, 1, 0, 1, 2, 3), "boxes")
+	b.named(b.cast(b.node("Reshape", []string{b.gather(x, 1, 5), b.ints([]int64{1}, k)}), onnxpb.Int64), "labels")
+	b.named(b.node("Reshape", []string{b.gather(x, 1, 4), b.ints([]int64{1}, k)}), "scores")
+	return b.graph("retinanet_signature",
+		[]onnxpb.ValueInfo{valueInfo("images", onnxpb.Float, dims(1, 3, 800, 800)...)},
+		[]onnxpb.ValueInfo{valueInfo("boxes", onnxpb.Float, fixed(k), fixed(4)), valueInfo("labels", onnxpb.Int64, fixed(k)),
+			valueInfo("scores", onnxpb.Float, fixed(k))})
+}
+
+// BERTSeqLen is MLPerf BERT's sequence length.
+const BERTSeqLen = 384
+
+// BERTSignature has the inputs and outputs of MLPerf's BERT-Large ONNX
+// model: "input_ids", "input_mask", "segment_ids" int64 [N, 384] in,
+// "output_start_logits" and "output_end_logits" float32 [N, 384] out. A
+// token of the context (segment 1, unmasked) whose id is answerFrom or
+// more has start and end logit id-answerFrom+1, every other token 0: a
+// context with one such token answers it.
+func BERTSignature(answerFrom int64) []byte {
+	b := newBuilder(0)
+	ids := b.cast("input_ids", onnxpb.Float)
+	score := b.node("Relu", []string{b.node("Sub", []string{ids, b.floats(nil, float32(answerFrom-1))})})
+	score = b.node("Mul", []string{score, b.cast("segment_ids", onnxpb.Float)})
+	score = b.node("Mul", []string{score, b.cast("input_mask", onnxpb.Float)})
+	b.named(score, "output_start_logits")
+	b.named(b.node("Identity", []string{score}), "output_end_logits")
+	in := func(n string) onnxpb.ValueInfo {
+		return valueInfo(n, onnxpb.Int64, free("batch_size"), fixed(BERTSeqLen))
+	}
+	out := func(n string) onnxpb.ValueInfo {
+		return valueInfo(n, onnxpb.Float, free("batch_size"), fixed(BERTSeqLen))
+	}
+	return b.graph("bert_signature", []onnxpb.ValueInfo{in("input_ids"), in("input_mask"), in("segment_ids")},
+		[]onnxpb.ValueInfo{out("output_start_logits"), out("output_end_logits")})
+}
+
+// KiTSClasses are 3D-UNet's classes: background, kidney, tumor.
+const KiTSClasses = 3
+
+// UNet3DSignature has the inputs and outputs of MLPerf's 3D-UNet (KiTS19)
+// ONNX model for windows of roi³ voxels (the reference's 128): "input"
+// float32 [N, 1, roi, roi, roi] in, "output" float32 [N, 3, roi, roi, roi]
+// out. The score of class c at a voxel of value x is -(x-c)²: a volume
+// whose voxels hold their class plus noise under one half is segmented
+// exactly.
+func UNet3DSignature(roi int64) []byte {
+	b := newBuilder(0)
+	var scores []string
+	for c := range KiTSClasses {
+		d := b.node("Sub", []string{"input", b.floats(nil, float32(c))})
+		scores = append(scores, b.node("Mul", []string{b.node("Mul", []string{d, d}), b.floats(nil, -1)}))
+	}
+	b.named(b.node("Concat", scores, onnxpb.IntAttr("axis", 1)), "output")
+	return b.graph("unet3d_signature",
+		[]onnxpb.ValueInfo{valueInfo("input", onnxpb.Float, free("N"), fixed(1), fixed(roi), fixed(roi), fixed(roi))},
+		[]onnxpb.ValueInfo{valueInfo("output", onnxpb.Float, free("N"), fixed(KiTSClasses), fixed(roi), fixed(roi), fixed(roi))})
+}
+
+// DLRMMultiHotSizes are the multi-hot sizes of DLRMv2's 26 sparse
+// features (the reference's multihot Criteo day 23).
+var DLRMMultiHotSizes = []int{3, 2, 1, 2, 6, 1, 1, 1, 1, 7, 3, 8, 1, 6, 9, 5, 1, 1, 1, 12, 100, 27, 10, 3, 1, 1}
+
+// DLRMDenseFeatures is DLRMv2's dense feature count.
+const DLRMDenseFeatures = 13
+
+// DLRMSignature has the inputs and output of a DLRMv2 graph over the
+// reference's multi-hot Criteo form, one row per user-item pair:
+// "dense" float32 [N, 13] and "sparse_0".."sparse_25" int64 [N, size]
+// (DLRMMultiHotSizes) in, "prediction" float32 [N, 1] out. The prediction
+// is the first dense feature; every sparse feature is read (its ids
+// times zero weights are added).
+func DLRMSignature() []byte {
+	b := newBuilder(0)
+	w := make([]float32, DLRMDenseFeatures)
+	w[0] = 1
+	pred := b.node("Gemm", []string{"dense", b.floats([]int64{1, DLRMDenseFeatures}, w...)}, onnxpb.IntAttr("transB", 1))
+	ins := []onnxpb.ValueInfo{valueInfo("dense", onnxpb.Float, free("N"), fixed(DLRMDenseFeatures))}
+	for k, size := range DLRMMultiHotSizes {
+		name := "sparse_" + strconv.Itoa(k)
+		ins = append(ins, valueInfo(name, onnxpb.Int64, free("N"), fixed(int64(size))))
+		zero := b.node("MatMul", []string{b.cast(name, onnxpb.Float), b.floats([]int64{int64(size), 1}, make([]float32, size)...)})
+		pred = b.node("Add", []string{pred, zero})
+	}
+	b.named(pred, "prediction")
+	return b.graph("dlrm_signature", ins, []onnxpb.ValueInfo{valueInfo("prediction", onnxpb.Float, free("N"), fixed(1))})
+}
+
+// DecoderSignature is a decoder LLM's signature at a small vocabulary:
+// "input_ids" int64 [N, T] in, "logits" float32 [N, T, vocab] out. The
+// logit of token v after token t is t·v + v - v²/2, whose highest is
+// v = t+1 (up to vocab-1): it counts up from the prompt's last token.
+func DecoderSignature(vocab int) []byte {
+	b := newBuilder(0)
+	a, c := make([]float32, vocab), make([]float32, vocab)
+	for v := range vocab {
+		a[v], c[v] = float32(v), float32(v)-float32(v*v)/2
+	}
+	x := b.node("Unsqueeze", []string{b.cast("input_ids", onnxpb.Float), b.ints([]int64{1}, 2)})
+	x = b.node("Mul", []string{x, b.floats([]int64{int64(vocab)}, a...)})
+	b.named(b.node("Add", []string{x, b.floats([]int64{int64(vocab)}, c...)}), "logits")
+	return b.graph("decoder_signature",
+		[]onnxpb.ValueInfo{valueInfo("input_ids", onnxpb.Int64, free("N"), free("T"))},
+		[]onnxpb.ValueInfo{valueInfo("logits", onnxpb.Float, free("N"), free("T"), fixed(int64(vocab)))})
+}
