@@ -1,0 +1,323 @@
+package refdata
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/mlperf-host/mlperf-host/internal/dataset"
+)
+
+// The writers below make small data sets in the reference forms, for the
+// end-to-end tests: the answer each sample should get is encoded in it as
+// the benchmark signature models of the onnx plugin's zoo
+// (plugins/onnx/internal/zoo/bench.go) read it, so that a run scores what
+// the data set was made to score.
+
+// ImageNetClassAngle is the angle an image of class c holds (the zoo's
+// ResNet50Signature reads it back): 2πc/1000.
+func ImageNetClassAngle(c int) float64 { return 2 * math.Pi * float64(c) / 1000 }
+
+// WriteImageNet writes ImageNet as the ResNet-50 reference preprocesses
+// it: ILSVRC2012_val_NNNNNNNN.JPEG.npy, float32 [3, 224, 224] (NCHW), and
+// val_map.txt with labels; image i holds class predicted[i] (its first
+// two elements the cosine and sine of its angle).
+func WriteImageNet(dir string, predicted, labels []int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var vm bytes.Buffer
+	spec := dataset.Spec{DType: dataset.Float32, Shape: []int{3, 224, 224}}
+	img := make([]float32, spec.Elements())
+	for i, c := range predicted {
+		name := fmt.Sprintf("ILSVRC2012_val_%08d.JPEG", i+1)
+		img[0], img[1] = float32(math.Cos(ImageNetClassAngle(c))), float32(math.Sin(ImageNetClassAngle(c)))
+		for k := 2; k < len(img); k++ {
+			img[k] = float32((i*31+k*7)%255)/255 - 0.5
+		}
+		if err := writeNPY(filepath.Join(dir, name+".npy"), spec, float32Bytes(img)); err != nil {
+			return err
+		}
+		fmt.Fprintf(&vm, "%s %d\n", name, labels[i])
+	}
+	return os.WriteFile(filepath.Join(dir, "val_map.txt"), vm.Bytes(), 0o644)
+}
+
+// Detection is one detection a RetinaNet fixture image asks the model
+// for: the box in [0, 1] of the image, its score and its label.
+type Detection struct {
+	XMin, YMin, XMax, YMax, Score float32
+	Label                         int
+}
+
+// Box is a ground-truth box of an OpenImages fixture image, in pixels of
+// the original image (COCO's [x, y, width, height]).
+type Box struct {
+	X, Y, W, H float64
+	Category   int
+	Crowd      bool
+}
+
+// OpenImage is one image of an OpenImages fixture.
+type OpenImage struct {
+	FileName      string
+	Width, Height int
+	Truth         []Box
+	// Detections are what the model answers, in descending score; the
+	// model reads DetectionSlots of them.
+	Detections []Detection
+}
+
+// WriteOpenImages writes OpenImages as the RetinaNet reference
+// preprocesses it into dir: FILE_NAME.npy, float32 [3, 800, 800], whose
+// first 6·slots elements are each detection's xmin, ymin, xmax, ymax in
+// pixels of 800×800, score and label (the zoo's RetinaNetSignature reads
+// slots of them; unused slots score 0), and
+// annotations/openimages-mlperf.json with the images, boxes and
+// categories.
+func WriteOpenImages(dir string, images []OpenImage, categories []int, slots int) error {
+	if err := os.MkdirAll(filepath.Join(dir, "annotations"), 0o755); err != nil {
+		return err
+	}
+	type image struct {
+		ID       int    `json:"id"`
+		FileName string `json:"file_name"`
+		Height   int    `json:"height"`
+		Width    int    `json:"width"`
+	}
+	type annotation struct {
+		ID       int        `json:"id"`
+		ImageID  int        `json:"image_id"`
+		Category int        `json:"category_id"`
+		BBox     [4]float64 `json:"bbox"`
+		Area     float64    `json:"area"`
+		Crowd    int        `json:"iscrowd"`
+	}
+	type category struct {
+		ID   int    `json:"id"`
+		Name string `json:"name"`
+	}
+	var ann struct {
+		Images      []image      `json:"images"`
+		Annotations []annotation `json:"annotations"`
+		Categories  []category   `json:"categories"`
+	}
+	spec := dataset.Spec{DType: dataset.Float32, Shape: []int{3, 800, 800}}
+	img := make([]float32, spec.Elements())
+	for i, im := range images {
+		id := 100 + 7*i
+		ann.Images = append(ann.Images, image{ID: id, FileName: im.FileName, Height: im.Height, Width: im.Width})
+		for _, b := range im.Truth {
+			crowd := 0
+			if b.Crowd {
+				crowd = 1
+			}
+			ann.Annotations = append(ann.Annotations, annotation{ID: len(ann.Annotations) + 1, ImageID: id, Category: b.Category,
+				BBox: [4]float64{b.X, b.Y, b.W, b.H}, Area: b.W * b.H, Crowd: crowd})
+		}
+		if len(im.Detections) > slots {
+			return fmt.Errorf("image %s: %d detections for %d slots", im.FileName, len(im.Detections), slots)
+		}
+		clear(img)
+		for d, det := range im.Detections {
+			copy(img[6*d:], []float32{det.XMin * 800, det.YMin * 800, det.XMax * 800, det.YMax * 800, det.Score, float32(det.Label)})
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, im.FileName)), 0o755); err != nil {
+			return err
+		}
+		if err := writeNPY(filepath.Join(dir, im.FileName+".npy"), spec, float32Bytes(img)); err != nil {
+			return err
+		}
+	}
+	for _, c := range categories {
+		ann.Categories = append(ann.Categories, category{ID: c, Name: "category " + strconv.Itoa(c)})
+	}
+	b, err := json.Marshal(ann)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, OpenImagesAnnotations), b, 0o644)
+}
+
+// KiTSCase is one case of a KiTS19 fixture: its shape, the ground truth
+// and what the model answers, one class per voxel in C order.
+type KiTSCase struct {
+	Name      string
+	D, H, W   int
+	Truth     []byte
+	Predicted []byte
+}
+
+// WriteKiTS writes KiTS19 as the 3D-UNet reference preprocesses it into
+// dir: CASE.pkl ([image, label]; the image float32 [1, D, H, W] whose
+// voxels are the predicted class plus a noise under 0.4, which the zoo's
+// UNet3DSignature segments back), preprocessed_files.pkl and
+// nifti/CASE/segmentation.nii.gz (the ground truth accuracy_kits.py
+// reads).
+func WriteKiTS(dir string, cases []KiTSCase) error {
+	var names []string
+	for ci, c := range cases {
+		n := c.D * c.H * c.W
+		if len(c.Truth) != n || len(c.Predicted) != n {
+			return fmt.Errorf("case %s: %d truth and %d predicted voxels for %dx%dx%d", c.Name, len(c.Truth), len(c.Predicted), c.D, c.H, c.W)
+		}
+		img := make([]float32, n)
+		for v := range img {
+			img[v] = float32(c.Predicted[v]) + 0.4*float32(math.Sin(float64(v*(ci+3))))
+		}
+		f, err := os.Create(filepath.Join(dir, c.Name+".pkl"))
+		if err != nil {
+			return err
+		}
+		err = writeKiTSCase(f, []int{1, c.D, c.H, c.W}, img, c.Truth)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		if err := writeNIfTI(filepath.Join(dir, "nifti", c.Name, "segmentation.nii.gz"), [3]int{c.D, c.H, c.W}, c.Truth); err != nil {
+			return err
+		}
+		names = append(names, c.Name)
+	}
+	f, err := os.Create(filepath.Join(dir, kitsFileList))
+	if err != nil {
+		return err
+	}
+	err = writeKiTSFileList(f, names)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeNIfTI writes a gzipped NIfTI-1 uint8 volume (C-order labels of
+// shape dims, stored first dimension fastest), as nibabel saves the
+// reference's segmentations.
+func writeNIfTI(path string, dims [3]int, labels []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	h := make([]byte, 352)
+	le := binary.LittleEndian
+	le.PutUint32(h[0:], 348)
+	le.PutUint16(h[40:], 3)
+	for i := range 3 {
+		le.PutUint16(h[42+2*i:], uint16(dims[i]))
+	}
+	for i := 3; i < 8; i++ {
+		le.PutUint16(h[42+2*i:], 1)
+	}
+	le.PutUint16(h[70:], 2) // DT_UINT8
+	le.PutUint16(h[72:], 8) // bitpix
+	for i := range 4 {
+		le.PutUint32(h[76+4*i:], math.Float32bits(1)) // pixdim
+	}
+	le.PutUint32(h[108:], math.Float32bits(352)) // vox_offset
+	copy(h[344:], "n+1\x00")
+	d0, d1, d2 := dims[0], dims[1], dims[2]
+	data := make([]byte, len(labels))
+	for i := range d0 {
+		for j := range d1 {
+			for k := range d2 {
+				data[i+d0*(j+d1*k)] = labels[(i*d1+j)*d2+k]
+			}
+		}
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(append(h, data...)); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// CriteoRow is one user-item pair of a Criteo fixture: the click
+// probability the model answers (the zoo's DLRMSignature reads it from
+// the first dense feature) and the label.
+type CriteoRow struct {
+	Probability float32
+	Label       int32
+}
+
+// WriteCriteo writes the multi-hot Criteo day 23 as the DLRMv2 reference
+// reads it into dir: day_23_dense.npy, day_23_sparse_multi_hot.npz
+// (uncompressed, sizes as DLRMv2's), day_23_labels.npy (int32 [rows, 1])
+// and the aggregation trace, sample i being samples[i]'s rows.
+func WriteCriteo(dir string, samples [][]CriteoRow, multiHot []int) error {
+	var rows []CriteoRow
+	var trace bytes.Buffer
+	for _, s := range samples {
+		fmt.Fprintf(&trace, "%d, %d, %d\n", len(rows), len(rows)+len(s), len(s))
+		rows = append(rows, s...)
+	}
+	n := len(rows)
+	dense := make([]float32, 13*n)
+	labels := make([]byte, 0, 4*n)
+	for r, row := range rows {
+		dense[13*r] = row.Probability
+		for k := 1; k < 13; k++ {
+			dense[13*r+k] = float32((r*13+k)%97) / 10
+		}
+		labels = binary.LittleEndian.AppendUint32(labels, uint32(row.Label))
+	}
+	if err := writeNPY(filepath.Join(dir, criteoDay+"_dense.npy"), dataset.Spec{DType: dataset.Float32, Shape: []int{n, 13}}, float32Bytes(dense)); err != nil {
+		return err
+	}
+	if err := writeNPY(filepath.Join(dir, criteoDay+"_labels.npy"), dataset.Spec{DType: dataset.Int32, Shape: []int{n, 1}}, labels); err != nil {
+		return err
+	}
+	var z bytes.Buffer
+	zw := zip.NewWriter(&z)
+	for k, size := range multiHot {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: strconv.Itoa(k) + ".npy", Method: zip.Store})
+		if err != nil {
+			return err
+		}
+		ids := make([]byte, 0, 4*n*size)
+		for i := range n * size {
+			ids = binary.LittleEndian.AppendUint32(ids, uint32((i*7919+k)%40000000))
+		}
+		if err := dataset.WriteNPY(w, dataset.Spec{DType: dataset.Int32, Shape: []int{n, size}}, ids); err != nil {
+			return err
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, criteoDay+"_sparse_multi_hot.npz"), z.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, CriteoTrace), trace.Bytes(), 0o644)
+}
+
+func writeNPY(path string, spec dataset.Spec, data []byte) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = dataset.WriteNPY(f, spec, data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func float32Bytes(v []float32) []byte {
+	b := make([]byte, 0, 4*len(v))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+	}
+	return b
+}

@@ -1,0 +1,659 @@
+package refdata
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// The reference implementations store some preprocessed data sets as
+// Python pickles (KiTS19's case_XXXXX.pkl: [image, label] numpy arrays;
+// preprocessed_files.pkl: a dict). unpickle reads the subset of the
+// pickle protocols 2 to 5 those files use: Python's dicts, lists, tuples,
+// strings, bytes, numbers, booleans and None, and numpy arrays and
+// dtypes, never calling anything a pickle names. Byte strings of more
+// than lazyBytes bytes (an array's data) are not read but recorded as a
+// span of the file, so that a volume's shape is known without reading it.
+
+// pyDict is a Python dict, its keys in insertion order.
+type pyDict struct {
+	keys []any
+	vals []any
+}
+
+// get returns the value of string key k.
+func (d *pyDict) get(k string) (any, bool) {
+	for i, key := range d.keys {
+		if s, ok := key.(string); ok && s == k {
+			return d.vals[i], true
+		}
+	}
+	return nil, false
+}
+
+// pyTuple is a Python tuple.
+type pyTuple []any
+
+// pyGlobal is a class or function a pickle names.
+type pyGlobal struct{ module, name string }
+
+func (g pyGlobal) String() string { return g.module + "." + g.name }
+
+// pyObject is an instance of a class unpickle does not know.
+type pyObject struct {
+	class pyGlobal
+	args  any
+	state any
+}
+
+// span is a byte string left in the file: length bytes at offset.
+type span struct{ offset, length int64 }
+
+// npDType is a numpy dtype.
+type npDType struct {
+	code  string // "f4", "u1", ...
+	order byte   // '<', '>', '|' (or '=' before BUILD)
+}
+
+// npArray is a numpy array: its dtype, shape, order and data (the bytes,
+// or a span of the file).
+type npArray struct {
+	dtype   npDType
+	shape   []int
+	fortran bool
+	data    any // []byte, span or []any (an object array)
+}
+
+// The numpy functions whose pickles unpickle reads.
+var (
+	npReconstruct = map[string]bool{"numpy.core.multiarray._reconstruct": true, "numpy._core.multiarray._reconstruct": true}
+	npFromBuffer  = map[string]bool{"numpy.core.numeric._frombuffer": true, "numpy._core.numeric._frombuffer": true}
+	npDTypeClass  = map[string]bool{"numpy.dtype": true}
+	npNDArray     = map[string]bool{"numpy.ndarray": true}
+	codecsEncode  = map[string]bool{"_codecs.encode": true}
+)
+
+// lazyBytes is the size from which a byte string stays in the file.
+const lazyBytes = 1 << 12
+
+// maxPickleItems bounds the items one pickle may build.
+const maxPickleItems = 1 << 24
+
+var errPickle = errors.New("not a pickle unpickle reads")
+
+// unpickler is the pickle machine.
+type unpickler struct {
+	f     io.ReadSeeker
+	r     *bufio.Reader
+	off   int64 // bytes consumed
+	size  int64 // the file's size
+	stack []any
+	marks []int
+	memo  map[int64]any
+	items int
+}
+
+// unpickle reads one pickle from f, size bytes from its start.
+func unpickle(f io.ReadSeeker, size int64) (any, error) {
+	u := &unpickler{f: f, r: bufio.NewReaderSize(f, 1<<16), size: size, memo: map[int64]any{}}
+	v, err := u.run()
+	if err != nil {
+		return nil, fmt.Errorf("%w: at byte %d: %w", errPickle, u.off, err)
+	}
+	return v, nil
+}
+
+func (u *unpickler) byte() (byte, error) {
+	b, err := u.r.ReadByte()
+	if err == nil {
+		u.off++
+	}
+	return b, err
+}
+
+func (u *unpickler) read(n int64) ([]byte, error) {
+	if n < 0 || n > u.size-u.off {
+		return nil, fmt.Errorf("a %d-byte item past the end of the file", n)
+	}
+	b := make([]byte, n)
+	_, err := io.ReadFull(u.r, b)
+	u.off += n
+	return b, err
+}
+
+func (u *unpickler) line() (string, error) {
+	s, err := u.r.ReadString('\n')
+	u.off += int64(len(s))
+	if len(s) > 1<<12 {
+		return "", errors.New("a text line of more than 4096 bytes")
+	}
+	return strings.TrimSuffix(s, "\n"), err
+}
+
+func (u *unpickler) uint(n int) (uint64, error) {
+	b, err := u.read(int64(n))
+	if err != nil {
+		return 0, err
+	}
+	var v uint64
+	for i := n - 1; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v, nil
+}
+
+// bytesOf reads a byte string of n bytes, or leaves a large one in the
+// file.
+func (u *unpickler) bytesOf(n int64) (any, error) {
+	if n < lazyBytes {
+		return u.read(n)
+	}
+	if n > u.size-u.off {
+		return nil, fmt.Errorf("a %d-byte item past the end of the file", n)
+	}
+	s := span{offset: u.off, length: n}
+	u.off += n
+	if _, err := u.f.Seek(u.off, io.SeekStart); err != nil {
+		return nil, err
+	}
+	u.r.Reset(u.f)
+	return s, nil
+}
+
+func (u *unpickler) push(v any) error {
+	u.items++
+	if u.items > maxPickleItems {
+		return errors.New("too many items")
+	}
+	u.stack = append(u.stack, v)
+	return nil
+}
+
+func (u *unpickler) pop() (any, error) {
+	if len(u.stack) == 0 || len(u.marks) > 0 && len(u.stack) == u.marks[len(u.marks)-1] {
+		return nil, errors.New("stack underflow")
+	}
+	v := u.stack[len(u.stack)-1]
+	u.stack = u.stack[:len(u.stack)-1]
+	return v, nil
+}
+
+// popMark pops the items above the last mark.
+func (u *unpickler) popMark() ([]any, error) {
+	if len(u.marks) == 0 {
+		return nil, errors.New("no mark")
+	}
+	m := u.marks[len(u.marks)-1]
+	u.marks = u.marks[:len(u.marks)-1]
+	items := append([]any(nil), u.stack[m:]...)
+	u.stack = u.stack[:m]
+	return items, nil
+}
+
+func (u *unpickler) top() (any, error) {
+	if len(u.stack) == 0 {
+		return nil, errors.New("stack underflow")
+	}
+	return u.stack[len(u.stack)-1], nil
+}
+
+// run executes opcodes until STOP.
+func (u *unpickler) run() (any, error) {
+	for {
+		op, err := u.byte()
+		if err != nil {
+			return nil, fmt.Errorf("no STOP: %w", err)
+		}
+		if done, err := u.step(op); err != nil || done {
+			if err != nil {
+				return nil, fmt.Errorf("opcode 0x%02x: %w", op, err)
+			}
+			return u.pop()
+		}
+	}
+}
+
+// step executes one opcode; done at STOP.
+func (u *unpickler) step(op byte) (done bool, err error) {
+	switch op {
+	case '.': // STOP
+		return true, nil
+	case 0x80: // PROTO
+		v, err := u.byte()
+		if err == nil && (v < 2 || v > 5) {
+			err = fmt.Errorf("protocol %d", v)
+		}
+		return false, err
+	case 0x95: // FRAME: a length, then the frame's opcodes
+		_, err = u.uint(8)
+	case '(': // MARK
+		u.marks = append(u.marks, len(u.stack))
+	case '0': // POP
+		_, err = u.pop()
+	case '1': // POP_MARK
+		_, err = u.popMark()
+	case '2': // DUP
+		var v any
+		if v, err = u.top(); err == nil {
+			err = u.push(v)
+		}
+	case 'N':
+		err = u.push(nil)
+	case 0x88:
+		err = u.push(true)
+	case 0x89:
+		err = u.push(false)
+	case 'J', 'K', 'M': // BININT, BININT1, BININT2
+		n := map[byte]int{'J': 4, 'K': 1, 'M': 2}[op]
+		var v uint64
+		if v, err = u.uint(n); err == nil {
+			if n == 4 {
+				err = u.push(int64(int32(uint32(v))))
+			} else {
+				err = u.push(int64(v))
+			}
+		}
+	case 0x8a, 0x8b: // LONG1, LONG4
+		err = u.long(op)
+	case 'I', 'L': // INT, LONG (text)
+		var s string
+		if s, err = u.line(); err == nil {
+			err = u.textInt(strings.TrimSuffix(s, "L"))
+		}
+	case 'G': // BINFLOAT, big endian
+		var b []byte
+		if b, err = u.read(8); err == nil {
+			err = u.push(math.Float64frombits(binary.BigEndian.Uint64(b)))
+		}
+	case 0x8c, 'X', 0x8d: // SHORT_BINUNICODE, BINUNICODE, BINUNICODE8
+		var n uint64
+		if n, err = u.uint(map[byte]int{0x8c: 1, 'X': 4, 0x8d: 8}[op]); err == nil {
+			var b []byte
+			if b, err = u.read(int64(n)); err == nil {
+				err = u.push(string(b))
+			}
+		}
+	case 'U', 'T': // SHORT_BINSTRING, BINSTRING (protocol 2's str)
+		var n uint64
+		if n, err = u.uint(map[byte]int{'U': 1, 'T': 4}[op]); err == nil {
+			var b []byte
+			if b, err = u.read(int64(n)); err == nil {
+				err = u.push(string(b))
+			}
+		}
+	case 'C', 'B', 0x8e, 0x96: // SHORT_BINBYTES, BINBYTES, BINBYTES8, BYTEARRAY8
+		var n uint64
+		if n, err = u.uint(map[byte]int{'C': 1, 'B': 4, 0x8e: 8, 0x96: 8}[op]); err == nil {
+			var v any
+			if v, err = u.bytesOf(int64(n)); err == nil {
+				err = u.push(v)
+			}
+		}
+	case '}':
+		err = u.push(&pyDict{})
+	case ']':
+		err = u.push(&[]any{})
+	case ')':
+		err = u.push(pyTuple{})
+	case 0x8f: // EMPTY_SET
+		err = u.push(&[]any{})
+	case 't': // TUPLE
+		var items []any
+		if items, err = u.popMark(); err == nil {
+			err = u.push(pyTuple(items))
+		}
+	case 0x85, 0x86, 0x87: // TUPLE1..3
+		n := int(op - 0x84)
+		if len(u.stack) < n {
+			return false, errors.New("stack underflow")
+		}
+		t := append(pyTuple(nil), u.stack[len(u.stack)-n:]...)
+		u.stack = u.stack[:len(u.stack)-n]
+		err = u.push(t)
+	case 'a', 'e', 0x90: // APPEND, APPENDS, ADDITEMS
+		err = u.appendItems(op)
+	case 's', 'u': // SETITEM, SETITEMS
+		err = u.setItems(op)
+	case 'q', 'r', 0x94, 'p': // BINPUT, LONG_BINPUT, MEMOIZE, PUT
+		err = u.put(op)
+	case 'h', 'j', 'g': // BINGET, LONG_BINGET, GET
+		err = u.get(op)
+	case 'c': // GLOBAL
+		var mod, name string
+		if mod, err = u.line(); err == nil {
+			if name, err = u.line(); err == nil {
+				err = u.push(pyGlobal{mod, name})
+			}
+		}
+	case 0x93: // STACK_GLOBAL
+		var name, mod any
+		if name, err = u.pop(); err == nil {
+			if mod, err = u.pop(); err == nil {
+				ms, ok1 := mod.(string)
+				ns, ok2 := name.(string)
+				if !ok1 || !ok2 {
+					return false, errors.New("STACK_GLOBAL of non-strings")
+				}
+				err = u.push(pyGlobal{ms, ns})
+			}
+		}
+	case 'R', 0x81: // REDUCE, NEWOBJ
+		err = u.reduce()
+	case 'b': // BUILD
+		err = u.build()
+	default:
+		return false, fmt.Errorf("unsupported opcode")
+	}
+	return false, err
+}
+
+func (u *unpickler) long(op byte) error {
+	n, err := u.uint(map[byte]int{0x8a: 1, 0x8b: 4}[op])
+	if err != nil {
+		return err
+	}
+	if n > 1<<16 {
+		return fmt.Errorf("a %d-byte integer", n)
+	}
+	b, err := u.read(int64(n))
+	if err != nil {
+		return err
+	}
+	// Little-endian two's complement.
+	be := make([]byte, len(b))
+	for i := range b {
+		be[len(b)-1-i] = b[i]
+	}
+	v := new(big.Int).SetBytes(be)
+	if len(b) > 0 && b[len(b)-1]&0x80 != 0 {
+		v.Sub(v, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	if v.IsInt64() {
+		return u.push(v.Int64())
+	}
+	return u.push(v)
+}
+
+func (u *unpickler) textInt(s string) error {
+	switch s {
+	case "00":
+		return u.push(false)
+	case "01":
+		return u.push(true)
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("integer %q", s)
+	}
+	return u.push(v)
+}
+
+func (u *unpickler) appendItems(op byte) error {
+	var items []any
+	if op == 'a' {
+		v, err := u.pop()
+		if err != nil {
+			return err
+		}
+		items = []any{v}
+	} else {
+		var err error
+		if items, err = u.popMark(); err != nil {
+			return err
+		}
+	}
+	t, err := u.top()
+	if err != nil {
+		return err
+	}
+	l, ok := t.(*[]any)
+	if !ok {
+		return fmt.Errorf("append to %T", t)
+	}
+	*l = append(*l, items...)
+	return nil
+}
+
+func (u *unpickler) setItems(op byte) error {
+	var items []any
+	if op == 's' {
+		if len(u.stack) < 2 {
+			return errors.New("stack underflow")
+		}
+		items = append(items, u.stack[len(u.stack)-2:]...)
+		u.stack = u.stack[:len(u.stack)-2]
+	} else {
+		var err error
+		if items, err = u.popMark(); err != nil {
+			return err
+		}
+	}
+	if len(items)%2 != 0 {
+		return errors.New("odd number of dict items")
+	}
+	t, err := u.top()
+	if err != nil {
+		return err
+	}
+	d, ok := t.(*pyDict)
+	if !ok {
+		return fmt.Errorf("set item of %T", t)
+	}
+	for i := 0; i < len(items); i += 2 {
+		d.keys, d.vals = append(d.keys, items[i]), append(d.vals, items[i+1])
+	}
+	return nil
+}
+
+func (u *unpickler) put(op byte) error {
+	var k int64
+	switch op {
+	case 'q':
+		v, err := u.uint(1)
+		if err != nil {
+			return err
+		}
+		k = int64(v)
+	case 'r':
+		v, err := u.uint(4)
+		if err != nil {
+			return err
+		}
+		k = int64(v)
+	case 'p':
+		s, err := u.line()
+		if err != nil {
+			return err
+		}
+		if k, err = strconv.ParseInt(s, 10, 64); err != nil {
+			return fmt.Errorf("memo key %q", s)
+		}
+	default: // MEMOIZE
+		k = int64(len(u.memo))
+	}
+	v, err := u.top()
+	if err != nil {
+		return err
+	}
+	u.memo[k] = v
+	return nil
+}
+
+func (u *unpickler) get(op byte) error {
+	var k int64
+	switch op {
+	case 'h':
+		v, err := u.uint(1)
+		if err != nil {
+			return err
+		}
+		k = int64(v)
+	case 'j':
+		v, err := u.uint(4)
+		if err != nil {
+			return err
+		}
+		k = int64(v)
+	default:
+		s, err := u.line()
+		if err != nil {
+			return err
+		}
+		if k, err = strconv.ParseInt(s, 10, 64); err != nil {
+			return fmt.Errorf("memo key %q", s)
+		}
+	}
+	v, ok := u.memo[k]
+	if !ok {
+		return fmt.Errorf("memo %d unset", k)
+	}
+	return u.push(v)
+}
+
+// reduce calls a callable the pickle names with arguments: numpy's array
+// and dtype constructors and codecs.encode are understood, anything else
+// becomes a pyObject.
+func (u *unpickler) reduce() error {
+	args, err := u.pop()
+	if err != nil {
+		return err
+	}
+	f, err := u.pop()
+	if err != nil {
+		return err
+	}
+	g, ok := f.(pyGlobal)
+	if !ok {
+		return fmt.Errorf("call of %T", f)
+	}
+	a, _ := args.(pyTuple)
+	name := g.String()
+	switch {
+	case npReconstruct[name]:
+		return u.push(&npArray{})
+	case npDTypeClass[name]:
+		if len(a) == 0 {
+			return errors.New("numpy.dtype without arguments")
+		}
+		code, ok := a[0].(string)
+		if !ok {
+			return fmt.Errorf("numpy.dtype(%v)", a[0])
+		}
+		return u.push(&npDType{code: code, order: '='})
+	case npFromBuffer[name]:
+		return u.fromBuffer(a)
+	case codecsEncode[name]:
+		if len(a) != 2 {
+			return errors.New("codecs.encode of other than (text, 'latin1')")
+		}
+		s, _ := a[0].(string)
+		b := make([]byte, 0, len(s))
+		for _, r := range s {
+			if r > 0xff {
+				return errors.New("codecs.encode: a character beyond latin1")
+			}
+			b = append(b, byte(r))
+		}
+		return u.push(b)
+	}
+	return u.push(&pyObject{class: g, args: args})
+}
+
+// fromBuffer is numpy's protocol-5 _frombuffer(buffer, dtype, shape,
+// order).
+func (u *unpickler) fromBuffer(a pyTuple) error {
+	if len(a) != 4 {
+		return errors.New("_frombuffer needs 4 arguments")
+	}
+	dt, ok := a[1].(*npDType)
+	if !ok {
+		return fmt.Errorf("_frombuffer dtype %T", a[1])
+	}
+	shape, err := intTuple(a[2])
+	if err != nil {
+		return err
+	}
+	order, _ := a[3].(string)
+	return u.push(&npArray{dtype: *dt, shape: shape, fortran: order == "F", data: a[0]})
+}
+
+// build sets an object's state: a numpy dtype's byte order, a numpy
+// array's shape, dtype and data.
+func (u *unpickler) build() error {
+	state, err := u.pop()
+	if err != nil {
+		return err
+	}
+	obj, err := u.top()
+	if err != nil {
+		return err
+	}
+	switch o := obj.(type) {
+	case *npDType:
+		t, ok := state.(pyTuple)
+		if !ok || len(t) < 2 {
+			return errors.New("numpy dtype state")
+		}
+		if s, ok := t[1].(string); ok && len(s) == 1 {
+			o.order = s[0]
+		}
+		return nil
+	case *npArray:
+		t, ok := state.(pyTuple)
+		if !ok || len(t) != 5 {
+			return errors.New("numpy array state: want (version, shape, dtype, fortran, data)")
+		}
+		if o.shape, err = intTuple(t[1]); err != nil {
+			return err
+		}
+		dt, ok := t[2].(*npDType)
+		if !ok {
+			return fmt.Errorf("numpy array dtype %T", t[2])
+		}
+		o.dtype = *dt
+		o.fortran, _ = t[3].(bool)
+		switch d := t[4].(type) {
+		case []byte, span:
+			o.data = d
+		case string: // protocol 2 under Python 2: latin-1 text
+			o.data = []byte(d)
+		case *[]any:
+			o.data = *d
+		default:
+			return fmt.Errorf("numpy array data %T", t[4])
+		}
+		return nil
+	case *pyObject:
+		o.state = state
+		return nil
+	case *pyDict:
+		if d, ok := state.(*pyDict); ok {
+			o.keys, o.vals = append(o.keys, d.keys...), append(o.vals, d.vals...)
+			return nil
+		}
+	}
+	return fmt.Errorf("BUILD of %T", obj)
+}
+
+// intTuple reads a tuple of non-negative integers (a shape).
+func intTuple(v any) ([]int, error) {
+	t, ok := v.(pyTuple)
+	if !ok {
+		return nil, fmt.Errorf("shape %T", v)
+	}
+	out := make([]int, len(t))
+	for i, x := range t {
+		n, ok := x.(int64)
+		if !ok || n < 0 || n > math.MaxInt32 {
+			return nil, fmt.Errorf("shape %v", v)
+		}
+		out[i] = int(n)
+	}
+	return out, nil
+}

@@ -1,0 +1,172 @@
+package refdata
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/internal/dataset"
+)
+
+func readAll(t *testing.T, d dataset.Dataset) [][]byte {
+	t.Helper()
+	var out [][]byte
+	require.NoError(t, dataset.ReadAll(d, func(_ int, _ [][]int, data []byte) error {
+		out = append(out, append([]byte(nil), data...))
+		return nil
+	}))
+	return out
+}
+
+func TestKiTS(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mk := func(name string, d, h, w int) KiTSCase {
+		n := d * h * w
+		c := KiTSCase{Name: name, D: d, H: h, W: w, Truth: make([]byte, n), Predicted: make([]byte, n)}
+		for v := range n {
+			c.Truth[v], c.Predicted[v] = byte(v%3), byte((v/2)%3)
+		}
+		return c
+	}
+	require.NoError(t, WriteKiTS(dir, []KiTSCase{mk("case_00000", 2, 3, 4), mk("case_00003", 40, 10, 12)}))
+	d, err := Open(dir, Options{})
+	require.NoError(t, err)
+	defer d.Close()
+	assert.Contains(t, Form(d), "KiTS19")
+	assert.Equal(t, "image float32[1 -1 -1 -1]", d.Schema().String())
+	assert.Equal(t, 2, d.Len())
+	sh, err := d.Shapes(1)
+	require.NoError(t, err)
+	assert.Equal(t, [][]int{{1, 40, 10, 12}}, sh)
+	all := readAll(t, d)
+	require.Len(t, all[1], 4*4800)
+	for v := range 4800 {
+		x := math.Float32frombits(binary.LittleEndian.Uint32(all[1][4*v:]))
+		require.InDelta(t, float64((v/2)%3), x, 0.41, "voxel %d", v)
+	}
+
+	// A missing case names itself and its sample.
+	require.NoError(t, os.Remove(filepath.Join(dir, "case_00003.pkl")))
+	_, err = Open(dir, Options{})
+	require.ErrorIs(t, err, dataset.ErrNotFound)
+	assert.ErrorContains(t, err, "sample 1 (case_00003): case_00003.pkl")
+	// A truncated pickle is corrupt.
+	b, err := os.ReadFile(filepath.Join(dir, "case_00000.pkl"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "case_00003.pkl"), b[:len(b)/2], 0o644))
+	_, err = Open(dir, Options{})
+	require.ErrorIs(t, err, dataset.ErrCorrupt)
+	assert.ErrorContains(t, err, "sample 1 (case_00003)")
+}
+
+func TestOpenImages(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	images := []OpenImage{
+		{FileName: "a.jpg", Width: 100, Height: 50, Detections: []Detection{{0.1, 0.2, 0.3, 0.4, 0.9, 3}}},
+		{FileName: "sub/b.jpg", Width: 80, Height: 80},
+	}
+	require.NoError(t, WriteOpenImages(dir, images, []int{3, 5}, 2))
+	d, err := Open(dir, Options{})
+	require.NoError(t, err)
+	defer d.Close()
+	assert.Contains(t, Form(d), "OpenImages")
+	assert.Equal(t, "images float32[3 800 800]", d.Schema().String())
+	all := readAll(t, d)
+	f := func(b []byte, k int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:])) }
+	assert.InDelta(t, 80, f(all[0], 0), 1e-4)
+	assert.InDelta(t, 0.9, f(all[0], 4), 1e-6)
+	assert.Equal(t, float32(3), f(all[0], 5))
+
+	// The annotation file may live elsewhere (--label-map).
+	ann := filepath.Join(t.TempDir(), "ann.json")
+	require.NoError(t, os.Rename(filepath.Join(dir, OpenImagesAnnotations), ann))
+	d2, err := Open(dir, Options{LabelMap: ann})
+	require.NoError(t, err)
+	d2.Close()
+	require.NoError(t, os.Remove(filepath.Join(dir, "sub", "b.jpg.npy")))
+	_, err = Open(dir, Options{LabelMap: ann})
+	require.ErrorIs(t, err, dataset.ErrNotFound)
+	assert.ErrorContains(t, err, `sample 1: not found: sub/b.jpg.npy (image "sub/b.jpg" of ann.json)`)
+}
+
+func TestCriteo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sizes := []int{3, 2, 1, 2, 6, 1, 1, 1, 1, 7, 3, 8, 1, 6, 9, 5, 1, 1, 1, 12, 100, 27, 10, 3, 1, 1}
+	samples := [][]CriteoRow{{{0.5, 1}, {0.25, 0}}, {{0.75, 1}}, {{0.1, 0}, {0.2, 0}, {0.3, 1}}}
+	require.NoError(t, WriteCriteo(dir, samples, sizes))
+	d, err := Open(dir, Options{})
+	require.NoError(t, err)
+	defer d.Close()
+	assert.Contains(t, Form(d), "Criteo")
+	require.Len(t, d.Schema(), 28)
+	assert.Equal(t, "dense float32[-1 13]", d.Schema()[0].String())
+	assert.Equal(t, "sparse_20 int32[-1 100]", d.Schema()[21].String())
+	assert.Equal(t, "labels int32[-1 1]", d.Schema()[27].String())
+	sh, err := d.Shapes(2)
+	require.NoError(t, err)
+	assert.Equal(t, []int{3, 13}, sh[0])
+	all := readAll(t, d)
+	lay, _ := d.Schema().Layout(sh)
+	s2 := all[2]
+	assert.Equal(t, float32(0.1), math.Float32frombits(binary.LittleEndian.Uint32(s2[lay[0].Offset:])))
+	lab := s2[lay[27].Offset:]
+	assert.Equal(t, []uint32{0, 0, 1}, []uint32{binary.LittleEndian.Uint32(lab), binary.LittleEndian.Uint32(lab[4:]), binary.LittleEndian.Uint32(lab[8:])})
+	// Sparse ids of row 3 (sample 2's first) of feature 0, as written.
+	sp := s2[lay[1].Offset:]
+	assert.Equal(t, uint32((3*3)*7919%40000000), binary.LittleEndian.Uint32(sp))
+
+	// A trace beyond the data names the sample.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, CriteoTrace), []byte("0, 2, 2\n2, 9, 7\n"), 0o644))
+	_, err = Open(dir, Options{})
+	require.ErrorIs(t, err, dataset.ErrMismatch)
+	assert.ErrorContains(t, err, "trace's sample 1 ends at row 9")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, CriteoTrace), []byte("0, 2, 3\n"), 0o644))
+	_, err = Open(dir, Options{})
+	assert.ErrorContains(t, err, CriteoTrace+":1")
+	require.NoError(t, os.Remove(filepath.Join(dir, CriteoTrace)))
+	_, err = Open(dir, Options{})
+	assert.ErrorContains(t, err, "aggregation trace")
+}
+
+func TestPrompts(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	recs := filepath.Join(dir, "cnn_eval.json")
+	require.NoError(t, WritePrompts(recs, [][]int32{{1, 2, 3}, {128000, 5}}, []string{"one", "two"}))
+	cols := filepath.Join(dir, "cols.json")
+	require.NoError(t, os.WriteFile(cols, []byte(`{"tok_input": {"1": [128000, 5], "0": [1, 2, 3]}, "output": {"0": "one", "1": "two"}}`), 0o644))
+	for _, p := range []string{recs, cols} {
+		d, err := Open(p, Options{})
+		require.NoError(t, err, p)
+		assert.Equal(t, "input_ids int32[-1]", d.Schema().String())
+		all := readAll(t, d)
+		assert.Equal(t, []byte{0, 0xf4, 1, 0, 5, 0, 0, 0}, all[1])
+		pr, err := ReadPrompts(p)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"one", "two"}, pr.Targets)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`[{"tok_input": [1]}, {"tok_input": "x"}]`), 0o644))
+	_, err := Open(bad, Options{})
+	require.ErrorIs(t, err, dataset.ErrCorrupt)
+	assert.ErrorContains(t, err, "sample 1")
+}
+
+func TestOpenFallsBackToDataset(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, WriteImageNet(dir, []int{1, 2}, []int{1, 5}))
+	d, err := Open(dir, Options{})
+	require.NoError(t, err)
+	defer d.Close()
+	assert.Equal(t, []int{1, 5}, d.Labels())
+	assert.Empty(t, Form(d))
+}
