@@ -10,7 +10,9 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/config"
+	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
+	"github.com/mlperf-host/mlperf-host/internal/refdata"
 	"github.com/mlperf-host/mlperf-host/internal/runner"
 )
 
@@ -50,7 +52,7 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 		return exitcode.New(exitcode.Usage, err, "")
 	}
 	if ok {
-		return a.scoreWith(sc, c, log, in, *write)
+		return a.scoreWith(sc, c, log, scorerInputs(c, sc, in), *write)
 	}
 	if in.Dtype != "" {
 		// accuracy-imagenet.py's --dtype names the class's type.
@@ -67,6 +69,26 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 		return err
 	}
 	return a.printAccuracy(c.Benchmark.Quality.String(), res)
+}
+
+// scorerInputs fills what the flags leave unset from the accuracy.* keys
+// and the configured data set (its ground truth), as a run does.
+func scorerInputs(c *config.Config, sc accuracy.Scorer, flags accuracy.Inputs) accuracy.Inputs {
+	var d dataset.Dataset
+	if c.Dataset != "" && flags.Truth == "" && c.Scoring.Truth == "" {
+		d, _ = refdata.Open(c.Dataset, refdata.Options{LabelMap: c.LabelMap})
+		if d != nil {
+			defer d.Close()
+		}
+	}
+	in, _ := runner.ScorerInputs(c, d, sc)
+	for _, f := range []struct{ flag, dst *string }{{&flags.Truth, &in.Truth}, {&flags.Vocab, &in.Vocab}, {&flags.Trace, &in.Trace}, {&flags.Dtype, &in.Dtype}} {
+		if *f.flag != "" {
+			*f.dst = *f.flag
+		}
+	}
+	in.InvMap = flags.InvMap
+	return in
 }
 
 // writeLine writes an accuracy.txt line to path, when path is set.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
+	"github.com/mlperf-host/mlperf-host/internal/refdata"
 	"github.com/mlperf-host/mlperf-host/internal/runner"
 )
 
@@ -61,7 +62,11 @@ func (a *app) datasetInfo(args []string) error {
 	if l := d.Labels(); l != nil {
 		labels = fmt.Sprintf("%d", len(l))
 	}
-	fmt.Fprintf(a.stdout, "data set %s\nsamples  %d\n", d.Name(), d.Len())
+	fmt.Fprintf(a.stdout, "data set %s\n", d.Name())
+	if f := refdata.Form(d); f != "" {
+		fmt.Fprintf(a.stdout, "form     %s\n", f)
+	}
+	fmt.Fprintf(a.stdout, "samples  %d\n", d.Len())
 	st.print(a.stdout)
 	fmt.Fprintf(a.stdout, "labels   %s\nchecked  every sample reads and matches\n", labels)
 	return nil
@@ -71,7 +76,7 @@ func openDatasetArg(path, labelMap string) (dataset.Dataset, error) {
 	if path == runner.BuiltinPrefix+"fashion-mnist" {
 		return runner.DemoDataset()
 	}
-	return dataset.Open(path, dataset.Options{LabelMap: labelMap})
+	return refdata.Open(path, refdata.Options{LabelMap: labelMap})
 }
 
 func (a *app) datasetConvert(args []string) error {

@@ -80,6 +80,10 @@ func (a *app) runOnce(ctx context.Context, sp runner.Spec) (*runner.Outcome, err
 		return o, exitcode.New(exitcode.AccuracyBelowTarget,
 			fmt.Errorf("accuracy %.3f%% does not reach the target %s", acc.Accuracy, c.Benchmark.Quality), "")
 	}
+	if o.Score != nil && !o.ScorePass {
+		return o, exitcode.New(exitcode.AccuracyBelowTarget,
+			fmt.Errorf("%s does not reach the target %s", o.Score.Text(), strings.Join(o.ScoreFailed, ", ")), "")
+	}
 	return o, nil
 }
 
@@ -147,8 +151,17 @@ func (a *app) printOutcome(c *config.Config, o *runner.Outcome, wall time.Durati
 			verdict = "FAIL"
 		}
 		row("accuracy", "%s  (target %s: %s)", acc.Text(), c.Benchmark.Quality, verdict)
+	} else if o.Score != nil {
+		verdict := "PASS"
+		if !o.ScorePass {
+			verdict = "FAIL"
+		}
+		row("accuracy", "%s  (targets: %s)", o.Score.Text(), verdict)
 	} else if r.AccuracySamples > 0 {
 		row("accuracy log", "%d responses", r.AccuracySamples)
+		if o.Unscored != "" {
+			row("accuracy", "not scored: %s", o.Unscored)
+		}
 	}
 	if o.SUT.Failed > 0 {
 		row("failed samples", "%d", o.SUT.Failed)

@@ -49,8 +49,16 @@ type Scorer struct {
 	Script string
 	// Benchmarks are the table names it scores by default.
 	Benchmarks []string
-	Score      func(log io.Reader, in Inputs) (Score, error)
+	// Needs lists the inputs it cannot score without: "truth", "vocab".
+	Needs []string
+	Score func(log io.Reader, in Inputs) (Score, error)
 }
+
+// The inputs a scorer may need (Scorer.Needs).
+const (
+	NeedTruth = "truth"
+	NeedVocab = "vocab"
+)
 
 // ErrNoScorer is wrapped by LookupScorer's errors.
 var ErrNoScorer = errors.New("no scorer")
@@ -60,13 +68,13 @@ var ErrNoScorer = errors.New("no scorer")
 func Scorers() []Scorer {
 	return []Scorer{
 		{Name: "openimages", Script: "vision/classification_and_detection/tools/accuracy-openimages.py",
-			Benchmarks: []string{"retinanet"}, Score: scoreOpenImages},
+			Benchmarks: []string{"retinanet"}, Needs: []string{NeedTruth}, Score: scoreOpenImages},
 		{Name: "kits19", Script: "vision/medical_imaging/3d-unet-kits19/accuracy_kits.py",
-			Benchmarks: []string{"3d-unet"}, Score: scoreKiTS},
+			Benchmarks: []string{"3d-unet"}, Needs: []string{NeedTruth}, Score: scoreKiTS},
 		{Name: "dlrm", Script: "recommendation/dlrm_v2/pytorch/tools/accuracy-dlrm.py",
 			Benchmarks: []string{"dlrm-v2"}, Score: scoreDLRM},
 		{Name: "squad", Script: "language/bert/accuracy-squad.py",
-			Benchmarks: []string{"bert"}, Score: scoreSQuAD},
+			Benchmarks: []string{"bert"}, Needs: []string{NeedTruth, NeedVocab}, Score: scoreSQuAD},
 	}
 }
 

@@ -59,6 +59,14 @@ const (
 	// e.g. measurements.weight_data_types.
 	PrefixMeasurements = "measurements."
 
+	// The accuracy.* keys are what a benchmark's scorer reads besides the
+	// accuracy log (the official script's arguments): the ground truth,
+	// the tokenizer's vocabulary, DLRM's aggregation trace, the
+	// response's dtype. Empty: derived from the data set where it can be.
+	KeyAccuracyTruth = "accuracy.truth"
+	KeyAccuracyVocab = "accuracy.vocab"
+	KeyAccuracyTrace = "accuracy.trace"
+	KeyAccuracyDType = "accuracy.dtype"
 	// KeyTEST06EOS and KeyTEST06DType are the EOS token and the token type
 	// TEST06 checks an LLM's outputs with.
 	KeyTEST06EOS   = "test06.eos_token_id"
@@ -175,6 +183,10 @@ func keySpecs() []keySpec {
 		{key: KeyCalibration, help: "calibration documentation (Markdown) of the closed division's submission", checker: str("a path", anyString)},
 		{key: KeySubmitter, def: "mlperf-host", help: "submitter (organization) name in the submission tree", checker: str("a name without /", pathSafe)},
 		{key: KeySystem, def: "local", help: "system name in the submission tree", checker: str("a name without /", pathSafe)},
+		{key: KeyAccuracyTruth, help: "ground truth the benchmark's scorer reads (--truth of `accuracy`; default: the data set's)", checker: str("a path", anyString)},
+		{key: KeyAccuracyVocab, help: "tokenizer file the scorer reads: BERT's vocab.txt, an LLM's tokenizer.json", checker: str("a path", anyString)},
+		{key: KeyAccuracyTrace, help: "DLRM aggregation trace the scorer reads with a day-23 ground truth", checker: str("a path", anyString)},
+		{key: KeyAccuracyDType, help: "response dtype where the official script takes one (default: the script's)", checker: str("a dtype name", anyString)},
 		{key: KeyTEST06EOS, def: "2", help: "EOS token id TEST06 checks an LLM's outputs with", checker: str("a non-negative integer", uintValue)},
 		with(keySpec{key: KeyTEST06DType, def: "int32", help: "token type of an LLM's outputs, for TEST06"}, oneOf("int64", "int32", "int16", "float32")),
 		with(keySpec{key: KeyHostInstances, def: "0", help: "WASM instances (0: one per CPU)"}, intRange(0, 1024)),

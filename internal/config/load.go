@@ -56,9 +56,17 @@ type Config struct {
 	TEST06DType string
 	// Calibration is the calibration key: a file; "" for none.
 	Calibration string
+	// Scoring is the accuracy.* keys.
+	Scoring ScoringConfig
 
 	values  []Value
 	ignored []string
+}
+
+// ScoringConfig is the accuracy.* keys: what a benchmark's scorer reads
+// besides the accuracy log; "" for the data set's, or none.
+type ScoringConfig struct {
+	Truth, Vocab, Trace, DType string
 }
 
 // HostConfig is the host.* keys.
@@ -228,7 +236,8 @@ func build(all *layer, round *benchmarks.Round, bench benchmarks.Benchmark, igno
 			SharedRings: get(KeyHostRings) == "on", RingSpin: spin, CloseTimeout: closeTimeout,
 		},
 		TEST06DType: get(KeyTEST06DType), Calibration: get(KeyCalibration),
-		values: values, ignored: ignored,
+		Scoring: ScoringConfig{Truth: get(KeyAccuracyTruth), Vocab: get(KeyAccuracyVocab), Trace: get(KeyAccuracyTrace), DType: get(KeyAccuracyDType)},
+		values:  values, ignored: ignored,
 	}
 	c.TEST06EOS, _ = strconv.ParseInt(get(KeyTEST06EOS), 10, 64)
 	if d := get(KeyHostPluginDirs); d != "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/conformance"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
+	"github.com/mlperf-host/mlperf-host/internal/refdata"
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/fashionmnist"
 )
 
@@ -47,7 +48,7 @@ func OpenDataset(c *config.Config) (dataset.Dataset, error) {
 		}
 		return DemoDataset()
 	}
-	d, err := dataset.Open(c.Dataset, dataset.Options{LabelMap: c.LabelMap})
+	d, err := refdata.Open(c.Dataset, refdata.Options{LabelMap: c.LabelMap})
 	if err != nil {
 		return nil, err
 	}

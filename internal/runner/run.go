@@ -10,8 +10,10 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/host"
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/bridge"
 	"github.com/mlperf-host/mlperf-host/internal/config"
+	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 	"github.com/mlperf-host/mlperf-host/loadgen"
 )
@@ -54,6 +56,15 @@ type Outcome struct {
 	// Accuracy is the score of an accuracy run (AccuracyOnly or
 	// SubmissionRun) of a top-1 benchmark; nil otherwise.
 	Accuracy *accuracy.Result
+	// Score is the score of an accuracy run of a benchmark with another
+	// scorer, ScorePass whether it meets every quality target of the
+	// scenario that the scorer measures (ScoreFailed the ones it misses);
+	// Unscored says why an accuracy run was not scored (the scorer's
+	// inputs are missing).
+	Score       accuracy.Score
+	ScorePass   bool
+	ScoreFailed []string
+	Unscored    string
 }
 
 // AccuracyTextFile is the accuracy result next to the accuracy log.
@@ -162,15 +173,20 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 			"the plugin's log lines above say why")
 	}
 	if (res.Mode == loadgen.AccuracyOnly || res.Mode == loadgen.SubmissionRun) && sp.AuditConfig == "" {
-		if err := o.scoreAccuracy(c); err != nil {
+		if err := o.scoreAccuracy(c, d); err != nil {
 			return o, err
 		}
 	}
 	return o, nil
 }
 
-func (o *Outcome) scoreAccuracy(c *config.Config) error {
-	if c.Benchmark.Quality.Metric != "acc" {
+// scoreAccuracy scores an accuracy run: with the data set's labels
+// (top-1), or with the benchmark's scorer.
+func (o *Outcome) scoreAccuracy(c *config.Config, d dataset.Dataset) error {
+	if sc, ok, _ := accuracy.LookupScorer("", c.Benchmark.Name); ok {
+		return o.scoreWithScorer(c, d, sc)
+	}
+	if c.Benchmark.Quality.Metric != benchmarks.Top1 {
 		return nil
 	}
 	res, err := ScoreAccuracy(c, filepath.Join(o.OutDir, "mlperf_log_accuracy.json"))
@@ -178,13 +194,7 @@ func (o *Outcome) scoreAccuracy(c *config.Config) error {
 		return err
 	}
 	o.Accuracy = &res
-	path := filepath.Join(o.OutDir, AccuracyTextFile)
-	if err := os.WriteFile(path, []byte(res.Text()+"\n"), 0o644); err != nil {
-		_ = os.Remove(path) // never a torn result under its name
-		return fmt.Errorf("write accuracy result (removed %s): %w", path, err)
-	}
-	o.Files = listFiles(o.OutDir)
-	return nil
+	return o.writeAccuracyText(res.Text())
 }
 
 func listFiles(dir string) []string {

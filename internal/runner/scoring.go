@@ -1,0 +1,76 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/config"
+	"github.com/mlperf-host/mlperf-host/internal/dataset"
+	"github.com/mlperf-host/mlperf-host/internal/exitcode"
+	"github.com/mlperf-host/mlperf-host/internal/refdata"
+)
+
+// ScorerInputs returns what a benchmark's scorer reads besides the
+// accuracy log: the accuracy.* keys, else the ground truth the data set's
+// own files hold (refdata.Truth: the OpenImages annotations, the KiTS19
+// segmentations, the prompts' reference outputs). missing names, as a
+// hint, what the scorer needs and nobody gave; "" when nothing is
+// missing.
+func ScorerInputs(c *config.Config, d dataset.Dataset, sc accuracy.Scorer) (in accuracy.Inputs, missing string) {
+	in = accuracy.Inputs{Truth: c.Scoring.Truth, Vocab: c.Scoring.Vocab, Trace: c.Scoring.Trace, Dtype: c.Scoring.DType}
+	if in.Truth == "" && d != nil {
+		in.Truth = refdata.Truth(d)
+	}
+	switch {
+	case slices.Contains(sc.Needs, accuracy.NeedTruth) && in.Truth == "":
+		return in, fmt.Sprintf("the %s scorer needs the ground truth %s reads: --set %s=PATH", sc.Name, filepath.Base(sc.Script), config.KeyAccuracyTruth)
+	case slices.Contains(sc.Needs, accuracy.NeedVocab) && in.Vocab == "":
+		return in, fmt.Sprintf("the %s scorer needs the tokenizer's file: --set %s=FILE", sc.Name, config.KeyAccuracyVocab)
+	}
+	return in, ""
+}
+
+// scoreWithScorer scores the run's accuracy log with the benchmark's
+// scorer, writes accuracy.txt and checks the scenario's quality targets;
+// without the scorer's inputs it says why in Unscored and scores nothing.
+func (o *Outcome) scoreWithScorer(c *config.Config, d dataset.Dataset, sc accuracy.Scorer) error {
+	in, missing := ScorerInputs(c, d, sc)
+	if missing != "" {
+		o.Unscored = missing
+		return nil
+	}
+	log := filepath.Join(o.OutDir, "mlperf_log_accuracy.json")
+	f, err := os.Open(log)
+	if err != nil {
+		return fmt.Errorf("accuracy log: %w", err)
+	}
+	defer f.Close()
+	s, err := sc.Score(f, in)
+	if err != nil {
+		return exitcode.New(exitcode.Dataset, fmt.Errorf("%s scorer, accuracy log %s: %w", sc.Name, log, err),
+			"the accuracy.* keys name what the official "+filepath.Base(sc.Script)+" reads (docs/benchmarks.md)")
+	}
+	o.Score = s
+	o.ScorePass = true
+	for _, q := range c.Benchmark.TargetsFor(c.Scenario) {
+		if v, ok := s.Value(q.Metric); ok && v < q.Target() {
+			o.ScorePass = false
+			o.ScoreFailed = append(o.ScoreFailed, q.String())
+		}
+	}
+	return o.writeAccuracyText(s.Text())
+}
+
+// writeAccuracyText writes accuracy.txt next to the accuracy log.
+func (o *Outcome) writeAccuracyText(line string) error {
+	path := filepath.Join(o.OutDir, AccuracyTextFile)
+	if err := os.WriteFile(path, []byte(line+"\n"), 0o644); err != nil {
+		_ = os.Remove(path) // never a torn result under its name
+		return fmt.Errorf("write accuracy result (removed %s): %w", path, err)
+	}
+	o.Files = listFiles(o.OutDir)
+	return nil
+}
