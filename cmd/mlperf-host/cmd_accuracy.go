@@ -75,7 +75,7 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 // and the configured data set (its ground truth), as a run does.
 func scorerInputs(c *config.Config, sc accuracy.Scorer, flags accuracy.Inputs) accuracy.Inputs {
 	var d dataset.Dataset
-	if c.Dataset != "" && flags.Truth == "" && c.Scoring.Truth == "" {
+	if c.Dataset != "" {
 		d, _ = refdata.Open(c.Dataset, refdata.Options{LabelMap: c.LabelMap})
 		if d != nil {
 			defer d.Close()

@@ -467,3 +467,24 @@ func squadF1(pred, truth string) float64 {
 	recall := 1.0 * float64(same) / float64(len(t))
 	return (2 * precision * recall) / (precision + recall)
 }
+
+// FeatureInputs returns feature i's BERT inputs as the reference's SQuAD
+// QSL feeds them: input_ids (the tokens' ids in vocab, [UNK]'s for a
+// token it lacks), input_mask (1 over the tokens) and segment_ids (0 over
+// [CLS], the query and its [SEP]; 1 over the context and the last
+// [SEP]), each padded with zeros to the sequence length, 384.
+func (s *SQuAD) FeatureInputs(i int, vocab Vocab) (ids, mask, segments []int32) {
+	ids, mask, segments = make([]int32, squadMaxSeq), make([]int32, squadMaxSeq), make([]int32, squadMaxSeq)
+	seg := int32(0)
+	for k, tok := range s.features[i].tokens {
+		id, ok := vocab[tok]
+		if !ok {
+			id = vocab["[UNK]"]
+		}
+		ids[k], mask[k], segments[k] = int32(id), 1, seg
+		if tok == "[SEP]" {
+			seg = 1
+		}
+	}
+	return ids, mask, segments
+}

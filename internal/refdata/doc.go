@@ -2,7 +2,8 @@
 // forms their reference implementations (mlcommons/inference) prepare:
 // KiTS19's preprocessed pickles (3D-UNet), OpenImages' preprocessed
 // images with their annotations (RetinaNet), the multi-hot Criteo day 23
-// with its aggregation trace (DLRMv2), LLM prompts of token ids in the
+// with its aggregation trace (DLRMv2), SQuAD v1.1 with its vocabulary
+// (BERT, cut into features by package accuracy's tokenizer), LLM prompts of token ids in the
 // reference's JSON, and hands every other path to package dataset. Each
 // is a [dataset.Dataset] of named tensors, whose shapes may vary from
 // sample to sample; a malformed file is an error naming it and the
@@ -11,6 +12,7 @@
 // It also writes small data sets in those forms (fixtures.go), which the
 // end-to-end tests run and `mlperf-host dataset` can describe.
 //
-// Package refdata imports only the standard library and package dataset;
+// Package refdata imports only the standard library and packages dataset
+// and accuracy (the SQuAD features its scorer cuts);
 // it must never import host, loadgen, sdk, plugins or cmd.
 package refdata

@@ -197,6 +197,10 @@ func (k *kits) Name() string  { return k.dir }
 func (k *kits) Len() int      { return len(k.cases) }
 func (k *kits) Labels() []int { return nil }
 func (k *kits) Close() error  { return nil }
+
+// Truth is the preprocessed directory, whose nifti/ segmentations
+// accuracy_kits.py reads.
+func (k *kits) Truth() string { return k.dir }
 func (k *kits) Form() string {
 	return "KiTS19 preprocessed by the 3D-UNet reference (preprocess.py pickles)"
 }

@@ -34,6 +34,8 @@ func Open(path string, o Options) (dataset.Dataset, error) {
 	case !st.IsDir() && filepath.Ext(path) == ".json":
 		return OpenPrompts(path)
 	case !st.IsDir():
+	case IsSQuAD(path):
+		return OpenSQuAD(path)
 	case IsKiTS(path):
 		return OpenKiTS(path)
 	case IsCriteo(path):
@@ -52,10 +54,25 @@ type Truther interface {
 
 // Truth returns the ground truth of a data set in a reference form (the
 // OpenImages annotation file, the KiTS19 directory with its nifti/
-// segmentations, the prompts file with its reference outputs), or "".
+// segmentations, SQuAD's dev-v1.1.json, the prompts file with its reference outputs), or "".
 func Truth(d dataset.Dataset) string {
 	if t, ok := d.(Truther); ok {
 		return t.Truth()
+	}
+	return ""
+}
+
+// Vocaber is implemented by the data sets whose files hold the
+// tokenizer's vocabulary their benchmark's official script reads.
+type Vocaber interface {
+	Vocab() string
+}
+
+// Vocab returns the tokenizer file of a data set in a reference form
+// (SQuAD's vocab.txt), or "".
+func Vocab(d dataset.Dataset) string {
+	if v, ok := d.(Vocaber); ok {
+		return v.Vocab()
 	}
 	return ""
 }

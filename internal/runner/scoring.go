@@ -16,13 +16,17 @@ import (
 // ScorerInputs returns what a benchmark's scorer reads besides the
 // accuracy log: the accuracy.* keys, else the ground truth the data set's
 // own files hold (refdata.Truth: the OpenImages annotations, the KiTS19
-// segmentations, the prompts' reference outputs). missing names, as a
+// segmentations, SQuAD's dev set, the prompts' reference outputs;
+// refdata.Vocab: SQuAD's vocab.txt). missing names, as a
 // hint, what the scorer needs and nobody gave; "" when nothing is
 // missing.
 func ScorerInputs(c *config.Config, d dataset.Dataset, sc accuracy.Scorer) (in accuracy.Inputs, missing string) {
 	in = accuracy.Inputs{Truth: c.Scoring.Truth, Vocab: c.Scoring.Vocab, Trace: c.Scoring.Trace, Dtype: c.Scoring.DType}
 	if in.Truth == "" && d != nil {
 		in.Truth = refdata.Truth(d)
+	}
+	if in.Vocab == "" && d != nil {
+		in.Vocab = refdata.Vocab(d)
 	}
 	switch {
 	case slices.Contains(sc.Needs, accuracy.NeedTruth) && in.Truth == "":
