@@ -164,7 +164,10 @@ type KiTSCase struct {
 // nifti/CASE/segmentation.nii.gz (the ground truth accuracy_kits.py
 // reads).
 func WriteKiTS(dir string, cases []KiTSCase) error {
-	var names []string
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var names []kitsFileCase
 	for ci, c := range cases {
 		n := c.D * c.H * c.W
 		if len(c.Truth) != n || len(c.Predicted) != n {
@@ -188,7 +191,7 @@ func WriteKiTS(dir string, cases []KiTSCase) error {
 		if err := writeNIfTI(filepath.Join(dir, "nifti", c.Name, "segmentation.nii.gz"), [3]int{c.D, c.H, c.W}, c.Truth); err != nil {
 			return err
 		}
-		names = append(names, c.Name)
+		names = append(names, kitsFileCase{name: c.Name, shape: []int{1, c.D, c.H, c.W}})
 	}
 	f, err := os.Create(filepath.Join(dir, kitsFileList))
 	if err != nil {
@@ -258,6 +261,9 @@ type CriteoRow struct {
 // (uncompressed, sizes as DLRMv2's), day_23_labels.npy (int32 [rows, 1])
 // and the aggregation trace, sample i being samples[i]'s rows.
 func WriteCriteo(dir string, samples [][]CriteoRow, multiHot []int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	var rows []CriteoRow
 	var trace bytes.Buffer
 	for _, s := range samples {

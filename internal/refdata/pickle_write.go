@@ -112,15 +112,47 @@ func writeKiTSCase(w io.Writer, shape []int, image []float32, label []byte) erro
 	return p.write(w)
 }
 
-// writeKiTSFileList writes preprocessed_files.pkl: {"file_list": cases}.
-func writeKiTSFileList(w io.Writer, cases []string) error {
+// kitsFileCase is a case's entry of preprocessed_files.pkl.
+type kitsFileCase struct {
+	name  string
+	shape []int // the image's, [1, D, H, W]
+}
+
+// kitsAffine is the reshaped_affine the fixtures' cases carry: the
+// reference's target spacing (1.6, 1.2, 1.2 mm) on the diagonal.
+var kitsAffine = [16]float64{1.6, 0, 0, 0, 0, 1.2, 0, 0, 0, 0, 1.2, 0, 0, 0, 0, 1}
+
+// writeKiTSFileList writes preprocessed_files.pkl as the reference's
+// preprocess.py does: {"file_list": names, "cases": {name:
+// {"image_shape": (1, D, H, W), "reshaped_affine": float64 [4, 4]}}}.
+func writeKiTSFileList(w io.Writer, cases []kitsFileCase) error {
 	var p pickler
-	p.op('}')
+	p.op('}', '(')
 	p.str("file_list")
 	p.op(']', '(')
 	for _, c := range cases {
-		p.str(c)
+		p.str(c.name)
 	}
-	p.op('e', 's')
+	p.op('e')
+	p.str("cases")
+	p.op('}', '(')
+	affine := make([]byte, 0, 8*len(kitsAffine))
+	for _, v := range kitsAffine {
+		affine = binary.LittleEndian.AppendUint64(affine, math.Float64bits(v))
+	}
+	for _, c := range cases {
+		p.str(c.name)
+		p.op('}', '(')
+		p.str("image_shape")
+		p.op('(')
+		for _, d := range c.shape {
+			p.int(d)
+		}
+		p.op('t')
+		p.str("reshaped_affine")
+		p.array(dataset.Float64, []int{4, 4}, affine)
+		p.op('u')
+	}
+	p.op('u', 'u')
 	return p.write(w)
 }

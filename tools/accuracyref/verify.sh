@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the official MLPerf accuracy scripts and `mlperf-host accuracy` on
-# the same logs (the demo's accuracy run and the fixtures under
-# internal/accuracy/testdata) and fails unless every pair prints the same
+# the same logs (the demo's accuracy run, the fixtures under
+# internal/accuracy/testdata and the benchmarks' end-to-end runs) and fails unless every pair prints the same
 # result line. Outside `make test`: it needs a clone of mlcommons/inference
 # (INFERENCE_REPO: a checkout or a bare mirror) and Debian's python3 with
 # numpy, sklearn, nibabel and pandas, which it installs when run as root.
@@ -88,6 +88,30 @@ unset PYTHONPATH
 same kits19 '^Accuracy:' "$(mh --scorer kits19 --truth "$T/kits19" "$T/kits19/mlperf_log_accuracy.json")" -- \
 	$PY "$REPO/vision/medical_imaging/3d-unet-kits19/accuracy_kits.py" --log_file "$T/kits19/mlperf_log_accuracy.json" \
 	--preprocessed_data_dir "$T/kits19" --postprocessed_data_dir "$WORK/kits19-post" --num_proc 1
+
+# The benchmarks' end-to-end runs: TestBenchmarksEndToEnd leaves each
+# data set in its reference form and the accuracy run's log under $E2E;
+# the official script reads them as the test's `accuracy` did.
+E2E=$WORK/e2e
+(cd "$ROOT" && MLPERF_HOST_BENCH_KEEP=$E2E go test ./cmd/mlperf-host -run '^TestBenchmarksEndToEnd$' -count 1 >/dev/null)
+e2e() { (cd "$E2E/$1" && "$MLPERF_HOST" accuracy --dataset data "${@:2}" acc/mlperf_log_accuracy.json 2>/dev/null | head -1); }
+same e2e-resnet '^accuracy=' "$(e2e resnet --benchmark resnet)" -- \
+	$PY "$REPO/vision/classification_and_detection/tools/accuracy-imagenet.py" \
+	--mlperf-accuracy-file "$E2E/resnet/acc/mlperf_log_accuracy.json" --imagenet-val-file "$E2E/resnet/data/val_map.txt"
+export PYTHONPATH=$ROOT/tools/accuracyref/shims
+same e2e-retinanet '^mAP=' "$(e2e retinanet --round v5.1 --benchmark retinanet)" -- \
+	$PY "$OI" --mlperf-accuracy-file "$E2E/retinanet/acc/mlperf_log_accuracy.json" --openimages-dir "$E2E/retinanet/data" \
+	--output-file "$WORK/e2e-openimages-results.json"
+same e2e-bert '^\{"exact_match"' "$(e2e bert --benchmark bert-99)" -- \
+	$PY "$REPO/language/bert/accuracy-squad.py" --vocab_file "$E2E/bert/data/vocab.txt" --val_data "$E2E/bert/data/dev-v1.1.json" \
+	--log_file "$E2E/bert/acc/mlperf_log_accuracy.json" --out_file "$WORK/e2e-squad-predictions.json" \
+	--features_cache_file "$WORK/e2e-squad-features.pickle"
+unset PYTHONPATH
+same e2e-3d-unet '^Accuracy:' "$(e2e 3d-unet --benchmark 3d-unet-99)" -- \
+	$PY "$REPO/vision/medical_imaging/3d-unet-kits19/accuracy_kits.py" --log_file "$E2E/3d-unet/acc/mlperf_log_accuracy.json" \
+	--preprocessed_data_dir "$E2E/3d-unet/data" --postprocessed_data_dir "$WORK/e2e-kits19-post" --num_proc 1
+same e2e-dlrm-v2 '^AUC=' "$(e2e dlrm-v2 --round v5.1 --benchmark dlrm-v2-99)" -- \
+	$PY "$DLRM" --mlperf-accuracy-file "$E2E/dlrm-v2/acc/mlperf_log_accuracy.json"
 
 if ((fail)); then
 	echo "verify-accuracy: the scorers differ from the official scripts" >&2

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/internal/exitcode"
+	"github.com/mlperf-host/mlperf-host/internal/refdata"
+)
+
+// benchConf makes the performance runs of TestBenchmarksEndToEnd short:
+// a handful of queries, whatever the verdict.
+const benchConf = `*.*.min_duration = 0
+*.*.min_query_count = 8
+*.SingleStream.target_latency = 1
+*.MultiStream.target_latency = 1
+*.Server.target_qps = 50
+*.Server.target_latency = 1000
+*.Offline.target_qps = 1
+`
+
+// benchFixture is one benchmark's end-to-end case: a small data set in
+// the reference form, written so that the benchmark's signature model
+// (testdata/benchmarks, the onnx plugin's zoo) answers what the data set
+// encodes, and the line the official accuracy script prints for those
+// answers (the comment of each case says how it was obtained).
+type benchFixture struct {
+	name  string
+	args  []string // --round, --benchmark, category
+	model string   // under testdata/benchmarks
+	write func(t *testing.T, dir string)
+	// scenarios are the benchmark's required scenarios of the category.
+	scenarios []string
+	line      string
+	code      exitcode.Code // of the accuracy run: the target's verdict
+}
+
+func benchFixtures() []benchFixture {
+	return []benchFixture{
+		// 7 of 8 images hold their label's class; accuracy-imagenet.py
+		// prints this line on the run's log (docs/benchmarks.md).
+		{name: "resnet", args: []string{"--benchmark", "resnet"}, model: "resnet50-signature.onnx",
+			write: func(t *testing.T, dir string) {
+				require.NoError(t, refdata.WriteImageNet(dir, []int{0, 1, 2, 3, 4, 5, 6, 7}, []int{0, 1, 2, 3, 4, 5, 6, 8}))
+			},
+			scenarios: []string{"SingleStream", "MultiStream", "Offline"},
+			line:      "accuracy=87.500%, good=7, total=8", code: exitcode.OK},
+		// Category 5's one box is found exactly (AP 1), category 3's first
+		// of two boxes only (recall 0.5: 51 of COCOeval's 101 recall points
+		// at precision 1, AP 51/101), mAP (1+51/101)/2 = 75.248%.
+		{name: "retinanet", args: []string{"--round", "v5.1", "--benchmark", "retinanet"}, model: "retinanet-signature.onnx",
+			write: func(t *testing.T, dir string) {
+				images := []refdata.OpenImage{
+					{FileName: "a.jpg", Width: 200, Height: 100,
+						Truth:      []refdata.Box{{X: 20, Y: 10, W: 60, H: 40, Category: 3}, {X: 100, Y: 50, W: 50, H: 30, Category: 5}},
+						Detections: []refdata.Detection{{XMin: 0.5, YMin: 0.5, XMax: 0.75, YMax: 0.8, Score: 0.9, Label: 5}, {XMin: 0.1, YMin: 0.1, XMax: 0.4, YMax: 0.5, Score: 0.8, Label: 3}}},
+					{FileName: "b.jpg", Width: 100, Height: 100, Truth: []refdata.Box{{X: 10, Y: 10, W: 30, H: 30, Category: 3}}},
+				}
+				require.NoError(t, refdata.WriteOpenImages(dir, images, []int{3, 5}, 8))
+			},
+			scenarios: []string{"SingleStream", "MultiStream", "Offline"},
+			line:      "mAP=75.248%", code: exitcode.OK},
+		// The model answers each context's word of the highest vocabulary
+		// id: right for questions a and b, "1895" for c (whose answer is
+		// "cello"): evaluate_v1.1.py scores 2 of 3 exact, F1 2/3.
+		{name: "bert", args: []string{"--benchmark", "bert-99"}, model: "bert-signature.onnx",
+			write: func(t *testing.T, dir string) {
+				require.NoError(t, refdata.WriteSQuAD(dir, []refdata.SQuADQuestion{
+					{ID: "a", Context: "The river flows to Paris.", Question: "Where does the river flow?", Answer: "Paris"},
+					{ID: "c", Context: "Smith played the cello in 1895.", Question: "What did Smith play?", Answer: "cello"},
+					{ID: "b", Context: "Smith was born in 1895.", Question: "When was Smith born?", Answer: "1895"},
+				}, 100))
+			},
+			scenarios: []string{"SingleStream", "Offline"},
+			line:      `{"exact_match": 66.66666666666667, "f1": 66.66666666666667}`, code: exitcode.AccuracyBelowTarget},
+		// Two volumes of 8³ and 12×8×16 voxels (the window, 8, and multiples of
+		// its stride beyond, as the reference pads them), some voxels of each of the
+		// wrong class (kitsCase); the line is accuracy_kits.py's
+		// get_dice_score over the same arrays in numpy.
+		{name: "3d-unet", args: []string{"--benchmark", "3d-unet-99"}, model: "unet3d-signature.onnx",
+			write: func(t *testing.T, dir string) {
+				require.NoError(t, refdata.WriteKiTS(dir, []refdata.KiTSCase{kitsCase("case_00000", 8, 8, 8, 11), kitsCase("case_00042", 12, 8, 16, 12)}))
+			},
+			scenarios: []string{"SingleStream", "Offline"},
+			line:      "Accuracy: mean = 0.91352, kidney = 0.9071, tumor = 0.9199", code: exitcode.OK},
+		// Positives at 0.9, 0.8, 0.4, negatives at 0.7, 0.3, 0.2, 0.1,
+		// 0.05: 14 of the 15 pairs ordered (AUC 93.333%); rounded, 6 of 8
+		// right.
+		{name: "dlrm-v2", args: []string{"--round", "v5.1", "--benchmark", "dlrm-v2-99", "--set", "category=datacenter"}, model: "dlrm-signature.onnx",
+			write: func(t *testing.T, dir string) {
+				require.NoError(t, refdata.WriteCriteo(dir, [][]refdata.CriteoRow{
+					{{Probability: 0.9, Label: 1}, {Probability: 0.7, Label: 0}},
+					{{Probability: 0.3, Label: 0}},
+					{{Probability: 0.8, Label: 1}, {Probability: 0.2, Label: 0}, {Probability: 0.4, Label: 1}},
+					{{Probability: 0.1, Label: 0}, {Probability: 0.05, Label: 0}},
+				}, dlrmMultiHot))
+			},
+			scenarios: []string{"Server", "Offline"},
+			line:      "AUC=93.333%, accuracy=75.000%, good=6, total=8, queries=4", code: exitcode.OK},
+	}
+}
+
+// dlrmMultiHot are DLRMv2's multi-hot sizes, the signature model's.
+var dlrmMultiHot = []int{3, 2, 1, 2, 6, 1, 1, 1, 1, 7, 3, 8, 1, 6, 9, 5, 1, 1, 1, 12, 100, 27, 10, 3, 1, 1}
+
+// kitsCase is a KiTS19 case whose voxel v is of class (v/7)%3, predicted
+// as the next class where v is a multiple of every.
+func kitsCase(name string, d, h, w, every int) refdata.KiTSCase {
+	n := d * h * w
+	c := refdata.KiTSCase{Name: name, D: d, H: h, W: w, Truth: make([]byte, n), Predicted: make([]byte, n)}
+	for v := range n {
+		c.Truth[v] = byte((v / 7) % 3)
+		c.Predicted[v] = c.Truth[v]
+		if v%every == 0 {
+			c.Predicted[v] = (c.Truth[v] + 1) % 3
+		}
+	}
+	return c
+}
+
+// keepBenchEnv names a directory where TestBenchmarksEndToEnd leaves
+// each benchmark's data set and logs (DIR/NAME/data, DIR/NAME/acc), for
+// tools/accuracyref/verify.sh to score with the official scripts.
+const keepBenchEnv = "MLPERF_HOST_BENCH_KEEP"
+
+// TestBenchmarksEndToEnd runs each benchmark as a vendor holding its data
+// and model would: `run --benchmark B --dataset DIR --model M` on the
+// native onnx plugin, a performance run in each required scenario, an
+// accuracy run scored with the benchmark's scorer into accuracy.txt, and
+// `accuracy` on its log printing the official line again.
+func TestBenchmarksEndToEnd(t *testing.T) {
+	t.Parallel()
+	plugins, _ := onnxOrt(t)
+	models, err := filepath.Abs(filepath.Join("testdata", "benchmarks"))
+	require.NoError(t, err)
+	for _, tt := range benchFixtures() {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if keep := os.Getenv(keepBenchEnv); keep != "" {
+				dir = filepath.Join(keep, tt.name)
+				require.NoError(t, os.MkdirAll(dir, 0o755))
+			}
+			tt.write(t, filepath.Join(dir, "data"))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "user.conf"), []byte(benchConf), 0o644))
+			base := append([]string{"run", "--dataset", "data", "--model", filepath.Join(models, tt.model),
+				"--plugin", "onnx-ort", "--plugin-dirs", plugins, "--user-conf", "user.conf"}, tt.args...)
+
+			for _, sc := range tt.scenarios {
+				out := "perf-" + sc
+				r := mlperfHost(t, dir, append(base, "--scenario", sc, "--out", out)...)
+				require.Contains(t, []exitcode.Code{exitcode.OK, exitcode.InvalidResult}, r.code, "%s\nstdout:\n%s\nstderr:\n%s", sc, r.stdout, r.stderr)
+				assertVerdict(t, r, filepath.Join(dir, out))
+			}
+
+			r := mlperfHost(t, dir, append(base, "--mode", "accuracy", "--out", "acc")...)
+			require.Equal(t, tt.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			assert.Contains(t, r.stdout, tt.line)
+			b, err := os.ReadFile(filepath.Join(dir, "acc", "accuracy.txt"))
+			require.NoError(t, err)
+			assert.Equal(t, tt.line+"\n", string(b))
+
+			r = mlperfHost(t, dir, append(append([]string{"accuracy", "--dataset", "data"}, tt.args...), filepath.Join("acc", "mlperf_log_accuracy.json"))...)
+			require.Equal(t, tt.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			assert.Contains(t, r.stdout, tt.line+"\n")
+		})
+	}
+}
