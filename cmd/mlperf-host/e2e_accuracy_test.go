@@ -34,6 +34,12 @@ func TestAccuracyScorers(t *testing.T) {
 			args: []string{"--benchmark", "bert-99", "--truth", filepath.Join(td, "squad", "dev-v1.1.json"), "--vocab", filepath.Join(td, "squad", "vocab.txt"),
 				filepath.Join(td, "squad", "mlperf_log_accuracy.json")},
 			want: []string{`{"exact_match": 33.333333333333336, "f1": 46.666666666666664}`}},
+		// Every target of the scenario the scorer measures is checked.
+		{name: "rouge", code: exitcode.AccuracyBelowTarget,
+			args: []string{"--benchmark", "llama2-70b-99.9", "--truth", filepath.Join(td, "rouge", "prompts.json"), "--vocab", filepath.Join(td, "rouge", "tokenizer.json"),
+				filepath.Join(td, "rouge", "mlperf_log_accuracy.json")},
+			want: []string{"{'rouge1': 74.7436, 'rouge2': 59.2657, 'rougeL': 69.7436, 'gen_num': 4, 'gen_tok_len': 29, 'tokens_per_sample': 7.2}\n",
+				"target ROUGEL >= 28.5876 (99.9% of 28.6162): PASS", "target TOKENS_PER_SAMPLE >= 265.0050 (90% of 294.45): FAIL"}},
 		// A scorer named for another benchmark prints its line and no verdict.
 		{name: "scorer without target", code: exitcode.OK,
 			args: []string{"--scorer", "kits19", "--truth", filepath.Join(td, "kits19"), filepath.Join(td, "kits19", "mlperf_log_accuracy.json")},

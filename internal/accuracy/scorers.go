@@ -39,6 +39,9 @@ type Inputs struct {
 	// Dtype is the response's data type where the script takes one
 	// (--output_dtype); empty for the script's default.
 	Dtype string
+	// Targets are an LLM data set's reference outputs, by sample, which
+	// the caller reads from Truth (the prompts file's output column).
+	Targets []string
 }
 
 // Scorer scores one benchmark's accuracy logs as its official script.
@@ -58,6 +61,8 @@ type Scorer struct {
 const (
 	NeedTruth = "truth"
 	NeedVocab = "vocab"
+	// NeedTargets: the caller reads Inputs.Targets from Truth.
+	NeedTargets = "targets"
 )
 
 // ErrNoScorer is wrapped by LookupScorer's errors.
@@ -75,6 +80,8 @@ func Scorers() []Scorer {
 			Benchmarks: []string{"dlrm-v2"}, Score: scoreDLRM},
 		{Name: "squad", Script: "language/bert/accuracy-squad.py",
 			Benchmarks: []string{"bert"}, Needs: []string{NeedTruth, NeedVocab}, Score: scoreSQuAD},
+		{Name: "rouge", Script: "language/llama2-70b/evaluate-accuracy.py",
+			Benchmarks: []string{"llama2-70b", "llama3_1-8b", "llama3_1-8b-edge"}, Needs: []string{NeedTruth, NeedVocab, NeedTargets}, Score: scoreROUGE},
 	}
 }
 
@@ -200,4 +207,18 @@ func scoreSQuAD(log io.Reader, in Inputs) (Score, error) {
 		return nil, fmt.Errorf("%s: %w", in.Truth, err)
 	}
 	return s.Score(log, in.Dtype)
+}
+
+func scoreROUGE(log io.Reader, in Inputs) (Score, error) {
+	if in.Targets == nil {
+		return nil, errors.New("rouge: no reference outputs: the prompts file's output column holds them")
+	}
+	if in.Vocab == "" {
+		return nil, errors.New("rouge: no tokenizer.json given")
+	}
+	tok, err := ReadLLMTokenizer(in.Vocab)
+	if err != nil {
+		return nil, err
+	}
+	return ROUGE(log, tok, in.Targets, in.Dtype)
 }

@@ -19,8 +19,9 @@ import (
 // segmentations, SQuAD's dev set, the prompts' reference outputs;
 // refdata.Vocab: SQuAD's vocab.txt). missing names, as a
 // hint, what the scorer needs and nobody gave; "" when nothing is
-// missing.
-func ScorerInputs(c *config.Config, d dataset.Dataset, sc accuracy.Scorer) (in accuracy.Inputs, missing string) {
+// missing. An LLM scorer's reference outputs are read from the ground
+// truth, a prompts file; err says why they could not be.
+func ScorerInputs(c *config.Config, d dataset.Dataset, sc accuracy.Scorer) (in accuracy.Inputs, missing string, err error) {
 	in = accuracy.Inputs{Truth: c.Scoring.Truth, Vocab: c.Scoring.Vocab, Trace: c.Scoring.Trace, Dtype: c.Scoring.DType}
 	if in.Truth == "" && d != nil {
 		in.Truth = refdata.Truth(d)
@@ -30,18 +31,34 @@ func ScorerInputs(c *config.Config, d dataset.Dataset, sc accuracy.Scorer) (in a
 	}
 	switch {
 	case slices.Contains(sc.Needs, accuracy.NeedTruth) && in.Truth == "":
-		return in, fmt.Sprintf("the %s scorer needs the ground truth %s reads: --set %s=PATH", sc.Name, filepath.Base(sc.Script), config.KeyAccuracyTruth)
+		return in, fmt.Sprintf("the %s scorer needs the ground truth %s reads: --set %s=PATH", sc.Name, filepath.Base(sc.Script), config.KeyAccuracyTruth), nil
 	case slices.Contains(sc.Needs, accuracy.NeedVocab) && in.Vocab == "":
-		return in, fmt.Sprintf("the %s scorer needs the tokenizer's file: --set %s=FILE", sc.Name, config.KeyAccuracyVocab)
+		return in, fmt.Sprintf("the %s scorer needs the tokenizer's file: --set %s=FILE", sc.Name, config.KeyAccuracyVocab), nil
 	}
-	return in, ""
+	if slices.Contains(sc.Needs, accuracy.NeedTargets) {
+		p, err := refdata.ReadPrompts(in.Truth)
+		if err != nil {
+			return in, "", fmt.Errorf("%s scorer: reference outputs: %w", sc.Name, err)
+		}
+		if p.Targets == nil {
+			return in, "", fmt.Errorf("%s scorer: %s has no output column (the reference outputs)", sc.Name, in.Truth)
+		}
+		in.Targets = p.Targets
+	}
+	if in.Dtype == "" && slices.Contains(sc.Needs, accuracy.NeedTargets) {
+		in.Dtype = c.TEST06DType // the plugin's token type
+	}
+	return in, "", nil
 }
 
 // scoreWithScorer scores the run's accuracy log with the benchmark's
 // scorer, writes accuracy.txt and checks the scenario's quality targets;
 // without the scorer's inputs it says why in Unscored and scores nothing.
 func (o *Outcome) scoreWithScorer(c *config.Config, d dataset.Dataset, sc accuracy.Scorer) error {
-	in, missing := ScorerInputs(c, d, sc)
+	in, missing, err := ScorerInputs(c, d, sc)
+	if err != nil {
+		return exitcode.New(exitcode.Dataset, err, "")
+	}
 	if missing != "" {
 		o.Unscored = missing
 		return nil

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the official MLPerf accuracy scripts and `mlperf-host accuracy` on
 # the same logs (the demo's accuracy run, the fixtures under
-# internal/accuracy/testdata and the benchmarks' end-to-end runs) and fails unless every pair prints the same
-# result line. Outside `make test`: it needs a clone of mlcommons/inference
+# internal/accuracy/testdata and the benchmarks' end-to-end runs) and
+# fails unless every pair prints the same result line. Outside `make test`: it needs a clone of mlcommons/inference
 # (INFERENCE_REPO: a checkout or a bare mirror) and Debian's python3 with
 # numpy, sklearn, nibabel and pandas, which it installs when run as root.
 # What Debian lacks is stood in for by tools/accuracyref/shims (see its
@@ -88,6 +88,12 @@ unset PYTHONPATH
 same kits19 '^Accuracy:' "$(mh --scorer kits19 --truth "$T/kits19" "$T/kits19/mlperf_log_accuracy.json")" -- \
 	$PY "$REPO/vision/medical_imaging/3d-unet-kits19/accuracy_kits.py" --log_file "$T/kits19/mlperf_log_accuracy.json" \
 	--preprocessed_data_dir "$T/kits19" --postprocessed_data_dir "$WORK/kits19-post" --num_proc 1
+
+# ROUGE: Debian lacks transformers, evaluate and NLTK's Punkt data, which
+# evaluate-accuracy.py needs; rouge_check.py is its algorithm over NLTK's
+# own Porter stemmer (its docstring says what it stands in for).
+same rouge '^\{.rouge1' "$(mh --scorer rouge --truth "$T/rouge/prompts.json" --vocab "$T/rouge/tokenizer.json" --dtype int32 "$T/rouge/mlperf_log_accuracy.json")" -- \
+	$PY "$ROOT/tools/accuracyref/rouge_check.py" "$T/rouge/mlperf_log_accuracy.json" "$T/rouge/prompts.json" "$T/rouge/tokenizer.json" int32
 
 # The benchmarks' end-to-end runs: TestBenchmarksEndToEnd leaves each
 # data set in its reference form and the accuracy run's log under $E2E;
