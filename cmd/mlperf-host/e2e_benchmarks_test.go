@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -32,7 +33,10 @@ type benchFixture struct {
 	name  string
 	args  []string // --round, --benchmark, category
 	model string   // under testdata/benchmarks
-	write func(t *testing.T, dir string)
+	// dataset is the path run's --dataset names under the case's
+	// directory: "data" unless set; write writes into "data".
+	dataset string
+	write   func(t *testing.T, dir string)
 	// scenarios are the benchmark's required scenarios of the category.
 	scenarios []string
 	line      string
@@ -101,6 +105,25 @@ func benchFixtures() []benchFixture {
 			},
 			scenarios: []string{"Server", "Offline"},
 			line:      "AUC=93.333%, accuracy=75.000%, good=6, total=8, queries=4", code: exitcode.OK},
+		// The decoder counts up from each prompt's last token (to its
+		// vocabulary's last, 63), six tokens each; token i reads " w<i>".
+		// rouge_check.py prints this line on the run's log; tokens per
+		// sample are far below llama2-70b's target.
+		{name: "llama2-70b", model: "decoder-signature.onnx", dataset: "data/prompts.json",
+			args: []string{"--benchmark", "llama2-70b-99.9", "--set", "category=datacenter", "--set", "onnx-ort.max_new_tokens=6",
+				"--set", "accuracy.vocab=data/tokenizer.json"},
+			write: func(t *testing.T, dir string) {
+				require.NoError(t, os.MkdirAll(dir, 0o755))
+				require.NoError(t, refdata.WritePrompts(filepath.Join(dir, "prompts.json"), [][]int32{{1, 20, 30}, {1, 40}, {1, 60}, {1, 50}},
+					[]string{"w31 w32 w33 w34 w35 w36", "w41 w42, w50 w51.", "W61 w62 w63", "The w51 w52 tokens."}))
+				vocab := make([]string, 64)
+				for i := range vocab {
+					vocab[i] = "\u0120w" + strconv.Itoa(i)
+				}
+				require.NoError(t, refdata.WriteByteLevelTokenizer(filepath.Join(dir, "tokenizer.json"), vocab, map[int]string{0: "<unk>", 1: "<s>", 2: "</s>"}))
+			},
+			scenarios: []string{"Offline"},
+			line:      "{'rouge1': 61.6667, 'rouge2': 51.7857, 'rougeL': 61.6667, 'gen_num': 4, 'gen_tok_len': 24, 'tokens_per_sample': 6.0}", code: exitcode.AccuracyBelowTarget},
 	}
 }
 
@@ -147,7 +170,11 @@ func TestBenchmarksEndToEnd(t *testing.T) {
 			}
 			tt.write(t, filepath.Join(dir, "data"))
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "user.conf"), []byte(benchConf), 0o644))
-			base := append([]string{"run", "--dataset", "data", "--model", filepath.Join(models, tt.model),
+			dataset := tt.dataset
+			if dataset == "" {
+				dataset = "data"
+			}
+			base := append([]string{"run", "--dataset", dataset, "--model", filepath.Join(models, tt.model),
 				"--plugin", "onnx-ort", "--plugin-dirs", plugins, "--user-conf", "user.conf"}, tt.args...)
 
 			for _, sc := range tt.scenarios {
@@ -164,7 +191,7 @@ func TestBenchmarksEndToEnd(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.line+"\n", string(b))
 
-			r = mlperfHost(t, dir, append(append([]string{"accuracy", "--dataset", "data"}, tt.args...), filepath.Join("acc", "mlperf_log_accuracy.json"))...)
+			r = mlperfHost(t, dir, append(append([]string{"accuracy", "--dataset", dataset}, tt.args...), filepath.Join("acc", "mlperf_log_accuracy.json"))...)
 			require.Equal(t, tt.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			assert.Contains(t, r.stdout, tt.line+"\n")
 		})

@@ -100,7 +100,11 @@ same rouge '^\{.rouge1' "$(mh --scorer rouge --truth "$T/rouge/prompts.json" --v
 # the official script reads them as the test's `accuracy` did.
 E2E=$WORK/e2e
 (cd "$ROOT" && MLPERF_HOST_BENCH_KEEP=$E2E go test ./cmd/mlperf-host -run '^TestBenchmarksEndToEnd$' -count 1 >/dev/null)
-e2e() { (cd "$E2E/$1" && "$MLPERF_HOST" accuracy --dataset data "${@:2}" acc/mlperf_log_accuracy.json 2>/dev/null | head -1); }
+e2e() {
+	local ds=data
+	[[ -f $E2E/$1/data/prompts.json ]] && ds=data/prompts.json
+	(cd "$E2E/$1" && "$MLPERF_HOST" accuracy --dataset "$ds" "${@:2}" acc/mlperf_log_accuracy.json 2>/dev/null | head -1)
+}
 same e2e-resnet '^accuracy=' "$(e2e resnet --benchmark resnet)" -- \
 	$PY "$REPO/vision/classification_and_detection/tools/accuracy-imagenet.py" \
 	--mlperf-accuracy-file "$E2E/resnet/acc/mlperf_log_accuracy.json" --imagenet-val-file "$E2E/resnet/data/val_map.txt"
@@ -118,6 +122,9 @@ same e2e-3d-unet '^Accuracy:' "$(e2e 3d-unet --benchmark 3d-unet-99)" -- \
 	--preprocessed_data_dir "$E2E/3d-unet/data" --postprocessed_data_dir "$WORK/e2e-kits19-post" --num_proc 1
 same e2e-dlrm-v2 '^AUC=' "$(e2e dlrm-v2 --round v5.1 --benchmark dlrm-v2-99)" -- \
 	$PY "$DLRM" --mlperf-accuracy-file "$E2E/dlrm-v2/acc/mlperf_log_accuracy.json"
+same e2e-llama2-70b '^\{.rouge1' "$(e2e llama2-70b --benchmark llama2-70b-99.9 --vocab data/tokenizer.json)" -- \
+	$PY "$ROOT/tools/accuracyref/rouge_check.py" "$E2E/llama2-70b/acc/mlperf_log_accuracy.json" "$E2E/llama2-70b/data/prompts.json" \
+	"$E2E/llama2-70b/data/tokenizer.json" int32
 
 if ((fail)); then
 	echo "verify-accuracy: the scorers differ from the official scripts" >&2

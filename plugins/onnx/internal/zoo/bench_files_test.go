@@ -22,6 +22,7 @@ func TestBenchmarkModelFiles(t *testing.T) {
 		"bert-signature":      BERTSignature(100),
 		"unet3d-signature":    UNet3DSignature(8),
 		"dlrm-signature":      DLRMSignature(),
+		"decoder-signature":   DecoderSignature(64),
 	} {
 		b, err := os.ReadFile(filepath.Join(dir, name+".onnx"))
 		require.NoError(t, err)
