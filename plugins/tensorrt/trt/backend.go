@@ -159,7 +159,11 @@ func (b *Backend) load(ctx context.Context, m sdk.Model) (*model, error) {
 		}
 		drv = d
 	}
-	model, err := newModel(cuda, trt, drv, cfg, plan, ordinals)
+	plans, err := withEngines(plan, cfg.Engines)
+	if err != nil {
+		return nil, err
+	}
+	model, err := newModel(cuda, trt, drv, cfg, plans, ordinals)
 	if err != nil {
 		return nil, fmt.Errorf("tensorrt: load engine: %w", err)
 	}
@@ -185,6 +189,19 @@ func readModel(m sdk.Model, cfg Config) (string, []byte, error) {
 		return "", nil, fmt.Errorf("tensorrt: read engine %q: %w", path, err)
 	}
 	return path, data, nil
+}
+
+// withEngines returns plan and the plans of the engines option.
+func withEngines(plan []byte, engines []string) ([][]byte, error) {
+	plans := [][]byte{plan}
+	for _, path := range engines {
+		p, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("tensorrt: read engine %q: %w", path, err)
+		}
+		plans = append(plans, p)
+	}
+	return plans, nil
 }
 
 func modelName(path string) string {

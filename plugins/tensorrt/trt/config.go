@@ -49,6 +49,9 @@ type Config struct {
 	// Engine is the serialized engine (plan file) used when the host's
 	// Model carries neither a path nor bytes.
 	Engine string
+	// Engines are more plans of the same model, built for other batch
+	// sizes: each batch runs on the smallest engine that takes it.
+	Engines []string
 	// Devices selects CUDA device ordinals; nil selects every device found.
 	Devices []int
 	// Streams is the number of CUDA streams per device, each with its own
@@ -238,6 +241,8 @@ func (c Config) Validate() error {
 var options = []accel.Option[Config]{
 	accel.StringOption("engine", "plan file (or ONNX model to build); wins over the host's model",
 		func(c *Config) *string { return &c.Engine }),
+	accel.PathsOption("engines", "more plans of the model for other batch sizes, colon-separated: "+
+		"each batch runs on the smallest engine that takes it", func(c *Config) *[]string { return &c.Engines }),
 	accel.DevicesOption("devices", `"all", or CUDA ordinals and ranges, e.g. "0,2-3"`,
 		func(c *Config) *[]int { return &c.Devices }),
 	accel.UintOption("streams", "CUDA streams per device, each with its own execution context and buffers",
@@ -303,6 +308,7 @@ func (c Config) Schema() []sdk.Option { return accel.Schema(options, c) }
 // # Options
 //
 //   - engine: plan file path
+//   - engines: more plans of the model for other batch sizes
 //   - devices: "all", or CUDA ordinals and ranges, e.g. "0,2-3"
 //   - streams: CUDA streams per device
 //   - batch_size: samples per enqueue (0: the profile maximum)
@@ -335,6 +341,7 @@ func (c Config) Schema() []sdk.Option { return accel.Schema(options, c) }
 func (c Config) WithOptions(opts map[string]string) (Config, error) {
 	out := c
 	out.Devices = slices.Clone(c.Devices)
+	out.Engines = slices.Clone(c.Engines)
 	out.CudartPaths = slices.Clone(c.CudartPaths)
 	out.ShimPaths = slices.Clone(c.ShimPaths)
 	out.DriverPaths = slices.Clone(c.DriverPaths)

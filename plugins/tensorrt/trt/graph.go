@@ -14,27 +14,19 @@ type laneGraph struct {
 	x graphExec
 }
 
-// graphFor returns the lane's graph for rows, or nil when there is none
-// yet: the first batch of each size runs TensorRT's enqueue (which also
-// does the setup TensorRT wants done before a capture) and then captures
-// the graph for the next ones.
-func (l *lane) graphFor(rows int) *laneGraph {
-	if l.graphs == nil {
-		return nil
-	}
-	return l.graphs[rows]
-}
-
-// capture records the engine launch for rows, whose input shapes are set,
-// as a graph. It captures on the lane's own stream, which no other thread
-// uses, so capture in thread-local mode sees only this lane's work; the
-// graph may then be replayed on a shared inference stream.
-func (l *lane) capture(rows int) (err error) {
+// capture records context c's engine launch for rows, whose input shapes
+// are set, as a graph: the first batch of each size runs TensorRT's
+// enqueue (which also does the setup TensorRT wants done before a
+// capture), the next ones replay the graph. It captures on the lane's own
+// stream, which no other thread uses, so capture in thread-local mode sees
+// only this lane's work; the graph may then be replayed on a shared
+// inference stream.
+func (l *lane) capture(c *engineContext, rows int) (err error) {
 	cuda := l.m.cuda
 	if err := cuda.BeginCapture(l.st); err != nil {
 		return err
 	}
-	enqueueErr := l.m.trt.Enqueue(l.ctx, l.st, l.errBuf)
+	enqueueErr := l.m.trt.Enqueue(c.ctx, l.st, l.errBuf)
 	g, endErr := cuda.EndCapture(l.st)
 	if err := errors.Join(enqueueErr, endErr); err != nil {
 		if g != 0 {
@@ -46,7 +38,7 @@ func (l *lane) capture(rows int) (err error) {
 	if err != nil {
 		return fmt.Errorf("instantiate the CUDA graph of %d rows: %w", rows, errors.Join(err, cuda.GraphDestroy(g)))
 	}
-	l.graphs[rows] = &laneGraph{g: g, x: x}
+	c.graphs[rows] = &laneGraph{g: g, x: x}
 	return nil
 }
 
@@ -54,9 +46,11 @@ func (l *lane) capture(rows int) (err error) {
 // lane's streams are drained before it is released).
 func (l *lane) releaseGraphs() error {
 	var errs []error
-	for rows, g := range l.graphs {
-		errs = append(errs, l.m.cuda.GraphExecDestroy(g.x), l.m.cuda.GraphDestroy(g.g))
-		delete(l.graphs, rows)
+	for _, c := range l.ctxs {
+		for rows, g := range c.graphs {
+			errs = append(errs, l.m.cuda.GraphExecDestroy(g.x), l.m.cuda.GraphDestroy(g.g))
+			delete(c.graphs, rows)
+		}
 	}
 	return errors.Join(errs...)
 }

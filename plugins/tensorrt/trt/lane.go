@@ -25,14 +25,16 @@ type ioBuffer struct {
 // hostAddr is the pinned buffer's address (C memory) for CUDA calls.
 func (b *ioBuffer) hostAddr() uintptr { return uintptr(b.host) }
 
-// lane is one CUDA stream with its execution context, event and buffers.
-// A lane runs one batch at a time, on a goroutine locked to an OS thread
-// whose current device it sets to the lane's device first.
+// lane is one CUDA stream with its execution contexts (one per variant),
+// event and buffers. A lane runs one batch at a time, on a goroutine
+// locked to an OS thread whose current device it sets to the lane's device
+// first.
 type lane struct {
 	m   *model
 	dev *device
 	id  int // stream index on the device
-	ctx handle
+	// ctxs are the lane's contexts, one per variant in the model's order.
+	ctxs []*engineContext
 	// st carries the lane's copies, and its engine unless the device has
 	// shared inference streams; inf is the stream the engine runs on.
 	st, inf stream
@@ -42,18 +44,11 @@ type lane struct {
 	ev, inputsIn, engineDone event
 	in                       []ioBuffer
 	out                      []ioBuffer
-	// graphs holds the captured engine launches by batch rows
-	// (cuda_graphs).
-	graphs map[int]*laneGraph
 	// table holds the gather kernel's source addresses, rowsCap per input,
 	// in pinned memory the kernel reads; params its launch arguments.
 	table  unsafe.Pointer
 	params native.Mapped
 
-	// shapes holds each input's dims with the batch in dims[0].
-	shapes [][]int64
-	// rows is the batch of the input shapes last set; 0 forces a reset.
-	rows int
 	// failed[i] marks a sample failed while staging.
 	failed  []bool
 	errBuf  []byte
@@ -66,10 +61,11 @@ type lane struct {
 	gatherDst, gatherSrc, gatherSize []uintptr
 }
 
-// newLane creates the stream, event, context and buffers of stream id of
-// dev on engine eng with optimization profile. The caller's OS thread has
+// newLane creates the stream, event, contexts and buffers of stream id of
+// dev: a context of each variant, on engines[v]'s copy and profile the
+// lane's index gives it (see variant.engineOf). The caller's OS thread has
 // dev as its current device.
-func newLane(m *model, dev *device, id int, eng handle, profile int) (l *lane, err error) {
+func newLane(m *model, dev *device, id int, engines [][]handle) (l *lane, err error) {
 	l = &lane{
 		m: m, dev: dev, id: id,
 		failed: make([]bool, m.rowsCap),
@@ -98,26 +94,32 @@ func newLane(m *model, dev *device, id int, eng handle, profile int) (l *lane, e
 	if l.ev, err = m.cuda.EventCreate(!m.cfg.SpinWait); err != nil {
 		return l, err
 	}
-	if m.cfg.Graphs {
-		l.graphs = map[int]*laneGraph{}
-	}
 	if m.drv != nil {
 		if err = l.allocGather(); err != nil {
 			return l, err
 		}
 	}
-	if l.ctx, err = m.trt.ContextCreate(eng); err != nil {
-		return l, err
-	}
-	if profile != 0 {
-		if err = m.trt.SetProfile(l.ctx, profile, l.st); err != nil {
+	for i, v := range m.variants {
+		c := &engineContext{v: v}
+		l.ctxs = append(l.ctxs, c)
+		cp, profile := v.engineOf(id)
+		if c.ctx, err = m.trt.ContextCreate(engines[i][cp]); err != nil {
 			return l, err
+		}
+		if profile != 0 {
+			if err = m.trt.SetProfile(c.ctx, profile, l.st); err != nil {
+				return l, err
+			}
+		}
+		for k := range v.layout.inputs {
+			c.shapes = append(c.shapes, slices.Clone(v.layout.inputs[k].dims))
+		}
+		if m.cfg.Graphs {
+			c.graphs = map[int]*laneGraph{}
 		}
 	}
 	for i := range m.layout.inputs {
-		t := &m.layout.inputs[i]
-		l.shapes = append(l.shapes, append([]int64(nil), t.dims...))
-		if err = l.addBuffer(&l.in, t); err != nil {
+		if err = l.addBuffer(&l.in, &m.layout.inputs[i]); err != nil {
 			return l, err
 		}
 	}
@@ -144,16 +146,24 @@ func (l *lane) addBuffer(bufs *[]ioBuffer, t *tensorInfo) error {
 	if last.host, err = l.m.cuda.MallocHost(size); err != nil {
 		return fmt.Errorf("tensor %q: %w", t.name, err)
 	}
-	return l.m.trt.SetTensorAddress(l.ctx, t.cname, last.dev)
+	for _, c := range l.ctxs {
+		if err := l.m.trt.SetTensorAddress(c.ctx, t.cname, last.dev); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // release frees everything the lane owns; the caller's OS thread has the
 // lane's device current.
 func (l *lane) release() error {
 	var errs []error
-	if l.ctx != 0 {
-		l.m.trt.ContextDestroy(l.ctx)
-		l.ctx = 0
+	errs = append(errs, l.releaseGraphs())
+	for _, c := range l.ctxs {
+		if c.ctx != 0 {
+			l.m.trt.ContextDestroy(c.ctx)
+			c.ctx = 0
+		}
 	}
 	for _, bufs := range [][]ioBuffer{l.in, l.out} {
 		for _, b := range bufs {
@@ -166,7 +176,7 @@ func (l *lane) release() error {
 		}
 	}
 	l.in, l.out = nil, nil
-	errs = append(errs, l.releaseGraphs(), l.releaseGather())
+	errs = append(errs, l.releaseGather())
 	for _, e := range []*event{&l.ev, &l.inputsIn, &l.engineDone} {
 		if *e != 0 {
 			errs = append(errs, l.m.cuda.EventDestroy(*e))
@@ -232,7 +242,8 @@ func (l *lane) exec(b *accel.Batch) {
 		return // every sample failed staging: nothing to run
 	}
 	if err == nil {
-		err = l.launch(l.m.layout.rows(n), n, want)
+		c := l.contextFor(n)
+		err = l.launch(c, c.v.layout.rows(n), n, want)
 	}
 	if err == nil {
 		if err = l.wait(); err != nil {
@@ -301,9 +312,9 @@ func (l *lane) failAll(b *accel.Batch, err error) {
 	}
 }
 
-// warm runs one full batch of zeros through the engine. With cuda_graphs
-// and a dynamic engine it then runs every other batch size the lane can
-// see, so that each graph is captured before the timed run.
+// warm runs one full batch of zeros through each variant. With
+// cuda_graphs and a dynamic engine it then runs every other batch size the
+// variant gets, so that each graph is captured before the timed run.
 func (l *lane) warm() error {
 	if l.dev.Failed() {
 		return l.dev.Err()
@@ -317,18 +328,21 @@ func (l *lane) warm() error {
 			return err
 		}
 	}
-	sizes := []int{rows}
-	if l.graphs != nil && l.m.layout.dynamic {
-		for r := l.m.layout.rows(1); r < rows; r++ {
-			sizes = append(sizes, r)
-		}
-	}
-	for _, r := range sizes {
-		if err := l.launch(r, r, false); err != nil {
-			if syncErr := l.drain(); syncErr != nil {
-				return l.dev.Fail(syncErr)
+	for i, c := range l.ctxs {
+		lo, hi := l.batchRange(i)
+		sizes := []int{c.v.layout.rows(hi)}
+		if c.graphs != nil && c.v.layout.dynamic {
+			for r := c.v.layout.rows(lo); r < sizes[0]; r++ {
+				sizes = append(sizes, r)
 			}
-			return err
+		}
+		for _, r := range sizes {
+			if err := l.launch(c, r, r, false); err != nil {
+				if syncErr := l.drain(); syncErr != nil {
+					return l.dev.Fail(syncErr)
+				}
+				return err
+			}
 		}
 	}
 	if err := l.wait(); err != nil {

@@ -14,9 +14,9 @@ import (
 // The engine runs on the lane's inference stream: its own stream, or a
 // device inference stream shared with other lanes, ordered after the
 // input copies and before the output copies by two events. With
-// cuda_graphs the launch replays the lane's graph for rows, captured after
-// the first batch of that size.
-func (l *lane) launch(rows, n int, want bool) error {
+// cuda_graphs the launch replays the graph of context c for rows, captured
+// after the first batch of that size.
+func (l *lane) launch(c *engineContext, rows, n int, want bool) error {
 	trt, cuda := l.m.trt, l.m.cuda
 	separate := l.inf != l.st
 	if separate {
@@ -27,19 +27,19 @@ func (l *lane) launch(rows, n int, want bool) error {
 			return err
 		}
 	}
-	if g := l.graphFor(rows); g != nil {
+	if g := c.graphs[rows]; g != nil {
 		if err := cuda.GraphLaunch(g.x, l.inf); err != nil {
 			return err
 		}
 	} else {
-		if err := l.setRows(rows); err != nil {
+		if err := l.setRows(c, rows); err != nil {
 			return err
 		}
-		if err := trt.Enqueue(l.ctx, l.inf, l.errBuf); err != nil {
+		if err := trt.Enqueue(c.ctx, l.inf, l.errBuf); err != nil {
 			return err
 		}
-		if l.graphs != nil {
-			if err := l.capture(rows); err != nil {
+		if c.graphs != nil {
+			if err := l.capture(c, rows); err != nil {
 				return err
 			}
 		}
@@ -63,19 +63,20 @@ func (l *lane) launch(rows, n int, want bool) error {
 	return cuda.EventRecord(l.ev, l.st)
 }
 
-// setRows sets the input shapes of a dynamic engine to rows batch rows.
-func (l *lane) setRows(rows int) error {
-	if !l.m.layout.dynamic || rows == l.rows {
+// setRows sets the input shapes of context c's dynamic engine to rows
+// batch rows.
+func (l *lane) setRows(c *engineContext, rows int) error {
+	if !c.v.layout.dynamic || rows == c.rows {
 		return nil
 	}
-	l.rows = 0
+	c.rows = 0
 	for k := range l.in {
-		l.shapes[k][0] = int64(rows)
-		if err := l.m.trt.SetInputShape(l.ctx, l.in[k].t.cname, l.shapes[k], l.errBuf); err != nil {
+		c.shapes[k][0] = int64(rows)
+		if err := l.m.trt.SetInputShape(c.ctx, l.in[k].t.cname, c.shapes[k], l.errBuf); err != nil {
 			return err
 		}
 	}
-	l.rows = rows
+	c.rows = rows
 	return nil
 }
 

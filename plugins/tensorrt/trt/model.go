@@ -86,12 +86,15 @@ type model struct {
 	cuda cudaAPI
 	trt  trtAPI
 	// drv is the CUDA driver, for the gather kernel; nil with gather=copies.
-	drv    driverAPI
-	rt     handle
-	layout *layout
+	drv driverAPI
+	rt  handle
+	// variants are the model's engines, by the largest batch they take;
+	// layout is their inputs and outputs, which they share.
+	variants []*variant
+	layout   *layout
 	// batch is the most samples one lane enqueues; rowsCap the rows its
-	// buffers hold (batch raised to the profile minimum, or a static
-	// engine's batch).
+	// buffers hold (the most any variant runs for a batch: batch raised
+	// to a profile minimum, or a static engine's batch).
 	batch, rowsCap int
 	devices        []*device
 	lanes          []*lane
@@ -113,10 +116,10 @@ type model struct {
 // minSettleGrace is the least time release gives a stream to drain.
 const minSettleGrace = 2 * time.Second
 
-// newModel deserializes plan on every device in ordinals and builds
-// cfg.Streams lanes per device; drv is the CUDA driver when cfg gathers
-// with the kernel. On error it releases what it built.
-func newModel(cuda cudaAPI, trt trtAPI, drv driverAPI, cfg Config, plan []byte, ordinals []int) (m *model, err error) {
+// newModel deserializes plans, the model's engines, on every device in
+// ordinals and builds cfg.Streams lanes per device; drv is the CUDA driver
+// when cfg gathers with the kernel. On error it releases what it built.
+func newModel(cuda cudaAPI, trt trtAPI, drv driverAPI, cfg Config, plans [][]byte, ordinals []int) (m *model, err error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if cfg.Graphs && !cuda.Graphs() {
@@ -137,7 +140,7 @@ func newModel(cuda cudaAPI, trt trtAPI, drv driverAPI, cfg Config, plan []byte, 
 		return m, err
 	}
 	for slot, ord := range ordinals {
-		if err = m.addDevice(slot, ord, plan); err != nil {
+		if err = m.addDevice(slot, ord, plans); err != nil {
 			return m, fmt.Errorf("device %d: %w", ord, err)
 		}
 	}
@@ -162,9 +165,10 @@ func checkNUMA(nodes []accel.NUMANode) error {
 }
 
 // addDevice deserializes the engines of one device and creates its lanes.
-// A dynamic-shape engine gives each optimization profile to one execution
-// context at a time, so a device runs ceil(streams/profiles) engine copies.
-func (m *model) addDevice(slot, ordinal int, plan []byte) error {
+// The first device's engines say the variants' layouts. A dynamic-shape
+// engine gives each optimization profile to one execution context at a
+// time, so a device runs ceil(streams/profiles) copies of it.
+func (m *model) addDevice(slot, ordinal int, plans [][]byte) error {
 	if err := m.cuda.SetDevice(ordinal); err != nil {
 		return err
 	}
@@ -174,27 +178,25 @@ func (m *model) addDevice(slot, ordinal int, plan []byte) error {
 	}
 	d.Init(plugin, "CUDA device", ordinal)
 	m.devices = append(m.devices, d)
-	first, err := m.trt.Deserialize(m.rt, plan)
-	if err != nil {
-		return err
-	}
-	d.engines = append(d.engines, first)
-	profiles := max(1, m.trt.NumProfiles(first))
-	if m.layout == nil {
-		if err := m.setLayout(first, profiles); err != nil {
+	// engines[v] are variant v's copies on this device.
+	var engines [][]handle
+	if m.variants == nil {
+		var err error
+		if engines, err = m.readVariants(d, plans); err != nil {
 			return err
 		}
+	} else {
+		engines = make([][]handle, len(m.variants))
 	}
-	engines := 1
-	if m.layout.dynamic {
-		engines = (m.cfg.Streams + profiles - 1) / profiles
-	}
-	for len(d.engines) < engines {
-		e, err := m.trt.Deserialize(m.rt, plan)
-		if err != nil {
-			return err
+	for i, v := range m.variants {
+		for len(engines[i]) < v.copies(m.cfg.Streams) {
+			e, err := m.trt.Deserialize(m.rt, v.plan)
+			if err != nil {
+				return err
+			}
+			d.engines = append(d.engines, e)
+			engines[i] = append(engines[i], e)
 		}
-		d.engines = append(d.engines, e)
 	}
 	for range m.cfg.InferenceStreams {
 		st, err := m.cuda.StreamCreate()
@@ -204,11 +206,7 @@ func (m *model) addDevice(slot, ordinal int, plan []byte) error {
 		d.inference = append(d.inference, st)
 	}
 	for s := range m.cfg.Streams {
-		eng, profile := d.engines[0], 0
-		if m.layout.dynamic {
-			eng, profile = d.engines[s/profiles], s%profiles
-		}
-		l, err := newLane(m, d, s, eng, profile)
+		l, err := newLane(m, d, s, engines)
 		if err != nil {
 			return fmt.Errorf("stream %d: %w", s, err)
 		}
@@ -219,6 +217,57 @@ func (m *model) addDevice(slot, ordinal int, plan []byte) error {
 		return m.loadGather(d)
 	}
 	return nil
+}
+
+// readVariants deserializes each plan on d (the first device) to read its
+// layout, keeps the variants a batch runs on (see chooseVariants) and
+// fixes the batch size. It returns the engines it read as the first copy
+// of each variant kept, and destroys the others.
+func (m *model) readVariants(d *device, plans [][]byte) ([][]handle, error) {
+	var all []*variant
+	read := map[*variant]handle{}
+	defer func() {
+		for _, e := range read {
+			m.trt.EngineDestroy(e)
+		}
+	}()
+	for i, plan := range plans {
+		e, err := m.trt.Deserialize(m.rt, plan)
+		if err != nil {
+			return nil, fmt.Errorf("engine %d: %w", i, err)
+		}
+		v, err := readVariant(m.trt, e, plan, m.cfg.Streams)
+		if err != nil {
+			m.trt.EngineDestroy(e)
+			return nil, fmt.Errorf("engine %d: %w", i, err)
+		}
+		read[v] = e
+		all = append(all, v)
+	}
+	largest := 0
+	for _, v := range all {
+		largest = max(largest, v.layout.maxBatch)
+	}
+	m.batch = largest
+	if b := m.cfg.BatchSize; b > 0 {
+		if b > largest {
+			return nil, fmt.Errorf("batch_size %d exceeds the engine's maximum batch %d", b, largest)
+		}
+		m.batch = b
+	}
+	vs, err := chooseVariants(all, m.batch)
+	if err != nil {
+		return nil, err
+	}
+	m.variants, m.layout = vs, vs[0].layout
+	engines := make([][]handle, len(vs))
+	for i, v := range vs {
+		m.rowsCap = max(m.rowsCap, v.layout.rows(min(m.batch, v.layout.maxBatch)))
+		engines[i] = []handle{read[v]}
+		d.engines = append(d.engines, read[v])
+		delete(read, v)
+	}
+	return engines, nil
 }
 
 // loadGather loads the gather kernel into d's primary context, which the
@@ -232,28 +281,6 @@ func (m *model) loadGather(d *device) error {
 	if d.gather, err = m.drv.Function(mod, gatherKernel); err != nil {
 		return fmt.Errorf("gather kernel: %w", err)
 	}
-	return nil
-}
-
-// setLayout reads the engine's I/O and fixes the batch size.
-func (m *model) setLayout(eng handle, profiles int) error {
-	used := []int{0}
-	for p := 1; p < min(profiles, m.cfg.Streams); p++ {
-		used = append(used, p)
-	}
-	l, err := readLayout(m.trt, eng, used)
-	if err != nil {
-		return err
-	}
-	m.layout = l
-	m.batch = l.maxBatch
-	if b := m.cfg.BatchSize; b > 0 {
-		if b > l.maxBatch {
-			return fmt.Errorf("batch_size %d exceeds the engine's maximum batch %d", b, l.maxBatch)
-		}
-		m.batch = b
-	}
-	m.rowsCap = l.rows(m.batch)
 	return nil
 }
 

@@ -116,7 +116,7 @@ func BenchmarkSchedulerOverhead(b *testing.B) {
 			b.Run(fmt.Sprintf("start_from_device=%s/batch=%d", residency, batch), func(b *testing.B) {
 				cfg := DefaultConfig()
 				cfg.Streams, cfg.BatchSize, cfg.Residency = 2, batch, residency
-				m, err := newModel(&nullCUDA{}, nullTRT{}, nil, cfg, []byte("plan"), []int{0})
+				m, err := newModel(&nullCUDA{}, nullTRT{}, nil, cfg, [][]byte{[]byte("plan")}, []int{0})
 				require.NoError(b, err)
 				b.Cleanup(func() { _ = m.Stop() })
 				var ls []sdk.LoadedSample
