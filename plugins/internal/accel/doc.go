@@ -11,9 +11,12 @@
 //   - [Pool] hands out idle slots and retires those of failed devices;
 //     [Health] is one device's failure state and [DeviceError] its error.
 //   - [Backend] is the sdk.Backend skeleton around a loaded [Model]: Info,
-//     one Load, Close once, and the errors for calls out of order.
-//   - [Option] tables parse plugin options into a Config; [ParseDevices]
-//     reads device lists.
+//     one Load with the model's [Limits], SubmissionFacts, Close once, and
+//     the errors for calls out of order. [BatchTimeout] chooses the SDK
+//     batcher's deadline for the run's scenario.
+//   - [Option] tables parse plugin options into a Config and declare them
+//     as the option schema ([Schema]); [ParseDevices] reads device lists.
+//   - [ReadPCI] reads a device's NUMA node and PCIe link from sysfs.
 //   - [LibraryError] reports a runtime library that could not be loaded,
 //     with the remedy; [OpenLibrary] opens one through package native.
 //

@@ -6,9 +6,11 @@
 // Each selected device gets Config.Activations activations: copies of the
 // program, each loaded and activated on its own NSP cores with its own
 // queue. Each activation owns Config.SetSize exec objects, every one with
-// page-aligned host buffers for all of the program's I/O. Infer splits a
-// query into batches of the QPC's compiled batch size, gives each batch to
-// an idle exec object of any device, copies the samples into its input
+// page-aligned host buffers for all of the program's I/O. Load declares
+// the QPC's compiled batch size as MaxBatch and, in the Server scenario, a
+// batch deadline, so that the SDK cuts queries into batches and batches
+// one-sample queries across queries; each Infer call gives its batch to an
+// idle exec object of any device, copies the samples into its input
 // buffers, enqueues it and completes the batch's samples when the runtime
 // reports it done.
 //

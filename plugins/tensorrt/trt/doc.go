@@ -10,11 +10,13 @@
 //     (plugins/tensorrt/shim), built where TensorRT is installed.
 //
 // Each selected device gets Config.Streams lanes. A lane is one CUDA stream
-// with its own execution context, event, device buffers for every I/O
-// tensor and pinned host buffers for asynchronous copies. Infer splits a
-// query into batches of at most the engine profile's maximum, hands each to
-// an idle lane of any device, and completes the batch's samples when its
-// event fires. By default the placement is what MLPerf's rules require:
+// with an execution context of each engine of the model, an event, device
+// buffers for every I/O tensor and pinned host buffers for asynchronous
+// copies. Load declares one lane's batch as MaxBatch and, in the Server
+// scenario, a batch deadline, so that the SDK cuts queries into lane
+// batches and batches one-sample queries across queries; each Infer call
+// runs on an idle lane of any device, on the smallest engine that takes
+// the batch, and completes its samples when the lane's event fires. By default the placement is what MLPerf's rules require:
 // LoadSamples copies samples into pinned host memory, untimed, and lanes
 // copy each batch from there (one copy per input for a contiguous run, one
 // per sample otherwise); outputs always reach host memory. The
