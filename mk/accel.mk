@@ -9,7 +9,7 @@ ACCEL_PLUGINS := tensorrt qaic
 ACCEL_PLUGIN_DIR ?= $(BIN)/plugins
 ACCEL_PLUGIN_TARGETS := $(addprefix accel-plugin-,$(ACCEL_PLUGINS))
 
-.PHONY: tensorrt-shim tensorrt-ptx bench-accel accel-hw-test accel-gpu-check bench-accel-server accel-plugins $(ACCEL_PLUGIN_TARGETS)
+.PHONY: tensorrt-shim tensorrt-ptx bench-accel accel-hw-test accel-gpu-check bench-accel-server bench-accel-server-qaic accel-plugins $(ACCEL_PLUGIN_TARGETS)
 
 accel-plugins: $(ACCEL_PLUGIN_TARGETS) ## build the tensorrt and qaic plugin binaries (CGO_ENABLED=0) with their manifests into bin/plugins/
 
@@ -37,4 +37,7 @@ accel-gpu-check: ## tensorrt plugin on a CUDA GPU without TensorRT: Offline, Ser
 bench-accel-server: ## accel-gpu-check's pipeline on the fake CUDA runtime with simulated device time: Offline against the Server peak through mlperf-host
 	ACCEL_CHECK_FAKE=1 ./scripts/accel-gpu-check.sh
 
-BENCH_TARGETS += bench-accel bench-accel-server
+bench-accel-server-qaic: ## the same pipeline for the qaic plugin on the fake AIC runtime with simulated device time
+	ACCEL_CHECK_FAKE=1 ACCEL_CHECK_PLUGIN=qaic ./scripts/accel-gpu-check.sh
+
+BENCH_TARGETS += bench-accel bench-accel-server bench-accel-server-qaic

@@ -27,10 +27,18 @@
 # p99), and prints sim_limit, the simulated device's Offline ceiling, in
 # place of h2d_limit.
 #
+# ACCEL_CHECK_PLUGIN=qaic (with ACCEL_CHECK_FAKE=1) runs the qaic plugin
+# through the same pipeline on the fake AIC runtime
+# (plugins/qaic/aic/testdata/fake): one card, one activation with two exec
+# objects, a program compiled for batch 64 whose every run (a short batch is
+# padded, as on a card) takes FAKEQAIC_DELAY (BASE_NS,PER_ROW_NS, the same
+# default as FAKE_TRT_DELAY's).
+#
 # Environment: MLPERF_HOST_CUDART (the libcudart.so.N to use; found when
 # unset), GPU_CHECK_DIR (work directory, default $TMPDIR/accel-gpu-check),
 # GPU_CHECK_OPTIONS (extra --set arguments for every run, e.g.
-# "--set tensorrt.streams=4 --set tensorrt.gather=kernel"),
+# "--set tensorrt.streams=4 --set tensorrt.gather=kernel", or
+# "--set qaic.set_size=4" for qaic),
 # GPU_CHECK_SECONDS (Offline duration, default 10), GPU_CHECK_SERVER_SECONDS
 # (each Server trial, default 3), GPU_CHECK_BOUND_MS (the Server latency
 # bound), PYTHON (default python3).
@@ -38,7 +46,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 fake=${ACCEL_CHECK_FAKE:-0}
-work=${GPU_CHECK_DIR:-${TMPDIR:-/tmp}/accel-gpu-check}
+plugin=${ACCEL_CHECK_PLUGIN:-tensorrt}
+case $plugin/$fake in
+tensorrt/* | qaic/1) ;;
+qaic/*)
+	echo "accel-gpu-check: the qaic plugin runs here against its fake runtime only: set ACCEL_CHECK_FAKE=1" >&2
+	exit 2
+	;;
+*)
+	echo "accel-gpu-check: ACCEL_CHECK_PLUGIN must be tensorrt or qaic, got $plugin" >&2
+	exit 2
+	;;
+esac
+suffix=
+[ "$plugin" = tensorrt ] || suffix=-$plugin
+work=${GPU_CHECK_DIR:-${TMPDIR:-/tmp}/accel-gpu-check$suffix}
 seconds=${GPU_CHECK_SECONDS:-10}
 server_seconds=${GPU_CHECK_SERVER_SECONDS:-3}
 python=${PYTHON:-python3}
@@ -65,19 +87,33 @@ find_cudart() {
 make -s build accel-plugins >&2
 calc() { awk "BEGIN { print $1 }"; }
 shim=$work/libmlph_trt.so
-if [ "$fake" = 1 ]; then
+if [ "$fake" = 1 ] && [ "$plugin" = qaic ]; then
+	# The fake AIC runtime: one card, one activation running one batch at
+	# a time.
+	library=$work/libQAic.so
+	gcc -shared -fPIC -O2 -I plugins/internal/accel/acceltest/cfake -o "$library" \
+		plugins/qaic/aic/testdata/fake/fakeqaic.c -lpthread
+	export FAKEQAIC_DELAY=${FAKEQAIC_DELAY:-1000000,200000}
+	delay=$FAKEQAIC_DELAY
+	plugin_env=(MLPERF_QAIC_LIBRARY="$library" MLPERF_QAIC_DEVICES=0)
+	bound_ms=${GPU_CHECK_BOUND_MS:-100}
+	batch=64
+	data_args=()
+	plan=$work/fashion.qpc
+	printf 'fakeqpc 1\nbatch %d\ncores 4\ninput x 784\noutput y 40\n' "$batch" >"$plan"
+	limit_name=sim_limit
+elif [ "$fake" = 1 ]; then
 	# The fake runtime, its device running one kernel at a time.
 	cudart=$work/libcudart.so.12
 	gcc -shared -fPIC -O2 -I plugins/internal/accel/acceltest/cfake -o "$cudart" \
 		plugins/tensorrt/trt/testdata/fake/fakecudart.c -Wl,-soname,libcudart.so.12 -lpthread
 	export FAKECUDA_SERIAL=1 FAKECUDA_DEVICES=1 FAKE_TRT_DELAY=${FAKE_TRT_DELAY:-1000000,200000}
+	delay=$FAKE_TRT_DELAY
 	bound_ms=${GPU_CHECK_BOUND_MS:-100}
 	batch=64
 	data_args=()
 	plan=$work/fashion.plan
 	printf 'faketrt 1\ninput x uint8 -1x1x28x28 max=%d\noutput y float32 -1x10\n' "$batch" >"$plan"
-	# One device: a full batch every BASE + batch x PER_SAMPLE.
-	limit=$(calc "int($batch * 1e9 / (${FAKE_TRT_DELAY%,*} + $batch * ${FAKE_TRT_DELAY#*,}))")
 	limit_name=sim_limit
 else
 	cudart=$(find_cudart)
@@ -110,10 +146,21 @@ else
 	limit=$(( h2d / size ))
 	limit_name=h2d_limit
 fi
-echo "accel-gpu-check: libcudart $cudart, work in $work, Server bound $bound_ms ms" >&2
-# The fake shim, linked against the runtime the plugin loads.
-gcc -shared -fPIC -O2 -I plugins/tensorrt/shim -o "$shim" plugins/tensorrt/trt/testdata/fake/faketrt.c \
-	"$cudart" -Wl,-rpath,"$(dirname "$cudart")" -lpthread
+if [ "$fake" = 1 ]; then
+	# One device: a full batch every BASE + batch x PER_SAMPLE.
+	limit=$(calc "int($batch * 1e9 / (${delay%,*} + $batch * ${delay#*,}))")
+fi
+if [ "$plugin" = tensorrt ]; then
+	echo "accel-gpu-check: libcudart $cudart, work in $work, Server bound $bound_ms ms" >&2
+	# The fake shim, linked against the runtime the plugin loads.
+	gcc -shared -fPIC -O2 -I plugins/tensorrt/shim -o "$shim" plugins/tensorrt/trt/testdata/fake/faketrt.c \
+		"$cudart" -Wl,-rpath,"$(dirname "$cudart")" -lpthread
+	# The libraries as start-up options, so that Info lists the devices
+	# Load runs on.
+	plugin_env=(MLPERF_TENSORRT_CUDART="$cudart" MLPERF_TENSORRT_SHIM="$shim")
+else
+	echo "accel-gpu-check: $plugin on $library, work in $work, Server bound $bound_ms ms" >&2
+fi
 
 runs=0
 run() { # OUT SCENARIO [ARGS...]: one mlperf-host run into $work/OUT
@@ -121,11 +168,9 @@ run() { # OUT SCENARIO [ARGS...]: one mlperf-host run into $work/OUT
 	shift 2
 	runs=$((runs + 1))
 	rm -rf "${work:?}/$out"
-	# The libraries as start-up options, so that Info lists the devices
-	# Load runs on.
 	# shellcheck disable=SC2086
-	MLPERF_TENSORRT_CUDART=$cudart MLPERF_TENSORRT_SHIM=$shim \
-		bin/mlperf-host run "${data_args[@]}" --plugin tensorrt --plugin-dirs bin/plugins \
+	env "${plugin_env[@]}" \
+		bin/mlperf-host run "${data_args[@]}" --plugin "$plugin" --plugin-dirs bin/plugins \
 		--scenario "$scenario" --out "$work/$out" --progress never --model "$plan" \
 		${GPU_CHECK_OPTIONS:-} "$@" >"$work/$out.log" 2>&1 || true
 }
