@@ -47,10 +47,7 @@ func (a *app) cmdSubmit(ctx context.Context, args []string) error {
 		return err
 	}
 	if !*checkOnly {
-		if err := checkPlacement(c, *acknowledge); err != nil {
-			return err
-		}
-		if err := a.submit(ctx, &cf, c, *root, *backup, *scenarios); err != nil {
+		if err := a.submit(ctx, &cf, c, submitDirs{root: *root, backup: *backup}, *scenarios, *acknowledge); err != nil {
 			return err
 		}
 	}
@@ -66,8 +63,14 @@ func (a *app) cmdSubmit(ctx context.Context, args []string) error {
 	return nil
 }
 
+// submitDirs are where submit writes: the tree and the accuracy logs'
+// originals.
+type submitDirs struct{ root, backup string }
+
 // submit makes every run of the benchmark's scenarios and writes the tree.
-func (a *app) submit(ctx context.Context, cf *configFlags, c *config.Config, root, backup, only string) error {
+// The approval options (see scenarioPlacement) must be acknowledged in
+// acknowledged.
+func (a *app) submit(ctx context.Context, cf *configFlags, c *config.Config, dirs submitDirs, only, acknowledged string) error {
 	scs, ok := c.Benchmark.Requires(c.Category)
 	if !ok {
 		return exitcode.New(exitcode.Config, fmt.Errorf("%s is not a %s benchmark in round %s", c.Benchmark.SubmissionName, c.Category, c.Round.Name),
@@ -84,14 +87,29 @@ func (a *app) submit(ctx context.Context, cf *configFlags, c *config.Config, roo
 			return exitcode.New(exitcode.Config, fmt.Errorf("scenario %s of %s: mlperf-host runs SingleStream, MultiStream, Server and Offline", sc, c.Benchmark.SubmissionName), "")
 		}
 	}
-	l := submission.Layout{Root: root, Division: c.Division, Submitter: c.Submitter, System: c.System, Round: c.Round, Benchmark: c.Benchmark}
+	// Every scenario's configuration, before any run: a mistake in the
+	// last stops the submission before the first runs.
+	configs := make([]*config.Config, len(scs))
+	for i, sc := range scs {
+		scf := *cf
+		scf.vals = append(slices.Clone(cf.vals), configFlagValue(config.KeyScenario, string(sc)))
+		var err error
+		if configs[i], err = a.load(&scf); err != nil {
+			return err
+		}
+	}
+	placement, err := scenarioPlacement(configs, acknowledged)
+	if err != nil {
+		return err
+	}
+	l := submission.Layout{Root: dirs.root, Division: c.Division, Submitter: c.Submitter, System: c.System, Round: c.Round, Benchmark: c.Benchmark}
 	info, err := a.pluginInfo(ctx, c)
 	if err != nil {
 		return err
 	}
 	// Before any run: what neither the machine, the configuration nor
 	// (after Load) the plugin can tell stops the submission here.
-	if err := writeSystem(c, l, info, false); err != nil {
+	if err := writeSystem(c, l, info, false, placement); err != nil {
 		return err
 	}
 	if _, err := measurementsOf(c, info, false); err != nil {
@@ -100,15 +118,9 @@ func (a *app) submit(ctx context.Context, cf *configFlags, c *config.Config, roo
 	if err := writeCalibration(c, l); err != nil {
 		return err
 	}
-	for _, sc := range scs {
-		scf := *cf
-		scf.vals = append(slices.Clone(cf.vals), configFlagValue(config.KeyScenario, string(sc)))
-		sc, err := a.load(&scf)
-		if err != nil {
-			return err
-		}
+	for _, sc := range configs {
 		l.Scenario = sc.Scenario
-		if err := a.submitScenario(ctx, sc, l, backup); err != nil {
+		if err := a.submitScenario(ctx, sc, l, dirs.backup, placement); err != nil {
 			return err
 		}
 	}
@@ -128,7 +140,7 @@ func categoriesOf(b benchmarks.Benchmark) string {
 // submitScenario makes the runs of one scenario and writes them into the
 // tree: accuracy, performance, the compliance tests, the measurements,
 // then truncates the accuracy logs.
-func (a *app) submitScenario(ctx context.Context, c *config.Config, l submission.Layout, backup string) error {
+func (a *app) submitScenario(ctx context.Context, c *config.Config, l submission.Layout, backup string, placement []string) error {
 	audits := auditsOf(c)
 	dirs := []string{l.PerformanceDir(), l.AccuracyDir()}
 	for _, t := range audits {
@@ -151,7 +163,7 @@ func (a *app) submitScenario(ctx context.Context, c *config.Config, l submission
 	}
 	// The plugin has loaded the model: what it reports completes the
 	// system description.
-	if err := writeSystem(c, l, acc.Plugin, true); err != nil {
+	if err := writeSystem(c, l, acc.Plugin, true, placement); err != nil {
 		return err
 	}
 	if _, err := a.runOnce(ctx, runner.Spec{Config: c.WithMode(config.ModePerformance), OutDir: l.PerformanceDir()}); err != nil {

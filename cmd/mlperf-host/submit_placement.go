@@ -38,11 +38,39 @@ func placementNotes(opts map[string]string) []string {
 	return out
 }
 
-// checkPlacement refuses a closed-division submission whose plugin options
-// turn on an approval option the user did not acknowledge by name in
-// acknowledged (comma-separated).
-func checkPlacement(c *config.Config, acknowledged string) error {
-	return placementAllowed(c.Division, c.Plugin, c.PluginOptions(c.Plugin), acknowledged)
+// scenarioPlacement refuses a closed-division submission whose plugin
+// options, in any scenario it runs (a scenario's own options included,
+// --set PLUGIN.Server.start_from_device=true), turn on an approval option
+// the user did not acknowledge by name in acknowledged (comma-separated).
+// It returns the approval options each scenario turns on, as
+// "name=value (Scenario)", for the system description's notes.
+func scenarioPlacement(configs []*config.Config, acknowledged string) ([]string, error) {
+	var notes []string
+	for _, c := range configs {
+		opts := c.PluginOptions(c.Plugin)
+		if err := placementAllowed(c.Division, c.Plugin, opts, acknowledged); err != nil {
+			return nil, fmt.Errorf("scenario %s: %w", c.Scenario, err)
+		}
+		for _, n := range placementNotes(opts) {
+			notes = append(notes, fmt.Sprintf("%s (%s)", n, c.Scenario))
+		}
+	}
+	return notes, nil
+}
+
+// withPlacementNotes appends the approval options in use (see
+// scenarioPlacement) to the system description's sw_notes, after what the
+// configuration or the machine put there: the checker's reviewers read
+// them there.
+func withPlacementNotes(desc map[string]any, notes []string) {
+	if len(notes) == 0 {
+		return
+	}
+	text := "data placement needing the MLPerf committee's approval: " + strings.Join(notes, ", ")
+	if prev, _ := desc["sw_notes"].(string); strings.TrimSpace(prev) != "" {
+		text = prev + "; " + text
+	}
+	desc["sw_notes"] = text
 }
 
 // placementAllowed is checkPlacement for a division, a plugin and its

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 )
 
@@ -53,4 +54,42 @@ func TestCheckPlacement(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestScenarioPlacement: a scenario's own approval option is refused in
+// the closed division like a plain one, and what each scenario turns on
+// goes into the system description's sw_notes after what is there.
+func TestScenarioPlacement(t *testing.T) {
+	t.Parallel()
+	load := func(t *testing.T, scenario string) *config.Config {
+		t.Helper()
+		c, err := config.Load(config.Inputs{Flags: []config.FlagValue{
+			{Key: config.KeyDivision, Value: "closed", Flag: "--set"}, {Key: config.KeyPlugin, Value: "tensorrt", Flag: "--plugin"},
+			{Key: config.KeyScenario, Value: scenario, Flag: "--scenario"},
+			{Key: config.PrefixOptions + "tensorrt.Server.start_from_device", Value: "true", Flag: "--set"},
+		}})
+		require.NoError(t, err)
+		return c
+	}
+	configs := []*config.Config{load(t, "Offline"), load(t, "Server")}
+
+	_, err := scenarioPlacement(configs, "")
+	require.Error(t, err, "Server's own start_from_device")
+	assert.Equal(t, exitcode.Config, exitcode.Of(err))
+	assert.Contains(t, err.Error(), "scenario Server")
+	assert.Contains(t, exitcode.Hint(err), "--acknowledge start_from_device")
+
+	notes, err := scenarioPlacement(configs, "start_from_device")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"start_from_device=true (Server)"}, notes)
+
+	desc := map[string]any{"sw_notes": "driver 580"}
+	withPlacementNotes(desc, notes)
+	assert.Equal(t, "driver 580; data placement needing the MLPerf committee's approval: start_from_device=true (Server)",
+		desc["sw_notes"])
+	empty := map[string]any{"sw_notes": ""}
+	withPlacementNotes(empty, nil)
+	assert.Empty(t, empty["sw_notes"], "nothing to say")
+	withPlacementNotes(empty, notes)
+	assert.Equal(t, "data placement needing the MLPerf committee's approval: start_from_device=true (Server)", empty["sw_notes"])
 }

@@ -68,10 +68,11 @@ func factFields(f *host.SubmissionFacts) (system, measurements map[string]string
 }
 
 // writeSystem describes this machine, the plugin's devices and what the
-// plugin reported at Load in systems/SYSTEM.json. Before the first Load
-// (loaded false), the fields a v1.2 plugin may still report are not yet
-// required.
-func writeSystem(c *config.Config, l submission.Layout, info host.Info, loaded bool) error {
+// plugin reported at Load in systems/SYSTEM.json, with the approval
+// options in use (placement, see scenarioPlacement) in its sw_notes.
+// Before the first Load (loaded false), the fields a v1.2 plugin may still
+// report are not yet required.
+func writeSystem(c *config.Config, l submission.Layout, info host.Info, loaded bool, placement []string) error {
 	reported, _ := factFields(info.Facts)
 	devices := info.Devices
 	framework := fmt.Sprintf("mlperf-host %s, plugin %s %s (%s)", binaryVersion(), info.Name, info.Version, info.Transport)
@@ -102,6 +103,7 @@ func writeSystem(c *config.Config, l submission.Layout, info host.Info, loaded b
 				l.SystemFile(), info.Name, strings.Join(missing, ", "), c.Round.Name),
 			"set them in a [system_desc] table of the config file, or")
 	}
+	withPlacementNotes(desc, placement)
 	return submission.WriteJSON(l.SystemFile(), desc)
 }
 

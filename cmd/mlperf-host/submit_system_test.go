@@ -34,7 +34,7 @@ func TestSystemFromPluginFacts(t *testing.T) {
 	gpus := []host.Device{{ID: 0, Name: "H100", MemoryBytes: 80e9}, {ID: 1, Name: "H100", MemoryBytes: 80e9}}
 
 	old := host.Info{Name: "trt", Version: "1", Transport: host.TransportProcess, ABIMajor: 1, ABIMinor: 1, Devices: gpus}
-	err = writeSystem(c, l, old, false)
+	err = writeSystem(c, l, old, false, nil)
 	require.Error(t, err, "a v1.1 plugin reports nothing: the accelerator's interconnect must be given")
 	assert.Equal(t, exitcode.Config, exitcode.Of(err))
 	assert.Contains(t, err.Error(), "accelerator_host_interconnect")
@@ -42,15 +42,15 @@ func TestSystemFromPluginFacts(t *testing.T) {
 
 	v12 := old
 	v12.ABIMinor = 2
-	require.NoError(t, writeSystem(c, l, v12, false), "before Load, a v1.2 plugin may still report them")
+	require.NoError(t, writeSystem(c, l, v12, false, nil), "before Load, a v1.2 plugin may still report them")
 	_, err = measurementsOf(c, v12, false)
 	require.NoError(t, err)
-	require.Error(t, writeSystem(c, l, v12, true), "after Load it has not")
+	require.Error(t, writeSystem(c, l, v12, true, nil), "after Load it has not")
 
 	v12.Facts = &host.SubmissionFacts{Framework: "TensorRT 10.3", DevicesUsed: []int{1}, AcceleratorHostInterconnect: "PCIe 5.0 x16",
 		AcceleratorInterconnect: "NVLink", AcceleratorMemoryConfiguration: "HBM3", InputDataTypes: "int8", WeightDataTypes: "int8",
 		WeightTransformations: "quantization"}
-	require.NoError(t, writeSystem(c, l, v12, true))
+	require.NoError(t, writeSystem(c, l, v12, true, nil))
 	b, err := os.ReadFile(l.SystemFile())
 	require.NoError(t, err)
 	var desc map[string]any
