@@ -2,6 +2,7 @@ package accel
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -77,4 +78,40 @@ func NodeOf(nodes []NUMANode, device int) int {
 		}
 	}
 	return -1
+}
+
+// CPUsOf returns the CPUs of device's node, or nil when it is in none.
+func CPUsOf(nodes []NUMANode, device int) []int {
+	if i := NodeOf(nodes, device); i >= 0 {
+		return nodes[i].CPUs
+	}
+	return nil
+}
+
+// OnCPUs runs f on the calling goroutine's OS thread, restricted to cpus
+// while f runs (nil: where it may run now): threads f creates inherit
+// them, and pages f touches first are placed near them. The thread gets
+// its CPUs back before it returns to the Go scheduler.
+func OnCPUs(cpus []int, f func() error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if cpus != nil {
+		restore, err := Pin(cpus)
+		if err != nil {
+			return err
+		}
+		defer restore()
+	}
+	return f()
+}
+
+// CheckNUMA pins the calling thread to each node's CPUs and back, so that
+// a node this process may not run on fails Load rather than a batch.
+func CheckNUMA(nodes []NUMANode) error {
+	for _, n := range nodes {
+		if err := OnCPUs(n.CPUs, func() error { return nil }); err != nil {
+			return fmt.Errorf("numa_config: %w", err)
+		}
+	}
+	return nil
 }

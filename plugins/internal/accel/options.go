@@ -143,6 +143,14 @@ func DevicesOption[C any](name, help string, field func(*C) *[]int) Option[C] {
 	}, Get: func(c *C) string { return FormatDevices(*field(c)) }}
 }
 
+// NUMAOption sets a NUMA configuration (see [ParseNUMA]).
+func NUMAOption[C any](name, help string, field func(*C) *[]NUMANode) Option[C] {
+	return Option[C]{Name: name, Help: help, Type: abi.OptionString, Set: func(c *C, v string) (err error) {
+		*field(c), err = ParseNUMA(v)
+		return err
+	}, Get: func(c *C) string { return FormatNUMA(*field(c)) }}
+}
+
 // SplitPaths splits a colon-separated list, dropping empty entries.
 func SplitPaths(v string) []string {
 	var out []string

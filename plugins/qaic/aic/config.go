@@ -55,6 +55,13 @@ type Config struct {
 	// gives: one per PCI function the qaic kernel driver holds (an Ultra
 	// card has four), and as many derived-device QIDs from 100.
 	ProbeDevices int
+	// NUMA places work near each card's CPUs (as KILT does): a card's
+	// activations are brought up from its node's CPUs, so that the
+	// runtime's queue threads run there; an exec object's batch is filled
+	// and waited for on them; and LoadSamples keeps one copy of the
+	// samples per node, written from the node's CPUs so that it lands in
+	// the node's memory. Cards in no node, or a nil NUMA, are not placed.
+	NUMA []accel.NUMANode
 	// SysfsRoot is where discovery counts the qaic driver's devices
 	// (SysfsRoot/bus/pci/drivers/qaic); "/sys" by default.
 	SysfsRoot string
@@ -146,6 +153,8 @@ var options = []accel.Option[Config]{
 			c.EventType = uint32(n)
 			return err
 		}, Get: func(c *Config) string { return strconv.FormatUint(uint64(c.EventType), 10) }},
+	accel.NUMAOption("numa_config", `QIDs and their CPUs per NUMA node, e.g. "0-31:0-47,96-143&32-63:48-95,144-191"`,
+		func(c *Config) *[]accel.NUMANode { return &c.NUMA }),
 	accel.UintOption("probe_devices", "QIDs probed by discovery from 0 (0: every QID the runtime numbers)",
 		func(c *Config) *int { return &c.ProbeDevices }),
 	accel.PathsOption("library", "libQAic.so paths, colon-separated", func(c *Config) *[]string { return &c.LibraryPaths }),
@@ -171,6 +180,7 @@ func (c Config) Schema() []sdk.Option { return accel.Schema(options, c) }
 //   - wait_timeout: Go duration, e.g. "60s"
 //   - completion: wait (default) or callback
 //   - event_type: QAIC_EVENT_DEVICE_COMPLETE's value, for callback (0)
+//   - numa_config: QIDs and CPUs per NUMA node, "0-31:0-47&32-63:48-95"
 //   - probe_devices: QIDs probed from 0 (0: every QID the runtime numbers)
 //   - library: libQAic.so paths, colon-separated
 //
@@ -181,6 +191,7 @@ func (c Config) WithOptions(opts map[string]string) (Config, error) {
 	out := c
 	out.Devices = slices.Clone(c.Devices)
 	out.LibraryPaths = slices.Clone(c.LibraryPaths)
+	out.NUMA = slices.Clone(c.NUMA)
 	if err := accel.ApplyOptions(&out, options, opts); err != nil {
 		return c, err
 	}

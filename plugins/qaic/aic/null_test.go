@@ -66,7 +66,7 @@ func BenchmarkSchedulerOverhead(b *testing.B) {
 			require.NoError(b, err)
 			b.Cleanup(func() { _ = p.Stop() })
 			for i := range uint64(batch) {
-				p.samples[i] = acceltest.SampleBytes(i, 16)
+				p.samples.data[0][i] = acceltest.SampleBytes(i, 16)
 			}
 			acceltest.ClosedLoop(b, p, []sdk.Query{samplesOf(batch, 16, false, true), samplesOf(batch, 16, false, true)})
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/sample")

@@ -19,6 +19,10 @@ type device struct {
 	accel.Health
 	qid  int32
 	acts []*activation
+	// replica is the device's copy of the samples (see samples), and cpus
+	// its NUMA node's CPUs under numa_config (nil: not placed).
+	replica int
+	cpus    []int
 }
 
 // newDevice returns device qid, healthy.
@@ -115,7 +119,7 @@ type program struct {
 	devices  []*device
 	execs    []*execObj
 	sched    *accel.Scheduler[*execObj]
-	samples  map[uint64][]byte
+	samples  *samples
 	// batch is the compiled batch size: batch_size, or read from the
 	// program and inputs, the data set's tensors.
 	batch  int
@@ -136,8 +140,7 @@ const minSettleGrace = 2 * time.Second
 // tensors, from which a batch_size of 0 is read. On error it releases what
 // it built.
 func openProgram(rt runtimeAPI, cfg Config, qids []int32, qpcPath string, qpcBytes []byte, inputs []sdk.TensorSpec) (p *program, err error) {
-	p = &program{cfg: cfg, rt: rt, samples: map[uint64][]byte{}, settleGrace: max(cfg.WaitTimeout, minSettleGrace),
-		inputs: inputs}
+	p = &program{cfg: cfg, rt: rt, settleGrace: max(cfg.WaitTimeout, minSettleGrace), inputs: inputs}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, p.release())
@@ -147,19 +150,31 @@ func openProgram(rt runtimeAPI, cfg Config, qids []int32, qpcPath string, qpcByt
 	if cfg.Completion == CompletionCallback && !rt.Events() {
 		return p, errNoEvents
 	}
+	if err = accel.CheckNUMA(cfg.NUMA); err != nil {
+		return p, err
+	}
+	for _, q := range qids {
+		p.devices = append(p.devices, newDevice(q))
+	}
+	p.samples = newSamples(cfg.NUMA, p.devices)
 	if p.ctx, err = rt.CreateContext(qids); err != nil {
 		return p, err
 	}
 	if err = p.openQPC(qpcPath, qpcBytes); err != nil {
 		return p, err
 	}
-	for _, q := range qids {
-		d := newDevice(q)
-		p.devices = append(p.devices, d)
-		for a := range cfg.Activations {
-			if err = p.activate(d, a); err != nil {
-				return p, fmt.Errorf("device %d activation %d: %w", q, a, err)
+	for _, d := range p.devices {
+		// On the node's CPUs, the runtime's queue threads inherit them.
+		err = accel.OnCPUs(d.cpus, func() error {
+			for a := range cfg.Activations {
+				if err := p.activate(d, a); err != nil {
+					return fmt.Errorf("device %d activation %d: %w", d.qid, a, err)
+				}
 			}
+			return nil
+		})
+		if err != nil {
+			return p, err
 		}
 	}
 	p.sched = accel.NewScheduler(accel.SchedulerConfig{
@@ -371,6 +386,9 @@ func (p *program) release() error {
 	p.devices, p.execs = nil, nil
 	if wedged {
 		return errors.Join(errs...)
+	}
+	if p.samples != nil {
+		errs = append(errs, p.samples.release())
 	}
 	if p.qpc != 0 {
 		errs = append(errs, p.rt.CloseQPC(p.qpc))

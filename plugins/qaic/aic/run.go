@@ -26,26 +26,18 @@ func (p *program) Infer(ctx context.Context, q sdk.Query, c sdk.Completer) error
 // Warmup runs one batch of zeros through every live exec object.
 func (p *program) Warmup(ctx context.Context) error { return p.sched.Warmup(ctx) }
 
-// LoadSamples keeps the samples' bytes for Infer. Each sample holds every
-// input buffer's row, concatenated in buffer-mapping order.
-func (p *program) LoadSamples(ctx context.Context, samples []sdk.LoadedSample) error {
-	for _, s := range samples {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("qaic: load samples: %w", err)
-		}
-		if len(s.Data) != p.layout.inBytes {
-			return fmt.Errorf("qaic: load sample %d: %d bytes, but the program's inputs take %d per sample",
-				s.Index, len(s.Data), p.layout.inBytes)
-		}
-		p.samples[s.Index] = s.Data
-	}
-	return nil
+// LoadSamples keeps the samples' bytes for Infer: the host's, or with
+// numa_config a copy per NUMA node of the cards in use (see samples).
+// Each sample holds every input buffer's row, concatenated in
+// buffer-mapping order.
+func (p *program) LoadSamples(ctx context.Context, loaded []sdk.LoadedSample) error {
+	return p.samples.load(ctx, loaded, p.layout.inBytes)
 }
 
 // UnloadSamples forgets samples.
 func (p *program) UnloadSamples(_ context.Context, indices []uint64) error {
-	for _, i := range indices {
-		delete(p.samples, i)
+	if err := p.samples.unload(indices); err != nil {
+		return fmt.Errorf("qaic: unload samples: %w", err)
 	}
 	return nil
 }
@@ -61,8 +53,26 @@ func (p *program) Stop() error {
 func (e *execObj) Failed() bool { return e.act.dev.Failed() }
 
 // Run executes one batch on e: a warm-up batch of zeros, or the batch's
-// samples, each completed or failed when the batch is done.
+// samples, each completed or failed when the batch is done. With
+// numa_config it runs on the CPUs of e's card's node.
 func (e *execObj) Run(b *accel.Batch) {
+	dev := e.act.dev
+	if dev.cpus == nil {
+		e.run(b)
+		return
+	}
+	err := accel.OnCPUs(dev.cpus, func() error {
+		e.run(b)
+		return nil
+	})
+	if err != nil {
+		_ = dev.Fail(err) // the batch fails with its card
+		e.run(b)
+	}
+}
+
+// run executes one batch on e (see Run).
+func (e *execObj) run(b *accel.Batch) {
 	p := e.p
 	if b.Warmup() {
 		for _, in := range e.ins {
@@ -106,7 +116,7 @@ func (p *program) fill(e *execObj, b *accel.Batch) (ok []bool, want bool) {
 	ok = e.rowOK[:len(b.Samples)]
 	clear(ok)
 	for i, s := range b.Samples {
-		data, loaded := p.samples[s.Index]
+		data, loaded := p.samples.data[e.act.dev.replica][s.Index]
 		if !loaded {
 			data = s.Data
 		}

@@ -285,11 +285,8 @@ var options = []accel.Option[Config]{
 		func(c *Config) *bool { return &c.StockPlugins }),
 	accel.PathsOption("plugins", "TensorRT plugin libraries to load, colon-separated",
 		func(c *Config) *[]string { return &c.PluginLibraries }),
-	{Name: "numa_config", Help: `devices and their CPUs per NUMA node, e.g. "0-3:0-27,56-83&4-7:28-55,84-111"`,
-		Type: abi.OptionString, Set: func(c *Config, v string) (err error) {
-			c.NUMA, err = accel.ParseNUMA(v)
-			return err
-		}, Get: func(c *Config) string { return accel.FormatNUMA(c.NUMA) }},
+	accel.NUMAOption("numa_config", `devices and their CPUs per NUMA node, e.g. "0-3:0-27,56-83&4-7:28-55,84-111"`,
+		func(c *Config) *[]accel.NUMANode { return &c.NUMA }),
 	accel.DurationOption("timeout", "device watchdog per batch (0: wait forever)",
 		func(c *Config) *time.Duration { return &c.Timeout }),
 	accel.PathsOption("cudart", "libcudart paths, colon-separated", func(c *Config) *[]string { return &c.CudartPaths }),

@@ -133,7 +133,7 @@ func newModel(cuda cudaAPI, trt trtAPI, drv driverAPI, cfg Config, plans [][]byt
 			m = nil
 		}
 	}()
-	if err = checkNUMA(cfg.NUMA); err != nil {
+	if err = accel.CheckNUMA(cfg.NUMA); err != nil {
 		return m, err
 	}
 	if m.rt, err = trt.RuntimeCreate(); err != nil {
@@ -150,20 +150,6 @@ func newModel(cuda cudaAPI, trt trtAPI, drv driverAPI, cfg Config, plans [][]byt
 	return m, nil
 }
 
-// checkNUMA pins the calling thread to each node's CPUs and back, so that a
-// node this process may not run on fails Load rather than a batch. The
-// caller's goroutine is locked to its thread.
-func checkNUMA(nodes []accel.NUMANode) error {
-	for _, n := range nodes {
-		restore, err := accel.Pin(n.CPUs)
-		if err != nil {
-			return fmt.Errorf("numa_config: %w", err)
-		}
-		restore()
-	}
-	return nil
-}
-
 // addDevice deserializes the engines of one device and creates its lanes.
 // The first device's engines say the variants' layouts. A dynamic-shape
 // engine gives each optimization profile to one execution context at a
@@ -172,10 +158,7 @@ func (m *model) addDevice(slot, ordinal int, plans [][]byte) error {
 	if err := m.cuda.SetDevice(ordinal); err != nil {
 		return err
 	}
-	d := &device{ordinal: ordinal, slot: slot, node: accel.NodeOf(m.cfg.NUMA, ordinal)}
-	if d.node >= 0 {
-		d.cpus = m.cfg.NUMA[d.node].CPUs
-	}
+	d := &device{ordinal: ordinal, slot: slot, node: accel.NodeOf(m.cfg.NUMA, ordinal), cpus: accel.CPUsOf(m.cfg.NUMA, ordinal)}
 	d.Init(plugin, "CUDA device", ordinal)
 	m.devices = append(m.devices, d)
 	// engines[v] are variant v's copies on this device.

@@ -192,21 +192,20 @@ func (m *model) copyToPinned(ctx context.Context, a *arena, samples []sdk.Loaded
 // pinnedCopy allocates pinned memory and arranges the samples in it, on
 // cpus when they are set.
 func (m *model) pinnedCopy(cpus []int, samples []sdk.LoadedSample, total uintptr) (unsafe.Pointer, error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if cpus != nil {
-		restore, err := accel.Pin(cpus)
-		if err != nil {
-			return nil, fmt.Errorf("tensorrt: samples for CPUs %v: %w", cpus, err)
+	var p unsafe.Pointer
+	ran := false
+	err := accel.OnCPUs(cpus, func() (err error) {
+		ran = true
+		if p, err = m.cuda.MallocHost(total); err != nil {
+			return fmt.Errorf("tensorrt: samples in pinned host memory: %w", err)
 		}
-		defer restore()
+		m.arrange(native.Bytes(p, int(total)), samples)
+		return nil
+	})
+	if err != nil && !ran {
+		return nil, fmt.Errorf("tensorrt: samples for CPUs %v: %w", cpus, err)
 	}
-	p, err := m.cuda.MallocHost(total)
-	if err != nil {
-		return nil, fmt.Errorf("tensorrt: samples in pinned host memory: %w", err)
-	}
-	m.arrange(native.Bytes(p, int(total)), samples)
-	return p, nil
+	return p, err
 }
 
 // copyToDevices arranges the samples in Go memory, then allocates the

@@ -20,10 +20,25 @@
 #define FAKEDEVICE_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+
+/* threadCPUs returns the calling thread's CPUs, the first 64 as a mask. */
+static unsigned long long threadCPUs(void) {
+  cpu_set_t set;
+  unsigned long long mask = 0;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    for (int c = 0; c < 64; c++) {
+      if (CPU_ISSET(c, &set)) {
+        mask |= 1ULL << c;
+      }
+    }
+  }
+  return mask;
+}
 
 static long long nowNs(void) {
   struct timespec ts;

@@ -120,6 +120,9 @@ static int gNspUsed[MAX_DEV];
 static volatile int gFailed[MAX_DEV];
 static long long gDelayBase, gDelayPerRow, gEnqueues, gFailAt, gRuns;
 static long long gDevDelay[MAX_DEV];
+/* Per device, the CPUs of the queue thread of its last run and of the
+ * thread of its last qaicEnqueueExecObj. */
+static unsigned long long gRunCPUs[MAX_DEV], gEnqueueCPUs[MAX_DEV];
 static int gContexts, gQueues, gQpcs, gPrograms, gExecs;
 /* Busy time of every activation (program) ever created, by creation
  * index, and of every device (time at least one of its programs ran). */
@@ -217,6 +220,7 @@ static void run(QAicExecObj *e, QID dev) {
   long long t0 = kernelStart(dev);
   pthread_mutex_lock(&gMu);
   long long delay = gDelayBase + gDelayPerRow * p->d.batch + gDevDelay[dev];
+  gRunCPUs[dev] = threadCPUs();
   pthread_mutex_unlock(&gMu);
 
   int status = QS_SUCCESS;
@@ -742,6 +746,7 @@ QStatus qaicEnqueueExecObj(QAicQueue *q, QAicExecObj *e, QAicEvent *event) {
   }
   pthread_mutex_lock(&gMu);
   gEnqueues++;
+  gEnqueueCPUs[q->dev] = threadCPUs();
   int injected = gFailAt > 0 && gEnqueues == gFailAt;
   pthread_mutex_unlock(&gMu);
   if (injected) {
@@ -923,6 +928,15 @@ __attribute__((constructor)) static void delayFromEnvironment(void) {
     gDelayBase = base;
     gDelayPerRow = per;
   }
+}
+
+/* fakeqaic_cpus reports, for dev's last run, the CPUs of the queue thread
+ * that ran it and of the thread that enqueued it. */
+void fakeqaic_cpus(int dev, unsigned long long *run, unsigned long long *enqueue) {
+  pthread_mutex_lock(&gMu);
+  *run = gRunCPUs[dev];
+  *enqueue = gEnqueueCPUs[dev];
+  pthread_mutex_unlock(&gMu);
 }
 
 void fakeqaic_set_delay(long long baseNs, long long perRowNs) {

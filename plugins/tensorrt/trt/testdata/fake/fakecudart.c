@@ -165,19 +165,6 @@ static long long gAsyncCopies[5];
  * thread that queued it and of the thread that allocated its source. */
 static unsigned long long gCopyCPUs[MAX_DEV], gCopySrcCPUs[MAX_DEV];
 
-/* threadCPUs returns the calling thread's CPUs, the first 64 as a mask. */
-static unsigned long long threadCPUs(void) {
-  cpu_set_t set;
-  unsigned long long mask = 0;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) {
-    for (int c = 0; c < 64; c++) {
-      if (CPU_ISSET(c, &set)) {
-        mask |= 1ULL << c;
-      }
-    }
-  }
-  return mask;
-}
 /* cudaStreamQuery calls that found work still queued. */
 static long long gBusyQueries;
 
