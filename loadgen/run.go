@@ -30,6 +30,14 @@ func WithDrainTimeout(d time.Duration) Option {
 	return func(r *run) { r.grace = d }
 }
 
+// WithDetailMessages writes each message into the detail log as a
+// generic_message entry after the settings, as a SUT of the official
+// LoadGen does through its logging: what the system under test needs the
+// log's reader to know (data it placed where the rules need approval).
+func WithDetailMessages(msgs ...string) Option {
+	return func(r *run) { r.messages = append(r.messages, msgs...) }
+}
+
 // run is the state of one StartTest.
 type run struct {
 	sut      SUT
@@ -38,6 +46,7 @@ type run struct {
 	ls       LogSettings
 	audit    *Config
 	grace    time.Duration
+	messages []string
 	// spin is how much of each Server wait is spun rather than slept;
 	// spinAuto means "measure the sleep's lateness at the first Server
 	// phase" (calibrateNapSpin, or calibrateSpin on Go timers).
@@ -204,6 +213,9 @@ func (r *run) start(ctx context.Context) (res Result, err error) {
 		r.logs.detail("error_invalid_test_settings", vString(string(s)), levelError, "loadgen/effective.go")
 	}
 	e.logSettings(r.logs)
+	for _, m := range r.messages {
+		r.logs.detail("generic_message", vString(m), levelInfo, file)
+	}
 
 	res = Result{Scenario: e.scenario, Mode: e.mode, SUTName: r.sutName}
 	if e.useGroupedQSL {

@@ -7,36 +7,8 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
+	"github.com/mlperf-host/mlperf-host/internal/runner"
 )
-
-// approvalOptions are the plugin options, named as MLPerf's rules and
-// harnesses name them, that place data where the closed division allows
-// it only for systems the committee approved: samples already in
-// accelerator memory (start_from_device) and outputs left there
-// (end_on_device, 3D-UNet only).
-var approvalOptions = []string{"start_from_device", "end_on_device"}
-
-// setOption reports whether an option value turns its option on: anything
-// but empty, false, 0, no or off.
-func setOption(v string) bool {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "", "false", "0", "no", "off":
-		return false
-	}
-	return true
-}
-
-// placementNotes lists the approval options that plugin options opts
-// turn on, as "name=value", in approvalOptions order.
-func placementNotes(opts map[string]string) []string {
-	var out []string
-	for _, name := range approvalOptions {
-		if v, ok := opts[name]; ok && setOption(v) {
-			out = append(out, name+"="+v)
-		}
-	}
-	return out
-}
 
 // scenarioPlacement refuses a closed-division submission whose plugin
 // options, in any scenario it runs (a scenario's own options included,
@@ -51,7 +23,7 @@ func scenarioPlacement(configs []*config.Config, acknowledged string) ([]string,
 		if err := placementAllowed(c.Division, c.Plugin, opts, acknowledged); err != nil {
 			return nil, fmt.Errorf("scenario %s: %w", c.Scenario, err)
 		}
-		for _, n := range placementNotes(opts) {
+		for _, n := range runner.PlacementNotes(opts) {
 			notes = append(notes, fmt.Sprintf("%s (%s)", n, c.Scenario))
 		}
 	}
@@ -84,7 +56,7 @@ func placementAllowed(division, plugin string, opts map[string]string, acknowled
 		acks = append(acks, strings.TrimSpace(a))
 	}
 	var missing []string
-	for _, note := range placementNotes(opts) {
+	for _, note := range runner.PlacementNotes(opts) {
 		name, _, _ := strings.Cut(note, "=")
 		if !slices.Contains(acks, name) {
 			missing = append(missing, name)
@@ -106,7 +78,7 @@ func placementReadme(c *config.Config) string { return placementText(c.PluginOpt
 
 // placementText is placementReadme for plugin options opts.
 func placementText(opts map[string]string) string {
-	notes := placementNotes(opts)
+	notes := runner.PlacementNotes(opts)
 	if len(notes) == 0 {
 		return ""
 	}

@@ -94,6 +94,9 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 		}
 		opts = append(opts, loadgen.WithAuditConfig(audit))
 	}
+	if m := placementMessage(c); m != "" {
+		opts = append(opts, loadgen.WithDetailMessages(m))
+	}
 	d, err := OpenDataset(c)
 	if err != nil {
 		return nil, err
