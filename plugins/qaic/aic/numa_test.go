@@ -1,7 +1,6 @@
 package aic
 
 import (
-	"runtime"
 	"testing"
 	"unsafe"
 
@@ -25,9 +24,7 @@ func (f *fakeQAic) cpus(dev int) (run, enqueue uint64) {
 // of their own, which unloading frees.
 func TestNUMAPlacement(t *testing.T) {
 	t.Parallel()
-	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
-		t.Skip("needs Linux and two CPUs to place two nodes")
-	}
+	acceltest.NeedAffinity(t, 2)
 	f := newFakeQAic(t, 2, 16)
 	b := newLoaded(t, f, qpc(2, 4, "input x 16", "output y 16"),
 		map[string]string{"numa_config": "0:0&1:1", "batch_size": "2", "set_size": "1"})
@@ -65,9 +62,7 @@ func TestNUMAPlacement(t *testing.T) {
 // TestNUMASamplesOutsideNodes: a card in no node reads the host's bytes.
 func TestNUMASamplesOutsideNodes(t *testing.T) {
 	t.Parallel()
-	if runtime.GOOS != "linux" {
-		t.Skip("CPU affinity is set on Linux only")
-	}
+	acceltest.NeedAffinity(t, 1)
 	f := newFakeQAic(t, 2, 16)
 	b := newLoaded(t, f, qpc(1, 4, "input x 4", "output y 4"), map[string]string{"numa_config": "1:0"})
 	p := programOf(t, b)
@@ -82,9 +77,7 @@ func TestNUMASamplesOutsideNodes(t *testing.T) {
 
 func TestNUMAConfigErrors(t *testing.T) {
 	t.Parallel()
-	if runtime.GOOS != "linux" {
-		t.Skip("CPU affinity is set on Linux only")
-	}
+	acceltest.NeedAffinity(t, 1)
 	f := newFakeQAic(t, 1, 16)
 	b, err := New(f.config())
 	require.NoError(t, err)

@@ -1,7 +1,6 @@
 package trt
 
 import (
-	"runtime"
 	"testing"
 	"unsafe"
 
@@ -25,9 +24,7 @@ func (f *fake) copyCPUs(dev int) (thread, source uint64) {
 // thread on those CPUs allocated and wrote.
 func TestNUMAPlacement(t *testing.T) {
 	t.Parallel()
-	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
-		t.Skip("needs Linux and two CPUs to place two nodes")
-	}
+	acceltest.NeedAffinity(t, 2)
 	f := newFake(t, 2, 1<<22)
 	b := newBackend(t, f, fakePlan(planSimple, outSimple),
 		map[string]string{"numa_config": "0:0&1:1", "streams": "1", "batch_size": "2"})
@@ -44,9 +41,7 @@ func TestNUMAPlacement(t *testing.T) {
 
 func TestNUMAConfigErrors(t *testing.T) {
 	t.Parallel()
-	if runtime.GOOS != "linux" {
-		t.Skip("CPU affinity is set on Linux only")
-	}
+	acceltest.NeedAffinity(t, 1)
 	f := newFake(t, 1, 1<<20)
 	b, err := New(f.config())
 	require.NoError(t, err)
