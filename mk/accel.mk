@@ -9,7 +9,7 @@ ACCEL_PLUGINS := tensorrt qaic
 ACCEL_PLUGIN_DIR ?= $(BIN)/plugins
 ACCEL_PLUGIN_TARGETS := $(addprefix accel-plugin-,$(ACCEL_PLUGINS))
 
-.PHONY: tensorrt-shim tensorrt-ptx bench-accel accel-hw-test accel-gpu-check bench-accel-server bench-accel-server-qaic accel-plugins $(ACCEL_PLUGIN_TARGETS)
+.PHONY: tensorrt-shim tensorrt-ptx bench-accel accel-hw-test accel-gpu-check accel-gpu-check-bundle bench-accel-server bench-accel-server-qaic accel-plugins $(ACCEL_PLUGIN_TARGETS)
 
 accel-plugins: $(ACCEL_PLUGIN_TARGETS) ## build the tensorrt and qaic plugin binaries (CGO_ENABLED=0) with their manifests into bin/plugins/
 
@@ -33,6 +33,16 @@ accel-hw-test: ## CUDA half of the tensorrt plugin on a real GPU (MLPERF_HOST_CU
 
 accel-gpu-check: ## tensorrt plugin on a CUDA GPU without TensorRT: Offline, Server peak (15 ms), H2D bound (docs/tensorrt.md)
 	./scripts/accel-gpu-check.sh
+
+ACCEL_CHECK_BUNDLE ?= $(BIN)/accel-gpu-check.tar.gz
+
+accel-gpu-check-bundle: embed-onnx ## accel-gpu-check's binaries, stripped, in one archive for a GPU machine without Go (ACCEL_CHECK_BUNDLE=... ./scripts/accel-gpu-check.sh)
+	rm -rf $(BIN)/accel-gpu-check && mkdir -p $(BIN)/accel-gpu-check/plugins/tensorrt
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN)/accel-gpu-check/mlperf-host ./cmd/mlperf-host
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN)/accel-gpu-check/plugins/tensorrt/tensorrt ./plugins/tensorrt/cmd/tensorrt
+	cp plugins/tensorrt/cmd/tensorrt/plugin.json $(BIN)/accel-gpu-check/plugins/tensorrt/
+	CGO_ENABLED=0 $(GO) test -c -trimpath -ldflags='-s -w' -o $(BIN)/accel-gpu-check/trt.test ./plugins/tensorrt/trt/
+	tar -czf $(ACCEL_CHECK_BUNDLE) -C $(BIN)/accel-gpu-check .
 
 bench-accel-server: ## accel-gpu-check's pipeline on the fake CUDA runtime with simulated device time: Offline against the Server peak through mlperf-host
 	ACCEL_CHECK_FAKE=1 ./scripts/accel-gpu-check.sh

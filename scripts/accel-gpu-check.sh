@@ -34,6 +34,11 @@
 # padded, as on a card) takes FAKEQAIC_DELAY (BASE_NS,PER_ROW_NS, the same
 # default as FAKE_TRT_DELAY's).
 #
+# ACCEL_CHECK_BUNDLE=FILE.tar.gz runs from the binaries `make
+# accel-gpu-check-bundle` packed (mlperf-host, the tensorrt plugin and the
+# tensorrt package's test binary, for the bandwidth test), on a GPU machine
+# without Go; it then also runs TestHardwareCUDA and prints its lines.
+#
 # Environment: MLPERF_HOST_CUDART (the libcudart.so.N to use; found when
 # unset), GPU_CHECK_DIR (work directory, default $TMPDIR/accel-gpu-check),
 # GPU_CHECK_OPTIONS (extra --set arguments for every run, e.g.
@@ -65,6 +70,8 @@ seconds=${GPU_CHECK_SECONDS:-10}
 server_seconds=${GPU_CHECK_SERVER_SECONDS:-3}
 python=${PYTHON:-python3}
 mkdir -p "$work"
+work=$(cd "$work" && pwd)
+bundle=${ACCEL_CHECK_BUNDLE:-}
 
 find_cudart() {
 	if [ -n "${MLPERF_HOST_CUDART:-}" ]; then
@@ -84,9 +91,36 @@ find_cudart() {
 	exit 1
 }
 
-make -s build accel-plugins >&2
+if [ -n "$bundle" ]; then
+	rm -rf "$work/bundle"
+	mkdir -p "$work/bundle"
+	tar -xzf "$bundle" -C "$work/bundle"
+	host=$work/bundle/mlperf-host
+	plugin_dirs=$work/bundle/plugins
+else
+	make -s build accel-plugins >&2
+	host=bin/mlperf-host
+	plugin_dirs=bin/plugins
+fi
+# hardware_test PATTERN: the tensorrt package's hardware tests matching
+# PATTERN on the GPU, verbose.
+hardware_test() {
+	if [ -n "$bundle" ]; then
+		(cd plugins/tensorrt/trt && MLPERF_HOST_DEVICE=1 MLPERF_HOST_CUDART=$cudart \
+			"$work/bundle/trt.test" -test.count=1 -test.run "$1" -test.v)
+	else
+		MLPERF_HOST_DEVICE=1 MLPERF_HOST_CUDART=$cudart go test -count=1 -run "$1" -v ./plugins/tensorrt/trt/
+	fi
+}
 calc() { awk "BEGIN { print $1 }"; }
 shim=$work/libmlph_trt.so
+if [ "$fake" = 1 ]; then
+	# The bundled Fashion-MNIST samples, batches of up to 64.
+	bound_ms=${GPU_CHECK_BOUND_MS:-100}
+	batch=64
+	data_args=()
+	limit_name=sim_limit
+fi
 if [ "$fake" = 1 ] && [ "$plugin" = qaic ]; then
 	# The fake AIC runtime: one card, one activation running one batch at
 	# a time.
@@ -96,12 +130,8 @@ if [ "$fake" = 1 ] && [ "$plugin" = qaic ]; then
 	export FAKEQAIC_DELAY=${FAKEQAIC_DELAY:-1000000,200000}
 	delay=$FAKEQAIC_DELAY
 	plugin_env=(MLPERF_QAIC_LIBRARY="$library" MLPERF_QAIC_DEVICES=0)
-	bound_ms=${GPU_CHECK_BOUND_MS:-100}
-	batch=64
-	data_args=()
 	plan=$work/fashion.qpc
 	printf 'fakeqpc 1\nbatch %d\ncores 4\ninput x 784\noutput y 40\n' "$batch" >"$plan"
-	limit_name=sim_limit
 elif [ "$fake" = 1 ]; then
 	# The fake runtime, its device running one kernel at a time.
 	cudart=$work/libcudart.so.12
@@ -109,12 +139,8 @@ elif [ "$fake" = 1 ]; then
 		plugins/tensorrt/trt/testdata/fake/fakecudart.c -Wl,-soname,libcudart.so.12 -lpthread
 	export FAKECUDA_SERIAL=1 FAKECUDA_DEVICES=1 FAKE_TRT_DELAY=${FAKE_TRT_DELAY:-1000000,200000}
 	delay=$FAKE_TRT_DELAY
-	bound_ms=${GPU_CHECK_BOUND_MS:-100}
-	batch=64
-	data_args=()
 	plan=$work/fashion.plan
 	printf 'faketrt 1\ninput x uint8 -1x1x28x28 max=%d\noutput y float32 -1x10\n' "$batch" >"$plan"
-	limit_name=sim_limit
 else
 	cudart=$(find_cudart)
 	bound_ms=${GPU_CHECK_BOUND_MS:-15}
@@ -140,8 +166,7 @@ else
 	plan=$work/identity.plan
 	printf 'faketrt 1\ninput x uint8 -1x3x224x224 max=256\noutput y int32 -1x1\n' >"$plan"
 	# Pinned host-to-device bandwidth, from the plugin's own CUDA binding.
-	h2d=$(MLPERF_HOST_DEVICE=1 MLPERF_HOST_CUDART=$cudart go test -count=1 -run '^TestHardwareH2D$' -v \
-		./plugins/tensorrt/trt/ | sed -n 's/.*h2d_bytes_per_s=\([0-9]*\).*/\1/p')
+	h2d=$(hardware_test '^TestHardwareH2D$' | sed -n 's/.*h2d_bytes_per_s=\([0-9]*\).*/\1/p')
 	[ -n "$h2d" ] || { echo "accel-gpu-check: the bandwidth test printed no h2d_bytes_per_s" >&2; exit 1; }
 	limit=$(( h2d / size ))
 	limit_name=h2d_limit
@@ -170,7 +195,7 @@ run() { # OUT SCENARIO [ARGS...]: one mlperf-host run into $work/OUT
 	rm -rf "${work:?}/$out"
 	# shellcheck disable=SC2086
 	env "${plugin_env[@]}" \
-		bin/mlperf-host run "${data_args[@]}" --plugin "$plugin" --plugin-dirs bin/plugins \
+		"$host" run "${data_args[@]}" --plugin "$plugin" --plugin-dirs "$plugin_dirs" \
 		--scenario "$scenario" --out "$work/$out" --progress never --model "$plan" \
 		${GPU_CHECK_OPTIONS:-} "$@" >"$work/$out.log" 2>&1 || true
 }
@@ -219,6 +244,10 @@ echo "accel-gpu-check: $runs runs; the plugin: $(sed -n 's/^plugin  *//p' "$work
 
 if [ "$fake" = 1 ]; then
 	exit 0
+fi
+if [ -n "$bundle" ]; then
+	# The CUDA half for real (no Go here to run `make accel-hw-test`).
+	hardware_test '^TestHardwareCUDA$' | grep -E '^(=== RUN|--- |PASS|FAIL|ok)|hw_test' || true
 fi
 if "$python" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 	run singlestream SingleStream --set settings.min_duration=5000 --set settings.min_query_count=10000
