@@ -17,7 +17,7 @@ import (
 // tokens of more than three characters stemmed.
 func rougeTokens(text string) []string {
 	text = strings.ToLower(text)
-	toks := strings.FieldsFunc(text, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') })
+	toks := strings.FieldsFunc(text, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') })
 	for i, t := range toks {
 		if len(t) > 3 {
 			toks[i] = porterStem(t)

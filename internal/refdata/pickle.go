@@ -75,7 +75,6 @@ var (
 	npReconstruct = map[string]bool{"numpy.core.multiarray._reconstruct": true, "numpy._core.multiarray._reconstruct": true}
 	npFromBuffer  = map[string]bool{"numpy.core.numeric._frombuffer": true, "numpy._core.numeric._frombuffer": true}
 	npDTypeClass  = map[string]bool{"numpy.dtype": true}
-	npNDArray     = map[string]bool{"numpy.ndarray": true}
 	codecsEncode  = map[string]bool{"_codecs.encode": true}
 )
 

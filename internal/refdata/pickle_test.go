@@ -57,7 +57,7 @@ func TestUnpickleNumpy(t *testing.T) {
 			buf := make([]byte, 4*n)
 			require.NoError(t, readData(path, data, buf))
 			for i := range n {
-				require.Equal(t, tt.at(i), math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:])), "element %d", i)
+				require.Equal(t, tt.at(i), math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:])), "element %d", i) //nolint:testifylint // exact: the bytes read back
 			}
 		})
 	}
@@ -103,7 +103,7 @@ func TestPicklerRoundTrip(t *testing.T) {
 	buf := make([]byte, 240)
 	require.NoError(t, readData(path, data, buf))
 	for i, v := range img {
-		assert.Equal(t, v, math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:])))
+		assert.Equal(t, v, math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:]))) //nolint:testifylint // exact: the bytes read back
 	}
 
 	py := "/usr/bin/python3"

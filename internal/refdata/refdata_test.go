@@ -82,7 +82,7 @@ func TestOpenImages(t *testing.T) {
 	f := func(b []byte, k int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:])) }
 	assert.InDelta(t, 80, f(all[0], 0), 1e-4)
 	assert.InDelta(t, 0.9, f(all[0], 4), 1e-6)
-	assert.Equal(t, float32(3), f(all[0], 5))
+	assert.Equal(t, float32(3), f(all[0], 5)) //nolint:testifylint // exact: the value written
 
 	// The annotation file may live elsewhere (--label-map).
 	ann := filepath.Join(t.TempDir(), "ann.json")
@@ -116,7 +116,7 @@ func TestCriteo(t *testing.T) {
 	all := readAll(t, d)
 	lay, _ := d.Schema().Layout(sh)
 	s2 := all[2]
-	assert.Equal(t, float32(0.1), math.Float32frombits(binary.LittleEndian.Uint32(s2[lay[0].Offset:])))
+	assert.Equal(t, float32(0.1), math.Float32frombits(binary.LittleEndian.Uint32(s2[lay[0].Offset:]))) //nolint:testifylint // exact: the value written
 	lab := s2[lay[27].Offset:]
 	assert.Equal(t, []uint32{0, 0, 1}, []uint32{binary.LittleEndian.Uint32(lab), binary.LittleEndian.Uint32(lab[4:]), binary.LittleEndian.Uint32(lab[8:])})
 	// Sparse ids of row 3 (sample 2's first) of feature 0, as written.

@@ -179,17 +179,6 @@ func legacyFeeds(model []engine.TensorDesc) (feeds, error) {
 	return feeds{in: []feed{{desc: in, src: -1, from: in.DType}}, fixedBytes: size}, nil
 }
 
-// fixedShape reports whether every sample feeds the model the same shapes
-// (batches need no grouping by shape).
-func (f *feeds) fixedShape() bool {
-	for _, in := range f.in {
-		if in.src >= 0 && slices.Contains(f.schema[in.src].Shape, abi.Varies) {
-			return false
-		}
-	}
-	return f.layout == stackSamples
-}
-
 // freeInner reports whether a model input has a free dimension besides
 // the batch: the engine then plans each shape when it first sees it.
 func (f *feeds) freeInner() bool {
