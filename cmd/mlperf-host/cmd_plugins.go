@@ -29,6 +29,7 @@ func (a *app) plugins() runner.Plugins {
 		WorkDir:      workDir,
 		EmbeddedName: embeddedPlugin, Embedded: embeddedModule, CacheDir: cache,
 		Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		NN:     a.wasiNN,
 	}
 }
 

@@ -47,6 +47,10 @@ const (
 	KeyHostRingSpin   = "host.ring_spin"
 	// KeyHostCloseTimeout bounds how long a plugin may take to close.
 	KeyHostCloseTimeout = "host.close_timeout"
+	// The engine behind WASM plugins' wasi-nn import (host.NN).
+	KeyHostWasiNN        = "host.wasi_nn"
+	KeyHostWasiNNLibrary = "host.wasi_nn_library"
+	KeyHostWasiNNThreads = "host.wasi_nn_threads"
 
 	// PrefixSettings starts every LoadGen setting key.
 	PrefixSettings = "settings."
@@ -200,6 +204,11 @@ func keySpecs() []keySpec {
 			checker: str("a Go duration such as 200us", duration)},
 		{key: KeyHostCloseTimeout, def: "10s", help: "longest a plugin may take to finish its samples and close before it is stopped",
 			checker: str("a Go duration such as 10s", duration)},
+		with(keySpec{key: KeyHostWasiNN, def: "ort", help: "engine behind WASM plugins' wasi-nn import: ort (ONNX Runtime, when its library loads) or off"},
+			oneOf("ort", "off")),
+		{key: KeyHostWasiNNLibrary, help: "ONNX Runtime library for wasi-nn (default: beside the binary, then bin/plugins/onnx-ort, then the loader's path)",
+			checker: str("a path", anyString)},
+		with(keySpec{key: KeyHostWasiNNThreads, def: "1", help: "intra-op threads of each wasi-nn session (one per WASM instance)"}, intRange(1, 1024)),
 	}
 }
 

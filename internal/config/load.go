@@ -82,6 +82,11 @@ type HostConfig struct {
 	RingSpin    time.Duration
 	// CloseTimeout is host.close_timeout.
 	CloseTimeout time.Duration
+	// WasiNN, WasiNNLibrary and WasiNNThreads: host.wasi_nn ("ort" or
+	// "off"), host.wasi_nn_library, host.wasi_nn_threads.
+	WasiNN        string
+	WasiNNLibrary string
+	WasiNNThreads int
 }
 
 // Load builds the effective configuration from its layers.
@@ -234,6 +239,7 @@ func build(all *layer, round *benchmarks.Round, bench benchmarks.Benchmark, igno
 			Instances: atoi(KeyHostInstances), CallTimeout: timeout, MemoryLimitMiB: atoi(KeyHostMemory),
 			Guard: get(KeyHostGuard), CompilationCacheDir: get(KeyHostCacheDir),
 			SharedRings: get(KeyHostRings) == "on", RingSpin: spin, CloseTimeout: closeTimeout,
+			WasiNN: get(KeyHostWasiNN), WasiNNLibrary: get(KeyHostWasiNNLibrary), WasiNNThreads: atoi(KeyHostWasiNNThreads),
 		},
 		TEST06DType: get(KeyTEST06DType), Calibration: get(KeyCalibration),
 		Scoring: ScoringConfig{Truth: get(KeyAccuracyTruth), Vocab: get(KeyAccuracyVocab), Trace: get(KeyAccuracyTrace), DType: get(KeyAccuracyDType)},

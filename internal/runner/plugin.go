@@ -33,6 +33,10 @@ type Plugins struct {
 	CacheDir string
 	// Logger receives the plugins' log lines.
 	Logger *slog.Logger
+	// NN returns the engine behind WASM plugins' wasi-nn import for a
+	// configuration (cmd wires ONNX Runtime, internal/nnort); nil, or a
+	// nil result, leaves the import without one.
+	NN func(c *config.Config) host.NN
 	// OpenFunc, when set, replaces how Open opens the plugin (tests open a
 	// fake backend).
 	OpenFunc func(ctx context.Context, c *config.Config) (host.Backend, error)
@@ -48,11 +52,15 @@ func (p Plugins) HostConfig(c *config.Config) host.Config {
 	if spin == 0 {
 		spin = -1 // host.Config's "never poll"; its zero is the default
 	}
-	return host.Config{
+	hc := host.Config{
 		Logger: p.Logger, CallTimeout: c.Host.CallTimeout, CompilationCacheDir: cache,
 		Instances: c.Host.Instances, MemoryLimitMiB: c.Host.MemoryLimitMiB, Guard: host.Guard(c.Host.Guard),
 		DisableSharedRing: !c.Host.SharedRings, RingSpin: spin, CloseTimeout: c.Host.CloseTimeout,
 	}
+	if p.NN != nil {
+		hc.NN = p.NN(c)
+	}
+	return hc
 }
 
 // Dirs returns the configured plugin directories, else p.Dirs.
