@@ -215,6 +215,10 @@ func (h *nnHost) fail(call string, code nnErrno, format string, args ...any) uin
 	return uint32(code)
 }
 
+// errNoEngine is load's answer on a host without an engine, which a
+// guest may well expect (it then runs the model itself): an info line.
+const errNoEngine = "this host has no wasi-nn engine configured"
+
 func (h *nnHost) failErr(call string, err error) uint32 {
 	return h.fail(call, errnoOf(err), "%v", err)
 }
@@ -236,7 +240,8 @@ func (h *nnHost) load(ctx context.Context, mem api.Memory, builderPtr, builderLe
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.nn == nil {
-		return h.fail(call, nnUnsupported, "this host has no wasi-nn engine configured")
+		h.log.Info("wasi-nn call failed", "call", call, "errno", nnUnsupported.String(), "err", errNoEngine)
+		return uint32(nnUnsupported)
 	}
 	if h.closed {
 		return h.fail(call, nnBusy, "the plugin is closing")

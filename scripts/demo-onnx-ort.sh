@@ -40,6 +40,6 @@ fi
 note=""
 if [ "$rc" -eq 8 ]; then note=" (onnx-ort run INVALID: raise target_qps in $conf)"; fi
 awk -v w="$(samples_per_s "$wasm")" -v n="$(samples_per_s "$out")" -v note="$note" 'BEGIN {
-  printf "sandbox cost, Offline samples/s: onnx (embedded WASM, go engine) %.0f, onnx-ort (native, ONNX Runtime) %.0f: %.0fx%s\n", w, n, n / w, note
+  printf "sandbox cost, Offline samples/s: onnx (embedded WASM) %.0f, onnx-ort (native, ONNX Runtime) %.0f: %.0fx%s\n", w, n, n / w, note
 }'
 "$host" report --html "$(dirname "$out")/compare.html" "$wasm" "$out"

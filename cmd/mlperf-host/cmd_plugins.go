@@ -24,12 +24,15 @@ func (a *app) plugins() runner.Plugins {
 	if a.cwd != "" {
 		workDir = filepath.Join(a.cwd, "plugins")
 	}
+	level := new(slog.LevelVar)
+	level.Set(slog.LevelWarn)
 	return runner.Plugins{
 		Dirs:         host.DefaultDirs(a.cwd, a.xdgDataHome, a.home, a.executable),
 		WorkDir:      workDir,
 		EmbeddedName: embeddedPlugin, Embedded: embeddedModule, CacheDir: cache,
-		Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		NN:     a.wasiNN,
+		Logger:   slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level})),
+		LogLevel: level,
+		NN:       a.wasiNN,
 	}
 }
 

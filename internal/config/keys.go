@@ -51,6 +51,9 @@ const (
 	KeyHostWasiNN        = "host.wasi_nn"
 	KeyHostWasiNNLibrary = "host.wasi_nn_library"
 	KeyHostWasiNNThreads = "host.wasi_nn_threads"
+	// KeyHostLogLevel is the level of the plugins' and the host's log
+	// lines shown on stderr.
+	KeyHostLogLevel = "host.log_level"
 
 	// PrefixSettings starts every LoadGen setting key.
 	PrefixSettings = "settings."
@@ -209,6 +212,8 @@ func keySpecs() []keySpec {
 		{key: KeyHostWasiNNLibrary, help: "ONNX Runtime library for wasi-nn (default: beside the binary, then bin/plugins/onnx-ort, then the loader's path)",
 			checker: str("a path", anyString)},
 		with(keySpec{key: KeyHostWasiNNThreads, def: "1", help: "intra-op threads of each wasi-nn session (one per WASM instance)"}, intRange(1, 1024)),
+		with(keySpec{key: KeyHostLogLevel, def: "warn", help: "plugin and host log lines shown on stderr: debug, info, warn or error"},
+			oneOf("debug", "info", "warn", "error")),
 	}
 }
 

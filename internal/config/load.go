@@ -87,6 +87,8 @@ type HostConfig struct {
 	WasiNN        string
 	WasiNNLibrary string
 	WasiNNThreads int
+	// LogLevel is host.log_level: debug, info, warn or error.
+	LogLevel string
 }
 
 // Load builds the effective configuration from its layers.
@@ -240,6 +242,7 @@ func build(all *layer, round *benchmarks.Round, bench benchmarks.Benchmark, igno
 			Guard: get(KeyHostGuard), CompilationCacheDir: get(KeyHostCacheDir),
 			SharedRings: get(KeyHostRings) == "on", RingSpin: spin, CloseTimeout: closeTimeout,
 			WasiNN: get(KeyHostWasiNN), WasiNNLibrary: get(KeyHostWasiNNLibrary), WasiNNThreads: atoi(KeyHostWasiNNThreads),
+			LogLevel: get(KeyHostLogLevel),
 		},
 		TEST06DType: get(KeyTEST06DType), Calibration: get(KeyCalibration),
 		Scoring: ScoringConfig{Truth: get(KeyAccuracyTruth), Vocab: get(KeyAccuracyVocab), Trace: get(KeyAccuracyTrace), DType: get(KeyAccuracyDType)},

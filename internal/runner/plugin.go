@@ -33,6 +33,9 @@ type Plugins struct {
 	CacheDir string
 	// Logger receives the plugins' log lines.
 	Logger *slog.Logger
+	// LogLevel, when set, is the level Logger's handler filters at:
+	// HostConfig sets it from host.log_level.
+	LogLevel *slog.LevelVar
 	// NN returns the engine behind WASM plugins' wasi-nn import for a
 	// configuration (cmd wires ONNX Runtime, internal/nnort); nil, or a
 	// nil result, leaves the import without one.
@@ -59,6 +62,12 @@ func (p Plugins) HostConfig(c *config.Config) host.Config {
 	}
 	if p.NN != nil {
 		hc.NN = p.NN(c)
+	}
+	if p.LogLevel != nil && c.Host.LogLevel != "" {
+		var l slog.Level
+		if err := l.UnmarshalText([]byte(c.Host.LogLevel)); err == nil {
+			p.LogLevel.Set(l)
+		}
 	}
 	return hc
 }

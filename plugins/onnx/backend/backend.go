@@ -70,6 +70,10 @@ type Config struct {
 	// fallback: Load fails. A model whose options name the engine never
 	// falls back.
 	Fallback string
+	// QuietFallback logs the fallback at info level rather than as a
+	// warning: for a default engine that is often unavailable by design
+	// (the WASM build's wasinn, on a host without a wasi-nn engine).
+	QuietFallback bool
 }
 
 // withDefaults fills in the zero fields.
@@ -167,7 +171,11 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 	}
 	err = b.loadSessions(ctx, cfg, data)
 	if fb := b.setup.Fallback; err != nil && !cfg.engineSet && fb != "" && errors.Is(err, engine.ErrUnavailable) {
-		sdk.Logger(ctx).Warn(fmt.Sprintf("%s: the %s engine is unavailable; the %s engine runs the model instead "+
+		log := sdk.Logger(ctx).Warn
+		if b.setup.QuietFallback {
+			log = sdk.Logger(ctx).Info
+		}
+		log(fmt.Sprintf("%s: the %s engine is unavailable; the %s engine runs the model instead "+
 			"(--set %s.%s=%s makes this an error): %v", b.setup.Name, cfg.engine, fb, b.setup.Name, OptEngine, cfg.engine, err))
 		cfg.engine = fb
 		err = b.loadSessions(ctx, cfg, data)
@@ -183,6 +191,7 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 		return fmt.Errorf("onnx: %w", err)
 	}
 	b.loaded = true
+	sdk.Logger(ctx).Info(fmt.Sprintf("%s: the %s engine runs the model", b.setup.Name, b.cfg.engine))
 	return nil
 }
 

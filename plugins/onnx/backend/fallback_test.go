@@ -86,7 +86,10 @@ func TestDefaultEngineFallback(t *testing.T) {
 				assert.Contains(t, log.String(), "libonnxruntime.so.1")
 				assert.Contains(t, log.String(), "make ort")
 			} else {
-				assert.Empty(t, log.String())
+				assert.NotContains(t, log.String(), "level=WARN")
+			}
+			if tt.loadErr == "" {
+				assert.Contains(t, log.String(), "level=INFO msg=\"onnx-ort: the go engine runs the model\"", "Load says which engine runs")
 			}
 		})
 	}
