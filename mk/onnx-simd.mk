@@ -32,3 +32,20 @@ $(ONNX_WASM_LINK):
 
 wasmlink-testdata: ## rebuild plugins/internal/wasmlink's test fixtures from .wat (needs wat2wasm: apt-get install wabt)
 	./plugins/internal/wasmlink/testdata/gen.sh
+
+# The sandboxed onnx plugin against raw ONNX Runtime (internal/wasmcompare):
+# its WASM module through the host with the go engine (SIMD kernels), the
+# portable kernels and the wasinn engine, one thread, interleaved rounds.
+WASM_BENCH_ROUNDS ?= 3
+WASM_BENCH_RUNS ?= 5
+WASM_BENCH_SIDES ?= go,portable,wasinn
+WASM_BENCH_BATCHES ?= 1,8
+
+.PHONY: bench-wasm
+
+bench-wasm: embed-onnx ort $(BIN)/rawort ## sandboxed onnx plugin (SIMD kernels, portable kernels, wasi-nn) vs raw ONNX Runtime, one thread, wall and CPU time
+	@test -f $(ONNX_PERF_DIR)/resnet50.onnx || $(MAKE) --no-print-directory onnx-perf-models
+	$(GO) run ./internal/wasmcompare -plugin $(EMBED_DIR)/onnx.wasm -raw $(ORT_RAW) -lib $(ORT_LIB) -models $(ONNX_PERF_DIR) \
+		-sides $(WASM_BENCH_SIDES) -batches $(WASM_BENCH_BATCHES) -rounds $(WASM_BENCH_ROUNDS) -runs $(WASM_BENCH_RUNS)
+
+BENCH_TARGETS += bench-wasm

@@ -91,6 +91,12 @@ func NewConv(g *Gemm, s ConvShape, w, bias []float32, act Activation) (*Conv, er
 		c.taps[kk] = convTap{plane: ch * s.H * s.W, dy: r/s.KW*s.DH - s.PadT, dx: r%s.KW*s.DW - s.PadL}
 	}
 	c.packed = make([]PackedA, s.Group)
+	if g.whole != nil && g.whole.packPointwise != nil && s.Group == 1 && c.pointwise() {
+		if pa, ok := g.whole.packPointwise(w, s.M, k); ok {
+			c.packed[0] = pa
+			return c, nil
+		}
+	}
 	for gi := range s.Group {
 		c.packed[gi] = g.PackA(nil, RowMajor(w[gi*mg*k:], k), mg, k)
 	}

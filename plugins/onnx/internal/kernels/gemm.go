@@ -23,6 +23,10 @@ type wholeKernels struct {
 	gemm      func(c *GemmCall, s *Scratch)
 	depthwise func(c *Conv, n int, x, y, res []float32, s *Scratch)
 	smallM    func(m *SmallM, s *Scratch)
+	// packPointwise packs the weights of a pointwise convolution (M×K,
+	// row-major) in the layout its GEMM runs fastest, or reports false
+	// to keep PackA's.
+	packPointwise func(w []float32, m, k int) (PackedA, bool)
 }
 
 // Dot returns the GEMM's dot product routine for SmallM.Dot (nil means

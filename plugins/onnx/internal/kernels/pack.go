@@ -8,6 +8,10 @@ type PackedA struct {
 	M, K int
 	mr   int
 	data []float32
+	// splat marks the WASM SIMD kernels' other layout: 6-row panels with
+	// each value repeated 4 times (simd_wasm.go), which only their GEMM
+	// reads.
+	splat bool
 }
 
 // PackedASize is the number of float32s PackA needs for an m×k matrix with

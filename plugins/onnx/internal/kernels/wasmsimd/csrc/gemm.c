@@ -40,7 +40,16 @@ typedef struct {
   float lo, hi;
   uint32_t scratch;     // floats, aligned to 16 bytes
   int32_t scratch_len;  // in floats: at least gemm_scratch_len()
+  int32_t a_layout;     // A_ROWS8 or A_SPLAT6 (see below)
 } gemm_desc;
+_Static_assert(sizeof(gemm_desc) == 160, "gemm_desc changed: update simd_wasm.go and its size");
+
+// A's packed layouts. A_ROWS8: panels of 8 rows, K groups of 8 values
+// (the tile above). A_SPLAT6: panels of 6 rows, K groups of 6 values each
+// repeated 4 times, for the N-vectorized tile of gemm_nv below; it needs a
+// B matrix with contiguous rows (a pointwise convolution's input) and no
+// B packing at all.
+enum { A_ROWS8 = 0, A_SPLAT6 = 1 };
 
 enum { SRC_MATRIX = 0, SRC_CONV = 1 };
 
@@ -77,18 +86,20 @@ EXPORT(gemm_scratch_len)(void) { return SCRATCH_LEN; }
 // into t, column by column (t[j*8 .. j*8+8) is column j). It is a function
 // of its own so that the loop sees only its own values: inlined into the
 // blocking loops, wazero's register allocator spills the accumulators.
+// The main loop does four k steps per iteration: the host's loop guard
+// costs a few cycles per iteration (wazero reloads state around its rare
+// call), 28% of this kernel at one step per iteration, 15% at two... per
+// four steps it is small.
 static NOINLINE void micro(int32_t kc, const float* pa, const float* pb, float* t) {
   v4 c00 = wasm_f32x4_splat(0), c01 = c00, c02 = c00, c03 = c00, c04 = c00, c05 = c00;
   v4 c10 = c00, c11 = c00, c12 = c00, c13 = c00, c14 = c00, c15 = c00;
-  if (kc & 1) {
+  for (int32_t r = kc & 3; r > 0; r--, pa += MR, pb += NR * 4) STEP(0, 0)
+  const float* end = pa + (kc & ~3) * MR;
+  for (; pa != end; pa += 4 * MR, pb += 4 * NR * 4) {
+    STEP(3 * MR, 3 * NR * 4)
     STEP(0, 0)
-    pa += MR;
-    pb += NR * 4;
-  }
-  const float* end = pa + (kc & ~1) * MR;
-  for (; pa != end; pa += 2 * MR, pb += 2 * NR * 4) {
     STEP(MR, NR * 4)
-    STEP(0, 0)
+    STEP(2 * MR, 2 * NR * 4)
   }
   wasm_v128_store(t + 44, c15);
   wasm_v128_store(t + 0, c00), wasm_v128_store(t + 4, c10);
@@ -115,14 +126,27 @@ static void splat_rows(float* dst, const float* rows, int32_t ld, int32_t kc, in
   for (int32_t q = 0; q * NR < nc; q++) {
     float* out = dst + q * kc * NR * 4;
     const float* row = rows + q * NR;
-    for (int32_t kk = 0; kk < kc; kk++, out += NR * 4, row += ld) {
-      v4 v5 = wasm_v128_load32_splat(row + 5);
-      v4 v0 = wasm_v128_load32_splat(row + 0), v1 = wasm_v128_load32_splat(row + 1);
-      v4 v2 = wasm_v128_load32_splat(row + 2), v3 = wasm_v128_load32_splat(row + 3);
-      v4 v4_ = wasm_v128_load32_splat(row + 4);
+    int32_t kk = 0;
+    // Two rows per iteration (the loop guard's cost per iteration).
+    for (; kk + 2 <= kc; kk += 2, out += 2 * NR * 4, row += 2 * ld) {
+      const float* r2 = row + ld;
+      v4 v5 = wasm_v128_load32_splat(row + 5), v0 = wasm_v128_load32_splat(row + 0);
+      v4 v1 = wasm_v128_load32_splat(row + 1), v2 = wasm_v128_load32_splat(row + 2);
+      v4 v3 = wasm_v128_load32_splat(row + 3), v4_ = wasm_v128_load32_splat(row + 4);
+      wasm_v128_store(out + 44, wasm_v128_load32_splat(r2 + 5));
       wasm_v128_store(out + 20, v5);
       wasm_v128_store(out + 0, v0), wasm_v128_store(out + 4, v1), wasm_v128_store(out + 8, v2);
       wasm_v128_store(out + 12, v3), wasm_v128_store(out + 16, v4_);
+      wasm_v128_store(out + 24, wasm_v128_load32_splat(r2 + 0)), wasm_v128_store(out + 28, wasm_v128_load32_splat(r2 + 1));
+      wasm_v128_store(out + 32, wasm_v128_load32_splat(r2 + 2)), wasm_v128_store(out + 36, wasm_v128_load32_splat(r2 + 3));
+      wasm_v128_store(out + 40, wasm_v128_load32_splat(r2 + 4));
+    }
+    if (kk < kc) {
+      v4 v5 = wasm_v128_load32_splat(row + 5);
+      wasm_v128_store(out + 20, v5);
+      wasm_v128_store(out + 0, wasm_v128_load32_splat(row + 0)), wasm_v128_store(out + 4, wasm_v128_load32_splat(row + 1));
+      wasm_v128_store(out + 8, wasm_v128_load32_splat(row + 2)), wasm_v128_store(out + 12, wasm_v128_load32_splat(row + 3));
+      wasm_v128_store(out + 16, wasm_v128_load32_splat(row + 4));
     }
   }
 }
@@ -134,9 +158,16 @@ static void zero_pad(float* rows, int32_t kc, int32_t nc) {
     for (int32_t j = nc; j < end; j++) rows[kk * ROWS_LD + j] = 0;
 }
 
-// copy_floats copies n floats (n >= 0) with vector loads and stores.
+// copy_floats copies n floats (n >= 0) with vector loads and stores, 16
+// per iteration where it can.
 INLINE void copy_floats(float* dst, const float* src, int32_t n) {
   int32_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    v4 d = wasm_v128_load(src + i + 12), a = wasm_v128_load(src + i), b = wasm_v128_load(src + i + 4),
+       c = wasm_v128_load(src + i + 8);
+    wasm_v128_store(dst + i + 12, d);
+    wasm_v128_store(dst + i, a), wasm_v128_store(dst + i + 4, b), wasm_v128_store(dst + i + 8, c);
+  }
   for (; i + 4 <= n; i += 4) wasm_v128_store(dst + i, wasm_v128_load(src + i));
   for (; i < n; i++) dst[i] = src[i];
 }
@@ -352,10 +383,20 @@ static void store_tile(const store_ctx* sp, const float* t, int32_t i0, int32_t 
 
 // ---- checks ----
 
-static uint64_t packed_a_len(const gemm_desc* d) { return (uint64_t)((d->m + MR - 1) / MR) * MR * (uint32_t)d->k; }
+#define MR_NV 6
+#define NR_NV 8
+
+static uint64_t packed_a_len(const gemm_desc* d) {
+  if (d->a_layout == A_SPLAT6) return (uint64_t)((d->m + MR_NV - 1) / MR_NV) * MR_NV * 4 * (uint32_t)d->k;
+  return (uint64_t)((d->m + MR - 1) / MR) * MR * (uint32_t)d->k;
+}
 
 static int32_t check(const gemm_desc* d) {
   if (d->m < 0 || d->n < 0 || d->k < 0 || d->batch < 0 || d->groups <= 0) return SIMD_ERR_ARG;
+  if (d->a_layout != A_ROWS8 && d->a_layout != A_SPLAT6) return SIMD_ERR_ARG;
+  if (d->a_layout == A_SPLAT6 && (d->src != SRC_MATRIX || d->b_cs != 1 || d->alpha != 1 || d->beta != 0 || d->c_cs != 1 ||
+                                  (d->res && d->res_cs != 1) || (int64_t)d->k * NR_NV > PACKB_LEN))
+    return SIMD_ERR_ARG;
   if (d->b_rs < 0 || d->b_cs < 0 || d->b_batch < 0 || d->c_rs < 0 || d->c_cs < 0 || d->c_batch < 0 ||
       d->res_rs < 0 || d->res_cs < 0)
     return SIMD_ERR_ARG;
@@ -392,6 +433,98 @@ static int32_t check(const gemm_desc* d) {
   return SIMD_OK;
 }
 
+// ---- the N-vectorized tile (A_SPLAT6) ----
+//
+// Vectorized over N: a tile is 6 rows × 8 columns of C, 12 accumulators of
+// 4 adjacent columns; per k it loads 8 values of B's row k straight from
+// the matrix and multiplies them by the 6 splatted values of A's panel.
+// With no B packing and no transpose on store it wins where the
+// M-vectorized tile pays most for both: small K or few rows (a
+// MobileNet's pointwise convolutions). The cost is A repeated 4 times,
+// which the Go side accepts for small matrices only.
+
+#define NV_STEP(ob)                                                                                \
+  {                                                                                                \
+    v4 b1 = wasm_v128_load(pb + (ob) + 4), b0 = wasm_v128_load(pb + (ob));                          \
+    v4 a5 = wasm_v128_load(pa + 20), a;                                                             \
+    FMA(c50, a5, b0); FMA(c51, a5, b1);                                                             \
+    a = wasm_v128_load(pa + 0); FMA(c00, a, b0); FMA(c01, a, b1);                                   \
+    a = wasm_v128_load(pa + 4); FMA(c10, a, b0); FMA(c11, a, b1);                                   \
+    a = wasm_v128_load(pa + 8); FMA(c20, a, b0); FMA(c21, a, b1);                                   \
+    a = wasm_v128_load(pa + 12); FMA(c30, a, b0); FMA(c31, a, b1);                                  \
+    a = wasm_v128_load(pa + 16); FMA(c40, a, b0); FMA(c41, a, b1);                                  \
+    pa += MR_NV * 4;                                                                                \
+  }
+
+// micro_nv computes the 6×8 product of k steps of a splatted A panel and
+// B rows ldb apart into t, row-major.
+static NOINLINE void micro_nv(int32_t k, const float* pa, const float* pb, int32_t ldb, float* t) {
+  v4 c00 = wasm_f32x4_splat(0), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+  v4 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+  int32_t kk = 0;
+  for (; kk + 2 <= k; kk += 2, pb += 2 * ldb) { // two k per iteration: the loop guard's cost
+    NV_STEP(0)
+    NV_STEP(ldb)
+  }
+  if (kk < k) NV_STEP(0)
+  wasm_v128_store(t + 44, c51);
+  wasm_v128_store(t + 0, c00), wasm_v128_store(t + 4, c01), wasm_v128_store(t + 8, c10), wasm_v128_store(t + 12, c11);
+  wasm_v128_store(t + 16, c20), wasm_v128_store(t + 20, c21), wasm_v128_store(t + 24, c30), wasm_v128_store(t + 28, c31);
+  wasm_v128_store(t + 32, c40), wasm_v128_store(t + 36, c41), wasm_v128_store(t + 40, c50);
+}
+
+// store_nv stores rows [0, mm) and columns [0, nn) of a row-major 6×8
+// tile at (i0, j0) of a row-major C with bias per row, residual and
+// activation (A_SPLAT6 calls are plain: alpha 1, beta 0, one pass).
+static void store_nv(const store_ctx* sp, const float* t, int32_t i0, int32_t j0, int32_t mm, int32_t nn) {
+  const store_ctx sc = *sp;
+  const store_ctx* s = &sc;
+  v4 lo = wasm_f32x4_splat(s->lo), hi = wasm_f32x4_splat(s->hi);
+  for (int32_t r = 0; r < mm; r++) {
+    int32_t i = i0 + r;
+    float* p = s->c + i * s->c_rs + j0;
+    const float* rp = s->res ? s->res + i * s->res_rs + j0 : 0;
+    float bs = 0;
+    if (s->bias) bs = s->bias_per_row ? s->bias[i] : 0;
+    if (nn == NR_NV && (!s->bias || s->bias_per_row)) {
+      v4 v0 = wasm_f32x4_add(wasm_v128_load(t + r * 8), wasm_f32x4_splat(bs));
+      v4 v1 = wasm_f32x4_add(wasm_v128_load(t + r * 8 + 4), wasm_f32x4_splat(bs));
+      if (rp) v0 = wasm_f32x4_add(v0, wasm_v128_load(rp)), v1 = wasm_f32x4_add(v1, wasm_v128_load(rp + 4));
+      wasm_v128_store(p + 4, act4(v1, s->act, lo, hi));
+      wasm_v128_store(p, act4(v0, s->act, lo, hi));
+      continue;
+    }
+    for (int32_t j = 0; j < nn; j++) {
+      float v = t[r * 8 + j];
+      if (s->bias) v += s->bias_per_row ? bs : s->bias[j0 + j];
+      if (rp) v += rp[j];
+      p[j] = act1(v, s->act, s->lo, s->hi);
+    }
+  }
+}
+
+// gemm_nv runs batch item b of an A_SPLAT6 call: B is the k×n matrix at
+// bm with rows d->b_rs apart. The last columns, fewer than 8, are copied
+// into a zero-padded block first so that no load leaves the matrix.
+static void gemm_nv(const gemm_desc* d, const float* a, const float* bm, const store_ctx* s, float* tile, float* edge) {
+  const int32_t m = d->m, n = d->n, k = d->k, ldb = d->b_rs;
+  for (int32_t j0 = 0; j0 < n; j0 += NR_NV) {
+    int32_t nn = imin(NR_NV, n - j0);
+    const float* pb = bm + j0;
+    int32_t ld = ldb;
+    if (nn < NR_NV) {
+      for (int32_t kk = 0; kk < k; kk++)
+        for (int32_t j = 0; j < NR_NV; j++) edge[kk * NR_NV + j] = j < nn ? bm[kk * ldb + j0 + j] : 0;
+      ld = NR_NV;
+      pb = edge;
+    }
+    for (int32_t i0 = 0; i0 < m; i0 += MR_NV) {
+      micro_nv(k, a + i0 * 4 * k, pb, ld, tile);
+      store_nv(s, tile, i0, j0, imin(MR_NV, m - i0), nn);
+    }
+  }
+}
+
 // gemm runs the whole call described at desc.
 EXPORT(gemm)(uint32_t desc) {
   if (!span_ok(desc, sizeof(gemm_desc), 1)) return SIMD_ERR_RANGE;
@@ -418,6 +551,10 @@ EXPORT(gemm)(uint32_t desc) {
     s->res = d->res ? (const float*)d->res + b * d->c_batch : 0;
     g->img = (const float*)d->b + (b / d->groups) * d->ch * d->h * d->w + grp * cg * d->h * d->w;
     const float* bm = (const float*)d->b + b * d->b_batch;
+    if (d->a_layout == A_SPLAT6 && d->k > 0) {
+      gemm_nv(d, a, bm, s, tile, packb);
+      continue;
+    }
     if (d->k == 0) {
       // C = epilogue(0): one zero tile stored everywhere.
       for (int32_t i = 0; i < TILE_LEN; i++) tile[i] = 0;

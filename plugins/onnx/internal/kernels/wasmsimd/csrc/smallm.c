@@ -19,6 +19,7 @@ typedef struct {
   int32_t act;
   float lo, hi;
 } smallm_desc;
+_Static_assert(sizeof(smallm_desc) == 64, "smallm_desc changed: update simd_wasm.go and its size");
 
 INLINE float hsum(v4 v) {
   return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +

@@ -1,0 +1,385 @@
+// Command wasmcompare measures the onnx plugin in the WASM sandbox against
+// raw ONNX Runtime on the same models and batch sizes, on one thread, in
+// one run: raw ONNX Runtime (the rawort C baseline, a subprocess) and the
+// plugin's WASM module run through the host, with its go engine (the SIMD
+// kernels, no host compute), its go engine with the portable kernels
+// (the build before them), and its wasinn engine (ONNX Runtime behind the
+// host's wasi-nn import). Sides alternate round by round so that all see
+// the same machine; each query is timed in wall time and in CPU time of
+// the process that computes it (steadier on a loaded machine). It prints a
+// Markdown table of medians and their ratios to raw ONNX Runtime (above 1
+// is slower).
+//
+//	make embed-onnx onnx-perf-models ort bin/rawort
+//	go run ./internal/wasmcompare -models bin/onnx-models
+//
+// make bench-wasm runs it.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/host"
+	"github.com/mlperf-host/mlperf-host/internal/nnort"
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/fashionmnist"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "wasmcompare:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	plugin, raw, lib, models, only string
+	guard                          host.Guard
+	sides                          []string
+	batches                        []int
+	rounds, runs, slowRuns         int
+}
+
+// sideNames are the sides besides raw, in table order.
+var sideNames = []string{"go", "portable", "wasinn"}
+
+func run() error {
+	var o options
+	var sides, batches string
+	flag.StringVar(&o.plugin, "plugin", "cmd/mlperf-host/embedded/onnx.wasm", "the onnx plugin's WASM module, kernels linked (make embed-onnx)")
+	flag.StringVar(&o.raw, "raw", "bin/rawort", "the rawort baseline (make bin/rawort)")
+	flag.StringVar(&o.lib, "lib", "third_party/ort/libonnxruntime.so.1", "libonnxruntime for rawort and wasi-nn (make ort)")
+	flag.StringVar(&o.models, "models", "bin/onnx-models", "directory with resnet50.onnx and mobilenetv2.onnx (make onnx-perf-models)")
+	flag.StringVar(&o.only, "only", "", "run only the models whose name contains this")
+	flag.StringVar(&sides, "sides", "go,portable,wasinn", "sides to compare with raw ONNX Runtime: go (SIMD kernels), portable, wasinn")
+	flag.StringVar(&batches, "batches", "1,8", "comma-separated batch sizes")
+	flag.IntVar(&o.rounds, "rounds", 3, "alternating rounds per configuration")
+	flag.IntVar(&o.runs, "runs", 5, "timed queries per round and side")
+	flag.IntVar(&o.slowRuns, "slow-runs", 1, "timed queries per round for the portable side (30-100x slower)")
+	flag.StringVar((*string)(&o.guard), "guard", string(host.GuardLoops), "the host's hang guard for the WASM sides (loops, strict, off)")
+	flag.Parse()
+	o.sides = strings.Split(sides, ",")
+	for _, s := range o.sides {
+		if !slices.Contains(sideNames, s) {
+			return fmt.Errorf("side %q: want some of %v", s, sideNames)
+		}
+	}
+	for _, f := range strings.Split(batches, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return fmt.Errorf("bad batch %q", f)
+		}
+		o.batches = append(o.batches, n)
+	}
+	module, err := os.ReadFile(o.plugin)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "wasmcompare")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	fashion := filepath.Join(tmp, "fashion.onnx")
+	if err := os.WriteFile(fashion, fashionmnist.Model(), 0o644); err != nil {
+		return err
+	}
+	models := []model{{"fashion", fashion, inputUint8, 28 * 28},
+		{"mobilenetv2", filepath.Join(o.models, "mobilenetv2.onnx"), inputFloat32, 3 * 224 * 224},
+		{"resnet50", filepath.Join(o.models, "resnet50.onnx"), inputFloat32, 3 * 224 * 224}}
+	fmt.Printf("%d rounds × %d queries per side (portable: %d), one thread, one WASM instance; medians; CPU: the computing process's\n\n",
+		o.rounds, o.runs, o.slowRuns)
+	fmt.Print("| model | batch | raw ms (wall / CPU) |")
+	for _, s := range o.sides {
+		fmt.Printf(" %s ms (wall / CPU) | %s / raw (wall / CPU) |", s, s)
+	}
+	fmt.Print("\n|---|---:|---:|")
+	for range o.sides {
+		fmt.Print("---:|---:|")
+	}
+	fmt.Println()
+	for _, m := range models {
+		if !strings.Contains(m.name, o.only) {
+			continue
+		}
+		for _, b := range o.batches {
+			res, err := compare(o, module, m, b)
+			if err != nil {
+				return fmt.Errorf("%s batch %d: %w", m.name, b, err)
+			}
+			raw := res["raw"]
+			fmt.Printf("| %s | %d | %s |", m.name, b, raw)
+			for _, s := range o.sides {
+				r := res[s]
+				fmt.Printf(" %s | %.2f / %.2f |", r, r.wall/raw.wall, r.cpu/raw.cpu)
+			}
+			fmt.Println()
+		}
+	}
+	return nil
+}
+
+// model is a benchmark model: a file and the input rawort fills.
+type model struct {
+	name, path string
+	input      int // inputUint8 or inputFloat32
+	elements   int // per sample
+}
+
+const (
+	inputUint8 = iota
+	inputFloat32
+)
+
+// pattern is sample s of the batch input rawort makes: element i of the
+// batch is i mod 251, divided by 251 for float32.
+func (m model) pattern(s int) []byte {
+	out := make([]byte, 0, m.elements*4)
+	for k := range m.elements {
+		v := (s*m.elements + k) % 251
+		if m.input == inputUint8 {
+			out = append(out, byte(v))
+			continue
+		}
+		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(float32(v)/251))
+	}
+	return out
+}
+
+// times are one side's medians in milliseconds per query.
+type times struct{ wall, cpu float64 }
+
+func (t times) String() string { return fmt.Sprintf("%.2f / %.2f", t.wall, t.cpu) }
+
+type sample struct{ wall, cpu time.Duration }
+
+func medians(s []sample) times {
+	w := make([]time.Duration, len(s))
+	c := make([]time.Duration, len(s))
+	for i, x := range s {
+		w[i], c[i] = x.wall, x.cpu
+	}
+	slices.Sort(w)
+	slices.Sort(c)
+	mid := (len(s) - 1) / 2
+	return times{w[mid].Seconds() * 1e3, c[mid].Seconds() * 1e3}
+}
+
+// compare loads the model on every side and alternates rounds.
+func compare(o options, module []byte, m model, batch int) (map[string]times, error) {
+	bytes, err := os.ReadFile(m.path)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := startRaw(o.raw, o.lib, m.path, batch)
+	if err != nil {
+		return nil, err
+	}
+	defer raw.close()
+	sides := map[string]func(n int) ([]sample, error){"raw": raw.round}
+	order := []string{"raw"}
+	for _, s := range o.sides {
+		g, err := openGuest(module, bytes, m, s, o.lib, o.guard, batch)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s, err)
+		}
+		defer g.close()
+		sides[s] = g.round
+		order = append(order, s)
+	}
+	got := map[string][]sample{}
+	for r := range o.rounds {
+		for i := range order {
+			name := order[(i+r)%len(order)]
+			n := o.runs
+			if name == "portable" {
+				n = o.slowRuns
+			}
+			s, err := sides[name](n)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			got[name] = append(got[name], s...)
+		}
+	}
+	out := map[string]times{}
+	for name, s := range got {
+		out[name] = medians(s)
+	}
+	return out, nil
+}
+
+// guest is the plugin's module through the host with one instance.
+type guest struct {
+	b      host.Backend
+	recs   []abi.IssueRecord
+	done   chan struct{}
+	left   int
+	nextID uint64
+	failed error
+}
+
+func (g *guest) Complete(batch []host.Completion) {
+	for _, c := range batch {
+		if c.Status != abi.OK && g.failed == nil {
+			g.failed = fmt.Errorf("sample %d: %s: %s", c.ID, c.Status, c.Data)
+		}
+	}
+	if g.left -= len(batch); g.left == 0 {
+		g.done <- struct{}{}
+	}
+}
+
+func (g *guest) FirstTokens([]host.Completion) {}
+
+func openGuest(module, bytes []byte, m model, side, lib string, guard host.Guard, batch int) (*guest, error) {
+	ctx := context.Background()
+	cfg := host.Config{Instances: 1, CallTimeout: time.Hour, MemoryLimitMiB: 3072, Guard: guard}
+	opts := map[string]string{"batch": strconv.Itoa(batch), "threads": "1", "instances": "1", "engine": "go"}
+	switch side {
+	case "portable":
+		opts["kernel"] = "go"
+	case "wasinn":
+		opts["engine"] = "wasinn"
+		nn, err := nnort.New(nnort.Config{Library: lib, Threads: 1})
+		if err != nil {
+			return nil, err
+		}
+		cfg.NN = nn
+	}
+	b, err := host.OpenWASM(ctx, "onnx", module, cfg)
+	if err != nil {
+		return nil, err
+	}
+	g := &guest{b: b, done: make(chan struct{}, 1)}
+	b.SetHandler(g)
+	if err := b.Load(ctx, host.Model{Bytes: bytes, Options: opts}); err != nil {
+		b.Close()
+		return nil, err
+	}
+	samples := make([]host.Sample, batch)
+	for i := range samples {
+		samples[i] = host.Sample{Index: uint64(i), Data: m.pattern(i)}
+		g.recs = append(g.recs, abi.IssueRecord{Index: uint64(i), Flags: abi.FlagWantOutput})
+	}
+	if err := b.LoadSamples(ctx, samples); err != nil {
+		b.Close()
+		return nil, err
+	}
+	if _, err := g.round(2); err != nil { // warm-up
+		b.Close()
+		return nil, err
+	}
+	return g, nil
+}
+
+// round times n queries of the batch.
+func (g *guest) round(n int) ([]sample, error) {
+	out := make([]sample, n)
+	for r := range n {
+		for i := range g.recs {
+			g.nextID++
+			g.recs[i].ID = g.nextID
+		}
+		g.left = len(g.recs)
+		t0, c0 := time.Now(), cpuTime()
+		if err := g.b.Issue(context.Background(), g.recs); err != nil {
+			return nil, err
+		}
+		select {
+		case <-g.done:
+		case <-g.b.Done():
+			return nil, g.b.Err()
+		}
+		out[r] = sample{time.Since(t0), cpuTime() - c0}
+		if g.failed != nil {
+			return nil, g.failed
+		}
+	}
+	return out, nil
+}
+
+func (g *guest) close() { _ = g.b.Close() }
+
+// cpuTime is this process's CPU time: the host and its WASM guest, and
+// ONNX Runtime when wasi-nn serves it.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// rawProc is a running rawort.
+type rawProc struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+func startRaw(bin, lib, model string, batch int) (*rawProc, error) {
+	cmd := exec.Command(bin, lib, model, "1", strconv.Itoa(batch))
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	p := &rawProc{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	if line, err := p.out.ReadString('\n'); err != nil || strings.TrimSpace(line) != "ready" {
+		p.close()
+		return nil, fmt.Errorf("%s did not start: %q %v", bin, line, err)
+	}
+	return p, nil
+}
+
+// round asks rawort for n runs with their CPU times.
+func (p *rawProc) round(n int) ([]sample, error) {
+	if _, err := fmt.Fprintf(p.in, "cpu %d\n", n); err != nil {
+		return nil, err
+	}
+	line, err := p.out.ReadString('\n')
+	if err != nil {
+		return nil, fmt.Errorf("rawort: %w", err)
+	}
+	f := strings.Fields(line)
+	if len(f) != 2*n+1 || f[0] != "ok" {
+		return nil, errors.New("rawort: bad reply " + strconv.Quote(line))
+	}
+	out := make([]sample, n)
+	for i := range out {
+		w, err1 := strconv.ParseInt(f[1+2*i], 10, 64)
+		c, err2 := strconv.ParseInt(f[2+2*i], 10, 64)
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, fmt.Errorf("rawort: %w", err)
+		}
+		out[i] = sample{time.Duration(w), time.Duration(c)}
+	}
+	return out, nil
+}
+
+func (p *rawProc) close() {
+	fmt.Fprintln(p.in, 0)
+	p.in.Close()
+	_ = p.cmd.Wait()
+}
