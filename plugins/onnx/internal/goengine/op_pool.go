@@ -60,7 +60,7 @@ func (o *poolOp) infer(in, out []*tensor) error {
 	return nil
 }
 
-func (o *poolOp) bind(_ *bindEnv, in, out []*tensor) (step, error) {
+func (o *poolOp) bind(env *bindEnv, in, out []*tensor) (step, error) {
 	x := in[0]
 	win, err := o.sp.resolve(x.shape[2], x.shape[3], o.sp.kernel[0], o.sp.kernel[1])
 	if err != nil {
@@ -72,8 +72,7 @@ func (o *poolOp) bind(_ *bindEnv, in, out []*tensor) (step, error) {
 		OH: win.oh, OW: win.ow, CountIncludePad: o.includePad,
 	}}
 	planes := x.shape[0] * x.shape[1]
-	work := planes * win.oh * win.ow * win.kh * win.kw
-	return runFunc(func(pool *kernels.Pool) { pool.ForWork(planes, work, t) }), nil
+	return runFunc(func(pool *kernels.Pool) { env.gemm.RunPool(pool, t, planes) }), nil
 }
 
 // globalAvgPoolOp averages over all spatial dimensions.

@@ -27,6 +27,9 @@ type wholeKernels struct {
 	// row-major) in the layout its GEMM runs fastest, or reports false
 	// to keep PackA's.
 	packPointwise func(w []float32, m, k int) (PackedA, bool)
+	// maxPool runs a whole max pooling of planes planes, or reports false
+	// for a shape it does not take (dilated windows).
+	maxPool func(t *PoolTask, planes int, s *Scratch) bool
 }
 
 // Dot returns the GEMM's dot product routine for SmallM.Dot (nil means

@@ -28,7 +28,7 @@ const (
 )
 
 // PoolTask pools one (image, channel) plane per task; set its fields and
-// run n*C tasks on a Pool.
+// run n*C tasks on a Pool, or run it with Gemm.RunPool.
 type PoolTask struct {
 	Kind  PoolKind
 	Shape PoolShape
@@ -163,4 +163,15 @@ func maxPlane(s *PoolShape, in, out []float32) {
 			}
 		}
 	}
+}
+
+// RunPool runs a PoolTask over planes planes with the GEMM's kernel set:
+// its whole-call max pooling when it has one for the shape (the WASM
+// build's SIMD kernel), else the task on the pool's threads.
+func (g *Gemm) RunPool(pool *Pool, t *PoolTask, planes int) {
+	if g.whole != nil && g.whole.maxPool != nil && t.Kind == MaxPool && g.whole.maxPool(t, planes, &pool.scratch[0]) {
+		return
+	}
+	s := &t.Shape
+	pool.ForWork(planes, planes*s.OH*s.OW*s.KH*s.KW, t)
 }

@@ -35,6 +35,9 @@ func simdDepthwiseScratchLen(h, w, oh, ow, kh, kw, sh, sw, dh, dw, padT, padL in
 //go:wasmimport onnx_simd smallm
 func simdSmallM(desc, scratch unsafe.Pointer) int32
 
+//go:wasmimport onnx_simd maxpool
+func simdMaxPool(desc unsafe.Pointer) int32
+
 // simdGemmDesc is gemm_desc of csrc/gemm.c, field for field.
 type simdGemmDesc struct {
 	_                                                structs.HostLayout
@@ -84,6 +87,14 @@ type simdSmallMDesc struct {
 	lo, hi      float32
 }
 
+// simdMaxPoolDesc is maxpool_desc of csrc/pool.c.
+type simdMaxPoolDesc struct {
+	_                                              structs.HostLayout
+	n, c, h, w, oh, ow, kh, kw, sh, sw, padT, padL int32
+	x, y, scratch                                  uint32
+	scratchLen                                     int32
+}
+
 // The B source kinds of simdGemmDesc.src.
 const (
 	simdSrcMatrix = 0
@@ -102,6 +113,7 @@ const (
 	simdGemmDescSize      = 160
 	simdDepthwiseDescSize = 96
 	simdSmallMDescSize    = 64
+	simdMaxPoolDescSize   = 64
 )
 
 // simdScratch is a worker's memory for the SIMD kernels: descriptors and
@@ -110,6 +122,7 @@ type simdScratch struct {
 	gemm   simdGemmDesc
 	dw     simdDepthwiseDesc
 	small  simdSmallMDesc
+	pool   simdMaxPoolDesc
 	aPtrs  []uint32
 	floats []float32
 	out    [4]float32
@@ -133,7 +146,8 @@ func depthwiseRow() func(n int, r0, r1, r2, out, w []float32, ep *tileEpilogue) 
 func dotVec() func(a, b []float32) float32 { return nil }
 
 func platformWholeKernels() *wholeKernels {
-	return &wholeKernels{gemm: simdGemmCall, depthwise: simdDepthwiseCall, smallM: simdSmallMCall, packPointwise: packSplat6}
+	return &wholeKernels{gemm: simdGemmCall, depthwise: simdDepthwiseCall, smallM: simdSmallMCall, packPointwise: packSplat6,
+		maxPool: simdMaxPoolCall}
 }
 
 // The descriptors match csrc's sizes (a compile error otherwise).
@@ -141,6 +155,7 @@ const (
 	_ = uint(simdGemmDescSize-unsafe.Sizeof(simdGemmDesc{})) + uint(unsafe.Sizeof(simdGemmDesc{})-simdGemmDescSize)
 	_ = uint(simdDepthwiseDescSize-unsafe.Sizeof(simdDepthwiseDesc{})) + uint(unsafe.Sizeof(simdDepthwiseDesc{})-simdDepthwiseDescSize)
 	_ = uint(simdSmallMDescSize-unsafe.Sizeof(simdSmallMDesc{})) + uint(unsafe.Sizeof(simdSmallMDesc{})-simdSmallMDescSize)
+	_ = uint(simdMaxPoolDescSize-unsafe.Sizeof(simdMaxPoolDesc{})) + uint(unsafe.Sizeof(simdMaxPoolDesc{})-simdMaxPoolDescSize)
 )
 
 // splatPointwise reports whether a pointwise convolution of M output
@@ -355,6 +370,24 @@ func simdSmallMCall(m *SmallM, s *Scratch) {
 	d.act, d.lo, d.hi = actDesc(m.Ep.Act)
 	status("smallm", simdSmallM(unsafe.Pointer(d), unsafe.Pointer(&sc.out[0])))
 	runtime.KeepAlive(m)
+}
+
+func simdMaxPoolCall(t *PoolTask, planes int, s *Scratch) bool {
+	sh := &t.Shape
+	if sh.DH != 1 || sh.DW != 1 || planes == 0 || sh.C == 0 || planes%sh.C != 0 {
+		return false
+	}
+	need("input", t.X, planes*sh.H*sh.W)
+	need("output", t.Y, planes*sh.OH*sh.OW)
+	sc := &s.simd
+	f := sc.floatsN(sh.W + 16)
+	d := &sc.pool
+	*d = simdMaxPoolDesc{n: int32(planes / sh.C), c: int32(sh.C), h: int32(sh.H), w: int32(sh.W), oh: int32(sh.OH),
+		ow: int32(sh.OW), kh: int32(sh.KH), kw: int32(sh.KW), sh: int32(sh.SH), sw: int32(sh.SW), padT: int32(sh.PadT),
+		padL: int32(sh.PadL), x: addr(t.X), y: addr(t.Y), scratch: addr(f), scratchLen: int32(len(f))}
+	status("maxpool", simdMaxPool(unsafe.Pointer(d)))
+	runtime.KeepAlive(t)
+	return true
 }
 
 func boolInt32(b bool) int32 {

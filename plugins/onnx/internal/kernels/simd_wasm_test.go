@@ -4,6 +4,7 @@ package kernels
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"unsafe"
@@ -159,6 +160,47 @@ func TestSIMDSmallMMatchesPortable(t *testing.T) {
 //
 //go:wasmimport onnx_simd gemm
 func simdGemmAt(desc uint32) int32
+
+// TestSIMDMaxPoolMatchesPortable: max pooling is exact (NaN where the
+// portable kernel has NaN).
+func TestSIMDMaxPoolMatchesPortable(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		s    PoolShape
+	}{
+		{name: "resnet stem 3x3 s2", s: PoolShape{C: 3, H: 23, W: 29, KH: 3, KW: 3, SH: 2, SW: 2, DH: 1, DW: 1, PadT: 1, PadL: 1, PadB: 1, PadR: 1, OH: 12, OW: 15}},
+		{name: "2x2 s2", s: PoolShape{C: 4, H: 24, W: 24, KH: 2, KW: 2, SH: 2, SW: 2, DH: 1, DW: 1, OH: 12, OW: 12}},
+		{name: "ceil mode windows past the input", s: PoolShape{C: 2, H: 9, W: 21, KH: 3, KW: 3, SH: 2, SW: 2, DH: 1, DW: 1, OH: 5, OW: 11}},
+		{name: "3x3 s1 (one value at a time)", s: PoolShape{C: 2, H: 7, W: 8, KH: 3, KW: 3, SH: 1, SW: 1, DH: 1, DW: 1, PadT: 1, PadL: 1, PadB: 1, PadR: 1, OH: 7, OW: 8}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := tt.s
+			const n = 2
+			r := rand.New(rand.NewPCG(uint64(s.H), uint64(s.W)))
+			x := centered(r, n*s.C*s.H*s.W)
+			x[5] = float32(math.NaN())
+			out := map[string][]float32{}
+			for name, g := range map[string]*Gemm{"portable": NewGemm(), "simd": BestGemm()} {
+				y := make([]float32, n*s.C*s.OH*s.OW)
+				pool := NewPool(1)
+				g.RunPool(pool, &PoolTask{Kind: MaxPool, Shape: s, X: x, Y: y}, n*s.C)
+				pool.Close()
+				out[name] = y
+			}
+			for i, want := range out["portable"] {
+				got := out["simd"][i]
+				if want != want {
+					assert.True(t, got != got, "element %d: want NaN, got %v", i, got)
+					continue
+				}
+				assert.Equal(t, want, got, "element %d", i)
+			}
+		})
+	}
+}
 
 func centered(r *rand.Rand, n int) []float32 {
 	s := make([]float32, n)
