@@ -49,3 +49,16 @@ bench-wasm: embed-onnx ort $(BIN)/rawort ## sandboxed onnx plugin (SIMD kernels,
 		-sides $(WASM_BENCH_SIDES) -batches $(WASM_BENCH_BATCHES) -rounds $(WASM_BENCH_ROUNDS) -runs $(WASM_BENCH_RUNS)
 
 BENCH_TARGETS += bench-wasm
+
+# GEMM GFLOP/s on one thread: the native kernels (cpu-GFLOP/s is in the
+# process's CPU time), then the SIMD kernel module alone in wazero (thread
+# CPU time), then the wasip1 benchmark with it linked (wall time only).
+.PHONY: bench-wasm-gemm
+
+bench-wasm-gemm: $(BIN)/wazero $(ONNX_WASM_LINK) ## GEMM GFLOP/s, one thread: native kernels, the WASM SIMD kernel in wazero, the wasip1 benchmark
+	$(GO) test -run '^$$' -bench 'Gemm/.*/threads=1/' -benchtime $(ONNX_BENCHTIME) ./plugins/onnx/internal/kernels
+	$(GO) run ./internal/wasmcompare -gemm $(ONNX_SIMD_DIR)/onnx_simd.wasm -rounds 5 -runs 4
+	WAZERO=$(BIN)/wazero ONNX_WASM_LINK=$(ONNX_WASM_LINK) GOOS=wasip1 GOARCH=wasm $(GO) test -exec $(CURDIR)/tools/onnxgen/wasip1_exec.sh \
+		-run '^$$' -bench 'Gemm/.*/threads=1/' -benchtime $(ONNX_BENCHTIME) ./plugins/onnx/internal/kernels
+
+BENCH_TARGETS += bench-wasm-gemm

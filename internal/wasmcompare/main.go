@@ -13,7 +13,8 @@
 //	make embed-onnx onnx-perf-models ort bin/rawort
 //	go run ./internal/wasmcompare -models bin/onnx-models
 //
-// make bench-wasm runs it.
+// make bench-wasm runs it. With -gemm it times the SIMD kernels' GEMM alone
+// in wazero instead (make bench-wasm-gemm).
 package main
 
 import (
@@ -72,7 +73,11 @@ func run() error {
 	flag.IntVar(&o.runs, "runs", 5, "timed queries per round and side")
 	flag.IntVar(&o.slowRuns, "slow-runs", 1, "timed queries per round for the portable side (30-100x slower)")
 	flag.StringVar((*string)(&o.guard), "guard", string(host.GuardLoops), "the host's hang guard for the WASM sides (loops, strict, off)")
+	gemm := flag.String("gemm", "", "instead: time the GEMM of this SIMD kernel module (onnx_simd.wasm) in wazero, in thread CPU time")
 	flag.Parse()
+	if *gemm != "" {
+		return benchGemm(*gemm, o.rounds*o.runs)
+	}
 	o.sides = strings.Split(sides, ",")
 	for _, s := range o.sides {
 		if !slices.Contains(sideNames, s) {
