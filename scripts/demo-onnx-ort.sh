@@ -39,7 +39,9 @@ if [ "$rc" -ne 0 ] && [ "$rc" -ne 8 ]; then
 fi
 note=""
 if [ "$rc" -eq 8 ]; then note=" (onnx-ort run INVALID: raise target_qps in $conf)"; fi
-awk -v w="$(samples_per_s "$wasm")" -v n="$(samples_per_s "$out")" -v note="$note" 'BEGIN {
-  printf "sandbox cost, Offline samples/s: onnx (embedded WASM) %.0f, onnx-ort (native, ONNX Runtime) %.0f: %.0fx%s\n", w, n, n / w, note
+# demo-wasm.sh wrote which engine the WASM run had beside its logs.
+engine=$(cat "$(dirname "$wasm")/engine" 2>/dev/null || echo "default")
+awk -v w="$(samples_per_s "$wasm")" -v n="$(samples_per_s "$out")" -v e="$engine" -v note="$note" 'BEGIN {
+  printf "sandbox cost, Offline samples/s: onnx (embedded WASM, %s engine) %.0f, onnx-ort (native, ONNX Runtime) %.0f: %.1fx%s\n", e, w, n, n / w, note
 }'
 "$host" report --html "$(dirname "$out")/compare.html" "$wasm" "$out"
