@@ -270,6 +270,26 @@ func TestSIMDRejectsBadRanges(t *testing.T) {
 	d.sh = 0
 	assert.Equal(t, int32(2), simdDepthwise(unsafe.Pointer(&d)), "depthwise: zero stride")
 
+	mp := simdMaxPoolDesc{n: 1, c: 1, h: 4, w: 4, oh: 2, ow: 2, kh: 2, kw: 2, sh: 2, sw: 2,
+		x: addr(x), y: addr(x[16:]), scratch: addr(floats), scratchLen: 32}
+	assert.Equal(t, int32(0), simdMaxPool(unsafe.Pointer(&mp)), "maxpool: valid")
+	for _, tt := range []struct {
+		name string
+		edit func(d *simdMaxPoolDesc)
+		want int32
+	}{
+		{name: "input outside", edit: func(d *simdMaxPoolDesc) { d.x = outside }, want: 1},
+		{name: "output outside", edit: func(d *simdMaxPoolDesc) { d.y = outside }, want: 1},
+		{name: "scratch outside", edit: func(d *simdMaxPoolDesc) { d.scratch = outside &^ 15 }, want: 1},
+		{name: "planes overflow", edit: func(d *simdMaxPoolDesc) { d.n, d.c = 1<<30, 1<<30 }, want: 1},
+		{name: "small scratch", edit: func(d *simdMaxPoolDesc) { d.scratchLen = 4 }, want: 2},
+		{name: "zero stride", edit: func(d *simdMaxPoolDesc) { d.sw = 0 }, want: 2},
+	} {
+		d := mp
+		tt.edit(&d)
+		assert.Equal(t, tt.want, simdMaxPool(unsafe.Pointer(&d)), "maxpool: %s", tt.name)
+	}
+
 	sm := simdSmallMDesc{m: 2, n: 2, k: 4, a: addr(x), lda: 4, b: addr(x), ldb: 4, transB: 1, c: addr(x[32:]), ldc: 2, alpha: 1}
 	assert.Equal(t, int32(0), simdSmallM(unsafe.Pointer(&sm), unsafe.Pointer(&sc.out[0])), "smallm: valid")
 	sm.c = outside
