@@ -18,16 +18,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -39,6 +35,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/host"
 	"github.com/mlperf-host/mlperf-host/internal/nnort"
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/fashionmnist"
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/rawort"
 )
 
 func main() {
@@ -171,13 +168,14 @@ type times struct{ wall, cpu float64 }
 
 func (t times) String() string { return fmt.Sprintf("%.2f / %.2f", t.wall, t.cpu) }
 
-type sample struct{ wall, cpu time.Duration }
+// sample is one timed query: wall time and the computing process's CPU time.
+type sample = rawort.Run
 
 func medians(s []sample) times {
 	w := make([]time.Duration, len(s))
 	c := make([]time.Duration, len(s))
 	for i, x := range s {
-		w[i], c[i] = x.wall, x.cpu
+		w[i], c[i] = x.Wall, x.CPU
 	}
 	slices.Sort(w)
 	slices.Sort(c)
@@ -191,12 +189,12 @@ func compare(o options, module []byte, m model, batch int) (map[string]times, er
 	if err != nil {
 		return nil, err
 	}
-	raw, err := startRaw(o.raw, o.lib, m.path, batch)
+	raw, err := rawort.Start(o.raw, o.lib, m.path, 1, batch)
 	if err != nil {
 		return nil, err
 	}
-	defer raw.close()
-	sides := map[string]func(n int) ([]sample, error){"raw": raw.round}
+	defer raw.Close()
+	sides := map[string]func(n int) ([]sample, error){"raw": raw.Round}
 	order := []string{"raw"}
 	for _, s := range o.sides {
 		g, err := openGuest(module, bytes, m, s, o.lib, o.guard, batch)
@@ -311,7 +309,7 @@ func (g *guest) round(n int) ([]sample, error) {
 		case <-g.b.Done():
 			return nil, g.b.Err()
 		}
-		out[r] = sample{time.Since(t0), cpuTime() - c0}
+		out[r] = sample{Wall: time.Since(t0), CPU: cpuTime() - c0}
 		if g.failed != nil {
 			return nil, g.failed
 		}
@@ -327,64 +325,4 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// rawProc is a running rawort.
-type rawProc struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
-}
-
-func startRaw(bin, lib, model string, batch int) (*rawProc, error) {
-	cmd := exec.Command(bin, lib, model, "1", strconv.Itoa(batch))
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", bin, err)
-	}
-	p := &rawProc{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
-	if line, err := p.out.ReadString('\n'); err != nil || strings.TrimSpace(line) != "ready" {
-		p.close()
-		return nil, fmt.Errorf("%s did not start: %q %v", bin, line, err)
-	}
-	return p, nil
-}
-
-// round asks rawort for n runs with their CPU times.
-func (p *rawProc) round(n int) ([]sample, error) {
-	if _, err := fmt.Fprintf(p.in, "cpu %d\n", n); err != nil {
-		return nil, err
-	}
-	line, err := p.out.ReadString('\n')
-	if err != nil {
-		return nil, fmt.Errorf("rawort: %w", err)
-	}
-	f := strings.Fields(line)
-	if len(f) != 2*n+1 || f[0] != "ok" {
-		return nil, errors.New("rawort: bad reply " + strconv.Quote(line))
-	}
-	out := make([]sample, n)
-	for i := range out {
-		w, err1 := strconv.ParseInt(f[1+2*i], 10, 64)
-		c, err2 := strconv.ParseInt(f[2+2*i], 10, 64)
-		if err := errors.Join(err1, err2); err != nil {
-			return nil, fmt.Errorf("rawort: %w", err)
-		}
-		out[i] = sample{time.Duration(w), time.Duration(c)}
-	}
-	return out, nil
-}
-
-func (p *rawProc) close() {
-	fmt.Fprintln(p.in, 0)
-	p.in.Close()
-	_ = p.cmd.Wait()
 }

@@ -14,14 +14,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -34,6 +30,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/ort"
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/ort/bench"
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/zoo"
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/rawort"
 )
 
 func main() {
@@ -155,11 +152,11 @@ func modelFiles(dir string) ([]model, func(), error) {
 
 // compare loads path on both sides and alternates rounds between them.
 func compare(eng *ort.Engine, o options, path string, threads, batch int) (raw, ours []time.Duration, err error) {
-	rw, err := startRaw(o.raw, o.lib, path, threads, batch)
+	rw, err := rawort.Start(o.raw, o.lib, path, threads, batch)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer rw.close()
+	defer rw.Close()
 	m, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
@@ -191,8 +188,10 @@ func compare(eng *ort.Engine, o options, path string, threads, batch int) (raw, 
 		return nil
 	}
 	rawSide := func() error {
-		d, err := rw.round(o.runs)
-		raw = append(raw, d...)
+		runs, err := rw.Round(o.runs)
+		for _, r := range runs {
+			raw = append(raw, r.Wall)
+		}
 		return err
 	}
 	for r := range o.rounds {
@@ -208,66 +207,6 @@ func compare(eng *ort.Engine, o options, path string, threads, batch int) (raw, 
 		}
 	}
 	return raw, ours, nil
-}
-
-// rawProc is a running rawort.
-type rawProc struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
-}
-
-func startRaw(bin, lib, model string, threads, batch int) (*rawProc, error) {
-	cmd := exec.Command(bin, lib, model, strconv.Itoa(threads), strconv.Itoa(batch))
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", bin, err)
-	}
-	p := &rawProc{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
-	line, err := p.out.ReadString('\n')
-	if err != nil || strings.TrimSpace(line) != "ready" {
-		p.close()
-		return nil, fmt.Errorf("%s did not start: %q %v", bin, line, err)
-	}
-	return p, nil
-}
-
-// round asks rawort for n runs and returns their latencies.
-func (p *rawProc) round(n int) ([]time.Duration, error) {
-	if _, err := fmt.Fprintf(p.in, "%d\n", n); err != nil {
-		return nil, err
-	}
-	line, err := p.out.ReadString('\n')
-	if err != nil {
-		return nil, fmt.Errorf("rawort: %w", err)
-	}
-	f := strings.Fields(line)
-	if len(f) != n+1 || f[0] != "ok" {
-		return nil, errors.New("rawort: bad reply " + strconv.Quote(line))
-	}
-	out := make([]time.Duration, n)
-	for i, s := range f[1:] {
-		ns, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("rawort: %w", err)
-		}
-		out[i] = time.Duration(ns)
-	}
-	return out, nil
-}
-
-func (p *rawProc) close() {
-	fmt.Fprintln(p.in, 0)
-	p.in.Close()
-	_ = p.cmd.Wait()
 }
 
 func median(d []time.Duration) time.Duration {
