@@ -37,18 +37,6 @@ const DefaultLibrary = ort.DefaultLibrary
 // against.
 const Version = ort.Version
 
-// Config configures a Runtime.
-type Config struct {
-	// Library is the path of libonnxruntime; empty: DefaultLibrary through
-	// the loader's search path.
-	Library string
-	// Threads is each session's intra-op thread count; 0 means 1 (a host
-	// runs one session per WASM instance, one instance per core).
-	Threads int
-	// Hint says how to get the library when it cannot be loaded.
-	Hint string
-}
-
 // Runtime loads models. It is safe for concurrent use.
 type Runtime struct {
 	eng     *ort.Engine
@@ -66,17 +54,6 @@ func New(cfg Config) (*Runtime, error) {
 	}
 	return &Runtime{eng: eng, threads: max(cfg.Threads, 1)}, nil
 }
-
-// Type is a tensor element type.
-type Type int
-
-// The element types SetInput takes.
-const (
-	Float32 Type = iota + 1
-	Uint8
-	Int32
-	Int64
-)
 
 var dtypes = map[Type]engine.DType{Float32: engine.Float32, Uint8: engine.Uint8, Int32: engine.Int32, Int64: engine.Int64}
 

@@ -23,29 +23,11 @@ const DefaultLibrary = ""
 // Version is the ONNX Runtime version of the other platforms' build.
 const Version = "1.30.0"
 
-// Config configures a Runtime.
-type Config struct {
-	Library string
-	Threads int
-	Hint    string
-}
-
 // Runtime is unavailable on this platform.
 type Runtime struct{}
 
 // New returns a Runtime whose Load fails with ErrUnavailable.
 func New(Config) (*Runtime, error) { return &Runtime{}, nil }
-
-// Type is a tensor element type.
-type Type int
-
-// The element types SetInput takes.
-const (
-	Float32 Type = iota + 1
-	Uint8
-	Int32
-	Int64
-)
 
 // Graph is a loaded model (never, here).
 type Graph struct{}
