@@ -81,7 +81,7 @@ func parseReply(line string, n int) ([]Run, error) {
 
 // Close asks rawort to exit and waits for it.
 func (p *Proc) Close() {
-	fmt.Fprintln(p.in, 0)
+	_, _ = fmt.Fprintln(p.in, 0) // "0 runs" ends it; if rawort is gone, Wait has already ended
 	p.in.Close()
 	_ = p.cmd.Wait()
 }

@@ -11,7 +11,7 @@ type PackedA struct {
 	// splat marks the WASM SIMD kernels' other layout: 6-row panels with
 	// each value repeated 4 times (simd_wasm.go), which only their GEMM
 	// reads.
-	splat bool
+	splat bool //nolint:unused // read by the WASM build's SIMD kernels (simd_wasm.go)
 }
 
 // PackedASize is the number of float32s PackA needs for an m×k matrix with
