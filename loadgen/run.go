@@ -183,6 +183,9 @@ func (r *run) start(ctx context.Context) (res Result, err error) {
 	d("test_datetime", vString(dateTime))
 	d("sut_name", vString(r.sutName))
 	d("get_sut_name_duration_ns", vInt(int64(nameDuration)))
+	if rep, ok := r.sut.(SUTReporter); ok {
+		r.logs.writeSUTEntries(rep.SUTStartEntries())
+	}
 	d("qsl_name", vString(r.qsl.Name()))
 	d("qsl_reported_total_count", vUint(r.qsl.TotalSampleCount()))
 	d("qsl_reported_performance_count", vUint(r.qsl.PerformanceSampleCount()))
@@ -325,6 +328,11 @@ func (r *run) runPerformance(ctx context.Context, e *effective) (*PerformanceRes
 	ps := newPerfSummary(r.sutName, e, pr, sutErrors)
 	ps.writeSummary(r.logs)
 	ps.writeDetail(r.logs)
+	if rep, ok := r.sut.(SUTReporter); ok {
+		sr := rep.SUTPerformanceReport()
+		r.logs.writeSUTSummary(sr)
+		r.logs.writeSUTEntries(sr.Detail)
+	}
 	res := ps.result()
 	err = r.unloadSamples(ctx, set.samples)
 	if ctx.Err() != nil {

@@ -49,7 +49,7 @@ func (a *app) runOnce(ctx context.Context, sp runner.Spec) (*runner.Outcome, err
 	if sp.OutDir != "" {
 		out = sp.OutDir
 	}
-	fmt.Fprintf(a.stderr, "mlperf-host: %s %s (%s) with plugin %s -> %s\n", c.Benchmark.SubmissionName, c.Scenario, c.Mode, c.Plugin, out)
+	fmt.Fprintf(a.stderr, "mlperf-host: %s %s (%s) with %s -> %s\n", c.Benchmark.SubmissionName, c.Scenario, c.Mode, sutLabel(c), out)
 	start := time.Now()
 	o, err := runner.Run(ctx, sp)
 	if o != nil {
@@ -130,6 +130,7 @@ func (a *app) printOutcome(c *config.Config, o *runner.Outcome, wall time.Durati
 	row("benchmark", "%s (%s, round %s)", c.Benchmark.SubmissionName, c.Benchmark.Model, c.Round.Name)
 	row("scenario / mode", "%s / %s", r.Scenario, r.Mode)
 	row("plugin", "%s %s (%s)", o.Plugin.Name, o.Plugin.Version, pluginShape(o.Plugin))
+	poolRows(row, o.Pool)
 	if p := r.Performance; p != nil {
 		validity := "VALID"
 		if !r.Valid {

@@ -158,14 +158,16 @@ func scenarioNames() []string {
 	return s
 }
 
+// with returns k checked by c.
+func with(k keySpec, c checker) keySpec {
+	k.checker = c
+	return k
+}
+
 // keySpecs returns the top-level keys in the order config show prints them.
 func keySpecs() []keySpec {
-	with := func(k keySpec, c checker) keySpec {
-		k.checker = c
-		return k
-	}
 	str := func(allowed string, check func(string) error) checker { return checker{allowed, check} }
-	return []keySpec{
+	return append([]keySpec{
 		with(keySpec{key: KeyRound, def: benchmarks.Newest, help: "MLPerf Inference round whose rules apply (seeds, benchmarks, tree layout)"},
 			oneOf(benchmarks.RoundNames()...)),
 		with(keySpec{key: KeyBenchmark, def: benchmarks.DemoName, help: "benchmark of the round's table (submission name, or mlperf.conf model name)"},
@@ -214,7 +216,7 @@ func keySpecs() []keySpec {
 		with(keySpec{key: KeyHostWasiNNThreads, def: "1", help: "intra-op threads of each wasi-nn session (one per WASM instance)"}, intRange(1, 1024)),
 		with(keySpec{key: KeyHostLogLevel, def: "warn", help: "plugin and host log lines shown on stderr: debug, info, warn or error"},
 			oneOf("debug", "info", "warn", "error")),
-	}
+	}, poolKeySpecs()...)
 }
 
 func uintValue(v string) error {

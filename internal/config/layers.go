@@ -82,6 +82,9 @@ func fileLayer(path string) (*layer, error) {
 		return nil, &FileError{Layer: LayerFile, Path: path, Err: err}
 	}
 	l := newLayer()
+	if err := poolTables(k); err != nil {
+		return nil, &FileError{Layer: LayerFile, Path: path, Err: err}
+	}
 	for _, key := range k.Keys() {
 		if err := l.set(key, stringify(k.Get(key)), Source{LayerFile, path}); err != nil {
 			return nil, &FileError{Layer: LayerFile, Path: path, Err: err}

@@ -58,6 +58,8 @@ type Config struct {
 	Calibration string
 	// Scoring is the accuracy.* keys.
 	Scoring ScoringConfig
+	// Pool is the pool key's members; nil for a run of one plugin.
+	Pool []PoolMember
 
 	values  []Value
 	ignored []string
@@ -89,6 +91,8 @@ type HostConfig struct {
 	WasiNNThreads int
 	// LogLevel is host.log_level: debug, info, warn or error.
 	LogLevel string
+	// PoolDepth is host.pool_depth.
+	PoolDepth int
 }
 
 // Load builds the effective configuration from its layers.
@@ -217,8 +221,12 @@ func build(all *layer, round *benchmarks.Round, bench benchmarks.Benchmark, igno
 					Allowed: "a key among " + strings.Join(TopLevelKeys(), ", ") + ", settings.NAME, options.PLUGIN.OPTION or system_desc.FIELD"})
 				continue
 			}
-			if spec.check(v) != nil {
-				errs = append(errs, &Error{Key: key, Value: v, Source: src, Allowed: spec.allowed})
+			if err := spec.check(v); err != nil {
+				e := &Error{Key: key, Value: v, Source: src, Allowed: spec.allowed}
+				if !errors.Is(err, errBad) {
+					e.Err = err
+				}
+				errs = append(errs, e)
 			}
 			val.Help = spec.help
 		}
@@ -252,6 +260,7 @@ func build(all *layer, round *benchmarks.Round, bench benchmarks.Benchmark, igno
 	if d := get(KeyHostPluginDirs); d != "" {
 		c.Host.PluginDirs = strings.Split(d, ",")
 	}
+	c.buildPool(get)
 	return c, nil
 }
 

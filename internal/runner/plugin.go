@@ -80,27 +80,28 @@ func (p Plugins) dirs(c *config.Config) []string {
 	return p.Dirs
 }
 
-// searchDirs returns the directories to search for c.Plugin: dirs, less
-// WorkDir for the embedded plugin's name (directories configured by
+// searchDirs returns the directories to search for the plugin name: dirs,
+// less WorkDir for the embedded plugin's name (directories configured by
 // host.plugin_dirs are the user's choice and kept). A plugin of that name
 // under WorkDir is reported as ignored.
-func (p Plugins) searchDirs(c *config.Config) []string {
+func (p Plugins) searchDirs(c *config.Config, name string) []string {
 	dirs := p.dirs(c)
-	if c.Plugin != p.EmbeddedName || p.WorkDir == "" || len(c.Host.PluginDirs) > 0 {
+	if name != p.EmbeddedName || p.WorkDir == "" || len(c.Host.PluginDirs) > 0 {
 		return dirs
 	}
 	kept := slices.DeleteFunc(slices.Clone(dirs), func(d string) bool { return d == p.WorkDir })
 	if len(kept) < len(dirs) {
-		if pl, err := host.Find(c.Plugin, []string{p.WorkDir}); err == nil && p.Logger != nil {
+		if pl, err := host.Find(name, []string{p.WorkDir}); err == nil && p.Logger != nil {
 			p.Logger.Warn(fmt.Sprintf("ignoring %s: the default plugin %q is never taken from the working directory; pass --plugin %s to run it",
-				pl.Manifest, c.Plugin, filepath.Dir(pl.Manifest)))
+				pl.Manifest, name, filepath.Dir(pl.Manifest)))
 		}
 	}
 	return kept
 }
 
 // Open opens the configured plugin: an installed plugin of that name or
-// path, else the embedded one when the name is its name.
+// path, else the embedded one when the name is its name; or the pool of
+// the pool key (see openPool).
 //
 // # Errors
 //
@@ -111,18 +112,26 @@ func (p Plugins) Open(ctx context.Context, c *config.Config) (host.Backend, erro
 	if p.OpenFunc != nil {
 		return p.OpenFunc(ctx, c)
 	}
-	pl, err := host.Resolve(c.Plugin, p.searchDirs(c))
-	if err == nil {
-		return host.Open(ctx, pl, p.HostConfig(c))
+	if len(c.Pool) > 0 {
+		return p.openPool(ctx, c)
 	}
-	if !errors.Is(err, host.ErrPluginNotFound) || c.Plugin != p.EmbeddedName || p.Embedded == nil {
+	return p.openNamed(ctx, c, c.Plugin, p.HostConfig(c))
+}
+
+// openNamed opens the plugin name (or path) with hc.
+func (p Plugins) openNamed(ctx context.Context, c *config.Config, name string, hc host.Config) (host.Backend, error) {
+	pl, err := host.Resolve(name, p.searchDirs(c, name))
+	if err == nil {
+		return host.Open(ctx, pl, hc)
+	}
+	if !errors.Is(err, host.ErrPluginNotFound) || name != p.EmbeddedName || p.Embedded == nil {
 		return nil, err
 	}
 	module, eerr := p.Embedded()
 	if eerr != nil {
 		return nil, fmt.Errorf("%w (%v)", eerr, err)
 	}
-	return host.OpenWASM(ctx, p.EmbeddedName, module, p.HostConfig(c))
+	return host.OpenWASM(ctx, p.EmbeddedName, module, hc)
 }
 
 // Entry is one plugin for "plugins list".

@@ -49,6 +49,9 @@ type Outcome struct {
 	Files  []string
 	Plugin host.Info
 	SUT    bridge.Stats
+	// Pool is what each member of a pool did (its last loadable set);
+	// nil for a run of one plugin.
+	Pool *host.PoolStats
 	// CloseErr is the plugin's failure while closing after the test, for
 	// a warning: the result was measured before and stands, and the exit
 	// code follows it.
@@ -154,7 +157,7 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 	}
 	res, runErr := run.Start(ctx)
 	stop()
-	o := &Outcome{Result: res, OutDir: out, Plugin: b.Info(), SUT: sut.Stats()}
+	o := &Outcome{Result: res, OutDir: out, Plugin: b.Info(), SUT: sut.Stats(), Pool: poolStats(b)}
 	failed, closeErr := closePlugin(ctx, b, sp.Stop)
 	o.CloseErr = closeErr
 	o.Files = listFiles(out)
@@ -177,6 +180,9 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 	}
 	if (res.Mode == loadgen.AccuracyOnly || res.Mode == loadgen.SubmissionRun) && sp.AuditConfig == "" {
 		if err := o.scoreAccuracy(c, d); err != nil {
+			return o, err
+		}
+		if err := checkPoolCoverage(o.Pool); err != nil {
 			return o, err
 		}
 	}

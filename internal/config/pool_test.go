@@ -1,0 +1,121 @@
+package config
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParsePool(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		in   string
+		want []PoolMember
+	}{
+		{name: "one plugin twice", in: "simdevice,simdevice", want: []PoolMember{
+			{Name: "simdevice#0", Plugin: "simdevice"}, {Name: "simdevice#1", Plugin: "simdevice"}}},
+		{name: "options, names and spaces", in: " simdevice{batch_per_sample=600us, name=slow} , simdevice { slots = 4 }", want: []PoolMember{
+			{Name: "slow", Plugin: "simdevice", Options: map[string]string{"batch_per_sample": "600us"}},
+			{Name: "simdevice#1", Plugin: "simdevice", Options: map[string]string{"slots": "4"}}}},
+		{name: "devices through the environment, quoted values", in: `tensorrt{env.CUDA_VISIBLE_DEVICES="0,1",model=a.plan},qaic{env.QAIC_DEVICE=3,options.batch="{8}"}`,
+			want: []PoolMember{
+				{Name: "tensorrt#0", Plugin: "tensorrt", Model: "a.plan", Env: map[string]string{"CUDA_VISIBLE_DEVICES": "0,1"}},
+				{Name: "qaic#1", Plugin: "qaic", Env: map[string]string{"QAIC_DEVICE": "3"}, Options: map[string]string{"batch": "{8}"}}}},
+		{name: "empty", in: "", want: nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := ParsePool(tc.in)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+			// What String writes reads back the same.
+			for _, m := range got {
+				again, err := ParsePool(m.String())
+				require.NoError(t, err, m.String())
+				require.Len(t, again, 1)
+				if m.Name == m.Plugin+"#0" {
+					again[0].Name = m.Name
+				}
+				assert.Equal(t, m, again[0], m.String())
+			}
+		})
+	}
+}
+
+func TestParsePoolErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, in, want string }{
+		{"same name", "a{name=x},b{name=x}", `two pool members are named "x": name them with {name=...}`},
+		{"same default name", "a,a{name=a#0}", `two pool members are named "a#0": name them with {name=...}`},
+		{"no target", "{slots=2}", `pool member 0: want a plugin name before "{slots=2}"`},
+		{"no value", "a{slots}", `pool member 0: want KEY=VALUE in the braces, got "slots}"`},
+		{"unclosed", "a{slots=2", "pool member 0: setting slots: want } to close the braces"},
+		{"unterminated quote", `a{env.X="0,1}`, `pool member 0: setting env.X: unterminated quoted value "0,1}`},
+		{"trailing comma", "a,", "pool member 1: nothing after the last comma"},
+		{"junk after braces", "a{x=1}b", `pool member 1: want a comma before "b"`},
+		{"bad env", "a{env.=1}", "pool member 0: env.: want env.VARIABLE"},
+		{"bad name", "a{name=x/y}", `pool member 0: name="x/y": want a name without / or \`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := ParsePool(tc.in)
+			require.EqualError(t, err, tc.want)
+		})
+	}
+}
+
+func TestPoolFromFiles(t *testing.T) {
+	t.Parallel()
+	want := []PoolMember{
+		{Name: "slow", Plugin: "simdevice", Options: map[string]string{"batch_per_sample": "600us", "slots": "2"}},
+		{Name: "mig1", Plugin: "tensorrt", Env: map[string]string{"CUDA_VISIBLE_DEVICES": "MIG-1"}, Model: "x.plan"},
+		{Name: "simdevice#2", Plugin: "simdevice"},
+	}
+	for _, tc := range []struct{ name, file string }{
+		{"run.yaml", `
+pool:
+  - plugin: simdevice
+    name: slow
+    options: {batch_per_sample: 600us, slots: 2}
+  - {plugin: tensorrt, name: mig1, model: x.plan, env: {CUDA_VISIBLE_DEVICES: MIG-1}}
+  - simdevice
+host:
+  pool_depth: 512
+`},
+		{"run.toml", `
+pool = [
+  {plugin = "simdevice", name = "slow", options = {batch_per_sample = "600us", slots = 2}},
+  {plugin = "tensorrt", name = "mig1", model = "x.plan", env = {CUDA_VISIBLE_DEVICES = "MIG-1"}},
+  "simdevice",
+]
+[host]
+pool_depth = 512
+`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := Load(Inputs{ConfigFile: write(t, tc.name, tc.file), ReadConf: fakeConf})
+			require.NoError(t, err)
+			assert.Equal(t, want, c.Pool)
+			assert.Equal(t, 512, c.Host.PoolDepth)
+		})
+	}
+}
+
+func TestPoolKeyErrors(t *testing.T) {
+	t.Parallel()
+	_, err := Load(Inputs{ConfigFile: write(t, "run.yaml", "pool:\n  - {plugin: a, devices: 2}\n"), ReadConf: fakeConf})
+	require.ErrorIs(t, err, ErrConfig)
+	assert.Contains(t, err.Error(), `pool: pool member 0: unknown key "devices" (known: plugin, name, model, env, options)`)
+	_, err = Load(Inputs{ConfigFile: write(t, "run.yaml", "pool:\n  - {name: x}\n"), ReadConf: fakeConf})
+	require.ErrorIs(t, err, ErrConfig)
+	assert.Contains(t, err.Error(), `pool: pool member 0: want a plugin`)
+	_, err = Load(Inputs{Flags: []FlagValue{{Key: KeyPool, Value: "a,", Flag: "--pool"}}, ReadConf: fakeConf})
+	require.ErrorIs(t, err, ErrConfig)
+	assert.Contains(t, err.Error(), `pool = "a," (flag --pool): pool member 1: nothing after the last comma: want members such as`)
+	_, err = Load(Inputs{Environ: []string{"MLPERF_HOST_HOST__POOL_DEPTH=-1"}, ReadConf: fakeConf})
+	require.ErrorIs(t, err, ErrConfig)
+	assert.Contains(t, err.Error(), `host.pool_depth = "-1"`)
+}
