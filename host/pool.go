@@ -89,8 +89,9 @@ func (e *PoolMemberError) Unwrap() error { return e.Err }
 // Every control call (Load, LoadSamples, UnloadSamples, Warmup, Flush)
 // goes to every member, at once. Issue spreads a query's samples by each
 // member's free capacity: a member takes samples while it has fewer than
-// its depth in flight, and among those with room the pool picks the one
-// whose queue would drain first at its measured rate ((in flight + 1) /
+// its depth in flight and than its measured rate's share of the work
+// outstanding, and among those with room the pool picks the one whose
+// queue would drain first at its measured rate ((in flight + 1) /
 // samples per second while busy); samples no member has room for wait in
 // the pool and go to the first member that completes some. A fast member
 // thus takes a larger share, and a slow one never holds the end of an

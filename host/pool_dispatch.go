@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -61,11 +62,22 @@ func (m *poolMember) resetWindow() {
 
 // pick returns the member a sample should go to, or nil when none has
 // room: the one whose queue would drain first at its measured rate. Ties
-// (members not measured yet, all idle) go round robin. p.mu is held.
-func (p *Pool) pick() *poolMember {
+// (members not measured yet, all idle) go round robin. incoming is how
+// many samples, this one included, are neither at a member nor waiting
+// in the pool yet. p.mu is held.
+//
+// A member has room while it has fewer samples in flight than its depth
+// and than its fair share of the work outstanding (at members, waiting,
+// incoming): its rate's part of it. While much waits, the depth binds
+// and every member stays busy; at the end of an Offline query the share
+// binds, so a slow member never holds more than it finishes when the
+// fast ones do.
+func (p *Pool) pick(incoming int) *poolMember {
 	var sum float64
 	var known int
+	outstanding := p.backlog.len() + incoming
 	for _, m := range p.members {
+		outstanding += m.inflight
 		if r := m.rate(0); r > 0 {
 			sum += r
 			known++
@@ -75,15 +87,16 @@ func (p *Pool) pick() *poolMember {
 	if known > 0 {
 		prior = sum / float64(known)
 	}
+	total := sum + prior*float64(len(p.members)-known)
 	var best *poolMember
 	var bestLoad, bestRate float64
 	n := len(p.members)
 	for k := range n {
 		m := p.members[(p.rr+k)%n]
-		if m.inflight >= m.depth {
+		load, r := float64(m.inflight+1), m.rate(prior)
+		if m.inflight >= m.depth || load > math.Ceil(float64(outstanding)*r/total) {
 			continue
 		}
-		load, r := float64(m.inflight+1), m.rate(prior)
 		// load/r < bestLoad/bestRate, without dividing.
 		if best == nil || load*bestRate < bestLoad*r {
 			best, bestLoad, bestRate = m, load, r
@@ -126,7 +139,7 @@ func (p *Pool) Issue(ctx context.Context, samples []abi.IssueRecord) error {
 	i := 0
 	if p.backlog.len() == 0 {
 		for ; i < len(samples); i++ {
-			m := p.pick()
+			m := p.pick(len(samples) - i)
 			if m == nil {
 				break
 			}
@@ -250,7 +263,7 @@ func (p *Pool) moveBacklog(batches [][]abi.IssueRecord) bool {
 	defer p.mu.Unlock()
 	moved := false
 	for p.backlog.len() > 0 && p.st.Err() == nil {
-		m := p.pick()
+		m := p.pick(0)
 		if m == nil {
 			break
 		}

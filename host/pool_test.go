@@ -194,6 +194,37 @@ func TestPoolSharesFollowRates(t *testing.T) {
 	})
 }
 
+// TestPoolEndIsBalanced: while much waits, both members stay full (200
+// samples each); as the work runs out a slow member takes only its
+// rate's share of what is left, so both finish together. Refilling
+// whichever member made room would leave the slow one 200 samples
+// (0.2 s) to finish alone: 0.6 s.
+func TestPoolEndIsBalanced(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		// 1000 and 3000 samples/s on 4 slots each.
+		slow, fast := newTimed("slow", 4*time.Millisecond, 4), newTimed("fast", 4*time.Millisecond/3, 4)
+		p := newPool(t, host.PoolConfig{Depth: 200}, slow, fast)
+		// Measure the rates first, as an Offline run's warm-up queries would.
+		warm := newTally(400)
+		p.SetHandler(warm)
+		for i := range 400 {
+			require.NoError(t, p.Issue(t.Context(), records(i, 1)))
+			time.Sleep(time.Millisecond / 2)
+		}
+		<-warm.all
+		const n = 2000
+		tl := newTally(n)
+		p.SetHandler(tl)
+		start := time.Now()
+		require.NoError(t, p.Issue(t.Context(), records(400, n)))
+		<-tl.all
+		// 2000 samples at 4000/s: 0.5 s.
+		assert.InDelta(t, 0.5, time.Since(start).Seconds(), 0.05)
+		require.NoError(t, p.Close())
+	})
+}
+
 func TestPoolLowLoadPrefersTheFasterMember(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
