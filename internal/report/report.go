@@ -25,6 +25,8 @@ type page struct {
 	// One run: its verdict and its log.
 	Validity, Headline, HeadlineLabel, Accuracy, InvalidReason, EarlyStopping string
 	Results, Settings, Messages                                               []kv
+	// Pool: a pool's members, their shares and latencies.
+	Pool []poolRow
 	// Several runs: each run's own charts, and the settings they differ in.
 	PerRun      []runFigures
 	Differences []settingsRow
@@ -93,6 +95,7 @@ func Write(w io.Writer, r *Run) error {
 		}
 	}
 	p.Results, p.Settings, p.Messages = r.logTables()
+	p.Pool = r.poolRows()
 	return render(w, p)
 }
 

@@ -53,6 +53,8 @@ func TestWriteGolden(t *testing.T) {
 		{"untraced", "onnx-ort-server", "Server", false},
 		// No performance results: the accuracy line.
 		{"accuracy", "onnx-ort-accuracy", "Offline", false},
+		// A pool of two simulated devices: each member's share and latency.
+		{"pool", "pool-server", "Server", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -127,6 +127,15 @@ var tmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 {{- end}}
 </table>
 {{- end}}
+{{- if .Pool}}
+<h2>Pool members</h2>
+<table class="pool"><tr><th>member</th><th>plugin</th><th class="num">samples</th><th class="num">share</th><th class="num">rate while busy</th><th class="num">p50</th><th class="num">p90</th><th class="num">p99</th><th class="num">max</th></tr>
+{{- range .Pool}}
+<tr><td>{{.Name}}</td><td>{{.Plugin}} ({{.Transport}})</td><td class="num">{{.Samples}}{{if .Failed}} ({{.Failed}} failed){{end}}</td><td class="num">{{.Share}}</td><td class="num">{{.Rate}}</td><td class="num">{{.P50}}</td><td class="num">{{.P90}}</td><td class="num">{{.P99}}</td><td class="num">{{.Max}}</td></tr>
+{{- end}}
+</table>
+<p class="legend-note">Latency from a sample's arrival in the pool to its completion by the member.</p>
+{{- end}}
 {{- range .Figures}}
 <h2>{{.Title}}</h2><figure>{{.SVG}}<figcaption>{{.Note}}</figcaption></figure>
 {{- else}}
