@@ -170,13 +170,47 @@ func TestPoolMemberFails(t *testing.T) {
 	assertNoProcess(t, entry)
 }
 
-// TestPoolBadMemberOption: a member's option the plugin does not declare
-// is refused before anything runs, naming the member.
-func TestPoolBadMemberOption(t *testing.T) {
+// TestPoolBadMember: a member the run cannot use stops it before
+// anything runs, naming the member, and closes the members opened before.
+func TestPoolBadMember(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, pool string
+		code       exitcode.Code
+		want       string
+	}{
+		{"option the plugin does not declare", "simdevice,simdevice{slotz=4}", exitcode.Config,
+			`member "simdevice#1": unknown option "slotz" (did you mean slots?)`},
+		{"plugin not found", "simdevice{name=good},nosuch", exitcode.PluginNotFound, `pool member 1 "nosuch#1": `},
+		{"option out of range", "simdevice{slots=0}", exitcode.PluginFailed, `pool "pool": member 0 "simdevice#0" failed: load: `},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			args := append([]string{"run", "--pool", tc.pool}, poolArgs(t, dir)...)
+			r := mlperfHost(t, dir, args...)
+			require.Equal(t, tc.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, tail(r.stderr))
+			assert.Contains(t, r.stderr, tc.want)
+		})
+	}
+}
+
+// TestPoolFromFile: a pool written as a list of tables in a YAML file,
+// each member with its own options and name.
+func TestPoolFromFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	args := append([]string{"run", "--pool", "simdevice,simdevice{slotz=4}"}, poolArgs(t, dir)...)
-	r := mlperfHost(t, dir, args...)
-	require.Equal(t, exitcode.Config, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, tail(r.stderr))
-	assert.Contains(t, r.stderr, `member "simdevice#1": unknown option "slotz" (did you mean slots?)`)
+	conf := filepath.Join(dir, "pool.yaml")
+	require.NoError(t, os.WriteFile(conf, []byte(`pool:
+  - {plugin: simdevice, name: slow, options: {batch_per_sample: 6us}}
+  - plugin: simdevice
+    name: quick
+host:
+  pool_depth: 128
+`), 0o644))
+	r := mlperfHost(t, dir, append([]string{"run", "--config", conf}, poolArgs(t, dir)...)...)
+	assertVerdict(t, r, filepath.Join(dir, "logs"))
+	assert.Contains(t, r.stderr, "with a pool of 2 (slow, quick)")
+	assert.Regexp(t, `member slow\s+simdevice process: \d+ samples`, r.stdout)
+	assert.Regexp(t, `member quick\s+simdevice process: \d+ samples`, r.stdout)
 }
