@@ -49,7 +49,7 @@ func (a *app) runOnce(ctx context.Context, sp runner.Spec) (*runner.Outcome, err
 	if sp.OutDir != "" {
 		out = sp.OutDir
 	}
-	fmt.Fprintf(a.stderr, "mlperf-host: %s %s (%s) with %s -> %s\n", c.Benchmark.SubmissionName, c.Scenario, c.Mode, sutLabel(c), out)
+	fmt.Fprintf(a.stderr, "mlperf-host: %s %s (%s) with %s -> %s\n", c.Benchmark.SubmissionName, c.Scenario, c.Mode, runner.SUTLabel(c), out)
 	start := time.Now()
 	o, err := runner.Run(ctx, sp)
 	if o != nil {

@@ -2,24 +2,10 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/mlperf-host/mlperf-host/host"
-	"github.com/mlperf-host/mlperf-host/internal/config"
 )
-
-// sutLabel says what the run measures: a plugin, or a pool's members.
-func sutLabel(c *config.Config) string {
-	if len(c.Pool) == 0 {
-		return "plugin " + c.Plugin
-	}
-	names := make([]string, len(c.Pool))
-	for i, m := range c.Pool {
-		names[i] = m.Name
-	}
-	return fmt.Sprintf("a pool of %d (%s)", len(c.Pool), strings.Join(names, ", "))
-}
 
 // poolRows adds one row per pool member to the results: its share of
 // the samples and its latencies.

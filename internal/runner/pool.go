@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/host"
@@ -55,6 +56,19 @@ func (p Plugins) openMember(ctx context.Context, c *config.Config, m config.Pool
 		hc.Env = append(hc.Env, k+"="+m.Env[k])
 	}
 	return p.openNamed(ctx, c, m.Plugin, hc)
+}
+
+// SUTLabel says what a run measures: "plugin NAME", or "a pool of N
+// (MEMBER, ...)".
+func SUTLabel(c *config.Config) string {
+	if len(c.Pool) == 0 {
+		return "plugin " + c.Plugin
+	}
+	names := make([]string, len(c.Pool))
+	for i, m := range c.Pool {
+		names[i] = m.Name
+	}
+	return fmt.Sprintf("a pool of %d (%s)", len(c.Pool), strings.Join(names, ", "))
 }
 
 // PoolName is a pool's name: the SUT's name in the logs.

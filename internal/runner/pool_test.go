@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/host"
+	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 )
 
@@ -38,4 +39,11 @@ func TestCheckPoolCoverage(t *testing.T) {
 			assert.Equal(t, exitcode.InvalidResult, exitcode.Of(err))
 		})
 	}
+}
+
+func TestSUTLabel(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "plugin onnx", SUTLabel(&config.Config{Plugin: "onnx"}))
+	assert.Equal(t, "a pool of 2 (gpu0, simdevice#1)", SUTLabel(&config.Config{Plugin: "onnx",
+		Pool: []config.PoolMember{{Name: "gpu0", Plugin: "simdevice"}, {Name: "simdevice#1", Plugin: "simdevice"}}}))
 }

@@ -122,7 +122,7 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	unlock, err := lockOutDir(out, fmt.Sprintf("%s %s %s with plugin %s", c.Benchmark.Name, c.Scenario, c.Mode, c.Plugin))
+	unlock, err := lockOutDir(out, fmt.Sprintf("%s %s %s with %s", c.Benchmark.Name, c.Scenario, c.Mode, SUTLabel(c)))
 	if err != nil {
 		return nil, err
 	}
