@@ -105,15 +105,23 @@ func TestPoolSpreadsByFreeCapacity(t *testing.T) {
 	assert.Contains(t, fast.Calls(), "Close")
 }
 
+// heldPair makes a pool of depth of two fakes that complete nothing
+// until released, and issues it n samples.
+func heldPair(t *testing.T, a, b string, depth, n int) (_, _ *hosttest.Backend, _ *host.Pool, _ *tally) {
+	t.Helper()
+	ma, mb := hosttest.New(host.Info{Name: a}), hosttest.New(host.Info{Name: b})
+	ma.HoldBack()
+	mb.HoldBack()
+	p := newPool(t, host.PoolConfig{Depth: depth}, ma, mb)
+	tl := newTally(n)
+	p.SetHandler(tl)
+	require.NoError(t, p.Issue(t.Context(), records(0, n)))
+	return ma, mb, p, tl
+}
+
 func TestPoolBacklogWaitsForRoom(t *testing.T) {
 	t.Parallel()
-	a, b := hosttest.New(host.Info{Name: "a"}), hosttest.New(host.Info{Name: "b"})
-	a.HoldBack()
-	b.HoldBack()
-	p := newPool(t, host.PoolConfig{Depth: 3}, a, b)
-	tl := newTally(10)
-	p.SetHandler(tl)
-	require.NoError(t, p.Issue(t.Context(), records(0, 10)))
+	a, b, p, tl := heldPair(t, "a", "b", 3, 10)
 	assert.Equal(t, 3, issuedCount(a))
 	assert.Equal(t, 3, issuedCount(b))
 	// Four wait in the pool; they go as the members make room.
@@ -248,13 +256,7 @@ func TestPoolLowLoadPrefersTheFasterMember(t *testing.T) {
 
 func TestPoolMemberFailure(t *testing.T) {
 	t.Parallel()
-	good, bad := hosttest.New(host.Info{Name: "good"}), hosttest.New(host.Info{Name: "bad"})
-	good.HoldBack()
-	bad.HoldBack()
-	p := newPool(t, host.PoolConfig{Depth: 2}, good, bad)
-	tl := newTally(6)
-	p.SetHandler(tl)
-	require.NoError(t, p.Issue(t.Context(), records(0, 6))) // 2 at each, 2 waiting
+	good, bad, p, tl := heldPair(t, "good", "bad", 2, 6) // 2 at each, 2 waiting
 	crash := &host.PluginError{Plugin: "bad", Op: "process", Err: fmt.Errorf("%w: pid 42 exited with signal: killed", host.ErrCrashed)}
 	bad.Fail(crash)
 	select {
