@@ -40,7 +40,7 @@ func openPoolOf(b *testing.B, bin string, speeds ...int) host.Backend {
 		require.NoError(b, err)
 		members = append(members, host.PoolMember{Name: fmt.Sprintf("sim%d-%dx", i, s), Backend: be, Options: poolDevice(s)})
 	}
-	var be host.Backend = members[0].Backend
+	be := members[0].Backend
 	opts := poolDevice(speeds[0])
 	if len(members) > 1 {
 		p, err := host.NewPool(b.Context(), members, host.PoolConfig{})
