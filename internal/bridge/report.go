@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mlperf-host/mlperf-host/host"
+	"github.com/mlperf-host/mlperf-host/internal/mllog"
 	"github.com/mlperf-host/mlperf-host/loadgen"
 )
 
@@ -21,17 +22,11 @@ type pooled interface {
 func (s *SUT) SUTStartEntries() []loadgen.DetailEntry {
 	var out []loadgen.DetailEntry
 	if p, ok := s.b.(pooled); ok {
-		type member struct {
-			Name      string `json:"name"`
-			Plugin    string `json:"plugin"`
-			Version   string `json:"version"`
-			Transport string `json:"transport"`
-		}
-		var ms []member
+		var ms []mllog.PoolMemberStart
 		for _, m := range p.Members() {
-			ms = append(ms, member{Name: m.Name, Plugin: m.Info.Name, Version: m.Info.Version, Transport: string(m.Info.Transport)})
+			ms = append(ms, mllog.PoolMemberStart{Name: m.Name, Plugin: m.Info.Name, Version: m.Info.Version, Transport: string(m.Info.Transport)})
 		}
-		out = append(out, loadgen.DetailEntry{Key: "sut_pool_members", Value: ms})
+		out = append(out, loadgen.DetailEntry{Key: mllog.KeyPoolMembers, Value: ms})
 	}
 	return out
 }
@@ -46,18 +41,6 @@ func (s *SUT) SUTPerformanceReport() loadgen.SUTReport {
 	return PoolReport(p.Stats())
 }
 
-// memberEntry is one member's detail entry.
-type memberEntry struct {
-	Name      string           `json:"name"`
-	Plugin    string           `json:"plugin"`
-	Transport string           `json:"transport"`
-	Samples   int64            `json:"samples"`
-	Failed    int64            `json:"failed"`
-	Share     float64          `json:"share"`
-	Rate      float64          `json:"samples_per_second_busy"`
-	Latency   map[string]int64 `json:"latency_ns"`
-}
-
 // PoolReport is the summary section and the detail entries of a pool's
 // statistics.
 func PoolReport(st host.PoolStats) loadgen.SUTReport {
@@ -67,7 +50,7 @@ func PoolReport(st host.PoolStats) loadgen.SUTReport {
 		l := m.Latency
 		r.Lines = append(r.Lines, fmt.Sprintf("%s (%s, %s) : %d samples (%.2f%%), %d failed, p50 %v p90 %v p99 %v max %v",
 			m.Name, m.Plugin, m.Transport, m.Completed, 100*m.Share, m.Failed, round(l.P50), round(l.P90), round(l.P99), round(l.Max)))
-		r.Detail = append(r.Detail, loadgen.DetailEntry{Key: "sut_pool_member", Value: memberEntry{
+		r.Detail = append(r.Detail, loadgen.DetailEntry{Key: mllog.KeyPoolMember, Value: mllog.PoolMemberEntry{
 			Name: m.Name, Plugin: m.Plugin, Transport: string(m.Transport), Samples: m.Completed, Failed: m.Failed,
 			Share: m.Share, Rate: m.Rate,
 			Latency: map[string]int64{"min": int64(l.Min), "mean": int64(l.Mean), "p50": int64(l.P50), "p90": int64(l.P90),

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/mlperf-host/mlperf-host/internal/mllog"
 )
 
 // poolRow is one pool member's line on the page: what it ran and its
@@ -12,18 +14,6 @@ type poolRow struct {
 	Name, Plugin, Transport, Samples, Share, Rate string
 	P50, P90, P99, Max                            string
 	Failed                                        int64
-}
-
-// poolMember is the value of a sut_pool_member entry of the detail log.
-type poolMember struct {
-	Name      string             `json:"name"`
-	Plugin    string             `json:"plugin"`
-	Transport string             `json:"transport"`
-	Samples   int64              `json:"samples"`
-	Failed    int64              `json:"failed"`
-	Share     float64            `json:"share"`
-	Rate      float64            `json:"samples_per_second_busy"`
-	Latency   map[string]float64 `json:"latency_ns"`
 }
 
 // poolRows returns the members of a pool run, in pool order, each as its
@@ -35,10 +25,10 @@ func (r *Run) poolRows() []poolRow {
 	}
 	var rows []poolRow
 	for _, rec := range r.Detail.Records {
-		if rec.Key != "sut_pool_member" {
+		if rec.Key != mllog.KeyPoolMember {
 			continue
 		}
-		var m poolMember
+		var m mllog.PoolMemberEntry
 		if json.Unmarshal(rec.Value, &m) != nil || m.Name == "" {
 			continue
 		}
@@ -55,10 +45,10 @@ func (r *Run) poolRows() []poolRow {
 }
 
 // latency formats one of a member's latencies; "n/a" when it has none.
-func latency(l map[string]float64, key string) string {
+func latency(l map[string]int64, key string) string {
 	v, ok := l[key]
 	if !ok {
 		return "n/a"
 	}
-	return duration(v)
+	return duration(float64(v))
 }
