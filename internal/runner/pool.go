@@ -93,7 +93,9 @@ func poolStats(b host.Backend) *host.PoolStats {
 }
 
 // checkPoolCoverage fails an accuracy run in which a member of the pool
-// answered no sample: its accuracy was never checked.
+// answered no sample: its accuracy was never checked. The counts are the
+// pool's since it opened, so in a submission run a sample of the
+// performance pass counts too.
 func checkPoolCoverage(st *host.PoolStats) error {
 	if st == nil {
 		return nil
