@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -174,9 +175,20 @@ func Reattach(ctx context.Context, rc ReattachConfig, cfg Config) (_ Backend, er
 	} else if addr, err = net.ResolveTCPAddr("tcp", rc.Address); err != nil {
 		return nil, fmt.Errorf("reattach to plugin %q: %w", rc.Plugin, err)
 	}
+	return attach(ctx, rc, addr, cfg, nil, "reattach")
+}
+
+// attach connects to a plugin served at addr, with the token of rc (when
+// it has one) and over TLS with tlsConf (when not nil); op names the
+// step in errors.
+func attach(ctx context.Context, rc ReattachConfig, addr net.Addr, cfg Config, tlsConf *tls.Config, op string) (_ Backend, err error) {
 	b := newProcessBackend(ctx, rc.Plugin, cfg.withDefaults())
 	b.attach = &attachedRunner{pid: rc.Pid, detach: make(chan struct{})}
 	b.pid = rc.Pid
+	dial := b.dialOptions()
+	if rc.Token != "" {
+		dial = append(dial, backendv1grpc.TokenCredentials(rc.Token))
+	}
 	b.client = plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig: handshake(),
 		// No handshake line when reattaching: the plugin set is fixed.
@@ -187,7 +199,8 @@ func Reattach(ctx context.Context, rc ReattachConfig, cfg Config) (_ Backend, er
 		SyncStdout:       b.stdout,
 		SyncStderr:       b.tail,
 		Logger:           newHclog(b.ctx, b.cfg.Logger.With("plugin", rc.Plugin)),
-		GRPCDialOptions:  append(b.dialOptions(), backendv1grpc.TokenCredentials(rc.Token)),
+		GRPCDialOptions:  dial,
+		TLSConfig:        tlsConf,
 	})
 	defer func() {
 		if err != nil {
@@ -196,11 +209,11 @@ func Reattach(ctx context.Context, rc ReattachConfig, cfg Config) (_ Backend, er
 	}()
 	cp, err := b.client.Client()
 	if err != nil {
-		return nil, &PluginError{Plugin: rc.Plugin, Op: "reattach", Err: fmt.Errorf("%w: %v", ErrStart, err)}
+		return nil, &PluginError{Plugin: rc.Plugin, Op: op, Err: fmt.Errorf("%w: %v", ErrStart, err)}
 	}
 	raw, err := cp.Dispense(abi.PluginName)
 	if err != nil {
-		return nil, &PluginError{Plugin: rc.Plugin, Op: "reattach", Err: fmt.Errorf("%w: %v", ErrProtocol, err)}
+		return nil, &PluginError{Plugin: rc.Plugin, Op: op, Err: fmt.Errorf("%w: %v", ErrProtocol, err)}
 	}
 	b.rpc = raw.(backendv1grpc.BackendClient)
 	if err := b.negotiate(ctx); err != nil {
