@@ -5,18 +5,9 @@ package host
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"log/slog"
-	"math/big"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -24,48 +15,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/internal/testcerts"
 )
-
-// testCA is a certificate authority made by a test.
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	path string // its certificate, PEM
-}
-
-func newTestCA(t *testing.T, dir, name string) *testCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name}, IsCA: true,
-		BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	cert, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
-	path := filepath.Join(dir, name+".pem")
-	require.NoError(t, os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
-	return &testCA{cert: cert, key: key, path: path}
-}
-
-// issue writes a certificate for 127.0.0.1 signed by ca, valid until
-// notAfter, and its key; it returns the files with ca as their CA.
-func (ca *testCA) issue(t *testing.T, dir, name string, notAfter time.Time) TLSFiles {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, NotBefore: notAfter.Add(-2 * time.Hour), NotAfter: notAfter,
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	require.NoError(t, err)
-	kb, err := x509.MarshalECPrivateKey(key)
-	require.NoError(t, err)
-	f := TLSFiles{CA: ca.path, Cert: filepath.Join(dir, name+".pem"), Key: filepath.Join(dir, name+".key")}
-	require.NoError(t, os.WriteFile(f.Cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
-	require.NoError(t, os.WriteFile(f.Key, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600))
-	return f
-}
 
 // serveRemote serves the fake plugin in serve mode on a loopback port
 // with the server files (nil: plaintext) and returns the address and the
@@ -125,9 +77,9 @@ func (s *syncBuffer) String() string {
 func TestRemote(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	ca, other := newTestCA(t, dir, "ca"), newTestCA(t, dir, "other-ca")
+	ca, other := testcerts.NewCA(t, dir, "ca"), testcerts.NewCA(t, dir, "other-ca")
 	valid := time.Now().Add(time.Hour)
-	server := ca.issue(t, dir, "server", valid)
+	server := tlsFiles(ca.Issue(t, dir, "server", valid))
 	addr, logs := serveRemote(t, &server)
 
 	client := func(f TLSFiles) RemoteConfig {
@@ -135,7 +87,7 @@ func TestRemote(t *testing.T) {
 		require.NoError(t, err)
 		return RemoteConfig{Plugin: "fake", Address: addr, TLS: conf}
 	}
-	good := ca.issue(t, dir, "client", valid)
+	good := tlsFiles(ca.Issue(t, dir, "client", valid))
 
 	b, err := OpenRemote(t.Context(), client(good), Config{})
 	require.NoError(t, err)
@@ -150,8 +102,8 @@ func TestRemote(t *testing.T) {
 	noCert.TLS.Certificates = nil
 	untrusting := client(good)
 	untrusting.TLS.RootCAs = nil // the system's: not the test CA
-	stranger := other.issue(t, dir, "stranger", valid)
-	stranger.CA = ca.path // it trusts the server; the server does not trust it
+	stranger := tlsFiles(other.Issue(t, dir, "stranger", valid))
+	stranger.CA = ca.Path // it trusts the server; the server does not trust it
 	foreign := client(stranger)
 	// Go's client offers no certificate of a CA the server did not name;
 	// another client may.
@@ -168,7 +120,7 @@ func TestRemote(t *testing.T) {
 	}{
 		{"client certificate of another CA", foreign, "cannot connect over mutual TLS",
 			"certificate signed by unknown authority"},
-		{"expired client certificate", client(ca.issue(t, dir, "expired", time.Now().Add(-time.Minute))), "cannot connect over mutual TLS",
+		{"expired client certificate", client(tlsFiles(ca.Issue(t, dir, "expired", time.Now().Add(-time.Minute)))), "cannot connect over mutual TLS",
 			"certificate has expired or is not yet valid"},
 		{"no client certificate", noCert, "cannot connect over mutual TLS", "client didn't provide a certificate"},
 		{"plaintext client", RemoteConfig{Plugin: "fake", Address: addr, InsecureLoopback: true}, "cannot connect in plaintext",
@@ -233,3 +185,5 @@ func TestRemoteConnectionLost(t *testing.T) {
 	assert.Error(t, b.Issue(t.Context(), records(10, 7, 1)))
 	_ = b.Close()
 }
+
+func tlsFiles(f testcerts.Files) TLSFiles { return TLSFiles{CA: f.CA, Cert: f.Cert, Key: f.Key} }

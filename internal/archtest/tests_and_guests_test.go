@@ -14,7 +14,9 @@ var testExceptions = map[string][]string{
 	// through the SDK's own session with no transport between
 	// (internal/inproc), so that each transport's row is its cost alone;
 	// and sdktest.GoBuild, the module's one way to build what tests run.
-	"host": {"sdk", "internal/inproc"},
+	// internal/testcerts: the certificates of the remote transport's
+	// mutual TLS tests, which cmd's tests share.
+	"host": {"sdk", "internal/inproc", "internal/testcerts"},
 	// The echo tests run its WASM build in wazero as the host does, without
 	// importing the host.
 	"examples/echo": {"github.com/tetratelabs/wazero"},

@@ -216,7 +216,7 @@ func keySpecs() []keySpec {
 		with(keySpec{key: KeyHostWasiNNThreads, def: "1", help: "intra-op threads of each wasi-nn session (one per WASM instance)"}, intRange(1, 1024)),
 		with(keySpec{key: KeyHostLogLevel, def: "warn", help: "plugin and host log lines shown on stderr: debug, info, warn or error"},
 			oneOf("debug", "info", "warn", "error")),
-	}, poolKeySpecs()...)
+	}, append(poolKeySpecs(), remoteKeySpecs()...)...)
 }
 
 func uintValue(v string) error {

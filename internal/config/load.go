@@ -60,6 +60,8 @@ type Config struct {
 	Scoring ScoringConfig
 	// Pool is the pool key's members; nil for a run of one plugin.
 	Pool []PoolMember
+	// Remote is the remote.* keys: a plugin served on another machine.
+	Remote RemoteConfig
 
 	values  []Value
 	ignored []string
@@ -261,6 +263,7 @@ func build(all *layer, round *benchmarks.Round, bench benchmarks.Benchmark, igno
 		c.Host.PluginDirs = strings.Split(d, ",")
 	}
 	c.buildPool(get)
+	c.buildRemote(get)
 	return c, nil
 }
 

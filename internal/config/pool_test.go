@@ -119,3 +119,15 @@ func TestPoolKeyErrors(t *testing.T) {
 	require.ErrorIs(t, err, ErrConfig)
 	assert.Contains(t, err.Error(), `host.pool_depth = "-1"`)
 }
+
+func TestRemoteKeys(t *testing.T) {
+	t.Parallel()
+	c, err := Load(Inputs{ConfigFile: write(t, "run.yaml", "remote:\n  address: 10.0.0.2:7000\n  ca: ca.pem\n  cert: me.pem\n  key: me.key\n"), ReadConf: fakeConf})
+	require.NoError(t, err)
+	assert.Equal(t, RemoteConfig{Address: "10.0.0.2:7000", CA: "ca.pem", Cert: "me.pem", Key: "me.key"}, c.Remote)
+	for _, bad := range []string{"nohost", "h:port", "h:70000"} {
+		_, err = Load(Inputs{Flags: []FlagValue{{Key: KeyRemoteAddress, Value: bad, Flag: "--remote"}}, ReadConf: fakeConf})
+		require.ErrorIs(t, err, ErrConfig, bad)
+		assert.Contains(t, err.Error(), `remote.address = "`+bad+`" (flag --remote): `, bad)
+	}
+}

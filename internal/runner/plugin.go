@@ -10,6 +10,7 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/host"
 	"github.com/mlperf-host/mlperf-host/internal/config"
+	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 )
 
 // Plugins is where plugins come from: directories, and the plugin built
@@ -112,8 +113,14 @@ func (p Plugins) Open(ctx context.Context, c *config.Config) (host.Backend, erro
 	if p.OpenFunc != nil {
 		return p.OpenFunc(ctx, c)
 	}
+	if len(c.Pool) > 0 && c.Remote.Address != "" {
+		return nil, exitcode.New(exitcode.Config, fmt.Errorf("%w: pool and remote.address: a pool's members are plugins of this machine", config.ErrConfig), "run the pool, or the remote plugin")
+	}
 	if len(c.Pool) > 0 {
 		return p.openPool(ctx, c)
+	}
+	if c.Remote.Address != "" {
+		return p.openRemote(ctx, c)
 	}
 	return p.openNamed(ctx, c, c.Plugin, p.HostConfig(c))
 }

@@ -58,9 +58,12 @@ func (p Plugins) openMember(ctx context.Context, c *config.Config, m config.Pool
 	return p.openNamed(ctx, c, m.Plugin, hc)
 }
 
-// SUTLabel says what a run measures: "plugin NAME", or "a pool of N
-// (MEMBER, ...)".
+// SUTLabel says what a run measures: "plugin NAME", "a pool of N
+// (MEMBER, ...)" or "the plugin served at HOST:PORT".
 func SUTLabel(c *config.Config) string {
+	if c.Remote.Address != "" && len(c.Pool) == 0 {
+		return "the plugin served at " + c.Remote.Address
+	}
 	if len(c.Pool) == 0 {
 		return "plugin " + c.Plugin
 	}

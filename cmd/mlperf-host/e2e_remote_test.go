@@ -1,0 +1,71 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/internal/exitcode"
+	"github.com/mlperf-host/mlperf-host/internal/testcerts"
+)
+
+// TestServeRemote: `serve` serves the echo plugin over mutual TLS on a
+// loopback port; `run --remote` runs the benchmark through it with a
+// certificate of the server's CA, and is refused with a clear error with
+// one of another CA (the server logs why). Interrupted, serve exits 0
+// and leaves no plugin process.
+func TestServeRemote(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plugins, entry := privateEcho(t, dir)
+	ca, other := testcerts.NewCA(t, dir, "ca"), testcerts.NewCA(t, dir, "other")
+	valid := time.Now().Add(time.Hour)
+	server, client := ca.Issue(t, dir, "server", valid), ca.Issue(t, dir, "client", valid)
+	stranger := other.Issue(t, dir, "stranger", valid)
+
+	srv := startHost(t, dir, nil, "serve", "--plugin-dirs", plugins, "--plugin", "echo", "--listen", "127.0.0.1:0",
+		"--ca", server.CA, "--cert", server.Cert, "--key", server.Key)
+	srv.waitStderr(t, "serving plugin echo")
+	m := regexp.MustCompile(`serving plugin echo \S+ on (127\.0\.0\.1:\d+)`).FindStringSubmatch(srv.errb.String())
+	require.Len(t, m, 2, srv.errb.String())
+	addr := m[1]
+
+	conf := filepath.Join(dir, "remote.conf")
+	require.NoError(t, os.WriteFile(conf, []byte(poolConf), 0o644)) // a short Offline run
+	remote := func(f testcerts.Files, out string) []string {
+		return []string{"run", "--scenario", "Offline", "--remote", addr, "--out", out, "--user-conf", conf,
+			"--set", "remote.ca=" + f.CA, "--set", "remote.cert=" + f.Cert, "--set", "remote.key=" + f.Key}
+	}
+	r := mlperfHost(t, dir, remote(client, "logs")...)
+	assertVerdict(t, r, filepath.Join(dir, "logs"))
+	assert.Regexp(t, `plugin\s+echo \S+ \(process, `, r.stdout)
+	assert.Contains(t, r.stderr, "Offline (performance) with the plugin served at "+addr)
+
+	// A host the server's CA did not sign: its certificate is one the
+	// server does not name, so Go's client offers none.
+	stranger.CA = ca.Path
+	r = mlperfHost(t, dir, remote(stranger, "refused")...)
+	require.Equal(t, exitcode.PluginFailed, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, tail(r.stderr))
+	assert.Contains(t, r.stderr, `plugin "remote `+addr+`": remote `+addr+": failed to start: cannot connect over mutual TLS")
+	srv.waitStderr(t, "remote plugin: refused a connection")
+	_, err := os.Stat(filepath.Join(dir, "refused", "mlperf_log_detail.txt"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "nothing ran")
+
+	// The plugin keeps the model the first run loaded: a second run's
+	// Load is refused by the plugin, a clear error.
+	r = mlperfHost(t, dir, remote(client, "again")...)
+	require.Equal(t, exitcode.PluginFailed, r.code, tail(r.stderr))
+	assert.Contains(t, r.stderr, "load: FAILED_PRECONDITION: a model is already loaded")
+
+	srv.signal(t, os.Interrupt)
+	done := srv.wait(t)
+	assert.Equal(t, 0, int(done.code), tail(done.stderr))
+	assertNoProcess(t, entry)
+}

@@ -1,0 +1,100 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mlperf-host/mlperf-host/host/manifest"
+)
+
+// ServedPlugin is a subprocess plugin started in the SDK's serve mode
+// (-serve), for [ServeRemote].
+type ServedPlugin struct {
+	// Reattach is where it serves and its token.
+	Reattach ReattachConfig
+	proc     *os.Process
+	done     chan struct{} // closed once the process exited
+	exitErr  error
+}
+
+// StartServed starts p, a subprocess plugin, in serve mode: the entry the
+// host verified, in a process group of its own, with env added to its
+// environment and its log to stderr. It returns once the plugin says
+// where it serves.
+//
+// # Errors
+//
+// A plugin of another kind, an entry that fails its checks, a plugin
+// that exits or prints no reattach line within timeout.
+func StartServed(ctx context.Context, p Plugin, env []string, stderr io.Writer, timeout time.Duration) (_ *ServedPlugin, err error) {
+	if p.Kind != manifest.KindProcess {
+		return nil, fmt.Errorf("serve plugin %q: a %s plugin: only a subprocess plugin is served to other machines", p.Name, p.Kind)
+	}
+	entry, err := openVerified(p)
+	if err != nil {
+		return nil, err
+	}
+	defer entry.Close()
+	cmd := verifiedCommand(entry, p.Entry)
+	cmd.Args = append(cmd.Args, "-serve")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = stderr
+	setProcAttrs(cmd)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("serve plugin %q: %w", p.Name, err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, &PluginError{Plugin: p.Name, Op: "serve", Err: fmt.Errorf("%w: %v", ErrStart, err)}
+	}
+	s := &ServedPlugin{proc: cmd.Process, done: make(chan struct{})}
+	line := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(out).ReadString('\n')
+		line <- l
+		_, _ = io.Copy(io.Discard, out) // nothing more is printed; keep the pipe drained
+		s.exitErr = cmd.Wait()
+		close(s.done)
+	}()
+	defer func() {
+		if err != nil {
+			s.Stop()
+		}
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case l := <-line:
+		if l == "" {
+			return nil, &PluginError{Plugin: p.Name, Op: "serve", Err: fmt.Errorf("%w: it exited without saying where it serves", ErrStart)}
+		}
+		if s.Reattach, err = ParseReattachConfig([]byte(l)); err != nil {
+			return nil, &PluginError{Plugin: p.Name, Op: "serve", Err: fmt.Errorf("%w: %w", ErrProtocol, err)}
+		}
+		return s, nil
+	case <-timer.C:
+		return nil, &PluginError{Plugin: p.Name, Op: "serve", Err: fmt.Errorf("%w: no reattach line within %v", ErrStart, timeout)}
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Done is closed when the plugin has exited.
+func (s *ServedPlugin) Done() <-chan struct{} { return s.done }
+
+// Err is how the plugin exited, once Done is closed.
+func (s *ServedPlugin) Err() error {
+	<-s.done
+	return s.exitErr
+}
+
+// Stop kills the plugin's process group and waits for it.
+func (s *ServedPlugin) Stop() {
+	killGroup(s.proc.Pid)
+	_ = s.proc.Kill() // where there are no process groups
+	<-s.done
+}
