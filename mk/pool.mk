@@ -1,4 +1,5 @@
-# Pools: several plugin instances run as one SUT (host.Pool).
+# Pools (host.Pool: several plugin instances as one SUT) and remote plugins
+# (host.ServeRemote and host.OpenRemote: a plugin on another machine).
 POOL_BENCHTIME ?= 1x
 
 .PHONY: bench-pool
@@ -7,3 +8,10 @@ bench-pool: ## pools of simulated devices (examples/simdevice) against one membe
 	$(GO) test -run '^$$' -bench Pool -benchtime $(POOL_BENCHTIME) ./internal/bridge/
 
 BENCH_TARGETS += bench-pool
+
+.PHONY: bench-remote
+
+bench-remote: ## the echo plugin served over mutual TLS on loopback against the local subprocess, interleaved: Offline samples/s ratio and added Server p99; prints `remote: ...`
+	$(GO) test -run '^$$' -bench Remote -benchtime 1x ./internal/bridge/
+
+BENCH_TARGETS += bench-remote
