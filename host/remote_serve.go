@@ -8,12 +8,14 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"sync"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/stats"
 
 	"github.com/mlperf-host/mlperf-host/abi/backendv1grpc"
 )
@@ -26,9 +28,13 @@ type ServeConfig struct {
 	// InsecureLoopback.
 	TLS              *tls.Config
 	InsecureLoopback bool
-	// Logger receives one line per refused or ended connection; nil
-	// discards them.
+	// Logger receives one line per refused connection; nil discards them.
 	Logger *slog.Logger
+	// Renew, when not nil, is called each time the last host connected
+	// leaves: it starts a fresh plugin for the next run (a run loads its
+	// model, which a plugin keeps) and returns where it serves; the host
+	// that connects next reaches that one.
+	Renew func(context.Context) (ReattachConfig, error)
 }
 
 // ServeRemote serves the plugin at target (a plugin in the SDK's serve
@@ -53,26 +59,24 @@ func ServeRemote(ctx context.Context, ln net.Listener, target ReattachConfig, cf
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	network := target.Network
-	if network == "unix" {
-		network = "unix://"
-	} else {
-		network = ""
-	}
-	conn, err := grpc.NewClient(network+target.Address, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		backendv1grpc.TokenCredentials(target.Token))
+	conn, err := dialServed(target)
 	if err != nil {
-		return fmt.Errorf("serve plugin %q: %w", target.Plugin, err)
+		return err
 	}
-	defer conn.Close()
 	creds := insecure.NewCredentials()
 	if cfg.TLS != nil {
 		tc := cfg.TLS.Clone()
 		tc.NextProtos = []string{"h2"}
 		creds = loggedCreds{credentials.NewTLS(tc), log}
 	}
-	p := &remoteProxy{conn: conn, log: log}
-	srv := grpc.NewServer(grpc.Creds(creds), grpc.UnknownServiceHandler(p.forward), grpc.ForceServerCodecV2(rawCodec{}))
+	p := &remoteProxy{ctx: ctx, conn: conn, log: log, renew: cfg.Renew}
+	defer func() {
+		p.mu.Lock()
+		_ = p.conn.Close()
+		p.mu.Unlock()
+	}()
+	srv := grpc.NewServer(grpc.Creds(creds), grpc.UnknownServiceHandler(p.forward), grpc.ForceServerCodecV2(rawCodec{}),
+		grpc.StatsHandler(hostsHandler{p}))
 	stop := context.AfterFunc(ctx, srv.Stop)
 	defer stop()
 	err = srv.Serve(ln)
@@ -82,10 +86,64 @@ func ServeRemote(ctx context.Context, ln net.Listener, target ReattachConfig, cf
 	return err
 }
 
+// dialServed connects to a served plugin, with its token on every call.
+func dialServed(target ReattachConfig) (*grpc.ClientConn, error) {
+	addr := target.Address
+	if target.Network == "unix" {
+		addr = "unix://" + addr
+	}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()), backendv1grpc.TokenCredentials(target.Token))
+	if err != nil {
+		return nil, fmt.Errorf("serve plugin %q: %w", target.Plugin, err)
+	}
+	return conn, nil
+}
+
 // remoteProxy passes every call of a remote host to the plugin.
 type remoteProxy struct {
-	conn *grpc.ClientConn
-	log  *slog.Logger
+	ctx   context.Context
+	log   *slog.Logger
+	renew func(context.Context) (ReattachConfig, error)
+
+	mu     sync.RWMutex // held for writing while the plugin is replaced
+	conn   *grpc.ClientConn
+	active int // hosts connected past the handshake
+}
+
+// hostsHandler counts the hosts connected past the handshake and renews
+// the plugin when the last one leaves.
+type hostsHandler struct{ p *remoteProxy }
+
+func (hostsHandler) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context   { return ctx }
+func (hostsHandler) HandleRPC(context.Context, stats.RPCStats)                         {}
+func (hostsHandler) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
+
+func (h hostsHandler) HandleConn(_ context.Context, st stats.ConnStats) {
+	p := h.p
+	switch st.(type) {
+	case *stats.ConnBegin:
+		p.mu.Lock()
+		p.active++
+		p.mu.Unlock()
+	case *stats.ConnEnd:
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.active--
+		if p.active > 0 || p.renew == nil || p.ctx.Err() != nil {
+			return
+		}
+		// Calls of the next host wait for the fresh plugin.
+		target, err := p.renew(p.ctx)
+		if err == nil {
+			var conn *grpc.ClientConn
+			if conn, err = dialServed(target); err == nil {
+				_ = p.conn.Close()
+				p.conn = conn
+				return
+			}
+		}
+		p.log.Error("remote plugin: cannot renew the plugin; the next host reaches the old one", "err", err)
+	}
 }
 
 // forward passes one call, unary or streaming, both ways: messages as
@@ -100,7 +158,10 @@ func (p *remoteProxy) forward(_ any, ss grpc.ServerStream) error {
 	md.Delete(backendv1grpc.TokenMetadataKey) // the plugin's own token goes with the call
 	ctx, cancel := context.WithCancel(metadata.NewOutgoingContext(ss.Context(), md))
 	defer cancel()
-	cs, err := p.conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true, ClientStreams: true}, method, grpc.ForceCodecV2(rawCodec{}))
+	p.mu.RLock()
+	conn := p.conn
+	p.mu.RUnlock()
+	cs, err := conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true, ClientStreams: true}, method, grpc.ForceCodecV2(rawCodec{}))
 	if err != nil {
 		return err
 	}

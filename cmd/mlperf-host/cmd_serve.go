@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/mlperf-host/mlperf-host/host"
@@ -19,7 +20,8 @@ const serveStartTimeout = 30 * time.Second
 func (a *app) cmdServe(ctx context.Context, args []string) error {
 	fs := a.newFlagSet("serve", "--plugin NAME --listen ADDR --ca FILE --cert FILE --key FILE",
 		"Serve a subprocess plugin of this machine to `mlperf-host run --remote` on other machines, over\n"+
-			"mutual TLS: only hosts with a certificate signed by --ca get through. Runs until interrupted.")
+			"mutual TLS: only hosts with a certificate signed by --ca get through. Each run gets a fresh\n"+
+			"plugin process. Runs until interrupted.")
 	var cf configFlags
 	cf.register(fs)
 	listen := fs.String("listen", "", "`HOST:PORT` to listen on")
@@ -58,24 +60,29 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer sp.Stop()
-	fmt.Fprintf(a.stderr, "mlperf-host: serving plugin %s %s on %s\n", pl.Name, pl.Version, ln.Addr())
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-sp.Done(): // the plugin exited: nothing left to serve
-			cancel()
-		case <-ctx.Done():
-		}
+	// Each run gets a fresh plugin: a run loads its model, which the
+	// plugin keeps. The first waits started; the next starts as a run ends.
+	var mu sync.Mutex
+	defer func() {
+		mu.Lock()
+		sp.Stop()
+		mu.Unlock()
 	}()
+	tc.Renew = func(ctx context.Context) (host.ReattachConfig, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		sp.Stop()
+		next, err := host.StartServed(ctx, pl, nil, a.stderr, serveStartTimeout)
+		if err != nil {
+			return host.ReattachConfig{}, err
+		}
+		sp = next
+		fmt.Fprintf(a.stderr, "mlperf-host: the host disconnected; a fresh plugin %s serves the next run\n", pl.Name)
+		return sp.Reattach, nil
+	}
+	fmt.Fprintf(a.stderr, "mlperf-host: serving plugin %s %s on %s\n", pl.Name, pl.Version, ln.Addr())
 	if err := host.ServeRemote(ctx, ln, sp.Reattach, *tc); err != nil {
 		return exitcode.New(exitcode.Config, fmt.Errorf("serve: %w", err), "")
-	}
-	select {
-	case <-sp.Done():
-		return exitcode.New(exitcode.PluginFailed, fmt.Errorf("serve: plugin %s exited: %v", pl.Name, sp.Err()), "its log lines above say why")
-	default:
 	}
 	return nil
 }
