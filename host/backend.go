@@ -181,8 +181,11 @@ type Transport string
 
 // The transports.
 const (
-	TransportWASM      Transport = "wasm"
-	TransportProcess   Transport = "process"
+	TransportWASM    Transport = "wasm"
+	TransportProcess Transport = "process"
+	// TransportRemote is a subprocess plugin on another machine, served
+	// by ServeRemote and reached over mutual TLS (OpenRemote).
+	TransportRemote    Transport = "remote"
 	TransportInProcess Transport = "in-process"
 )
 

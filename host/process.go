@@ -24,10 +24,12 @@ import (
 // already running) over gRPC. Control operations are unary RPCs; the timed
 // run uses one Session stream: issuers send, one receiver goroutine reads.
 type processBackend struct {
-	name  string
-	cfg   Config
-	ctx   context.Context // never canceled; every goroutine's base
-	epoch time.Time
+	name string
+	cfg  Config
+	// transport is what Info says: TransportProcess, or TransportRemote.
+	transport Transport
+	ctx       context.Context // never canceled; every goroutine's base
+	epoch     time.Time
 
 	client *plugin.Client
 	rpc    backendv1grpc.BackendClient
@@ -116,7 +118,11 @@ func (b *processBackend) negotiate(ctx context.Context) error {
 	if resp.GetAbiMajor() != abi.Major {
 		return versionMismatch(b.name, int(resp.GetAbiMajor()))
 	}
-	info, err := infoFrom(resp, TransportProcess, 1)
+	t := b.transport
+	if t == "" {
+		t = TransportProcess
+	}
+	info, err := infoFrom(resp, t, 1)
 	if err != nil {
 		return &PluginError{Plugin: b.name, Op: "info", Err: err}
 	}

@@ -175,14 +175,15 @@ func Reattach(ctx context.Context, rc ReattachConfig, cfg Config) (_ Backend, er
 	} else if addr, err = net.ResolveTCPAddr("tcp", rc.Address); err != nil {
 		return nil, fmt.Errorf("reattach to plugin %q: %w", rc.Plugin, err)
 	}
-	return attach(ctx, rc, addr, cfg, nil, "reattach")
+	return attach(ctx, rc, addr, cfg, nil, "reattach", TransportProcess)
 }
 
 // attach connects to a plugin served at addr, with the token of rc (when
 // it has one) and over TLS with tlsConf (when not nil); op names the
-// step in errors.
-func attach(ctx context.Context, rc ReattachConfig, addr net.Addr, cfg Config, tlsConf *tls.Config, op string) (_ Backend, err error) {
+// step in errors, t is the transport Info reports.
+func attach(ctx context.Context, rc ReattachConfig, addr net.Addr, cfg Config, tlsConf *tls.Config, op string, t Transport) (_ Backend, err error) {
 	b := newProcessBackend(ctx, rc.Plugin, cfg.withDefaults())
+	b.transport = t
 	b.attach = &attachedRunner{pid: rc.Pid, detach: make(chan struct{})}
 	b.pid = rc.Pid
 	dial := b.dialOptions()

@@ -73,7 +73,7 @@ func OpenRemote(ctx context.Context, rc RemoteConfig, cfg Config) (Backend, erro
 	}
 	cfg.DisableSharedArena, cfg.DisableSharedRing = true, true
 	op := "remote " + rc.Address
-	b, err := attach(ctx, ReattachConfig{Plugin: rc.Plugin, ABIMajor: abi.Major, Network: "tcp", Address: rc.Address}, addr, cfg, rc.TLS, op)
+	b, err := attach(ctx, ReattachConfig{Plugin: rc.Plugin, ABIMajor: abi.Major, Network: "tcp", Address: rc.Address}, addr, cfg, rc.TLS, op, TransportRemote)
 	if err != nil && !errors.Is(err, ErrStart) && status.Code(err) == codes.Unavailable {
 		// The first call found no connection: refused, or the TLS
 		// handshake failed (the server's or this side's verdict).

@@ -91,7 +91,7 @@ func TestRemote(t *testing.T) {
 
 	b, err := OpenRemote(t.Context(), client(good), Config{})
 	require.NoError(t, err)
-	assert.Equal(t, TransportProcess, b.Info().Transport)
+	assert.Equal(t, TransportRemote, b.Info().Transport)
 	rec := newRecorder()
 	b.SetHandler(rec)
 	require.NoError(t, b.Issue(t.Context(), records(1, 7, 3)))

@@ -45,7 +45,7 @@ func TestServeRemote(t *testing.T) {
 	}
 	r := mlperfHost(t, dir, remote(client, "logs")...)
 	assertVerdict(t, r, filepath.Join(dir, "logs"))
-	assert.Regexp(t, `plugin\s+echo \S+ \(process, `, r.stdout)
+	assert.Regexp(t, `plugin\s+echo \S+ \(remote, `, r.stdout)
 	assert.Contains(t, r.stderr, "Offline (performance) with the plugin served at "+addr)
 
 	// A host the server's CA did not sign: its certificate is one the
@@ -67,4 +67,30 @@ func TestServeRemote(t *testing.T) {
 	done := srv.wait(t)
 	assert.Equal(t, 0, int(done.code), tail(done.stderr))
 	assertNoProcess(t, entry)
+}
+
+// TestPoolRemoteMember: a pool of a local echo and one served over mutual
+// TLS, each answering its share; the remote member's transport says so.
+func TestPoolRemoteMember(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plugins, _ := privateEcho(t, dir)
+	ca := testcerts.NewCA(t, dir, "ca")
+	valid := time.Now().Add(time.Hour)
+	server, client := ca.Issue(t, dir, "server", valid), ca.Issue(t, dir, "client", valid)
+	srv := startHost(t, dir, nil, "serve", "--plugin-dirs", plugins, "--plugin", "echo", "--listen", "127.0.0.1:0",
+		"--ca", server.CA, "--cert", server.Cert, "--key", server.Key)
+	srv.waitStderr(t, "serving plugin echo")
+	m := regexp.MustCompile(`serving plugin echo \S+ on (127\.0\.0\.1:\d+)`).FindStringSubmatch(srv.errb.String())
+	require.Len(t, m, 2, srv.errb.String())
+
+	conf := filepath.Join(dir, "remote.conf")
+	require.NoError(t, os.WriteFile(conf, []byte(poolConf), 0o644))
+	r := mlperfHost(t, dir, "run", "--scenario", "Offline", "--plugin-dirs", plugins, "--out", "logs", "--user-conf", conf,
+		"--pool", "echo{name=here},@"+m[1]+"{name=there}",
+		"--set", "remote.ca="+client.CA, "--set", "remote.cert="+client.Cert, "--set", "remote.key="+client.Key)
+	assertVerdict(t, r, filepath.Join(dir, "logs"))
+	assert.Contains(t, r.stderr, "with a pool of 2 (here, there)")
+	assert.Regexp(t, `member here\s+echo process: \d+ samples`, r.stdout)
+	assert.Regexp(t, `member there\s+echo remote: \d+ samples`, r.stdout)
 }

@@ -14,24 +14,28 @@ import (
 const KeyPool = "pool"
 
 // PoolMember is one member of a pool: a plugin started for it alone (one
-// process per card or per MIG instance, or another plugin).
+// process per card or per MIG instance, or another plugin), or a plugin
+// an `mlperf-host serve` serves on another machine.
 //
-// Written as `PLUGIN`, optionally followed by settings in braces:
-// `simdevice{batch_per_sample=600us},simdevice{name=fast}`,
-// `tensorrt{env.CUDA_VISIBLE_DEVICES=MIG-1a2b},qaic{env.QAIC_DEVICE=3}`.
+// Written as `PLUGIN` or `@HOST:PORT`, optionally followed by settings in
+// braces: `simdevice{batch_per_sample=600us},simdevice{name=fast}`,
+// `tensorrt{env.CUDA_VISIBLE_DEVICES=MIG-1a2b},@10.0.0.2:7000{name=node2}`.
 // In the braces, `name=` names the member, `model=` gives it its own
 // model file, `env.VAR=` sets a variable of its process's environment
 // (its device or partition), and any other `KEY=` is a plugin option
 // over the plugin's options.* keys. A value holding a comma, a brace or
 // a quote is written as a Go string, "0,1". In a TOML or YAML file the
-// pool may also be a list of tables with the keys plugin, name, model,
-// env and options.
+// pool may also be a list of tables with the keys plugin, remote, name,
+// model, env and options. A remote member is reached over mutual TLS with
+// the remote.* keys' files.
 type PoolMember struct {
 	// Name names the member in logs and errors; by default PLUGIN#N (N
-	// its position from 0).
+	// its position from 0) or the remote address.
 	Name string
-	// Plugin is the plugin's name or path.
+	// Plugin is the plugin's name or path; empty for a remote member.
 	Plugin string
+	// Remote is the HOST:PORT of a remote member's `mlperf-host serve`.
+	Remote string
 	// Model replaces the run's model file for this member.
 	Model string
 	// Env is added to the member's process environment.
@@ -57,7 +61,10 @@ func ParsePool(s string) ([]PoolMember, error) {
 			return nil, fmt.Errorf("pool member %d: %w", len(out), err)
 		}
 		if m.Name == "" {
-			m.Name = fmt.Sprintf("%s#%d", m.Plugin, len(out))
+			m.Name = m.Remote
+			if m.Plugin != "" {
+				m.Name = fmt.Sprintf("%s#%d", m.Plugin, len(out))
+			}
 		}
 		out = append(out, m)
 		rest = strings.TrimSpace(rest)
@@ -89,10 +96,18 @@ func parseMember(s string) (PoolMember, string, error) {
 	if end < 0 {
 		end = len(s)
 	}
-	m.Plugin = strings.TrimSpace(s[:end])
+	target := strings.TrimSpace(s[:end])
 	s = s[end:]
-	if m.Plugin == "" {
-		return m, "", fmt.Errorf("want a plugin name before %q", s)
+	if addr, ok := strings.CutPrefix(target, "@"); ok {
+		if err := hostPort(addr); err != nil || addr == "" {
+			return m, "", fmt.Errorf("remote member %q: want @HOST:PORT", target)
+		}
+		m.Remote = addr
+	} else {
+		m.Plugin = target
+	}
+	if target == "" {
+		return m, "", fmt.Errorf("want a plugin name or @HOST:PORT before %q", s)
 	}
 	if !strings.HasPrefix(s, "{") {
 		return m, s, nil
@@ -150,6 +165,8 @@ func (m *PoolMember) set(key, val string) error {
 		m.Name = val
 	case key == "model":
 		m.Model = val
+	case strings.HasPrefix(key, "env.") && m.Remote != "":
+		return fmt.Errorf("%s: a remote member's process environment is its server's", key)
 	case strings.HasPrefix(key, "env."):
 		v := strings.TrimPrefix(key, "env.")
 		if v == "" || strings.ContainsAny(v, "= ") {
@@ -171,7 +188,11 @@ func (m *PoolMember) set(key, val string) error {
 // String writes m as ParsePool reads it; values are quoted when needed.
 func (m PoolMember) String() string {
 	var b strings.Builder
-	b.WriteString(m.Plugin)
+	if m.Remote != "" {
+		b.WriteString("@" + m.Remote)
+	} else {
+		b.WriteString(m.Plugin)
+	}
 	var kv []string
 	add := func(k, v string) {
 		if v == "" || strings.ContainsAny(v, `,{}" `) {
@@ -244,13 +265,15 @@ func memberFromTable(t map[string]any) (PoolMember, error) {
 		switch k {
 		case "plugin":
 			m.Plugin = stringify(v)
+		case "remote":
+			m.Remote = stringify(v)
 		case "name":
 			m.Name = stringify(v)
 		case "model":
 			m.Model = stringify(v)
 		case "env", "options":
 		default:
-			return m, fmt.Errorf("unknown key %q (known: plugin, name, model, env, options)", k)
+			return m, fmt.Errorf("unknown key %q (known: plugin, remote, name, model, env, options)", k)
 		}
 	}
 	var err error
@@ -260,8 +283,17 @@ func memberFromTable(t map[string]any) (PoolMember, error) {
 	if m.Options, err = table("options"); err != nil {
 		return m, err
 	}
-	if m.Plugin == "" {
-		return m, fmt.Errorf("want a plugin")
+	switch {
+	case m.Plugin == "" && m.Remote == "":
+		return m, fmt.Errorf("want plugin or remote")
+	case m.Plugin != "" && m.Remote != "":
+		return m, fmt.Errorf("plugin %q and remote %q: a member is one or the other (a remote member's plugin is the one its server serves)", m.Plugin, m.Remote)
+	case m.Remote != "" && len(m.Env) > 0:
+		return m, fmt.Errorf("env: a remote member's process environment is its server's")
+	case m.Remote != "":
+		if err := hostPort(m.Remote); err != nil {
+			return m, fmt.Errorf("remote %q: want HOST:PORT: %w", m.Remote, err)
+		}
 	}
 	return m, nil
 }

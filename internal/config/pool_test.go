@@ -23,6 +23,8 @@ func TestParsePool(t *testing.T) {
 			want: []PoolMember{
 				{Name: "tensorrt#0", Plugin: "tensorrt", Model: "a.plan", Env: map[string]string{"CUDA_VISIBLE_DEVICES": "0,1"}},
 				{Name: "qaic#1", Plugin: "qaic", Env: map[string]string{"QAIC_DEVICE": "3"}, Options: map[string]string{"batch": "{8}"}}}},
+		{name: "remote members", in: "@10.0.0.2:7000,@[::1]:7001{name=six,batch=8}", want: []PoolMember{
+			{Name: "10.0.0.2:7000", Remote: "10.0.0.2:7000"}, {Name: "six", Remote: "[::1]:7001", Options: map[string]string{"batch": "8"}}}},
 		{name: "empty", in: "", want: nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -35,7 +37,7 @@ func TestParsePool(t *testing.T) {
 				again, err := ParsePool(m.String())
 				require.NoError(t, err, m.String())
 				require.Len(t, again, 1)
-				if m.Name == m.Plugin+"#0" {
+				if m.Name == m.Plugin+"#0" || m.Name == m.Remote {
 					again[0].Name = m.Name
 				}
 				assert.Equal(t, m, again[0], m.String())
@@ -49,7 +51,7 @@ func TestParsePoolErrors(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"same name", "a{name=x},b{name=x}", `two pool members are named "x": name them with {name=...}`},
 		{"same default name", "a,a{name=a#0}", `two pool members are named "a#0": name them with {name=...}`},
-		{"no target", "{slots=2}", `pool member 0: want a plugin name before "{slots=2}"`},
+		{"no target", "{slots=2}", `pool member 0: want a plugin name or @HOST:PORT before "{slots=2}"`},
 		{"no value", "a{slots}", `pool member 0: want KEY=VALUE in the braces, got "slots}"`},
 		{"unclosed", "a{slots=2", "pool member 0: setting slots: want } to close the braces"},
 		{"unterminated quote", `a{env.X="0,1}`, `pool member 0: setting env.X: unterminated quoted value "0,1}`},
@@ -57,6 +59,9 @@ func TestParsePoolErrors(t *testing.T) {
 		{"junk after braces", "a{x=1}b", `pool member 1: want a comma before "b"`},
 		{"bad env", "a{env.=1}", "pool member 0: env.: want env.VARIABLE"},
 		{"bad name", "a{name=x/y}", `pool member 0: name="x/y": want a name without / or \`},
+		{"remote without port", "@host", `pool member 0: remote member "@host": want @HOST:PORT`},
+		{"remote environment", "@h:1{env.X=1}", "pool member 0: env.X: a remote member's process environment is its server's"},
+		{"same remote twice", "@h:1,@h:1", `two pool members are named "h:1": name them with {name=...}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -71,7 +76,8 @@ func TestPoolFromFiles(t *testing.T) {
 	want := []PoolMember{
 		{Name: "slow", Plugin: "simdevice", Options: map[string]string{"batch_per_sample": "600us", "slots": "2"}},
 		{Name: "mig1", Plugin: "tensorrt", Env: map[string]string{"CUDA_VISIBLE_DEVICES": "MIG-1"}, Model: "x.plan"},
-		{Name: "simdevice#2", Plugin: "simdevice"},
+		{Name: "node2", Remote: "10.0.0.2:7000"},
+		{Name: "simdevice#3", Plugin: "simdevice"},
 	}
 	for _, tc := range []struct{ name, file string }{
 		{"run.yaml", `
@@ -80,6 +86,7 @@ pool:
     name: slow
     options: {batch_per_sample: 600us, slots: 2}
   - {plugin: tensorrt, name: mig1, model: x.plan, env: {CUDA_VISIBLE_DEVICES: MIG-1}}
+  - {remote: "10.0.0.2:7000", name: node2}
   - simdevice
 host:
   pool_depth: 512
@@ -88,6 +95,7 @@ host:
 pool = [
   {plugin = "simdevice", name = "slow", options = {batch_per_sample = "600us", slots = 2}},
   {plugin = "tensorrt", name = "mig1", model = "x.plan", env = {CUDA_VISIBLE_DEVICES = "MIG-1"}},
+  {remote = "10.0.0.2:7000", name = "node2"},
   "simdevice",
 ]
 [host]
@@ -108,10 +116,13 @@ func TestPoolKeyErrors(t *testing.T) {
 	t.Parallel()
 	_, err := Load(Inputs{ConfigFile: write(t, "run.yaml", "pool:\n  - {plugin: a, devices: 2}\n"), ReadConf: fakeConf})
 	require.ErrorIs(t, err, ErrConfig)
-	assert.Contains(t, err.Error(), `pool: pool member 0: unknown key "devices" (known: plugin, name, model, env, options)`)
+	assert.Contains(t, err.Error(), `pool: pool member 0: unknown key "devices" (known: plugin, remote, name, model, env, options)`)
 	_, err = Load(Inputs{ConfigFile: write(t, "run.yaml", "pool:\n  - {name: x}\n"), ReadConf: fakeConf})
 	require.ErrorIs(t, err, ErrConfig)
-	assert.Contains(t, err.Error(), `pool: pool member 0: want a plugin`)
+	assert.Contains(t, err.Error(), `pool: pool member 0: want plugin or remote`)
+	_, err = Load(Inputs{ConfigFile: write(t, "run.yaml", "pool:\n  - {plugin: a, remote: 'h:1'}\n"), ReadConf: fakeConf})
+	require.ErrorIs(t, err, ErrConfig)
+	assert.Contains(t, err.Error(), `pool: pool member 0: plugin "a" and remote "h:1": a member is one or the other`)
 	_, err = Load(Inputs{Flags: []FlagValue{{Key: KeyPool, Value: "a,", Flag: "--pool"}}, ReadConf: fakeConf})
 	require.ErrorIs(t, err, ErrConfig)
 	assert.Contains(t, err.Error(), `pool = "a," (flag --pool): pool member 1: nothing after the last comma: want members such as`)

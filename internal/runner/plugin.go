@@ -114,13 +114,14 @@ func (p Plugins) Open(ctx context.Context, c *config.Config) (host.Backend, erro
 		return p.OpenFunc(ctx, c)
 	}
 	if len(c.Pool) > 0 && c.Remote.Address != "" {
-		return nil, exitcode.New(exitcode.Config, fmt.Errorf("%w: pool and remote.address: a pool's members are plugins of this machine", config.ErrConfig), "run the pool, or the remote plugin")
+		return nil, exitcode.New(exitcode.Config, fmt.Errorf("%w: pool and remote.address: a remote plugin in a pool is a member @HOST:PORT", config.ErrConfig),
+			"write the remote plugin as a pool member: --pool 'PLUGIN,@HOST:PORT'")
 	}
 	if len(c.Pool) > 0 {
 		return p.openPool(ctx, c)
 	}
 	if c.Remote.Address != "" {
-		return p.openRemote(ctx, c)
+		return p.openRemote(ctx, c, c.Remote.Address)
 	}
 	return p.openNamed(ctx, c, c.Plugin, p.HostConfig(c))
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,7 +16,8 @@ import (
 )
 
 // openPool opens every member of the pool key, one plugin instance each
-// (with its own environment: its device or partition), checks each
+// (with its own environment: its device or partition; or a remote
+// plugin), checks each
 // member's options against its plugin's schema, and makes them one
 // host.Pool. A member that fails to open closes those opened before and
 // names itself.
@@ -41,7 +43,7 @@ func (p Plugins) openPool(ctx context.Context, c *config.Config) (_ host.Backend
 			if errors.As(err, &oe) {
 				err = &config.Error{Key: config.KeyPool, Value: m.String(), Source: poolSource(c), Err: fmt.Errorf("member %q: %w", m.Name, oe)}
 			}
-			return nil, exitcode.New(exitcode.Config, err, "`mlperf-host plugins describe "+m.Plugin+"` lists the plugin's options")
+			return nil, exitcode.New(exitcode.Config, err, "`mlperf-host plugins describe "+cmp.Or(m.Plugin, "PLUGIN")+"` lists the plugin's options")
 		}
 	}
 	return host.NewPool(ctx, members, host.PoolConfig{
@@ -49,8 +51,12 @@ func (p Plugins) openPool(ctx context.Context, c *config.Config) (_ host.Backend
 	})
 }
 
-// openMember opens one member: its plugin, with its environment.
+// openMember opens one member: its plugin, with its environment, or the
+// plugin served at its remote address.
 func (p Plugins) openMember(ctx context.Context, c *config.Config, m config.PoolMember) (host.Backend, error) {
+	if m.Remote != "" {
+		return p.openRemote(ctx, c, m.Remote)
+	}
 	hc := p.HostConfig(c)
 	for _, k := range slices.Sorted(maps.Keys(m.Env)) {
 		hc.Env = append(hc.Env, k+"="+m.Env[k])

@@ -10,15 +10,15 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 )
 
-// openRemote connects to the plugin served at the remote.address key,
-// over mutual TLS with the remote.* files.
-func (p Plugins) openRemote(ctx context.Context, c *config.Config) (host.Backend, error) {
+// openRemote connects to the plugin served at address, over mutual TLS
+// with the remote.* files.
+func (p Plugins) openRemote(ctx context.Context, c *config.Config, address string) (host.Backend, error) {
 	r := c.Remote
-	rc := host.RemoteConfig{Plugin: "remote " + r.Address, Address: r.Address, InsecureLoopback: r.InsecureLoopback}
+	rc := host.RemoteConfig{Plugin: "remote " + address, Address: address, InsecureLoopback: r.InsecureLoopback}
 	if r.CA != "" || r.Cert != "" || r.Key != "" || !r.InsecureLoopback {
 		name := r.ServerName
 		if name == "" {
-			name, _, _ = net.SplitHostPort(r.Address)
+			name, _, _ = net.SplitHostPort(address)
 		}
 		tc, err := host.ClientTLS(host.TLSFiles{CA: r.CA, Cert: r.Cert, Key: r.Key}, name)
 		if err != nil {
