@@ -156,6 +156,16 @@ func TestRemotePlaintextRefused(t *testing.T) {
 	rc, _ := startServe(t)
 	require.ErrorIs(t, ServeRemote(t.Context(), ln, rc, ServeConfig{}), ErrInsecure)
 
+	// Nothing listening: refused at once, a clear error.
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	gone := closed.Addr().String()
+	require.NoError(t, closed.Close())
+	_, err = OpenRemote(t.Context(), RemoteConfig{Plugin: "fake", Address: gone, InsecureLoopback: true}, Config{})
+	require.ErrorIs(t, err, ErrStart)
+	assert.ErrorContains(t, err, "cannot connect in plaintext")
+	assert.ErrorContains(t, err, "connection refused")
+
 	addr, _ := serveRemote(t, nil)
 	b, err := OpenRemote(t.Context(), RemoteConfig{Plugin: "fake", Address: addr, InsecureLoopback: true}, Config{})
 	require.NoError(t, err, "plaintext on loopback when asked for")
