@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
@@ -26,8 +27,8 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 	write := fs.String("write", "", "also write the result line to `FILE` (accuracy.txt)")
 	var in accuracy.Inputs
 	scorer := fs.String("scorer", "", "`NAME` of the scorer, one of "+strings.Join(accuracy.ScorerNames(), ", ")+" (default: the benchmark's)")
-	fs.StringVar(&in.Truth, "truth", "", "ground truth `PATH` the official script reads: openimages directory, SQuAD\ndev-v1.1.json, preprocessed KiTS19 directory, DLRM day-23 file (none when the log holds the labels),\nLLM prompts JSON with its output column (default: the configured data set's)")
-	fs.StringVar(&in.Vocab, "vocab", "", "tokenizer `FILE`: BERT's vocab.txt, an LLM's tokenizer.json")
+	fs.StringVar(&in.Truth, "truth", "", "ground truth `PATH` the official script reads: openimages directory, SQuAD\ndev-v1.1.json, preprocessed KiTS19 directory, DLRM day-23 file (none when the log holds the labels),\nLLM prompts JSON with its output column, Whisper's LibriSpeech manifest (default: the configured data set's)")
+	fs.StringVar(&in.Vocab, "vocab", "", "tokenizer `FILE`: BERT's vocab.txt, an LLM's tokenizer.json; whisper: openai-whisper's\nnormalizers/english.json (the normalizer's spelling table)")
 	fs.StringVar(&in.Trace, "trace", "", "DLRM aggregation trace `FILE`, with --truth day_23")
 	fs.BoolVar(&in.InvMap, "inv-map", false, "openimages: labels index the categories (accuracy-openimages.py --use-inv-map)")
 	fs.StringVar(&in.Dtype, "dtype", "", "response data `TYPE` where the official script takes one (default: the script's;\nrouge: test06.dtype, the plugins' int32)")
@@ -123,8 +124,11 @@ func (a *app) scoreWith(sc accuracy.Scorer, c *config.Config, log string, in acc
 	res, err := sc.Score(f, in)
 	if err != nil {
 		hint := "pass the ground truth the official " + filepath.Base(sc.Script) + " reads with --truth"
-		if errors.Is(err, accuracy.ErrLog) {
+		switch {
+		case errors.Is(err, accuracy.ErrLog):
 			hint = ""
+		case in.Vocab == "" && slices.Contains(sc.Needs, accuracy.NeedVocab) && sc.VocabIs != "":
+			hint = "pass " + sc.VocabIs + " with --vocab"
 		}
 		return exitcode.New(exitcode.Dataset, fmt.Errorf("%s scorer, accuracy log %s: %w", sc.Name, log, err), hint)
 	}

@@ -40,6 +40,13 @@ func TestAccuracyScorers(t *testing.T) {
 				filepath.Join(td, "rouge", "mlperf_log_accuracy.json")},
 			want: []string{"{'rouge1': 74.7436, 'rouge2': 59.2657, 'rougeL': 69.7436, 'gen_num': 4, 'gen_tok_len': 29, 'tokens_per_sample': 7.2}\n",
 				"target ROUGEL >= 28.5876 (99.9% of 28.6162): PASS", "target TOKENS_PER_SAMPLE >= 265.0050 (90% of 294.45): FAIL"}},
+		{name: "whisper", code: exitcode.AccuracyBelowTarget,
+			args: []string{"--benchmark", "whisper", "--truth", filepath.Join(td, "whisper", "manifest.json"), "--vocab", filepath.Join(td, "whisper", "english.json"),
+				filepath.Join(td, "whisper", "mlperf_log_accuracy.json")},
+			want: []string{"Word Error Rate: 10.666666666666668%, accuracy=89.33333333333333%\n", "target ACCURACY >= 96.9536 (99% of 97.9329): FAIL"}},
+		{name: "whisper without spelling table", code: exitcode.Dataset,
+			args: []string{"--benchmark", "whisper", "--truth", filepath.Join(td, "whisper", "manifest.json"), filepath.Join(td, "whisper", "mlperf_log_accuracy.json")},
+			want: []string{"no spelling table (--vocab)", "hint: pass openai-whisper's normalizers/english.json (its spelling table) with --vocab"}},
 		// A scorer named for another benchmark prints its line and no verdict.
 		{name: "scorer without target", code: exitcode.OK,
 			args: []string{"--scorer", "kits19", "--truth", filepath.Join(td, "kits19"), filepath.Join(td, "kits19", "mlperf_log_accuracy.json")},

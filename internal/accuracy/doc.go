@@ -4,7 +4,9 @@
 // line the submission checker reads), one file per metric: top-1
 // (accuracy-imagenet.py), COCO mAP (accuracy-openimages.py), SQuAD exact
 // match and F1 with BERT's tokenizer (accuracy-squad.py), KiTS19 mean
-// DICE (accuracy_kits.py) and ROC AUC (accuracy-dlrm.py). [Scorers] lists
+// DICE (accuracy_kits.py), ROC AUC (accuracy-dlrm.py), ROUGE (the LLM
+// evaluation scripts) and the word error rate after openai-whisper's
+// English normalizer (accuracy_eval.py). [Scorers] lists
 // them; tools/accuracyref/verify.sh runs the official scripts against
 // them.
 //

@@ -32,7 +32,9 @@ type Inputs struct {
 	Truth string
 	// Trace is DLRM's aggregation trace (dlrm_trace_of_aggregated_samples.txt).
 	Trace string
-	// Vocab is the tokenizer's vocabulary: BERT's vocab.txt.
+	// Vocab is the tokenizer's vocabulary: BERT's vocab.txt, an LLM's
+	// tokenizer.json; for Whisper the normalizer's spelling table,
+	// openai-whisper's normalizers/english.json.
 	Vocab string
 	// InvMap is accuracy-openimages.py's --use-inv-map.
 	InvMap bool
@@ -54,7 +56,10 @@ type Scorer struct {
 	Benchmarks []string
 	// Needs lists the inputs it cannot score without: "truth", "vocab".
 	Needs []string
-	Score func(log io.Reader, in Inputs) (Score, error)
+	// VocabIs names the file it reads as Inputs.Vocab; "" for a
+	// tokenizer's vocabulary.
+	VocabIs string
+	Score   func(log io.Reader, in Inputs) (Score, error)
 }
 
 // The inputs a scorer may need (Scorer.Needs).
@@ -82,6 +87,8 @@ func Scorers() []Scorer {
 			Benchmarks: []string{"bert"}, Needs: []string{NeedTruth, NeedVocab}, Score: scoreSQuAD},
 		{Name: "rouge", Script: "language/llama2-70b/evaluate-accuracy.py",
 			Benchmarks: []string{"llama2-70b", "llama3_1-8b", "llama3_1-8b-edge"}, Needs: []string{NeedTruth, NeedVocab, NeedTargets}, Score: scoreROUGE},
+		{Name: "whisper", Script: "speech2text/accuracy_eval.py", Benchmarks: []string{"whisper"},
+			Needs: []string{NeedTruth, NeedVocab}, VocabIs: "openai-whisper's normalizers/english.json (its spelling table)", Score: scoreWER},
 	}
 }
 

@@ -193,7 +193,7 @@ func keySpecs() []keySpec {
 		{key: KeySubmitter, def: "mlperf-host", help: "submitter (organization) name in the submission tree", checker: str("a name without /", pathSafe)},
 		{key: KeySystem, def: "local", help: "system name in the submission tree", checker: str("a name without /", pathSafe)},
 		{key: KeyAccuracyTruth, help: "ground truth the benchmark's scorer reads (--truth of `accuracy`; default: the data set's)", checker: str("a path", anyString)},
-		{key: KeyAccuracyVocab, help: "tokenizer file the scorer reads: BERT's vocab.txt, an LLM's tokenizer.json", checker: str("a path", anyString)},
+		{key: KeyAccuracyVocab, help: "tokenizer file the scorer reads: BERT's vocab.txt, an LLM's tokenizer.json, whisper's normalizers/english.json", checker: str("a path", anyString)},
 		{key: KeyAccuracyTrace, help: "DLRM aggregation trace the scorer reads with a day-23 ground truth", checker: str("a path", anyString)},
 		{key: KeyAccuracyDType, help: "response dtype where the official script takes one (default: the script's)", checker: str("a dtype name", anyString)},
 		{key: KeyTEST06EOS, def: "2", help: "EOS token id TEST06 checks an LLM's outputs with", checker: str("a non-negative integer", uintValue)},

@@ -33,7 +33,11 @@ func ScorerInputs(c *config.Config, d dataset.Dataset, sc accuracy.Scorer) (in a
 	case slices.Contains(sc.Needs, accuracy.NeedTruth) && in.Truth == "":
 		return in, fmt.Sprintf("the %s scorer needs the ground truth %s reads: --set %s=PATH", sc.Name, filepath.Base(sc.Script), config.KeyAccuracyTruth), nil
 	case slices.Contains(sc.Needs, accuracy.NeedVocab) && in.Vocab == "":
-		return in, fmt.Sprintf("the %s scorer needs the tokenizer's file: --set %s=FILE", sc.Name, config.KeyAccuracyVocab), nil
+		what := sc.VocabIs
+		if what == "" {
+			what = "the tokenizer's file"
+		}
+		return in, fmt.Sprintf("the %s scorer needs %s: --set %s=FILE", sc.Name, what, config.KeyAccuracyVocab), nil
 	}
 	if slices.Contains(sc.Needs, accuracy.NeedTargets) {
 		p, err := refdata.ReadPrompts(in.Truth)

@@ -95,6 +95,14 @@ same kits19 '^Accuracy:' "$(mh --scorer kits19 --truth "$T/kits19" "$T/kits19/ml
 same rouge '^\{.rouge1' "$(mh --scorer rouge --truth "$T/rouge/prompts.json" --vocab "$T/rouge/tokenizer.json" --dtype int32 "$T/rouge/mlperf_log_accuracy.json")" -- \
 	$PY "$ROOT/tools/accuracyref/rouge_check.py" "$T/rouge/mlperf_log_accuracy.json" "$T/rouge/prompts.json" "$T/rouge/tokenizer.json" int32
 
+# WER: openai-whisper is not installable here; shims/whisper stands in for
+# its EnglishTextNormalizer (its docstring says how it was written), so
+# that accuracy_eval.py's own decoding and WER code run unchanged.
+W=$T/whisper
+same whisper '^Word Error Rate' "$(mh --scorer whisper --truth "$W/manifest.json" --vocab "$W/english.json" "$W/mlperf_log_accuracy.json")" -- \
+	env PYTHONPATH="$ROOT/tools/accuracyref/shims" WHISPER_SPELLINGS="$W/english.json" \
+	bash -c 'cd "$1/speech2text" && '$PY' accuracy_eval.py --log_dir "$2" --dataset_dir "$2" --manifest "$2/manifest.json"' _ "$REPO" "$W"
+
 # The benchmarks' end-to-end runs: TestBenchmarksEndToEnd leaves each
 # data set in its reference form and the accuracy run's log under $E2E;
 # the official script reads them as the test's `accuracy` did.
