@@ -187,3 +187,24 @@ func TestReadWhisperManifest(t *testing.T) {
 	_, err = ReadWhisperManifest(strings.NewReader(`{}`))
 	assert.ErrorContains(t, err, "want a JSON array of utterances")
 }
+
+// FuzzWhisper: the normalizer never fails on any text, and a manifest
+// and a log of any bytes give a score or an error.
+func FuzzWhisper(f *testing.F) {
+	f.Add("one point two point three and a half dollars", `[{"transcript": "a b", "original_duration": 1}]`)
+	f.Add("double o seven $0 05 twenty ninth", `[{"transcript": 3, "original_duration": 40}]`)
+	n := NewEnglishNormalizer(map[string]string{"colour": "color"})
+	f.Fuzz(func(t *testing.T, text, manifest string) {
+		_ = n.Normalize(text)
+		refs, err := ReadWhisperManifest(strings.NewReader(manifest))
+		if err != nil {
+			return
+		}
+		_, _ = WER(strings.NewReader(whisperLog(8, strings.Map(func(c rune) rune {
+			if strings.ContainsRune(WhisperLabels, c) {
+				return c
+			}
+			return -1
+		}, text))), refs, n, "")
+	})
+}
