@@ -13,8 +13,8 @@ import (
 )
 
 func (a *app) cmdDataset(ctx context.Context, args []string) error {
-	usage := exitcode.New(exitcode.Usage, fmt.Errorf("dataset: want info, convert or export"),
-		"mlperf-host dataset info PATH | convert [--label-map FILE] SRC DST.mlph | export --format npy|mlph DST")
+	usage := exitcode.New(exitcode.Usage, fmt.Errorf("dataset: want info, convert, export or prepare"),
+		"mlperf-host dataset info PATH | convert [--label-map FILE] SRC DST.mlph | export --format npy|mlph DST | prepare imagenet SRC DST")
 	if len(args) == 0 {
 		return usage
 	}
@@ -25,6 +25,8 @@ func (a *app) cmdDataset(ctx context.Context, args []string) error {
 		return a.datasetConvert(args[1:])
 	case "export":
 		return a.datasetExport(args[1:])
+	case "prepare":
+		return a.datasetPrepare(ctx, args[1:])
 	}
 	return usage
 }

@@ -10,7 +10,10 @@
 // sample.
 //
 // It also writes small data sets in those forms (fixtures.go), which the
-// end-to-end tests run and `mlperf-host dataset` can describe.
+// end-to-end tests run and `mlperf-host dataset` can describe, and
+// prepares the ResNet-50 form from the raw ImageNet JPEGs as the
+// reference preprocesses them ([PrepareImageNet], with OpenCV's INTER_AREA
+// resize in resize_area.go).
 //
 // Package refdata imports only the standard library and packages dataset
 // and accuracy (the SQuAD features its scorer cuts);

@@ -1,0 +1,168 @@
+package refdata
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/internal/dataset"
+)
+
+// TestResizeAreaOpenCV: testdata/resize_area.json holds small images and
+// what OpenCV's cv2.resize with INTER_AREA makes of them
+// (tools/prepareref/resize_fixture.py): a generic shrink, 2×2 and 3×3
+// integral shrinks with rounding ties, growth on both axes and on one.
+func TestResizeAreaOpenCV(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("testdata", "resize_area.json"))
+	require.NoError(t, err)
+	var fx struct {
+		Cases []struct {
+			SW, SH, DW, DH int
+			Src, Dst       []uint8
+		}
+	}
+	require.NoError(t, json.Unmarshal(b, &fx))
+	require.NotEmpty(t, fx.Cases)
+	for _, c := range fx.Cases {
+		t.Run(fmt.Sprintf("%dx%d to %dx%d", c.SW, c.SH, c.DW, c.DH), func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, c.Dst, resizeArea(c.Src, c.SW, c.SH, 3, c.DW, c.DH))
+		})
+	}
+}
+
+// TestResizeAreaWeights: a 3-pixel row shrunk to 2, worked by hand: each
+// output covers 1.5 pixels, 1 of the nearer and 0.5 of the middle one.
+func TestResizeAreaWeights(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, []uint8{30, 150}, resizeArea([]uint8{0, 90, 180}, 3, 1, 1, 2, 1))
+	// 2×2 integral: (1+2+3+4+2)>>2 = 3, a tie at 2.5 rounded up as
+	// OpenCV's SSE2 loop does.
+	assert.Equal(t, []uint8{3}, resizeArea([]uint8{1, 2, 3, 4}, 2, 2, 1, 1, 1))
+}
+
+// writePNG writes a w×h image whose pixels follow (x, y).
+func writePNG(t *testing.T, path string, w, h int) {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			img.Set(x, y, color.RGBA{uint8(x * 7), uint8(y * 5), uint8((x + y) * 3), 255})
+		}
+	}
+	var buf bytes.Buffer
+	require.NoError(t, png.Encode(&buf, img))
+	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+}
+
+// TestPrepareImageNet: raw images and their val_map.txt become the
+// reference form package dataset opens, in either layout; a sample is
+// PreprocessVGG of its image.
+func TestPrepareImageNet(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	writePNG(t, filepath.Join(src, "a.png"), 300, 260)
+	require.NoError(t, os.MkdirAll(filepath.Join(src, "sub"), 0o755))
+	writePNG(t, filepath.Join(src, "sub", "b.png"), 100, 180)
+	require.NoError(t, os.WriteFile(filepath.Join(src, "val_map.txt"), []byte("a.png 7\nsub/b.png 3\n"), 0o644))
+	for _, tt := range []struct {
+		name  string
+		nhwc  bool
+		shape []int
+	}{{"NCHW", false, []int{3, 224, 224}}, {"NHWC", true, []int{224, 224, 3}}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dst := t.TempDir()
+			n, err := PrepareImageNet(context.Background(), src, dst, PrepareOptions{NHWC: tt.nhwc, Workers: 2})
+			require.NoError(t, err)
+			assert.Equal(t, 2, n)
+			d, err := dataset.OpenNPYDir(dst, "")
+			require.NoError(t, err)
+			defer d.Close()
+			assert.Equal(t, []int{7, 3}, d.Labels())
+			spec, ok := d.Schema().Single()
+			require.True(t, ok)
+			assert.Equal(t, tt.shape, spec.Shape)
+			assert.Equal(t, dataset.Float32, spec.DType)
+
+			f, err := os.Open(filepath.Join(src, "sub", "b.png"))
+			require.NoError(t, err)
+			rgb, w, h, err := decodeRGB(f)
+			f.Close()
+			require.NoError(t, err)
+			want, _ := PreprocessVGG(rgb, w, h, tt.nhwc)
+			got := make([]byte, spec.Bytes())
+			require.NoError(t, d.ReadSample(1, got))
+			assert.Equal(t, float32Bytes(want), got)
+		})
+	}
+}
+
+// TestPreprocessVGG: the crop's corner pixel of a constant image is its
+// value minus the channel's mean, in both layouts.
+func TestPreprocessVGG(t *testing.T) {
+	t.Parallel()
+	rgb := bytes.Repeat([]byte{200, 100, 50}, 400*300)
+	// float32 subtraction, as numpy's on float32 arrays.
+	r, g, b := float32(200), float32(100), float32(50)
+	want := []float32{r - float32(123.68), g - float32(116.78), b - float32(103.94)}
+	chw, spec := PreprocessVGG(rgb, 400, 300, false)
+	assert.Equal(t, []int{3, 224, 224}, spec.Shape)
+	assert.Equal(t, want, []float32{chw[0], chw[224*224], chw[2*224*224]})
+	hwc, spec := PreprocessVGG(rgb, 400, 300, true)
+	assert.Equal(t, []int{224, 224, 3}, spec.Shape)
+	assert.Equal(t, want, hwc[:3])
+}
+
+func TestPrepareImageNetErrors(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	writePNG(t, filepath.Join(src, "a.png"), 20, 20)
+	require.NoError(t, os.WriteFile(filepath.Join(src, "bad.JPEG"), []byte("not a jpeg"), 0o644))
+	tests := []struct{ name, valMap, want string }{
+		{name: "missing image", valMap: "a.png 1\nmissing.JPEG 2\n", want: "missing.JPEG: no such file"},
+		{name: "not an image", valMap: "bad.JPEG 2\n", want: "imagenet image " + filepath.Join(src, "bad.JPEG") + ": image: unknown format"},
+		{name: "bad label map", valMap: "a.png one\n", want: `val_map.txt:1: label "one"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			vm := filepath.Join(t.TempDir(), "val_map.txt")
+			require.NoError(t, os.WriteFile(vm, []byte(tt.valMap), 0o644))
+			_, err := PrepareImageNet(context.Background(), src, t.TempDir(), PrepareOptions{LabelMap: vm})
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+	_, err := PrepareImageNet(context.Background(), t.TempDir(), t.TempDir(), PrepareOptions{})
+	assert.ErrorContains(t, err, "imagenet label map")
+}
+
+// FuzzDecodeRGB: any bytes decode to whole RGB pixels or an error.
+func FuzzDecodeRGB(f *testing.F) {
+	var buf bytes.Buffer
+	img := image.NewYCbCr(image.Rect(0, 0, 5, 3), image.YCbCrSubsampleRatio420)
+	require.NoError(f, jpeg.Encode(&buf, img, nil)) // 4:2:0 chroma
+	f.Add(buf.Bytes())
+	f.Add([]byte("\xff\xd8\xff\xe0"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if cfg, _, err := image.DecodeConfig(bytes.NewReader(b)); err != nil || cfg.Width*cfg.Height > 1<<20 {
+			return
+		}
+		rgb, w, h, err := decodeRGB(bytes.NewReader(b))
+		if err == nil {
+			assert.Len(t, rgb, w*h*3)
+		}
+	})
+}
