@@ -219,6 +219,36 @@ func (v numValue) orEmpty() string {
 // plus returns the integer v+k.
 func (v numValue) plus(k int64) *big.Int { return new(big.Int).Add(v.n, big.NewInt(k)) }
 
+// withOnes is the number read so far followed by the ones word n
+// (1..19): added where its last digit (two for 11..19) is free, else
+// written after it, a preceding tens word's zero giving way.
+func (v numValue) withOnes(n int64, prevIsOne, prevIsTen bool) numValue {
+	d := strconv.FormatInt(n, 10)
+	switch {
+	case !v.set:
+		return int64Value(n)
+	case v.isStr || prevIsOne:
+		if prevIsTen && n < 10 { // the tens' zero becomes the digit
+			return strValue(v.s[:len(v.s)-1] + d)
+		}
+		return strValue(v.String() + d)
+	case n < 10 && v.modIs0(10), n >= 10 && v.modIs0(100):
+		return intValue(v.plus(n))
+	}
+	return strValue(v.String() + d)
+}
+
+// withTens is the number read so far followed by the tens word n.
+func (v numValue) withTens(n int64) numValue {
+	switch {
+	case !v.set:
+		return int64Value(n)
+	case !v.isStr && v.modIs0(100):
+		return intValue(v.plus(n))
+	}
+	return strValue(v.String() + strconv.FormatInt(n, 10))
+}
+
 // scaled is whisper's value // 1000 * 1000 + value % 1000 * multiplier.
 func (v numValue) scaled(mul *big.Int) *big.Int {
 	thousand := big.NewInt(1000)
@@ -317,56 +347,27 @@ func numberWords(words []string) []string {
 			emit(current)
 		case numZeros[current]:
 			value = strValue(value.orEmpty() + "0")
-		case isOne:
-			switch {
-			case !value.set:
-				value = int64Value(ones)
-			case value.isStr || prevIsOne:
-				if prevIsTen && ones < 10 { // the tens' zero becomes the digit
-					value = strValue(value.s[:len(value.s)-1] + strconv.FormatInt(ones, 10))
-				} else {
-					value = strValue(value.String() + strconv.FormatInt(ones, 10))
-				}
-			case ones < 10 && value.modIs0(10), ones >= 10 && value.modIs0(100):
-				value = intValue(value.plus(ones))
-			default:
-				value = strValue(value.String() + strconv.FormatInt(ones, 10))
+		case isOne || isOneSuf:
+			n, suf := ones, ""
+			if isOneSuf {
+				n, suf = onesSuf.value, onesSuf.suffix
 			}
-		case isOneSuf:
-			o, suf := strconv.FormatInt(onesSuf.value, 10), onesSuf.suffix
-			switch {
-			case !value.set:
-				emit(o + suf)
-			case value.isStr || prevIsOne:
-				if prevIsTen && onesSuf.value < 10 {
-					emit(value.s[:len(value.s)-1] + o + suf)
-				} else {
-					emit(value.String() + o + suf)
-				}
-			case onesSuf.value < 10 && value.modIs0(10), onesSuf.value >= 10 && value.modIs0(100):
-				emit(value.plus(onesSuf.value).String() + suf)
-			default:
-				emit(value.String() + o + suf)
+			v := value.withOnes(n, prevIsOne, prevIsTen)
+			if isOne {
+				value = v
+			} else {
+				emit(v.String() + suf)
 			}
-			value = numValue{}
-		case isTen:
-			switch {
-			case !value.set:
-				value = int64Value(tens)
-			case !value.isStr && value.modIs0(100):
-				value = intValue(value.plus(tens))
-			default:
-				value = strValue(value.String() + strconv.FormatInt(tens, 10))
+		case isTen || isTenSuf:
+			n, suf := tens, ""
+			if isTenSuf {
+				n, suf = tensSuf.value, tensSuf.suffix
 			}
-		case isTenSuf:
-			t, suf := strconv.FormatInt(tensSuf.value, 10), tensSuf.suffix
-			switch {
-			case !value.set:
-				emit(t + suf)
-			case !value.isStr && value.modIs0(100):
-				emit(value.plus(tensSuf.value).String() + suf)
-			default:
-				emit(value.String() + t + suf)
+			v := value.withTens(n)
+			if isTen {
+				value = v
+			} else {
+				emit(v.String() + suf)
 			}
 		case isMul:
 			switch {

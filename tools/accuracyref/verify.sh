@@ -17,18 +17,8 @@ MLPERF_HOST=$(realpath "$MLPERF_HOST")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/verify-accuracy.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-need=()
-for pkg in python3-numpy python3-sklearn python3-nibabel python3-pandas python3-six; do
-	dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
-done
-if ((${#need[@]})); then
-	if [[ $(id -u) == 0 ]]; then
-		apt-get install -y -qq "${need[@]}" >/dev/null
-	else
-		echo "verify-accuracy: install ${need[*]} (apt-get) first" >&2
-		exit 1
-	fi
-fi
+. "$ROOT/tools/accuracyref/debian_packages.sh"
+need_debian_packages verify-accuracy python3-numpy python3-sklearn python3-nibabel python3-pandas python3-six
 
 if [[ -d $INFERENCE_REPO/.git || -f $INFERENCE_REPO/.git ]]; then
 	REPO=$INFERENCE_REPO

@@ -15,18 +15,8 @@ MLPERF_HOST=$(realpath "$MLPERF_HOST")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/verify-prepare.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-need=()
-for pkg in python3-opencv python3-numpy python3-pil; do
-	dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
-done
-if ((${#need[@]})); then
-	if [[ $(id -u) == 0 ]]; then
-		apt-get install -y -qq "${need[@]}" >/dev/null
-	else
-		echo "verify-prepare: install ${need[*]} (apt-get) first" >&2
-		exit 1
-	fi
-fi
+. "$ROOT/tools/accuracyref/debian_packages.sh"
+need_debian_packages verify-prepare python3-opencv python3-numpy python3-pil
 
 if [[ -d $INFERENCE_REPO/.git || -f $INFERENCE_REPO/.git ]]; then
 	REPO=$INFERENCE_REPO
