@@ -166,3 +166,22 @@ func FuzzDecodeRGB(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkPrepareImage: one 500×375 4:2:0 JPEG (ImageNet's typical
+// size) decoded and preprocessed into its NCHW sample.
+func BenchmarkPrepareImage(b *testing.B) {
+	img := image.NewRGBA(image.Rect(0, 0, 500, 375))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i * 7 % 251)
+	}
+	var buf bytes.Buffer
+	require.NoError(b, jpeg.Encode(&buf, img, &jpeg.Options{Quality: 90}))
+	b.ReportAllocs()
+	for b.Loop() {
+		rgb, w, h, err := decodeRGB(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		PreprocessVGG(rgb, w, h, false)
+	}
+}
