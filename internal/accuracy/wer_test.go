@@ -3,6 +3,7 @@ package accuracy
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -89,6 +90,27 @@ func TestEnglishNormalizer(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tt.want, n.Normalize(tt.in))
 		})
+	}
+}
+
+// TestEnglishNormalizerCases: testdata/whisper/normalizer_cases.json holds
+// 400 random word sequences over the normalizer's vocabulary and what the
+// Python reimplementation (tools/accuracyref/shims/whisper, written
+// separately from the same reading of openai-whisper) makes of them
+// (tools/accuracyref/make_fixtures.py).
+func TestEnglishNormalizerCases(t *testing.T) {
+	t.Parallel()
+	td := filepath.Join("testdata", "whisper")
+	spellings, err := ReadSpellings(filepath.Join(td, "english.json"))
+	require.NoError(t, err)
+	b, err := os.ReadFile(filepath.Join(td, "normalizer_cases.json"))
+	require.NoError(t, err)
+	var cases [][2]string
+	require.NoError(t, json.Unmarshal(b, &cases))
+	require.Len(t, cases, 400)
+	n := NewEnglishNormalizer(spellings)
+	for _, c := range cases {
+		assert.Equal(t, c[1], n.Normalize(c[0]), "normalizing %q", c[0])
 	}
 }
 

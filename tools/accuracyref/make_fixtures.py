@@ -255,9 +255,34 @@ def whisper():
         json.dump(manifest, f, indent=1)
     with open(os.path.join(d, "english.json"), "w") as f:
         json.dump({"colour": "color", "honour": "honor", "tyre": "tire"}, f, indent=1)
+    normalizer_cases(d)
     order = [3, 0, 7, 5, 9, 1, 6, 2, 8, 4, 0]  # 0 twice: the script counts it twice
     write_log(os.path.join(d, "mlperf_log_accuracy.json"),
               [(i, struct.pack("<%dq" % len(hyps[i]), *[WHISPER_LABELS.index(c) for c in hyps[i]])) for i in order])
+
+
+def normalizer_cases(d):
+    """normalizer_cases.json: random word sequences over the number
+    normalizer's vocabulary, contractions, digits and symbols, and what
+    shims/whisper's EnglishTextNormalizer makes of them."""
+    import random
+    import sys
+    sys.path.insert(0, os.path.join("tools", "accuracyref", "shims"))
+    os.environ["WHISPER_SPELLINGS"] = os.path.join(d, "english.json")
+    from whisper import normalizers
+    vocab = sorted(normalizers.ALL) + ["1", "05", "3", "2020", "007", "1.5", "$5", "x", "colour", "won't",
+                                       "i'm", "it's", "'s", "mr", "um", "half", "a", "9th", "-", "+", "%",
+                                       "$", "'", "10s", "st", "(aside)", "[noise]", "1,000", "end."]
+    rng = random.Random(7)
+    norm = normalizers.EnglishTextNormalizer()
+    cases = []
+    for _ in range(400):
+        words = [rng.choice(vocab) for _ in range(rng.randint(1, 8))]
+        text = "".join(w + rng.choice([" ", " ", ""]) for w in words)
+        cases.append([text, norm(text)])
+    with open(os.path.join(d, "normalizer_cases.json"), "w") as f:
+        json.dump(cases, f, indent=0, ensure_ascii=False)
+        f.write("\n")
 
 
 if __name__ == "__main__":
