@@ -43,7 +43,7 @@ func commands() []command {
 		{"report", "[flags] DIR", "write an HTML report of a run's logs", (*app).cmdReport},
 		{"plugins", "list | describe NAME | check NAME", "list installed plugins, describe one (devices, options), or run the conformance checks against it", (*app).cmdPlugins},
 		{"config", "show [flags]", "print the effective configuration and where each value came from", (*app).cmdConfig},
-		{"dataset", "info | convert | export", "inspect, convert or export data sets", (*app).cmdDataset},
+		{"dataset", "info | convert | export | prepare", "inspect, convert, export or prepare data sets", (*app).cmdDataset},
 		{"serve", "--plugin NAME --listen ADDR [TLS flags]", "serve a plugin to runs on other machines over mutual TLS", (*app).cmdServe},
 		{"version", "", "print the version and ABI", (*app).cmdVersion},
 	}
