@@ -54,7 +54,6 @@ func ReadWhisperManifest(r io.Reader) ([]string, error) {
 	var entries []struct {
 		Transcript       json.RawMessage `json:"transcript"`
 		OriginalDuration *float64        `json:"original_duration"`
-		TextFilepath     string          `json:"text_filepath"`
 	}
 	if err := json.NewDecoder(r).Decode(&entries); err != nil {
 		return nil, fmt.Errorf("want a JSON array of utterances: %w", err)
