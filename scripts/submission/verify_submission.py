@@ -39,13 +39,19 @@ import subprocess
 import sys
 
 ROUND = "v6.1"
+# The round's minimum duration of a performance run (the checker's TEST_DURATION_MS).
+TEST_DURATION_MS = 600000
 CATEGORIES = {"edge": "box-edge", "datacenter": "box-dc"}
 SCENARIOS = {"edge": ["SingleStream", "MultiStream", "Offline"], "datacenter": ["Server", "Offline"]}
 
 # Settings for the demo's runs (the rates are flags: what the machine
-# sustains). The Server latency bound is the demo's own.
+# sustains). The Server latency bound is the demo's own. The SingleStream
+# target latency sits below the demo's (about 0.8 ms on an idle core): the
+# LoadGen generates the queries of twice min_duration at that latency, and a
+# run that answers faster than the target runs out of them before
+# min_duration and is INVALID.
 USER_CONF = """*.*.min_duration = {min_duration}
-*.SingleStream.target_latency = 2
+*.SingleStream.target_latency = 0.5
 *.MultiStream.target_latency = 10
 *.Server.target_qps = {server_qps}
 *.Offline.target_qps = {offline_qps}
@@ -156,9 +162,10 @@ def finish(job):
     print(f"{name}: submit exited {p.returncode}", flush=True)
 
 
-def patched_checker(tools, work, demo):
-    """A copy of the checker whose tables also list the demo."""
-    dst = os.path.join(work, "checker")
+def patched_checker(tools, work, demo, min_duration_ms=None):
+    """A copy of the checker whose tables also list the demo; with
+    min_duration_ms, one whose 600 s minimum duration is that instead."""
+    dst = os.path.join(work, "checker" if min_duration_ms is None else "checker-short")
     shutil.rmtree(dst, ignore_errors=True)
     shutil.copytree(os.path.join(tools, "tools", "submission", "submission_checker"), os.path.join(dst, "submission_checker"))
     name = demo["name"]
@@ -183,10 +190,21 @@ for _t in {demo["audits"]!r}:
     _cfg["models_" + _t].append({name!r})
 OFFLINE_MIN_SPQ_SINCE_V4[{name!r}] = {demo["offline_min_samples_per_query"]!r}
 """
+    if min_duration_ms is not None:
+        patch += f"""
+# verify_submission.py --min-duration-ms: runs shorter than the round's
+# 600 s, which min_duration_check holds them to instead.
+TEST_DURATION_MS = {min_duration_ms!r}
+"""
     with open(os.path.join(dst, "submission_checker", "constants.py"), "a") as f:
         f.write(patch)
     print("checker patch (appended to a copy of constants.py):" + patch)
     return dst
+
+
+# The checker's line for a run shorter than TEST_DURATION_MS
+# (performance_check.py min_duration_check).
+SHORT_RUN = re.compile(r"Test duration less than 600s in user config")
 
 
 def run_checker(parent, tree, csv):
@@ -306,6 +324,21 @@ def main():
     out, errors, looks_ok = run_checker(parent, tree, os.path.join(args.work, "summary.csv"))
     with open(os.path.join(args.work, "checker.log"), "w") as f:
         f.write(out)
+    short = [line for line in errors if SHORT_RUN.search(line)]
+    if args.min_duration_ms < TEST_DURATION_MS and errors:
+        # Runs shorter than 600 s: min_duration_check fails on each
+        # performance log (the main run's and each audit's), and the lines
+        # that gather its verdict (the path's performance and compliance
+        # checks failed, no result) follow. Say how many (checker.log holds
+        # them); the copy below holds the tree to the runs' own duration,
+        # every other check as published, so what remains is the rest.
+        print(f"checker: {len(errors)} ERROR lines (checker.log), {len(short)} of them min_duration_check's "
+              f"'Test duration less than 600s' (the runs last {args.min_duration_ms} ms)")
+        parent = patched_checker(tools, args.work, demo, args.min_duration_ms)
+        print(f"== 2. the official checker, with the demo in its tables and a {args.min_duration_ms} ms minimum duration")
+        out, errors, looks_ok = run_checker(parent, tree, os.path.join(args.work, "summary-short.csv"))
+        with open(os.path.join(args.work, "checker-short.log"), "w") as f:
+            f.write(out)
     for line in errors:
         print(line)
     print("\n".join(out.splitlines()[-14:]))
