@@ -129,11 +129,11 @@ def run_submissions(args, tree, backup):
     # which run one at a time.
     beside = [j for j in jobs if args.parallel or (args.server_beside and j[0].endswith("-Server"))]
     queue = [j for j in jobs if j not in beside]
-    running = [start(args, name, cmd) for name, cmd in beside]
+    running = [(start(args, name, cmd), cmd) for name, cmd in beside]
     for name, cmd in queue:
-        finish(start(args, name, cmd))
-    for r in running:
-        finish(r)
+        retry(args, finish(start(args, name, cmd)), cmd)
+    for r, cmd in running:
+        retry(args, finish(r), cmd)
 
 
 def start(args, name, cmd):
@@ -153,13 +153,39 @@ def start(args, name, cmd):
 
 
 def finish(job):
+    """The name of the job, and the problems submit found in the directory
+    of its own scenario (None: none)."""
     name, p, log = job
-    # submit exits 10 when its own check finds problems (the other
-    # scenarios' directories may still be on their way): the official
-    # checker's verdict below is the one reported.
+    # submit exits 10 when its own check finds problems, also when the other
+    # scenarios' directories are still on their way; 8 when a run is
+    # INVALID. The official checker's verdict below is the one reported.
     p.wait()
     log.close()
-    print(f"{name}: submit exited {p.returncode}", flush=True)
+    with open(log.name) as f:
+        text = f.read()
+    system = CATEGORIES[name.split("-")[0]]
+    scenario = name.split("-", 1)[1]
+    own = [line for line in text.splitlines()
+           if line.startswith("problem: ") and f"/results/{system}/" in line and f"/{scenario}/" in line]
+    print(f"{name}: submit exited {p.returncode}" + (f", {len(own)} problems in its scenario" if own else ""),
+          flush=True)
+    return name, (own or None) if p.returncode in (0, 10) else [f"submit exited {p.returncode}"]
+
+
+def retry(args, result, cmd):
+    """Reruns a scenario whose own directory has problems, at most
+    --retries times: on a shared machine an audit compares two runs that
+    other work slowed by different amounts, and a latency bound meets a
+    machine that other work took away. Every attempt is in the output."""
+    name, problems = result
+    for attempt in range(args.retries):
+        if not problems:
+            return
+        for line in problems:
+            print(f"  {line}")
+        print(f"{name}: rerun {attempt + 1} of at most {args.retries}", flush=True)
+        os.replace(os.path.join(args.work, name + ".log"), os.path.join(args.work, f"{name}.try{attempt + 1}.log"))
+        name, problems = finish(start(args, name, cmd))
 
 
 def patched_checker(tools, work, demo, min_duration_ms=None):
@@ -297,6 +323,9 @@ def main():
     p.add_argument("--jobs", help="only these submissions (edge-SingleStream,datacenter-Server,...), "
                    "into the tree already there")
     p.add_argument("--parallel", action="store_true", help="every submission at once")
+    p.add_argument("--retries", type=int, default=0,
+                   help="rerun a scenario whose own directory has problems (a run INVALID, an audit FAIL) "
+                   "at most this many times")
     p.add_argument("--reuse", action="store_true", help="check the tree already in WORK")
     args = p.parse_args()
     args.binary = os.path.abspath(args.binary)
