@@ -131,9 +131,9 @@ def run_submissions(args, tree, backup):
     queue = [j for j in jobs if j not in beside]
     running = [(start(args, name, cmd), cmd) for name, cmd in beside]
     for name, cmd in queue:
-        retry(args, finish(start(args, name, cmd)), cmd)
+        retry(args, finish(start(args, name, cmd)), cmd, tree, backup)
     for r, cmd in running:
-        retry(args, finish(r), cmd)
+        retry(args, finish(r), cmd, tree, backup)
 
 
 def start(args, name, cmd):
@@ -172,11 +172,13 @@ def finish(job):
     return name, (own or None) if p.returncode in (0, 10) else [f"submit exited {p.returncode}"]
 
 
-def retry(args, result, cmd):
+def retry(args, result, cmd, tree, backup):
     """Reruns a scenario whose own directory has problems, at most
     --retries times: on a shared machine an audit compares two runs that
     other work slowed by different amounts, and a latency bound meets a
-    machine that other work took away. Every attempt is in the output."""
+    machine that other work took away. Every attempt is in the output, and
+    each one set aside (ATTEMPTS/NAME.tryN: its scenario directory and its
+    backup) has its audits verified by the official scripts too."""
     name, problems = result
     for attempt in range(args.retries):
         if not problems:
@@ -184,7 +186,15 @@ def retry(args, result, cmd):
         for line in problems:
             print(f"  {line}")
         print(f"{name}: rerun {attempt + 1} of at most {args.retries}", flush=True)
-        os.replace(os.path.join(args.work, name + ".log"), os.path.join(args.work, f"{name}.try{attempt + 1}.log"))
+        label = f"{name}.try{attempt + 1}"
+        os.replace(os.path.join(args.work, name + ".log"), os.path.join(args.work, label + ".log"))
+        system, scenario = CATEGORIES[name.split("-")[0]], name.split("-", 1)[1]
+        rel = os.path.join("closed", "acme", "results", system, "fashion-mnist", scenario)
+        kept = os.path.join(args.work, "attempts", label)
+        shutil.rmtree(kept, ignore_errors=True)
+        for src, dst in ((tree, "submission"), (backup, "submission.backup")):
+            if os.path.isdir(os.path.join(src, rel)):
+                shutil.copytree(os.path.join(src, rel), os.path.join(kept, dst, rel))
         name, problems = finish(start(args, name, cmd))
 
 
@@ -305,6 +315,19 @@ def compliance(tools, tree, work):
     return rows
 
 
+def agreement(rows, prefix):
+    """Prints each verdict of mlperf-host beside the official one; whether
+    they all agree, scores and counts included."""
+    word = {True: "PASS", False: "FAIL", None: "missing"}
+    ok = True
+    for sc, test, name, ours, theirs, same in rows:
+        mark = "agree" if ours == theirs and ours is not None else "DISAGREE"
+        lines = "the same scores and counts" if same else "OTHER scores or counts"
+        print(f"{prefix}{sc} {test} {name}: mlperf-host {word[ours]}, official {word[theirs]}: {mark}, {lines}")
+        ok &= ours == theirs and ours is not None and same
+    return ok
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--repo", required=True, help="mlcommons/inference checkout or bare clone")
@@ -337,6 +360,7 @@ def main():
         if not args.jobs:
             shutil.rmtree(tree, ignore_errors=True)
             shutil.rmtree(backup, ignore_errors=True)
+            shutil.rmtree(os.path.join(args.work, "attempts"), ignore_errors=True)
         run_submissions(args, tree, backup)
 
     ok = True
@@ -381,12 +405,19 @@ def main():
 
     print("\n== 4. compliance/TEST01 and TEST04 run_verification.py")
     rows = compliance(tools, restore(tree, backup, args.work), args.work)
-    word = {True: "PASS", False: "FAIL", None: "missing"}
-    for sc, test, name, ours, theirs, same in rows:
-        mark = "agree" if ours == theirs and ours is not None else "DISAGREE"
-        lines = "the same scores and counts" if same else "OTHER scores or counts"
-        print(f"{sc} {test} {name}: mlperf-host {word[ours]}, official {word[theirs]}: {mark}, {lines}")
-        ok &= ours == theirs and ours is not None and same
+    ok &= agreement(rows, "")
+    attempts = os.path.join(args.work, "attempts")
+    for label in sorted(os.listdir(attempts)) if os.path.isdir(attempts) else []:
+        # An attempt set aside by --retries: its verdicts (FAIL, often)
+        # must agree too. Where one of its runs was INVALID, submit stopped
+        # there and wrote no verdict: nothing to compare.
+        work = os.path.join(attempts, label)
+        rows = compliance(tools, restore(os.path.join(work, "submission"), os.path.join(work, "submission.backup"),
+                                         work), work)
+        for sc, test, name, _, theirs, _ in (r for r in rows if r[3] is None):
+            print(f"{label}: {sc} {test} {name}: mlperf-host wrote none (a run of the attempt was INVALID), "
+                  f"official {'PASS' if theirs else 'FAIL' if theirs is False else 'missing'}")
+        ok &= agreement([r for r in rows if r[3] is not None], label + ": ")
     print("\nverify-submission: " + ("ok" if ok else "FAILED"))
     return 0 if ok else 1
 
