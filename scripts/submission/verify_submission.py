@@ -8,22 +8,26 @@
    lasts that long): one `submit --scenarios S` per scenario, one after the
    other (--parallel: all at once; --server-beside: the Server one beside the
    others), each in a session of its own. --reuse skips the runs and checks
-   the tree already there; --jobs reruns some scenarios into it.
+   the tree already there; --jobs reruns some scenarios into it; --retries N
+   reruns a scenario whose own directory has problems, setting the attempt
+   aside for step 4.
 2. Runs the official submission checker of mlcommons/inference (--repo) on the
    tree with --version ROUND, twice: as published, and as a copy in WORK whose
    tables also list fashion-mnist with the demo's own figures (its required
    scenarios, sample counts, accuracy target, Server bound, minimums and audits:
    `mlperf-host benchmarks --json fashion-mnist`). The demo is not an MLPerf
    model, so the published checker stops on its name; the copy sets aside only
-   that. It fails unless the copy reports no error.
+   that. It fails unless the copy reports no error. Runs shorter than 600 s
+   fail min_duration_check: the script counts those errors and checks again
+   with a third copy whose TEST_DURATION_MS is --min-duration-ms.
 3. Runs the official truncate_accuracy_log.py on the tree: it must change
    nothing (the tree's accuracy logs are already truncated, with their hashes).
 4. Restores the accuracy logs as they were before truncation (the --backup tree
    of submit, which the official flow verifies before truncating) in a copy of
    the tree, and runs the official compliance/TEST01 and TEST04
    run_verification.py on every scenario, each compliance directory as the tree
-   holds it (TEST0N/performance/run_1); their verdicts must agree with the ones
-   mlperf-host wrote.
+   holds it (TEST0N/performance/run_1), and on the attempts --retries set
+   aside; their verdicts must agree with the ones mlperf-host wrote.
 
 Usage: /usr/bin/python3 scripts/submission/verify_submission.py --repo PATH --binary bin/mlperf-host --work DIR
 `make verify-submission INFERENCE_REPO=PATH` runs it.
@@ -177,7 +181,7 @@ def retry(args, result, cmd, tree, backup):
     --retries times: on a shared machine an audit compares two runs that
     other work slowed by different amounts, and a latency bound meets a
     machine that other work took away. Every attempt is in the output, and
-    each one set aside (ATTEMPTS/NAME.tryN: its scenario directory and its
+    each one set aside (WORK/attempts/NAME.tryN: its scenario directory and its
     backup) has its audits verified by the official scripts too."""
     name, problems = result
     for attempt in range(args.retries):
