@@ -36,7 +36,7 @@ verify-official: verify-rounds ## the round tables, and the truncation and audit
 			diff -r $$c $$tmp/out/closed/acme/results/box/fashion-mnist/$$(basename $$c)/accuracy || exit 1; done && \
 		echo "truncation fixtures: as truncate_accuracy_log.py makes them"; rc=$$?; rm -rf $$tmp; exit $$rc
 
-verify-submission: build ## the demo's submission (closed; edge and datacenter; 600 s runs: about 3 h, VERIFY_MIN_DURATION_MS=1000: minutes) through the official v6.1 checker, truncate_accuracy_log.py and TEST01/TEST04 scripts of INFERENCE_REPO
+verify-submission: build ## the demo's submission (closed; edge and datacenter; 600 s runs: about 3 h, VERIFY_MIN_DURATION_MS=1000: minutes) through the official checker (v6.1; VERIFY_ARGS="--round v6.0"), truncate_accuracy_log.py and TEST01/TEST04 scripts of INFERENCE_REPO
 	$(need-inference)
 	$(PYTHON3) scripts/submission/verify_submission.py --repo $(INFERENCE_REPO) --binary $(MLPERF_HOST) \
 		--work $(VERIFY_WORK) --min-duration-ms $(VERIFY_MIN_DURATION_MS) $(VERIFY_ARGS)

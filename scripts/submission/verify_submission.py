@@ -12,8 +12,8 @@
    reruns a scenario whose own directory has problems, setting the attempt
    aside for step 4.
 2. Runs the official submission checker of mlcommons/inference (--repo) on the
-   tree with --version ROUND, twice: as published, and as a copy in WORK whose
-   tables also list fashion-mnist with the demo's own figures (its required
+   tree with --version ROUND (--round, default v6.1), twice: as published,
+   and as a copy in WORK whose tables also list fashion-mnist with the demo's own figures (its required
    scenarios, sample counts, accuracy target, Server bound, minimums and audits:
    `mlperf-host benchmarks --json fashion-mnist`). The demo is not an MLPerf
    model, so the published checker stops on its name; the copy sets aside only
@@ -42,7 +42,6 @@ import shutil
 import subprocess
 import sys
 
-ROUND = "v6.1"
 # The round's minimum duration of a performance run (the checker's TEST_DURATION_MS).
 TEST_DURATION_MS = 600000
 CATEGORIES = {"edge": "box-edge", "datacenter": "box-dc"}
@@ -118,7 +117,7 @@ def run_submissions(args, tree, backup):
     jobs = []
     for cat, system in CATEGORIES.items():
         for sc in SCENARIOS[cat]:
-            cmd = [args.binary, "submit", "--submission", tree, "--backup", backup, "--round", ROUND, "--config", cfg,
+            cmd = [args.binary, "submit", "--submission", tree, "--backup", backup, "--round", args.round, "--config", cfg,
                    "--user-conf", conf, "--progress", "never", "--set", "division=closed", "--set", "submitter=acme",
                    "--set", "system=" + system, "--set", "category=" + cat, "--set", "host.instances=1",
                    "--scenarios", sc]
@@ -216,7 +215,7 @@ def patched_checker(tools, work, demo, min_duration_ms=None):
 
 # verify_submission.py: the demo benchmark, which no MLPerf round lists,
 # with its own figures (mlperf-host benchmarks --json {name}).
-_cfg = MODEL_CONFIG[{ROUND!r}]
+_cfg = MODEL_CONFIG[{demo["round"]!r}]
 _cfg["models"].append({name!r})
 for _cat, _key in (("edge", "edge"), ("datacenter", "datacenter"), ("datacenter,edge", "datacenter-edge")):
     if _cat in {demo["required"]!r}:
@@ -247,8 +246,8 @@ TEST_DURATION_MS = {min_duration_ms!r}
 SHORT_RUN = re.compile(r"Test duration less than 600s in user config")
 
 
-def run_checker(parent, tree, csv):
-    r = sh([sys.executable, "-m", "submission_checker.main", "--input", os.path.abspath(tree), "--version", ROUND,
+def run_checker(parent, tree, csv, round_):
+    r = sh([sys.executable, "-m", "submission_checker.main", "--input", os.path.abspath(tree), "--version", round_,
             "--csv", csv], cwd=parent, check=False, capture=True)
     out = r.stdout + r.stderr
     errors = [line for line in out.splitlines() if re.search(r"\bERROR\b", line)]
@@ -337,6 +336,7 @@ def main():
     p.add_argument("--repo", required=True, help="mlcommons/inference checkout or bare clone")
     p.add_argument("--binary", required=True)
     p.add_argument("--work", required=True, help="directory for the tree and the tools' outputs")
+    p.add_argument("--round", default="v6.1", help="the round of the submission and of the checker (v6.0, v6.1)")
     p.add_argument("--min-duration-ms", type=int, default=600000)
     p.add_argument("--server-qps", type=float, default=50)
     p.add_argument("--offline-qps", type=float, default=1000,
@@ -369,16 +369,17 @@ def main():
 
     ok = True
     print("\n== 2. the official checker, as published")
-    out, errors, _ = run_checker(os.path.join(tools, "tools", "submission"), tree, os.path.join(args.work, "published.csv"))
+    out, errors, _ = run_checker(os.path.join(tools, "tools", "submission"), tree,
+                                 os.path.join(args.work, "published.csv"), args.round)
     with open(os.path.join(args.work, "checker-published.log"), "w") as f:
         f.write(out)
     print(f"{len(errors)} ERROR lines (checker-published.log); it ends:")
     print("\n".join(out.splitlines()[-3:]))
 
-    demo = json.loads(sh([args.binary, "benchmarks", "--round", ROUND, "--json", "fashion-mnist"], capture=True).stdout)[0]
+    demo = json.loads(sh([args.binary, "benchmarks", "--round", args.round, "--json", "fashion-mnist"], capture=True).stdout)[0]
     parent = patched_checker(tools, args.work, demo)
     print("== 2. the official checker, with the demo in its tables")
-    out, errors, looks_ok = run_checker(parent, tree, os.path.join(args.work, "summary.csv"))
+    out, errors, looks_ok = run_checker(parent, tree, os.path.join(args.work, "summary.csv"), args.round)
     with open(os.path.join(args.work, "checker.log"), "w") as f:
         f.write(out)
     short = [line for line in errors if SHORT_RUN.search(line)]
@@ -393,7 +394,7 @@ def main():
               f"'Test duration less than 600s' (the runs last {args.min_duration_ms} ms)")
         parent = patched_checker(tools, args.work, demo, args.min_duration_ms)
         print(f"== 2. the official checker, with the demo in its tables and a {args.min_duration_ms} ms minimum duration")
-        out, errors, looks_ok = run_checker(parent, tree, os.path.join(args.work, "summary-short.csv"))
+        out, errors, looks_ok = run_checker(parent, tree, os.path.join(args.work, "summary-short.csv"), args.round)
         with open(os.path.join(args.work, "checker-short.log"), "w") as f:
             f.write(out)
     for line in errors:
