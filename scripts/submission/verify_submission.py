@@ -60,6 +60,14 @@ USER_CONF = """*.*.min_duration = {min_duration}
 *.Offline.target_qps = {offline_qps}
 """
 
+# A 600 s MultiStream run has tens of thousands of queries; a short one
+# only the 662 of the minimum, whose early-stopping estimate of the 99th
+# percentile is the slowest query of the run: other work on a shared machine
+# moves that by 40% from run to run, past the audits' 10% (TEST01) and 20%
+# (TEST04). Short runs take more queries, and the estimate a query nearer
+# the 99th percentile.
+SHORT_MULTISTREAM = "*.MultiStream.min_query_count = 4000\n"
+
 # What the machine cannot tell of itself (cooling, say); the rest is detected.
 SYSTEM_DESC = """[system_desc]
 cooling = "air"
@@ -111,6 +119,8 @@ def run_submissions(args, tree, backup):
     with open(conf, "w") as f:
         f.write(USER_CONF.format(min_duration=args.min_duration_ms, server_qps=args.server_qps,
                                  offline_qps=args.offline_qps))
+        if args.min_duration_ms < TEST_DURATION_MS:
+            f.write(SHORT_MULTISTREAM)
     cfg = os.path.join(args.work, "system.toml")
     with open(cfg, "w") as f:
         f.write(SYSTEM_DESC.format(memory=memory_configuration()))
