@@ -228,7 +228,7 @@ func writeMeasurements(c *config.Config, l submission.Layout, info host.Info) er
 	var conf strings.Builder
 	fmt.Fprintf(&conf, "# Effective LoadGen settings of this scenario, with where each came from.\n")
 	for _, v := range c.Settings() {
-		fmt.Fprintf(&conf, "%s.%s.%s = %s  # %s\n", c.ConfModel(), c.Scenario, v.Key, v.Value, v.Source)
+		fmt.Fprintf(&conf, "%s.%s.%s = %s  # %s\n", c.ConfModel(), c.Scenario, v.Key, v.Value, publicSource(v.Source.String()))
 	}
 	readme := fmt.Sprintf("# %s %s\n\nRun with mlperf-host %s under round %s's rules (plugin %q, options %v):\n\n"+
 		"    mlperf-host submit --round %s --benchmark %s --scenarios %s --set category=%s --set division=%s\n",
@@ -279,4 +279,16 @@ func writeCalibration(c *config.Config, l submission.Layout) error {
 		return err
 	}
 	return os.WriteFile(l.CalibrationFile(), text, 0o644)
+}
+
+// publicSource is a setting's source as a published tree shows it: a file
+// named by its base name, not by where it lay on the submitter's machine.
+func publicSource(source string) string {
+	words := strings.Fields(source)
+	for i, w := range words {
+		if filepath.IsAbs(w) {
+			words[i] = filepath.Base(w)
+		}
+	}
+	return strings.Join(words, " ")
 }
