@@ -36,7 +36,12 @@ ${MAKE:-make} --no-print-directory "$target" || status=$?
 elapsed=$(( $(date +%s) - start ))
 # The CPU time make and its children used (the burners, not waited for
 # yet, are not in it): what the tests cost, whatever else ran.
-cpu=$(times | tail -n 1)
+# `times` in a command substitution would report the subshell's (empty)
+# children, so it writes to a file from this shell.
+times_file=$(mktemp)
+times > "$times_file"
+cpu=$(tail -n 1 "$times_file")
+rm -f "$times_file"
 stop_burners
 echo "test-under-load: make $target exited $status after ${elapsed} s ($(( elapsed / 60 )) min $(( elapsed % 60 )) s) with $burners burners on $cores cores; load now $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "test-under-load: CPU time of make $target (user, system): $cpu"
