@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -220,6 +221,9 @@ func (s *fakeServer) Session(stream backendv1grpc.Backend_SessionServer) error {
 				return err
 			}
 			continue
+		}
+		if len(msg.GetIssue().GetSampleData()) > 0 {
+			return errors.New("fake plugin: an issue carried sample data: serve passes it as LoadSamples")
 		}
 		recs, err := abi.ParseIssueRecords(msg.GetIssue().GetSamples())
 		if err != nil {

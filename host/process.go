@@ -45,6 +45,9 @@ type processBackend struct {
 	info       Info
 	arena      bool
 	arenas     []string
+	// network, in the Network division, keeps the samples here: each
+	// query carries its samples' bytes (remote_network.go).
+	network *networkSamples
 
 	st      *state
 	handler atomic.Pointer[handlerRef]
@@ -227,6 +230,10 @@ func (b *processBackend) LoadSamples(ctx context.Context, samples []Sample) erro
 	if err := b.st.Err(); err != nil {
 		return err
 	}
+	if b.network != nil {
+		b.network.load(samples)
+		return nil
+	}
 	if b.arena {
 		req, path, err := writeArena(sharedMemoryDir(b.cfg.SharedMemoryDir), samples)
 		if err != nil {
@@ -249,6 +256,10 @@ func (b *processBackend) LoadSamples(ctx context.Context, samples []Sample) erro
 }
 
 func (b *processBackend) UnloadSamples(ctx context.Context, indices []uint64) error {
+	if b.network != nil {
+		// The plugin has what the queries carried: it lets those go too.
+		b.network.unload(indices)
+	}
 	return unary(ctx, b, opUnloadSamples, func(ctx context.Context) (*backendv1.UnloadSamplesResponse, error) {
 		return b.rpc.UnloadSamples(ctx, &backendv1.UnloadSamplesRequest{Indices: indices})
 	})

@@ -90,6 +90,9 @@ func (b *processBackend) Issue(ctx context.Context, samples []abi.IssueRecord) e
 	// the samples in flight, these included, and Issue stops sending.
 	for len(samples) > 0 {
 		n := min(len(samples), b.chunk)
+		if b.network != nil {
+			n = b.network.fit(samples[:n], min(networkChunkBytes, b.cfg.MaxMessageBytes/2))
+		}
 		b.mu.Lock()
 		if b.st.Err() != nil {
 			b.mu.Unlock()
@@ -109,9 +112,18 @@ func (b *processBackend) Issue(ctx context.Context, samples []abi.IssueRecord) e
 			b.fatal(&PluginError{Plugin: b.name, Op: "issue", Err: err})
 			return nil
 		}
-		if len(buf) > 0 {
+		switch {
+		case b.network != nil && len(buf) > 0:
+			msg, err := b.network.issueMessage(samples[:n], buf)
+			if err != nil {
+				b.mu.Unlock()
+				b.fatal(&PluginError{Plugin: b.name, Op: "issue", Err: err})
+				return nil
+			}
+			b.sendq.push(sendItem{msg: msg})
+		case len(buf) > 0:
 			b.sendq.push(sendItem{samples: buf})
-		} else {
+		default:
 			b.free = append(b.free, buf)
 		}
 		b.mu.Unlock()

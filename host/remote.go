@@ -27,6 +27,10 @@ type RemoteConfig struct {
 	TLS *tls.Config
 	// InsecureLoopback allows plaintext to a loopback address (tests).
 	InsecureLoopback bool
+	// NetworkDivision sends each query's sample bytes with the query, in
+	// the timed path, as the MLPerf Network division requires: LoadSamples
+	// keeps the samples on this side and sends nothing.
+	NetworkDivision bool
 }
 
 // ErrInsecure is a remote plugin refused for want of TLS.
@@ -87,6 +91,9 @@ func OpenRemote(ctx context.Context, rc RemoteConfig, cfg Config) (Backend, erro
 			msg = se.GRPCStatus().Message()
 		}
 		return nil, &PluginError{Plugin: rc.Plugin, Op: op, Err: fmt.Errorf("%w: cannot connect %s (a server that refused this host says why in its log): %s", ErrStart, how, msg)}
+	}
+	if pb, ok := b.(*processBackend); ok && rc.NetworkDivision {
+		pb.network = newNetworkSamples()
 	}
 	return b, err
 }

@@ -11,11 +11,13 @@ import (
 	"sync"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/stats"
+	"google.golang.org/grpc/status"
 
 	"github.com/mlperf-host/mlperf-host/abi/backendv1grpc"
 )
@@ -165,7 +167,9 @@ func (p *remoteProxy) forward(_ any, ss grpc.ServerStream) error {
 	if err != nil {
 		return err
 	}
-	go func() { // the remote host's messages to the plugin, until the call ends
+	session := method == backendv1grpc.Backend_Session_FullMethodName
+	failed := make(chan error, 1) // why the messages to the plugin stopped, when serve stopped them
+	go func() {                   // the remote host's messages to the plugin, until the call ends
 		for {
 			var b []byte
 			if err := ss.RecvMsg(&b); err != nil {
@@ -173,6 +177,16 @@ func (p *remoteProxy) forward(_ any, ss grpc.ServerStream) error {
 					_ = cs.CloseSend() // always nil
 				}
 				return
+			}
+			if session && carriesSamples(b) {
+				// The Network division: the query's samples first.
+				var err error
+				if b, err = loadCarried(ctx, conn, b); err != nil {
+					p.log.Error("remote plugin: a query's samples", "err", err)
+					failed <- err
+					cancel()
+					return
+				}
 			}
 			if cs.SendMsg(&b) != nil {
 				return // the plugin's side ended: its status reaches the host below
@@ -187,6 +201,11 @@ func (p *remoteProxy) forward(_ any, ss grpc.ServerStream) error {
 	for {
 		var b []byte
 		if err := cs.RecvMsg(&b); err != nil {
+			select {
+			case err := <-failed:
+				return status.Error(codes.FailedPrecondition, err.Error())
+			default:
+			}
 			ss.SetTrailer(cs.Trailer())
 			if errors.Is(err, io.EOF) {
 				return nil

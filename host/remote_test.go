@@ -32,9 +32,16 @@ func serveRemote(t *testing.T, files *TLSFiles) (string, *syncBuffer) {
 // server, closing its connections.
 func serveRemoteStoppable(t *testing.T, files *TLSFiles) (string, *syncBuffer, func()) {
 	t.Helper()
-	rc, _ := startServe(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
+	return serveRemoteOn(t, ln, files)
+}
+
+// serveRemoteOn is serveRemoteStoppable on a listener of the caller's.
+func serveRemoteOn(t *testing.T, ln net.Listener, files *TLSFiles) (string, *syncBuffer, func()) {
+	t.Helper()
+	rc, _ := startServe(t)
+	var err error
 	logs := &syncBuffer{}
 	cfg := ServeConfig{InsecureLoopback: files == nil, Logger: slog.New(slog.NewTextHandler(logs, nil))}
 	if files != nil {

@@ -1564,8 +1564,14 @@ func (x *WarmupResponse) GetStatus() *Status {
 
 // Issue is one query: packed abi.IssueRecord values (24 bytes each).
 type Issue struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Samples       []byte                 `protobuf:"bytes,1,opt,name=samples,proto3" json:"samples,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Samples []byte                 `protobuf:"bytes,1,opt,name=samples,proto3" json:"samples,omitempty"`
+	// sample_data carries the issued samples' bytes with the query, in the
+	// Network division (docs/remote.md): only from a host to `mlperf-host
+	// serve`, which loads them into its plugin (LoadSamples) and forwards
+	// the Issue without them. A plugin never receives it, so it changes no
+	// version.
+	SampleData    []*SampleRef `protobuf:"bytes,2,rep,name=sample_data,json=sampleData,proto3" json:"sample_data,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1603,6 +1609,13 @@ func (*Issue) Descriptor() ([]byte, []int) {
 func (x *Issue) GetSamples() []byte {
 	if x != nil {
 		return x.Samples
+	}
+	return nil
+}
+
+func (x *Issue) GetSampleData() []*SampleRef {
+	if x != nil {
+		return x.SampleData
 	}
 	return nil
 }
@@ -2499,9 +2512,11 @@ const file_mlperf_backend_v1_backend_proto_rawDesc = "" +
 	"\x06status\x18\x01 \x01(\v2\x19.mlperf.backend.v1.StatusR\x06status\"\x0f\n" +
 	"\rWarmupRequest\"C\n" +
 	"\x0eWarmupResponse\x121\n" +
-	"\x06status\x18\x01 \x01(\v2\x19.mlperf.backend.v1.StatusR\x06status\"!\n" +
+	"\x06status\x18\x01 \x01(\v2\x19.mlperf.backend.v1.StatusR\x06status\"`\n" +
 	"\x05Issue\x12\x18\n" +
-	"\asamples\x18\x01 \x01(\fR\asamples\"\a\n" +
+	"\asamples\x18\x01 \x01(\fR\asamples\x12=\n" +
+	"\vsample_data\x18\x02 \x03(\v2\x1c.mlperf.backend.v1.SampleRefR\n" +
+	"sampleData\"\a\n" +
 	"\x05Flush\"M\n" +
 	"\n" +
 	"RingAttach\x12\x12\n" +
@@ -2608,25 +2623,26 @@ var file_mlperf_backend_v1_backend_proto_depIdxs = []int32{
 	0,  // 12: mlperf.backend.v1.LoadSamplesResponse.status:type_name -> mlperf.backend.v1.Status
 	0,  // 13: mlperf.backend.v1.UnloadSamplesResponse.status:type_name -> mlperf.backend.v1.Status
 	0,  // 14: mlperf.backend.v1.WarmupResponse.status:type_name -> mlperf.backend.v1.Status
-	20, // 15: mlperf.backend.v1.HostMessage.issue:type_name -> mlperf.backend.v1.Issue
-	21, // 16: mlperf.backend.v1.HostMessage.flush:type_name -> mlperf.backend.v1.Flush
-	22, // 17: mlperf.backend.v1.HostMessage.ring_attach:type_name -> mlperf.backend.v1.RingAttach
-	23, // 18: mlperf.backend.v1.HostMessage.doorbell:type_name -> mlperf.backend.v1.Doorbell
-	0,  // 19: mlperf.backend.v1.SessionError.status:type_name -> mlperf.backend.v1.Status
-	0,  // 20: mlperf.backend.v1.RingAttached.status:type_name -> mlperf.backend.v1.Status
-	0,  // 21: mlperf.backend.v1.FlushDone.status:type_name -> mlperf.backend.v1.Status
-	25, // 22: mlperf.backend.v1.PluginMessage.completions:type_name -> mlperf.backend.v1.Completions
-	25, // 23: mlperf.backend.v1.PluginMessage.first_tokens:type_name -> mlperf.backend.v1.Completions
-	26, // 24: mlperf.backend.v1.PluginMessage.error:type_name -> mlperf.backend.v1.SessionError
-	28, // 25: mlperf.backend.v1.PluginMessage.flushed:type_name -> mlperf.backend.v1.FlushDone
-	27, // 26: mlperf.backend.v1.PluginMessage.ring_attached:type_name -> mlperf.backend.v1.RingAttached
-	23, // 27: mlperf.backend.v1.PluginMessage.doorbell:type_name -> mlperf.backend.v1.Doorbell
-	0,  // 28: mlperf.backend.v1.CloseResponse.status:type_name -> mlperf.backend.v1.Status
-	29, // [29:29] is the sub-list for method output_type
-	29, // [29:29] is the sub-list for method input_type
-	29, // [29:29] is the sub-list for extension type_name
-	29, // [29:29] is the sub-list for extension extendee
-	0,  // [0:29] is the sub-list for field type_name
+	13, // 15: mlperf.backend.v1.Issue.sample_data:type_name -> mlperf.backend.v1.SampleRef
+	20, // 16: mlperf.backend.v1.HostMessage.issue:type_name -> mlperf.backend.v1.Issue
+	21, // 17: mlperf.backend.v1.HostMessage.flush:type_name -> mlperf.backend.v1.Flush
+	22, // 18: mlperf.backend.v1.HostMessage.ring_attach:type_name -> mlperf.backend.v1.RingAttach
+	23, // 19: mlperf.backend.v1.HostMessage.doorbell:type_name -> mlperf.backend.v1.Doorbell
+	0,  // 20: mlperf.backend.v1.SessionError.status:type_name -> mlperf.backend.v1.Status
+	0,  // 21: mlperf.backend.v1.RingAttached.status:type_name -> mlperf.backend.v1.Status
+	0,  // 22: mlperf.backend.v1.FlushDone.status:type_name -> mlperf.backend.v1.Status
+	25, // 23: mlperf.backend.v1.PluginMessage.completions:type_name -> mlperf.backend.v1.Completions
+	25, // 24: mlperf.backend.v1.PluginMessage.first_tokens:type_name -> mlperf.backend.v1.Completions
+	26, // 25: mlperf.backend.v1.PluginMessage.error:type_name -> mlperf.backend.v1.SessionError
+	28, // 26: mlperf.backend.v1.PluginMessage.flushed:type_name -> mlperf.backend.v1.FlushDone
+	27, // 27: mlperf.backend.v1.PluginMessage.ring_attached:type_name -> mlperf.backend.v1.RingAttached
+	23, // 28: mlperf.backend.v1.PluginMessage.doorbell:type_name -> mlperf.backend.v1.Doorbell
+	0,  // 29: mlperf.backend.v1.CloseResponse.status:type_name -> mlperf.backend.v1.Status
+	30, // [30:30] is the sub-list for method output_type
+	30, // [30:30] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_mlperf_backend_v1_backend_proto_init() }

@@ -94,3 +94,33 @@ func TestPoolRemoteMember(t *testing.T) {
 	assert.Regexp(t, `member here\s+echo process: \d+ samples`, r.stdout)
 	assert.Regexp(t, `member there\s+echo remote: \d+ samples`, r.stdout)
 }
+
+// TestServeRemoteNetworkDivision: with remote.network_division=1 an
+// accuracy run through a served echo plugin gets every answer right (the
+// plugin has each sample only through its query) and the detail log says
+// the run is in the Network division; without a remote plugin the key is
+// a config error.
+func TestServeRemoteNetworkDivision(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plugins, _ := privateEcho(t, dir)
+	srv := startHost(t, dir, nil, "serve", "--plugin-dirs", plugins, "--plugin", "echo", "--listen", "127.0.0.1:0", "--insecure-loopback")
+	srv.waitStderr(t, "serving plugin echo")
+	m := regexp.MustCompile(`serving plugin echo \S+ on (127\.0\.0\.1:\d+)`).FindStringSubmatch(srv.errb.String())
+	require.Len(t, m, 2, srv.errb.String())
+
+	conf := filepath.Join(dir, "remote.conf")
+	require.NoError(t, os.WriteFile(conf, []byte(poolConf), 0o644))
+	args := []string{"run", "--mode", "accuracy", "--scenario", "Offline", "--user-conf", conf, "--out", "logs",
+		"--dataset", identityDataset(t, dir, 200), "--set", "accuracy_output=class-int64", "--set", "remote.network_division=1"}
+	r := mlperfHost(t, dir, append(args, "--remote", m[1], "--set", "remote.insecure_loopback=1")...)
+	require.Equal(t, exitcode.OK, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, tail(r.stderr))
+	assert.Contains(t, r.stdout, "accuracy=100.000%, good=200, total=200")
+	detail, err := os.ReadFile(filepath.Join(dir, "logs", "mlperf_log_detail.txt"))
+	require.NoError(t, err)
+	assert.Contains(t, string(detail), `"key": "generic_message", "value": "network division: the LoadGen node sends each query's sample data`)
+
+	r = mlperfHost(t, dir, append(args, "--plugin-dirs", plugins, "--plugin", "echo")...)
+	assert.Equal(t, exitcode.Config, r.code, tail(r.stderr))
+	assert.Contains(t, r.stderr, "remote.network_division=1 without a remote plugin")
+}

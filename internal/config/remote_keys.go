@@ -23,6 +23,9 @@ const (
 	KeyRemoteServerName = "remote.server_name"
 	// KeyRemoteInsecure allows plaintext to a loopback address (tests).
 	KeyRemoteInsecure = "remote.insecure_loopback"
+	// KeyRemoteNetworkDivision sends each query's sample bytes with the
+	// query, in the timed path, as the MLPerf Network division requires.
+	KeyRemoteNetworkDivision = "remote.network_division"
 )
 
 // RemoteConfig is the remote.* keys.
@@ -31,6 +34,7 @@ type RemoteConfig struct {
 	CA, Cert, Key    string
 	ServerName       string
 	InsecureLoopback bool
+	NetworkDivision  bool
 }
 
 func remoteKeySpecs() []keySpec {
@@ -43,6 +47,8 @@ func remoteKeySpecs() []keySpec {
 		{key: KeyRemoteKey, help: "PEM file of this host's private key", checker: path},
 		{key: KeyRemoteServerName, help: "name the server's certificate must carry (default: the address's host)", checker: path},
 		with(keySpec{key: KeyRemoteInsecure, def: "0", help: "1: plaintext to a loopback address (tests only; never across machines)"},
+			oneOf("0", "1")),
+		with(keySpec{key: KeyRemoteNetworkDivision, def: "0", help: "1: the Network division: each query carries its samples' bytes, in the timed path (docs/remote.md)"},
 			oneOf("0", "1")),
 	}
 }
@@ -64,5 +70,6 @@ func hostPort(v string) error {
 // buildRemote sets the remote plugin's fields from the checked keys.
 func (c *Config) buildRemote(get func(string) string) {
 	c.Remote = RemoteConfig{Address: get(KeyRemoteAddress), CA: get(KeyRemoteCA), Cert: get(KeyRemoteCert), Key: get(KeyRemoteKey),
-		ServerName: get(KeyRemoteServerName), InsecureLoopback: get(KeyRemoteInsecure) == "1"}
+		ServerName: get(KeyRemoteServerName), InsecureLoopback: get(KeyRemoteInsecure) == "1",
+		NetworkDivision: get(KeyRemoteNetworkDivision) == "1"}
 }

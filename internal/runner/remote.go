@@ -14,7 +14,7 @@ import (
 // with the remote.* files.
 func (p Plugins) openRemote(ctx context.Context, c *config.Config, address string) (host.Backend, error) {
 	r := c.Remote
-	rc := host.RemoteConfig{Plugin: "remote " + address, Address: address, InsecureLoopback: r.InsecureLoopback}
+	rc := host.RemoteConfig{Plugin: "remote " + address, Address: address, InsecureLoopback: r.InsecureLoopback, NetworkDivision: r.NetworkDivision}
 	if r.CA != "" || r.Cert != "" || r.Key != "" || !r.InsecureLoopback {
 		name := r.ServerName
 		if name == "" {
@@ -33,4 +33,26 @@ func (p Plugins) openRemote(ctx context.Context, c *config.Config, address strin
 // Resolve finds the configured plugin (name or path) as Open would.
 func (p Plugins) Resolve(c *config.Config) (host.Plugin, error) {
 	return host.Resolve(c.Plugin, p.searchDirs(c, c.Plugin))
+}
+
+// networkMessage is the detail log's line for a run in the Network
+// division; "" otherwise.
+//
+// # Errors
+//
+// remote.network_division with no plugin served on another machine.
+func networkMessage(c *config.Config) (string, error) {
+	if !c.Remote.NetworkDivision {
+		return "", nil
+	}
+	remote := c.Remote.Address != ""
+	for _, m := range c.Pool {
+		remote = remote || m.Remote != ""
+	}
+	if !remote {
+		return "", exitcode.New(exitcode.Config, fmt.Errorf("%w: %s=1 without a remote plugin: the Network division reaches the SUT over the network",
+			config.ErrConfig, config.KeyRemoteNetworkDivision), "pass --remote HOST:PORT, or a pool member @HOST:PORT: docs/remote.md")
+	}
+	return "network division: the LoadGen node sends each query's sample data to the SUT node with the query, in the timed path; " +
+		"no sample data is sent to it ahead, at LoadSamples", nil
 }

@@ -100,6 +100,11 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 	if m := placementMessage(c); m != "" {
 		opts = append(opts, loadgen.WithDetailMessages(m))
 	}
+	if m, err := networkMessage(c); err != nil {
+		return nil, err
+	} else if m != "" {
+		opts = append(opts, loadgen.WithDetailMessages(m))
+	}
 	d, err := OpenDataset(c)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,116 @@
+//go:build unix
+
+package host
+
+import (
+	"bytes"
+	"net"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/abi"
+)
+
+// countingListener counts the bytes its connections read: what crossed
+// the wire to the server.
+type countingListener struct {
+	net.Listener
+	read atomic.Int64
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &countingConn{c, &l.read}, nil
+}
+
+type countingConn struct {
+	net.Conn
+	read *atomic.Int64
+}
+
+func (c *countingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.read.Add(int64(n))
+	return n, err
+}
+
+// TestRemoteNetworkDivision: in the Network division the samples' bytes
+// do not cross the wire at LoadSamples and do cross with every query,
+// the plugin gets them as loaded samples (never inside the query), and
+// each query's output is its sample's bytes; without it, the bytes cross
+// once at LoadSamples and queries carry ids only.
+func TestRemoteNetworkDivision(t *testing.T) {
+	t.Parallel()
+	const size = 64 << 10
+	samples := make([]Sample, 4)
+	for i := range samples {
+		samples[i] = Sample{Index: uint64(i), Data: bytes.Repeat([]byte{byte('a' + i)}, size)}
+	}
+	for _, tc := range []struct {
+		name               string
+		network            bool
+		atLoad, perQuery   int64 // the least bytes expected to cross
+		notAtLoad, noQuery bool  // and where fewer than one sample's must
+	}{
+		{name: "network division", network: true, perQuery: size, notAtLoad: true},
+		{name: "samples loaded ahead", atLoad: int64(len(samples)) * size, noQuery: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			inner, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			ln := &countingListener{Listener: inner}
+			addr, _, _ := serveRemoteOn(t, ln, nil)
+			b, err := OpenRemote(t.Context(), RemoteConfig{Plugin: "fake", Address: addr, InsecureLoopback: true, NetworkDivision: tc.network}, Config{})
+			require.NoError(t, err)
+			defer b.Close()
+			rec := newRecorder()
+			b.SetHandler(rec)
+
+			before := ln.read.Load()
+			require.NoError(t, b.LoadSamples(t.Context(), samples))
+			atLoad := ln.read.Load() - before
+			assert.GreaterOrEqual(t, atLoad, tc.atLoad, "bytes at LoadSamples")
+			if tc.notAtLoad {
+				assert.Less(t, atLoad, int64(size), "no sample's bytes at LoadSamples")
+			}
+			// The same sample twice: its bytes cross each time.
+			for q, idx := range []uint64{2, 2, 1} {
+				id := uint64(100 + q)
+				before := ln.read.Load()
+				require.NoError(t, b.Issue(t.Context(), []abi.IssueRecord{{ID: id, Index: idx, Flags: abi.FlagWantOutput}}))
+				rec.wait(t, q+1)
+				perQuery := ln.read.Load() - before
+				assert.GreaterOrEqual(t, perQuery, tc.perQuery, "query %d: bytes with the query", q)
+				if tc.noQuery {
+					assert.Less(t, perQuery, int64(size), "query %d: ids only", q)
+				}
+				c, ok := rec.get(id)
+				require.True(t, ok, "query %d completed", q)
+				assert.Equal(t, samples[idx].Data, c.Data, "query %d: the sample's bytes come back", q)
+			}
+			require.NoError(t, b.UnloadSamples(t.Context(), []uint64{0, 1, 2, 3}))
+			require.NoError(t, b.Close())
+		})
+	}
+}
+
+// TestRemoteNetworkDivisionNotLoaded: a query naming a sample never
+// loaded fails the backend with an error naming the sample.
+func TestRemoteNetworkDivisionNotLoaded(t *testing.T) {
+	t.Parallel()
+	addr, _ := serveRemote(t, nil)
+	b, err := OpenRemote(t.Context(), RemoteConfig{Plugin: "fake", Address: addr, InsecureLoopback: true, NetworkDivision: true}, Config{})
+	require.NoError(t, err)
+	defer b.Close()
+	b.SetHandler(newRecorder())
+	require.NoError(t, b.Issue(t.Context(), records(1, 9, 1)))
+	<-b.Done()
+	assert.ErrorContains(t, b.Err(), "network division: sample index 9 issued but not loaded")
+}
