@@ -255,7 +255,14 @@ func (l *lockedBuffer) String() string {
 // startHost starts the binary in dir as mlperfHostEnv runs it.
 func startHost(t *testing.T, dir string, env []string, args ...string) *bgHost {
 	t.Helper()
-	b := &bgHost{cmd: exec.Command(binary, args...)}
+	return startHostExe(t, dir, env, binary, args...)
+}
+
+// startHostExe is startHost running exe (the binary through a wrapper
+// such as ip netns exec).
+func startHostExe(t *testing.T, dir string, env []string, exe string, args ...string) *bgHost {
+	t.Helper()
+	b := &bgHost{cmd: exec.Command(exe, args...)}
 	b.cmd.Dir = dir
 	b.cmd.Env = append(append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+filepath.Join(dir, "xdg"),
 		"XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "MLPERF_HOST_PROGRESS=never"), env...)
