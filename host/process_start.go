@@ -180,13 +180,14 @@ func Reattach(ctx context.Context, rc ReattachConfig, cfg Config) (_ Backend, er
 
 // attach connects to a plugin served at addr, with the token of rc (when
 // it has one) and over TLS with tlsConf (when not nil); op names the
-// step in errors, t is the transport Info reports.
-func attach(ctx context.Context, rc ReattachConfig, addr net.Addr, cfg Config, tlsConf *tls.Config, op string, t Transport) (_ Backend, err error) {
+// step in errors, t is the transport Info reports; extra dial options
+// come last.
+func attach(ctx context.Context, rc ReattachConfig, addr net.Addr, cfg Config, tlsConf *tls.Config, op string, t Transport, extra ...grpc.DialOption) (_ Backend, err error) {
 	b := newProcessBackend(ctx, rc.Plugin, cfg.withDefaults())
 	b.transport = t
 	b.attach = &attachedRunner{pid: rc.Pid, detach: make(chan struct{})}
 	b.pid = rc.Pid
-	dial := b.dialOptions()
+	dial := append(b.dialOptions(), extra...)
 	if rc.Token != "" {
 		dial = append(dial, backendv1grpc.TokenCredentials(rc.Token))
 	}

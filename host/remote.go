@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -31,7 +34,15 @@ type RemoteConfig struct {
 	// the timed path, as the MLPerf Network division requires: LoadSamples
 	// keeps the samples on this side and sends nothing.
 	NetworkDivision bool
+	// DialTimeout bounds each attempt to connect: the TCP connection and
+	// the TLS handshake; 0 is DefaultDialTimeout. A server that does not
+	// answer in time fails OpenRemote instead of holding it until the
+	// first call's timeout.
+	DialTimeout time.Duration
 }
+
+// DefaultDialTimeout is a remote plugin's dial timeout when none is set.
+const DefaultDialTimeout = 10 * time.Second
 
 // ErrInsecure is a remote plugin refused for want of TLS.
 var ErrInsecure = errors.New("plaintext refused")
@@ -77,7 +88,18 @@ func OpenRemote(ctx context.Context, rc RemoteConfig, cfg Config) (Backend, erro
 	}
 	cfg.DisableSharedArena, cfg.DisableSharedRing = true, true
 	op := "remote " + rc.Address
-	b, err := attach(ctx, ReattachConfig{Plugin: rc.Plugin, ABIMajor: abi.Major, Network: "tcp", Address: rc.Address}, addr, cfg, rc.TLS, op, TransportRemote)
+	dialTimeout := rc.DialTimeout
+	if dialTimeout <= 0 {
+		dialTimeout = DefaultDialTimeout
+	}
+	dialer := &net.Dialer{Timeout: dialTimeout}
+	b, err := attach(ctx, ReattachConfig{Plugin: rc.Plugin, ABIMajor: abi.Major, Network: "tcp", Address: rc.Address}, addr, cfg, rc.TLS, op, TransportRemote,
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
+			return dialer.DialContext(ctx, "tcp", addr.String())
+		}),
+		// Bounds the TLS handshake too: a server that never answers
+		// fails the first call once it passed.
+		grpc.WithConnectParams(grpc.ConnectParams{MinConnectTimeout: dialTimeout, Backoff: backoff.DefaultConfig}))
 	if err != nil && !errors.Is(err, ErrStart) && status.Code(err) == codes.Unavailable {
 		// The first call found no connection: refused, or the TLS
 		// handshake failed (the server's or this side's verdict).
@@ -90,7 +112,8 @@ func OpenRemote(ctx context.Context, rc RemoteConfig, cfg Config) (Backend, erro
 		if errors.As(err, &se) {
 			msg = se.GRPCStatus().Message()
 		}
-		return nil, &PluginError{Plugin: rc.Plugin, Op: op, Err: fmt.Errorf("%w: cannot connect %s (a server that refused this host says why in its log): %s", ErrStart, how, msg)}
+		return nil, &PluginError{Plugin: rc.Plugin, Op: op, Err: fmt.Errorf("%w: cannot connect %s within the dial timeout %v (a server that refused this host says why in its log): %s",
+			ErrStart, how, dialTimeout, msg)}
 	}
 	if pb, ok := b.(*processBackend); ok && rc.NetworkDivision {
 		pb.network = newNetworkSamples()

@@ -7,11 +7,13 @@ import (
 	"net"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/internal/testcerts"
 )
 
 // countingListener counts the bytes its connections read: what crossed
@@ -113,4 +115,42 @@ func TestRemoteNetworkDivisionNotLoaded(t *testing.T) {
 	require.NoError(t, b.Issue(t.Context(), records(1, 9, 1)))
 	<-b.Done()
 	assert.ErrorContains(t, b.Err(), "network division: sample index 9 issued but not loaded")
+}
+
+// TestRemoteDialTimeout: a server that accepts the connection but never
+// answers the TLS handshake fails OpenRemote once the dial timeout has
+// passed, with an error that says so, long before the first call's own
+// timeout.
+func TestRemoteDialTimeout(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() { // accept, and say nothing
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				_ = c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	dir := t.TempDir()
+	ca := testcerts.NewCA(t, dir, "ca")
+	conf, err := ClientTLS(tlsFiles(ca.Issue(t, dir, "client", time.Now().Add(time.Hour))), "127.0.0.1")
+	require.NoError(t, err)
+	const callTimeout = 5 * time.Minute
+	start := time.Now()
+	_, err = OpenRemote(t.Context(), RemoteConfig{Plugin: "silent", Address: ln.Addr().String(), TLS: conf, DialTimeout: 300 * time.Millisecond},
+		Config{CallTimeout: callTimeout})
+	require.ErrorIs(t, err, ErrStart)
+	assert.ErrorContains(t, err, "cannot connect over mutual TLS within the dial timeout 300ms")
+	assert.ErrorContains(t, err, "handshake failed: context deadline exceeded")
+	assert.Less(t, time.Since(start), callTimeout, "the dial timeout ended it, not the call's")
 }

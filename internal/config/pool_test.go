@@ -2,6 +2,7 @@ package config
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -135,10 +136,18 @@ func TestRemoteKeys(t *testing.T) {
 	t.Parallel()
 	c, err := Load(Inputs{ConfigFile: write(t, "run.yaml", "remote:\n  address: 10.0.0.2:7000\n  ca: ca.pem\n  cert: me.pem\n  key: me.key\n"), ReadConf: fakeConf})
 	require.NoError(t, err)
-	assert.Equal(t, RemoteConfig{Address: "10.0.0.2:7000", CA: "ca.pem", Cert: "me.pem", Key: "me.key"}, c.Remote)
-	for _, bad := range []string{"nohost", "h:port", "h:70000"} {
-		_, err = Load(Inputs{Flags: []FlagValue{{Key: KeyRemoteAddress, Value: bad, Flag: "--remote"}}, ReadConf: fakeConf})
-		require.ErrorIs(t, err, ErrConfig, bad)
-		assert.Contains(t, err.Error(), `remote.address = "`+bad+`" (flag --remote): `, bad)
+	assert.Equal(t, RemoteConfig{Address: "10.0.0.2:7000", CA: "ca.pem", Cert: "me.pem", Key: "me.key", DialTimeout: 10 * time.Second}, c.Remote)
+	c, err = Load(Inputs{ConfigFile: write(t, "nd.yaml", "remote:\n  network_division: 1\n  dial_timeout: 2s\n"), ReadConf: fakeConf})
+	require.NoError(t, err)
+	assert.True(t, c.Remote.NetworkDivision)
+	assert.Equal(t, 2*time.Second, c.Remote.DialTimeout)
+	for _, tc := range []struct{ key, bad, flag string }{
+		{KeyRemoteAddress, "nohost", "--remote"}, {KeyRemoteAddress, "h:port", "--remote"}, {KeyRemoteAddress, "h:70000", "--remote"},
+		{KeyRemoteDialTimeout, "0s", "--set"}, {KeyRemoteDialTimeout, "-1s", "--set"}, {KeyRemoteDialTimeout, "soon", "--set"},
+		{KeyRemoteNetworkDivision, "yes", "--set"},
+	} {
+		_, err = Load(Inputs{Flags: []FlagValue{{Key: tc.key, Value: tc.bad, Flag: tc.flag}}, ReadConf: fakeConf})
+		require.ErrorIs(t, err, ErrConfig, tc.bad)
+		assert.Contains(t, err.Error(), tc.key+` = "`+tc.bad+`" (flag `+tc.flag+`): `, tc.bad)
 	}
 }

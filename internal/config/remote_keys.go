@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"time"
 )
 
 // The keys of a run whose plugin is served by `mlperf-host serve` on
@@ -26,6 +27,9 @@ const (
 	// KeyRemoteNetworkDivision sends each query's sample bytes with the
 	// query, in the timed path, as the MLPerf Network division requires.
 	KeyRemoteNetworkDivision = "remote.network_division"
+	// KeyRemoteDialTimeout bounds each attempt to connect to the server:
+	// the TCP connection and the TLS handshake.
+	KeyRemoteDialTimeout = "remote.dial_timeout"
 )
 
 // RemoteConfig is the remote.* keys.
@@ -35,6 +39,7 @@ type RemoteConfig struct {
 	ServerName       string
 	InsecureLoopback bool
 	NetworkDivision  bool
+	DialTimeout      time.Duration
 }
 
 func remoteKeySpecs() []keySpec {
@@ -50,7 +55,20 @@ func remoteKeySpecs() []keySpec {
 			oneOf("0", "1")),
 		with(keySpec{key: KeyRemoteNetworkDivision, def: "0", help: "1: the Network division: each query carries its samples' bytes, in the timed path (docs/remote.md)"},
 			oneOf("0", "1")),
+		{key: KeyRemoteDialTimeout, def: "10s", help: "longest wait to connect to the remote server: TCP connection and TLS handshake",
+			checker: checker{"a Go duration above 0, such as 10s", positiveDuration}},
 	}
+}
+
+func positiveDuration(v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return err
+	}
+	if d <= 0 {
+		return errBad
+	}
+	return nil
 }
 
 func hostPort(v string) error {
@@ -72,4 +90,5 @@ func (c *Config) buildRemote(get func(string) string) {
 	c.Remote = RemoteConfig{Address: get(KeyRemoteAddress), CA: get(KeyRemoteCA), Cert: get(KeyRemoteCert), Key: get(KeyRemoteKey),
 		ServerName: get(KeyRemoteServerName), InsecureLoopback: get(KeyRemoteInsecure) == "1",
 		NetworkDivision: get(KeyRemoteNetworkDivision) == "1"}
+	c.Remote.DialTimeout, _ = time.ParseDuration(get(KeyRemoteDialTimeout))
 }

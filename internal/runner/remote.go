@@ -14,7 +14,8 @@ import (
 // with the remote.* files.
 func (p Plugins) openRemote(ctx context.Context, c *config.Config, address string) (host.Backend, error) {
 	r := c.Remote
-	rc := host.RemoteConfig{Plugin: "remote " + address, Address: address, InsecureLoopback: r.InsecureLoopback, NetworkDivision: r.NetworkDivision}
+	rc := host.RemoteConfig{Plugin: "remote " + address, Address: address, InsecureLoopback: r.InsecureLoopback,
+		NetworkDivision: r.NetworkDivision, DialTimeout: r.DialTimeout}
 	if r.CA != "" || r.Cert != "" || r.Key != "" || !r.InsecureLoopback {
 		name := r.ServerName
 		if name == "" {
