@@ -11,7 +11,7 @@ BENCH_TARGETS += bench-pool
 
 .PHONY: bench-remote
 
-bench-remote: ## the echo plugin served over mutual TLS on loopback against the local subprocess, interleaved: Offline samples/s ratio and added Server p99; prints `remote: ...`
+bench-remote: ## the echo plugin served over mutual TLS on loopback (ids only, and in the Network division) against the local subprocess, interleaved: Offline samples/s ratios and Server p99; prints `remote: ...`
 	$(GO) test -run '^$$' -bench Remote -benchtime 1x ./internal/bridge/
 
 BENCH_TARGETS += bench-remote

@@ -25,14 +25,17 @@ import (
 // and host.ServeRemote, reached with host.OpenRemote, as `mlperf-host serve`
 // and `run --remote` do): Offline samples/s, and the Server p99 latency
 // at a fixed rate this machine sustains. The differences are what the TCP
-// connection, TLS and gRPC messages instead of shared memory add.
+// connection, TLS and gRPC messages instead of shared memory add. A third
+// leg runs remote in the Network division (each query carries its
+// samples' bytes, which serve loads into the plugin first).
 
 // remoteServerQPS is the Server rate of the remote benchmark.
 const remoteServerQPS = 2000
 
 // openRemoteEcho serves the echo plugin at bin over mutual TLS on a
-// loopback port and opens it as a remote plugin.
-func openRemoteEcho(b *testing.B, bin string) host.Backend {
+// loopback port and opens it as a remote plugin, in the Network division
+// when network is set.
+func openRemoteEcho(b *testing.B, bin string, network bool) host.Backend {
 	dir := b.TempDir()
 	ca := testcerts.NewCA(b, dir, "ca")
 	valid := time.Now().Add(time.Hour)
@@ -53,7 +56,7 @@ func openRemoteEcho(b *testing.B, bin string) host.Backend {
 	})
 	ctc, err := host.ClientTLS(host.TLSFiles{CA: cf.CA, Cert: cf.Cert, Key: cf.Key}, "127.0.0.1")
 	require.NoError(b, err)
-	be, err := host.OpenRemote(b.Context(), host.RemoteConfig{Plugin: "echo", Address: ln.Addr().String(), TLS: ctc}, host.Config{})
+	be, err := host.OpenRemote(b.Context(), host.RemoteConfig{Plugin: "echo", Address: ln.Addr().String(), TLS: ctc, NetworkDivision: network}, host.Config{})
 	require.NoError(b, err)
 	b.Cleanup(func() { require.NoError(b, be.Close()) })
 	return be
@@ -94,18 +97,25 @@ func BenchmarkRemote(b *testing.B) {
 	bin := sdktest.BuildPlugin(b, "../../examples/echo/cmd/echo", "echo")
 	var offRatio []float64
 	var added, localP99, remoteP99 []time.Duration
+	var netRatio []float64
+	var netP99 []time.Duration
 	for b.Loop() {
 		for range remoteRounds {
 			lo, lp := echoRuns(b, openLocalEcho(b, bin))
-			ro, rp := echoRuns(b, openRemoteEcho(b, bin))
-			fmt.Printf("remote: round: Offline local %.0f, remote %.0f samples/s; Server p99 local %v, remote %v\n", lo, ro, lp, rp)
+			ro, rp := echoRuns(b, openRemoteEcho(b, bin, false))
+			no, np := echoRuns(b, openRemoteEcho(b, bin, true))
+			fmt.Printf("remote: round: Offline local %.0f, remote %.0f, network division %.0f samples/s; Server p99 local %v, remote %v, network division %v\n",
+				lo, ro, no, lp, rp, np)
+			netRatio, netP99 = append(netRatio, no/ro), append(netP99, np)
 			offRatio = append(offRatio, ro/lo)
 			localP99, remoteP99, added = append(localP99, lp), append(remoteP99, rp), append(added, rp-lp)
 		}
 	}
 	fmt.Printf("remote: medians of %d interleaved rounds: Offline remote/local %.2f; Server at %d QPS p99 local %v, remote %v, added %v\n",
 		len(offRatio), median(offRatio), remoteServerQPS, median(localP99), median(remoteP99), median(added))
+	fmt.Printf("remote: network division: Offline network/remote %.2f; Server at %d QPS p99 %v\n", median(netRatio), remoteServerQPS, median(netP99))
 	b.ReportMetric(median(offRatio), "offline-ratio")
+	b.ReportMetric(median(netRatio), "network-offline-ratio")
 	b.ReportMetric(float64(median(added))/1e3, "added-p99-us")
 }
 
