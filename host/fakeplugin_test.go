@@ -95,6 +95,7 @@ func serveFakePlugin(mode string) {
 			panic(err)
 		}
 		cfg.GRPCServer = func(opts []grpc.ServerOption) *grpc.Server {
+			opts = append(opts, grpc.MaxRecvMsgSize(DefaultMaxMessageBytes), grpc.MaxSendMsgSize(DefaultMaxMessageBytes)) // as the SDK's
 			return plugin.DefaultGRPCServer(append(opts, backendv1grpc.TokenServerOptions(fakeServeToken)...))
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)

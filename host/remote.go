@@ -112,7 +112,7 @@ func OpenRemote(ctx context.Context, rc RemoteConfig, cfg Config) (Backend, erro
 		if errors.As(err, &se) {
 			msg = se.GRPCStatus().Message()
 		}
-		return nil, &PluginError{Plugin: rc.Plugin, Op: op, Err: fmt.Errorf("%w: cannot connect %s within the dial timeout %v (a server that refused this host says why in its log): %s",
+		return nil, &PluginError{Plugin: rc.Plugin, Op: op, Err: fmt.Errorf("%w: cannot connect %s (dial timeout %v; a server that refused this host says why in its log): %s",
 			ErrStart, how, dialTimeout, msg)}
 	}
 	if pb, ok := b.(*processBackend); ok && rc.NetworkDivision {

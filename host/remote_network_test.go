@@ -150,7 +150,29 @@ func TestRemoteDialTimeout(t *testing.T) {
 	_, err = OpenRemote(t.Context(), RemoteConfig{Plugin: "silent", Address: ln.Addr().String(), TLS: conf, DialTimeout: 300 * time.Millisecond},
 		Config{CallTimeout: callTimeout})
 	require.ErrorIs(t, err, ErrStart)
-	assert.ErrorContains(t, err, "cannot connect over mutual TLS within the dial timeout 300ms")
+	assert.ErrorContains(t, err, "cannot connect over mutual TLS (dial timeout 300ms;")
 	assert.ErrorContains(t, err, "handshake failed: context deadline exceeded")
 	assert.Less(t, time.Since(start), callTimeout, "the dial timeout ended it, not the call's")
+}
+
+// TestRemoteLargeSample: a sample larger than gRPC's default 4 MiB
+// message crosses serve, loaded ahead or with its query, and comes back
+// whole.
+func TestRemoteLargeSample(t *testing.T) {
+	t.Parallel()
+	addr, _ := serveRemote(t, nil)
+	big := Sample{Index: 5, Data: bytes.Repeat([]byte("0123456789abcdef"), 6<<20/16)}
+	for _, network := range []bool{false, true} {
+		b, err := OpenRemote(t.Context(), RemoteConfig{Plugin: "fake", Address: addr, InsecureLoopback: true, NetworkDivision: network}, Config{})
+		require.NoError(t, err)
+		rec := newRecorder()
+		b.SetHandler(rec)
+		require.NoError(t, b.LoadSamples(t.Context(), []Sample{big}))
+		require.NoError(t, b.Issue(t.Context(), records(1, big.Index, 1)))
+		rec.wait(t, 1)
+		c, ok := rec.get(1)
+		require.True(t, ok)
+		assert.Equal(t, big.Data, c.Data, "network division %v", network)
+		require.NoError(t, b.Close())
+	}
 }

@@ -78,7 +78,9 @@ func ServeRemote(ctx context.Context, ln net.Listener, target ReattachConfig, cf
 		p.mu.Unlock()
 	}()
 	srv := grpc.NewServer(grpc.Creds(creds), grpc.UnknownServiceHandler(p.forward), grpc.ForceServerCodecV2(rawCodec{}),
-		grpc.StatsHandler(hostsHandler{p}))
+		grpc.StatsHandler(hostsHandler{p}),
+		// A sample or an answer as large as a plugin takes and sends.
+		grpc.MaxRecvMsgSize(DefaultMaxMessageBytes), grpc.MaxSendMsgSize(DefaultMaxMessageBytes))
 	stop := context.AfterFunc(ctx, srv.Stop)
 	defer stop()
 	err = srv.Serve(ln)
@@ -94,7 +96,8 @@ func dialServed(target ReattachConfig) (*grpc.ClientConn, error) {
 	if target.Network == "unix" {
 		addr = "unix://" + addr
 	}
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()), backendv1grpc.TokenCredentials(target.Token))
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()), backendv1grpc.TokenCredentials(target.Token),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(DefaultMaxMessageBytes), grpc.MaxCallSendMsgSize(DefaultMaxMessageBytes)))
 	if err != nil {
 		return nil, fmt.Errorf("serve plugin %q: %w", target.Plugin, err)
 	}
@@ -168,8 +171,10 @@ func (p *remoteProxy) forward(_ any, ss grpc.ServerStream) error {
 		return err
 	}
 	session := method == backendv1grpc.Backend_Session_FullMethodName
-	failed := make(chan error, 1) // why the messages to the plugin stopped, when serve stopped them
-	go func() {                   // the remote host's messages to the plugin, until the call ends
+	// failed says why the messages to the plugin stopped, when serve
+	// stopped them.
+	failed := make(chan error, 1)
+	go func() { // the remote host's messages to the plugin, until the call ends
 		for {
 			var b []byte
 			if err := ss.RecvMsg(&b); err != nil {
