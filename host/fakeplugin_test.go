@@ -50,6 +50,10 @@ const (
 	fakeCloseHang    = "close-hang"    // never answer Close
 )
 
+// fakeRefusedSample is the index of a sample the fake's LoadSamples
+// refuses.
+const fakeRefusedSample = 999
+
 // fakeServeToken is the token of the fake plugin's serve mode.
 const fakeServeToken = "0123456789abcdef0123456789abcdef-fake"
 
@@ -173,6 +177,9 @@ func (s *fakeServer) LoadSamples(_ context.Context, req *backendv1.LoadSamplesRe
 		s.arenas++
 	}
 	for _, r := range req.GetSamples() {
+		if r.GetIndex() == fakeRefusedSample {
+			return &backendv1.LoadSamplesResponse{Status: &backendv1.Status{Code: uint32(abi.InvalidArgument), Message: "sample 999: not an image"}}, nil
+		}
 		if r.GetData() != nil || arena == nil {
 			s.samples[r.GetIndex()] = r.GetData()
 		} else {

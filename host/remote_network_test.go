@@ -103,18 +103,40 @@ func TestRemoteNetworkDivision(t *testing.T) {
 	}
 }
 
-// TestRemoteNetworkDivisionNotLoaded: a query naming a sample never
-// loaded fails the backend with an error naming the sample.
-func TestRemoteNetworkDivisionNotLoaded(t *testing.T) {
+// TestRemoteNetworkDivisionFails: a query naming a sample never loaded,
+// or one whose sample the plugin refuses when serve loads it, fails the
+// backend with an error naming the cause; serve logs the refusal.
+func TestRemoteNetworkDivisionFails(t *testing.T) {
 	t.Parallel()
-	addr, _ := serveRemote(t, nil)
-	b, err := OpenRemote(t.Context(), RemoteConfig{Plugin: "fake", Address: addr, InsecureLoopback: true, NetworkDivision: true}, Config{})
-	require.NoError(t, err)
-	defer b.Close()
-	b.SetHandler(newRecorder())
-	require.NoError(t, b.Issue(t.Context(), records(1, 9, 1)))
-	<-b.Done()
-	assert.ErrorContains(t, b.Err(), "network division: sample index 9 issued but not loaded")
+	for _, tc := range []struct {
+		name   string
+		load   []Sample
+		index  uint64
+		err    string
+		served string
+	}{
+		{name: "not loaded", index: 9, err: "network division: sample index 9 issued but not loaded"},
+		{name: "refused by the plugin", load: []Sample{{Index: fakeRefusedSample, Data: []byte("x")}}, index: fakeRefusedSample,
+			err: "network division: the plugin refused a query's 1 samples: sample 999: not an image", served: "a query's samples"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			addr, logs := serveRemote(t, nil)
+			b, err := OpenRemote(t.Context(), RemoteConfig{Plugin: "fake", Address: addr, InsecureLoopback: true, NetworkDivision: true}, Config{})
+			require.NoError(t, err)
+			defer b.Close()
+			b.SetHandler(newRecorder())
+			require.NoError(t, b.LoadSamples(t.Context(), tc.load))
+			require.NoError(t, b.Issue(t.Context(), records(1, tc.index, 1)))
+			select {
+			case <-b.Done():
+			case <-time.After(20 * time.Second):
+				t.Fatal("the backend did not fail")
+			}
+			assert.ErrorContains(t, b.Err(), tc.err)
+			assert.Contains(t, logs.String(), tc.served)
+		})
+	}
 }
 
 // TestRemoteDialTimeout: a server that accepts the connection but never
