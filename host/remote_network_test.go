@@ -11,8 +11,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/abi/backendv1"
 	"github.com/mlperf-host/mlperf-host/internal/testcerts"
 )
 
@@ -197,4 +199,30 @@ func TestRemoteLargeSample(t *testing.T) {
 		assert.Equal(t, big.Data, c.Data, "network division %v", network)
 		require.NoError(t, b.Close())
 	}
+}
+
+// FuzzCarriesSamples: the tag scan that picks the queries serve loads
+// samples for never panics, and finds every message whose decoded Issue
+// carries sample data, so none reaches a plugin with it.
+func FuzzCarriesSamples(f *testing.F) {
+	n := newNetworkSamples()
+	n.load([]Sample{{Index: 1, Data: []byte("abc")}})
+	withData, err := n.issueMessage(records(1, 1, 1), abi.AppendIssueRecord(nil, records(1, 1, 1)[0]))
+	require.NoError(f, err)
+	for _, m := range []*backendv1.HostMessage{
+		withData,
+		{Kind: &backendv1.HostMessage_Issue{Issue: &backendv1.Issue{Samples: abi.AppendIssueRecord(nil, records(1, 1, 1)[0])}}},
+		{Kind: &backendv1.HostMessage_Flush{Flush: &backendv1.Flush{}}},
+	} {
+		b, err := proto.Marshal(m)
+		require.NoError(f, err)
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got := carriesSamples(b)
+		var m backendv1.HostMessage
+		if proto.Unmarshal(b, &m) == nil && len(m.GetIssue().GetSampleData()) > 0 {
+			assert.True(t, got, "a decoded Issue with sample data")
+		}
+	})
 }

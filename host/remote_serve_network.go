@@ -23,35 +23,42 @@ const (
 // Issue carrying its samples' bytes (the Network division). It scans the
 // tags only: every other message passes without being decoded.
 func carriesSamples(msg []byte) bool {
-	issue, ok := field(msg, hostMessageIssue)
-	if !ok {
-		return false
+	for _, issue := range fields(msg, hostMessageIssue) {
+		if len(fields(issue, issueSampleData)) > 0 {
+			return true
+		}
 	}
-	_, ok = field(issue, issueSampleData)
-	return ok
+	return false
 }
 
-// field returns the bytes of the first length-delimited field num of a
-// message's wire bytes; false when there is none or the bytes are
-// malformed (the plugin then refuses the message as it comes).
-func field(msg []byte, num protowire.Number) ([]byte, bool) {
+// fields returns the bytes of every length-delimited field num of a
+// message's wire bytes (a message field may come in several parts, which
+// a decoder merges); nil when the bytes are malformed: the plugin then
+// refuses the message as it comes.
+func fields(msg []byte, num protowire.Number) [][]byte {
+	var out [][]byte
 	for len(msg) > 0 {
 		n, typ, k := protowire.ConsumeTag(msg)
 		if k < 0 {
-			return nil, false
+			return nil
 		}
 		msg = msg[k:]
 		if n == num && typ == protowire.BytesType {
 			v, k := protowire.ConsumeBytes(msg)
-			return v, k >= 0
+			if k < 0 {
+				return nil
+			}
+			out = append(out, v)
+			msg = msg[k:]
+			continue
 		}
 		k = protowire.ConsumeFieldValue(n, typ, msg)
 		if k < 0 {
-			return nil, false
+			return nil
 		}
 		msg = msg[k:]
 	}
-	return nil, false
+	return out
 }
 
 // loadCarried loads the samples an Issue carries into the plugin (its
