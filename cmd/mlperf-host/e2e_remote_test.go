@@ -123,4 +123,9 @@ func TestServeRemoteNetworkDivision(t *testing.T) {
 	r = mlperfHost(t, dir, append(args, "--plugin-dirs", plugins, "--plugin", "echo")...)
 	assert.Equal(t, exitcode.Config, r.code, tail(r.stderr))
 	assert.Contains(t, r.stderr, "remote.network_division=1 without a remote plugin")
+
+	// The network division itself asks for sample data in the timed path.
+	r = mlperfHost(t, dir, "run", "--plugin-dirs", plugins, "--plugin", "echo", "--set", "division=network", "--out", "logs")
+	assert.Equal(t, exitcode.Config, r.code, tail(r.stderr))
+	assert.Contains(t, r.stderr, "division=network without remote.network_division=1")
 }

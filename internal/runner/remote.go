@@ -41,9 +41,14 @@ func (p Plugins) Resolve(c *config.Config) (host.Plugin, error) {
 //
 // # Errors
 //
-// remote.network_division with no plugin served on another machine.
+// remote.network_division with no plugin served on another machine; the
+// network division without remote.network_division.
 func networkMessage(c *config.Config) (string, error) {
 	if !c.Remote.NetworkDivision {
+		if c.Division == "network" {
+			return "", exitcode.New(exitcode.Config, fmt.Errorf("%w: %s=network without %s=1: the Network division's rules send sample data with each query",
+				config.ErrConfig, config.KeyDivision, config.KeyRemoteNetworkDivision), "set remote.network_division=1 with --remote HOST:PORT: docs/remote.md")
+		}
 		return "", nil
 	}
 	remote := c.Remote.Address != ""
