@@ -34,6 +34,7 @@ func TestSIMDConvMatchesPortable(t *testing.T) {
 		{name: "resnet stem 7x7 s2", s: ConvShape{C: 3, H: 30, W: 30, M: 16, KH: 7, KW: 7, SH: 2, SW: 2, DH: 1, DW: 1, PadT: 3, PadL: 3, PadB: 3, PadR: 3, Group: 1}, n: 1, act: Relu()},
 		{name: "pointwise residual", s: ConvShape{C: 40, H: 7, W: 7, M: 33, KH: 1, KW: 1, SH: 1, SW: 1, DH: 1, DW: 1, Group: 1}, n: 3, res: true, act: Relu()},
 		{name: "pointwise small K (splatted A)", s: ConvShape{C: 16, H: 9, W: 9, M: 40, KH: 1, KW: 1, SH: 1, SW: 1, DH: 1, DW: 1, Group: 1}, n: 2, act: Clip(0, 6)},
+		{name: "pointwise odd K (splatted A, every remainder)", s: ConvShape{C: 7, H: 5, W: 5, M: 13, KH: 1, KW: 1, SH: 1, SW: 1, DH: 1, DW: 1, Group: 1}, n: 2, res: true},
 		{name: "pointwise deep K", s: ConvShape{C: 600, H: 3, W: 5, M: 9, KH: 1, KW: 1, SH: 1, SW: 1, DH: 1, DW: 1, Group: 1}, n: 1},
 		{name: "many columns", s: ConvShape{C: 4, H: 20, W: 21, M: 8, KH: 3, KW: 3, SH: 1, SW: 1, DH: 1, DW: 1, PadT: 1, PadL: 1, PadB: 1, PadR: 1, Group: 1}, n: 1, act: Clip(0, 6)},
 		{name: "1x1 stride 2", s: ConvShape{C: 8, H: 9, W: 9, M: 16, KH: 1, KW: 1, SH: 2, SW: 2, DH: 1, DW: 1, Group: 1}, n: 2},

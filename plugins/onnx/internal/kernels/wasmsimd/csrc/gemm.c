@@ -122,38 +122,38 @@ static NOINLINE void micro(int32_t kc, const float* pa, const float* pb, float* 
 
 // splat_rows packs kc rows of the row block (stride ld, nc columns, zero
 // padded to whole panels) into splatted panels.
+// SPLAT_ROW stores the 6 values at r, each repeated 4 times, at o: the
+// furthest load and store first (one bounds check each).
+#define SPLAT_ROW(o, r)                                                                                  \
+  {                                                                                                      \
+    v4 v5 = wasm_v128_load32_splat((r) + 5), v0 = wasm_v128_load32_splat((r) + 0);                      \
+    v4 v1 = wasm_v128_load32_splat((r) + 1), v2 = wasm_v128_load32_splat((r) + 2);                      \
+    v4 v3 = wasm_v128_load32_splat((r) + 3), v4_ = wasm_v128_load32_splat((r) + 4);                     \
+    wasm_v128_store((o) + 20, v5);                                                                       \
+    wasm_v128_store((o) + 0, v0), wasm_v128_store((o) + 4, v1), wasm_v128_store((o) + 8, v2);            \
+    wasm_v128_store((o) + 12, v3), wasm_v128_store((o) + 16, v4_);                                       \
+  }
+
 static void splat_rows(float* dst, const float* rows, int32_t ld, int32_t kc, int32_t nc) {
   for (int32_t q = 0; q * NR < nc; q++) {
     float* out = dst + q * kc * NR * 4;
     const float* row = rows + q * NR;
     int32_t kk = 0;
-    // Two rows per iteration (the loop guard's cost per iteration).
-    for (; kk + 2 <= kc; kk += 2, out += 2 * NR * 4, row += 2 * ld) {
-      const float* r2 = row + ld;
-      v4 v5 = wasm_v128_load32_splat(row + 5), v0 = wasm_v128_load32_splat(row + 0);
-      v4 v1 = wasm_v128_load32_splat(row + 1), v2 = wasm_v128_load32_splat(row + 2);
-      v4 v3 = wasm_v128_load32_splat(row + 3), v4_ = wasm_v128_load32_splat(row + 4);
-      wasm_v128_store(out + 44, wasm_v128_load32_splat(r2 + 5));
-      wasm_v128_store(out + 20, v5);
-      wasm_v128_store(out + 0, v0), wasm_v128_store(out + 4, v1), wasm_v128_store(out + 8, v2);
-      wasm_v128_store(out + 12, v3), wasm_v128_store(out + 16, v4_);
-      wasm_v128_store(out + 24, wasm_v128_load32_splat(r2 + 0)), wasm_v128_store(out + 28, wasm_v128_load32_splat(r2 + 1));
-      wasm_v128_store(out + 32, wasm_v128_load32_splat(r2 + 2)), wasm_v128_store(out + 36, wasm_v128_load32_splat(r2 + 3));
-      wasm_v128_store(out + 40, wasm_v128_load32_splat(r2 + 4));
+    // Four rows per iteration (the loop guard's cost per iteration).
+    for (; kk + 4 <= kc; kk += 4, out += 4 * NR * 4, row += 4 * ld) {
+      SPLAT_ROW(out + 3 * NR * 4, row + 3 * ld)
+      SPLAT_ROW(out, row)
+      SPLAT_ROW(out + NR * 4, row + ld)
+      SPLAT_ROW(out + 2 * NR * 4, row + 2 * ld)
     }
-    if (kk < kc) {
-      v4 v5 = wasm_v128_load32_splat(row + 5);
-      wasm_v128_store(out + 20, v5);
-      wasm_v128_store(out + 0, wasm_v128_load32_splat(row + 0)), wasm_v128_store(out + 4, wasm_v128_load32_splat(row + 1));
-      wasm_v128_store(out + 8, wasm_v128_load32_splat(row + 2)), wasm_v128_store(out + 12, wasm_v128_load32_splat(row + 3));
-      wasm_v128_store(out + 16, wasm_v128_load32_splat(row + 4));
-    }
+    for (; kk < kc; kk++, out += NR * 4, row += ld) SPLAT_ROW(out, row)
   }
 }
 
 // zero_pad clears columns [nc, whole panels) of kc rows of the row block.
 static void zero_pad(float* rows, int32_t kc, int32_t nc) {
   int32_t end = (nc + NR - 1) / NR * NR;
+  if (end == nc) return;
   for (int32_t kk = 0; kk < kc; kk++)
     for (int32_t j = nc; j < end; j++) rows[kk * ROWS_LD + j] = 0;
 }
@@ -162,11 +162,22 @@ static void zero_pad(float* rows, int32_t kc, int32_t nc) {
 // per iteration where it can.
 INLINE void copy_floats(float* dst, const float* src, int32_t n) {
   int32_t i = 0;
-  for (; i + 16 <= n; i += 16) {
+  for (; i + 32 <= n; i += 32) { // 32 per iteration: the loop guard's cost
+    v4 d = wasm_v128_load(src + i + 28), a = wasm_v128_load(src + i), b = wasm_v128_load(src + i + 4),
+       c = wasm_v128_load(src + i + 8);
+    wasm_v128_store(dst + i + 28, d);
+    wasm_v128_store(dst + i, a), wasm_v128_store(dst + i + 4, b), wasm_v128_store(dst + i + 8, c);
+    a = wasm_v128_load(src + i + 12), b = wasm_v128_load(src + i + 16), c = wasm_v128_load(src + i + 20),
+    d = wasm_v128_load(src + i + 24);
+    wasm_v128_store(dst + i + 12, a), wasm_v128_store(dst + i + 16, b), wasm_v128_store(dst + i + 20, c);
+    wasm_v128_store(dst + i + 24, d);
+  }
+  if (i + 16 <= n) {
     v4 d = wasm_v128_load(src + i + 12), a = wasm_v128_load(src + i), b = wasm_v128_load(src + i + 4),
        c = wasm_v128_load(src + i + 8);
     wasm_v128_store(dst + i + 12, d);
     wasm_v128_store(dst + i, a), wasm_v128_store(dst + i + 4, b), wasm_v128_store(dst + i + 8, c);
+    i += 16;
   }
   for (; i + 4 <= n; i += 4) wasm_v128_store(dst + i, wasm_v128_load(src + i));
   for (; i < n; i++) dst[i] = src[i];
@@ -236,7 +247,12 @@ static void pack_conv(float* dst, float* rows, const conv_geom* g, int32_t k0, i
         if (sw == 1) {
           copy_floats(out + j + lo, src, hi - lo);
         } else {
-          for (int32_t i = lo; i < hi; i++, src += sw) out[j + i] = *src;
+          int32_t i = lo;
+          for (; i + 4 <= hi; i += 4, src += 4 * sw) { // four per iteration: the loop guard's cost
+            float v3 = src[3 * sw], v0 = src[0], v1 = src[sw], v2 = src[2 * sw];
+            out[j + i + 3] = v3, out[j + i] = v0, out[j + i + 1] = v1, out[j + i + 2] = v2;
+          }
+          for (; i < hi; i++, src += sw) out[j + i] = *src;
         }
         zero_floats(out + j + hi, run - hi);
       }
@@ -462,9 +478,16 @@ static NOINLINE void micro_nv(int32_t k, const float* pa, const float* pb, int32
   v4 c00 = wasm_f32x4_splat(0), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
   v4 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
   int32_t kk = 0;
-  for (; kk + 2 <= k; kk += 2, pb += 2 * ldb) { // two k per iteration: the loop guard's cost
+  for (; kk + 4 <= k; kk += 4, pb += 4 * ldb) { // four k per iteration: the loop guard's cost
     NV_STEP(0)
     NV_STEP(ldb)
+    NV_STEP(2 * ldb)
+    NV_STEP(3 * ldb)
+  }
+  if (kk + 2 <= k) {
+    NV_STEP(0)
+    NV_STEP(ldb)
+    kk += 2, pb += 2 * ldb;
   }
   if (kk < k) NV_STEP(0)
   wasm_v128_store(t + 44, c51);
