@@ -11,7 +11,11 @@ DEMO_ARGS ?=
 
 .PHONY: build embed-onnx demo
 
+# The old module goes first: go build leaves an output whose build ID is
+# current untouched, and the linker leaves a linked module as it is, so
+# new kernels would never reach it.
 embed-onnx: $(BIN)/onnx-wasm-link ## build the onnx plugin as a WASM module (SIMD kernels linked) into cmd/mlperf-host/embedded/
+	rm -f $(EMBED_DIR)/onnx.wasm
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $(EMBED_DIR)/onnx.wasm $(ONNX_WASM_PKG)
 	$(ONNX_WASM_LINK) $(EMBED_DIR)/onnx.wasm
 
