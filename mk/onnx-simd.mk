@@ -40,13 +40,17 @@ WASM_BENCH_ROUNDS ?= 3
 WASM_BENCH_RUNS ?= 5
 WASM_BENCH_SIDES ?= go,portable,wasinn
 WASM_BENCH_BATCHES ?= 1,8
+# A build of the plugin's module from before a kernel change (say
+# $TMPDIR/onnx-before.wasm): it joins as the side base, interleaved.
+WASM_BENCH_BASELINE ?=
 
 .PHONY: bench-wasm
 
 bench-wasm: embed-onnx ort $(BIN)/rawort ## sandboxed onnx plugin (SIMD kernels, portable kernels, wasi-nn) vs raw ONNX Runtime, one thread, wall and CPU time
 	@test -f $(ONNX_PERF_DIR)/resnet50.onnx || $(MAKE) --no-print-directory onnx-perf-models
 	$(GO) run ./internal/wasmcompare -plugin $(EMBED_DIR)/onnx.wasm -raw $(ORT_RAW) -lib $(ORT_LIB) -models $(ONNX_PERF_DIR) \
-		-sides $(WASM_BENCH_SIDES) -batches $(WASM_BENCH_BATCHES) -rounds $(WASM_BENCH_ROUNDS) -runs $(WASM_BENCH_RUNS)
+		-sides $(WASM_BENCH_SIDES) -batches $(WASM_BENCH_BATCHES) -rounds $(WASM_BENCH_ROUNDS) -runs $(WASM_BENCH_RUNS) \
+		$(if $(WASM_BENCH_BASELINE),-baseline $(WASM_BENCH_BASELINE))
 
 BENCH_TARGETS += bench-wasm
 

@@ -13,6 +13,9 @@
 //	make embed-onnx onnx-perf-models ort bin/rawort
 //	go run ./internal/wasmcompare -models bin/onnx-models
 //
+// With -baseline another build of the module (before a kernel change)
+// joins as the side "base", its go engine, interleaved with the others.
+//
 // make bench-wasm runs it. With -gemm it times the SIMD kernels' GEMM alone
 // in wazero instead (make bench-wasm-gemm).
 package main
@@ -20,6 +23,7 @@ package main
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -47,6 +51,7 @@ func main() {
 
 type options struct {
 	plugin, raw, lib, models, only string
+	baseline                       []byte // -baseline's module, or nil
 	guard                          host.Guard
 	sides                          []string
 	batches                        []int
@@ -54,7 +59,7 @@ type options struct {
 }
 
 // sideNames are the sides besides raw, in table order.
-var sideNames = []string{"go", "portable", "wasinn"}
+var sideNames = []string{"go", "portable", "wasinn", "base"}
 
 func run() error {
 	var o options
@@ -69,6 +74,7 @@ func run() error {
 	flag.IntVar(&o.rounds, "rounds", 3, "alternating rounds per configuration")
 	flag.IntVar(&o.runs, "runs", 5, "timed queries per round and side")
 	flag.IntVar(&o.slowRuns, "slow-runs", 1, "timed queries per round for the portable side (30-100x slower)")
+	baseline := flag.String("baseline", "", "another build of the plugin's module: adds the side base (its go engine), for before/after")
 	flag.StringVar((*string)(&o.guard), "guard", string(host.GuardLoops), "the host's hang guard for the WASM sides (loops, strict, off)")
 	gemm := flag.String("gemm", "", "instead: time the GEMM of this SIMD kernel module (onnx_simd.wasm) in wazero, in thread CPU time")
 	flag.Parse()
@@ -91,6 +97,14 @@ func run() error {
 	module, err := os.ReadFile(o.plugin)
 	if err != nil {
 		return err
+	}
+	if *baseline != "" {
+		if o.baseline, err = os.ReadFile(*baseline); err != nil {
+			return err
+		}
+		o.sides = append(o.sides, "base")
+	} else if slices.Contains(o.sides, "base") {
+		return errors.New("side base needs -baseline")
 	}
 	tmp, err := os.MkdirTemp("", "wasmcompare")
 	if err != nil {
@@ -197,7 +211,11 @@ func compare(o options, module []byte, m model, batch int) (map[string]times, er
 	sides := map[string]func(n int) ([]sample, error){"raw": raw.Round}
 	order := []string{"raw"}
 	for _, s := range o.sides {
-		g, err := openGuest(module, bytes, m, s, o.lib, o.guard, batch)
+		mod := module
+		if s == "base" {
+			mod = o.baseline
+		}
+		g, err := openGuest(mod, bytes, m, s, o.lib, o.guard, batch)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s, err)
 		}
