@@ -3,6 +3,7 @@ package sdk
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mlperf-host/mlperf-host/abi"
 )
@@ -81,6 +82,9 @@ type lane struct {
 	batch     outBatch
 	maxOutput int
 	wake      func() // tells the sender there is something to collect
+	// tokens is the output's: set before the first first token is
+	// appended, it keeps completions out of the shared ring.
+	tokens *atomic.Bool
 }
 
 // laneOutput is a [SessionOutput] that collects completions from lanes.
@@ -102,6 +106,9 @@ func (l *lane) complete(id uint64, code abi.Code, data []byte, nTokens int64) {
 
 // firstToken appends a first token; l.mu is held.
 func (l *lane) firstToken(id uint64, data []byte) {
+	if l.tokens != nil {
+		l.tokens.Store(true)
+	}
 	wasEmpty := l.batch.empty()
 	l.batch.appendFirstToken(l.maxOutput, id, data)
 	if wasEmpty {

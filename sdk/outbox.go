@@ -29,6 +29,11 @@ type outbox struct {
 	// reports no first tokens, which must reach the host before their
 	// completions), takes the completions without data.
 	ring atomic.Pointer[abi.Ring]
+	// tokens is set by the first first token a backend reports, whether
+	// or not its Info said FirstTokens: from then on every completion
+	// goes in messages, behind the first tokens sent before it (the host
+	// reads the ring and the messages on different goroutines).
+	tokens atomic.Bool
 
 	mu      sync.Mutex
 	pending outBatch // events, and completions from outside a lane
@@ -62,7 +67,7 @@ func (o *outbox) signal(wasEmpty bool) {
 }
 
 func (o *outbox) newLane(mu *sync.Mutex) *lane {
-	l := &lane{mu: mu, maxOutput: o.maxOutput, wake: o.poke}
+	l := &lane{mu: mu, maxOutput: o.maxOutput, wake: o.poke, tokens: &o.tokens}
 	o.mu.Lock()
 	o.lanes = append(o.lanes, l)
 	o.mu.Unlock()
@@ -78,6 +83,7 @@ func (o *outbox) Complete(id uint64, code abi.Code, data []byte, nTokens int64) 
 }
 
 func (o *outbox) FirstToken(id uint64, data []byte) {
+	o.tokens.Store(true)
 	o.mu.Lock()
 	wasEmpty := o.pending.empty()
 	o.pending.appendFirstToken(o.maxOutput, id, data)
@@ -199,7 +205,7 @@ func (o *outbox) send(s pluginSender, m *outMessages, b *outBatch) error {
 		return err
 	}
 	recs := b.recs
-	if r := o.ring.Load(); r != nil && len(b.data) == 0 && len(recs) > 0 && len(recs) <= abi.RingBatchMax*abi.CompletionRecordSize {
+	if r := o.ring.Load(); r != nil && !o.tokens.Load() && len(b.data) == 0 && len(recs) > 0 && len(recs) <= abi.RingBatchMax*abi.CompletionRecordSize {
 		n, err := r.Push(recs)
 		if err != nil {
 			return fmt.Errorf("completion ring: %w", err)

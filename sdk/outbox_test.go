@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -305,6 +306,52 @@ func TestSessionFlushAfterCompletions(t *testing.T) {
 			require.NotEmpty(t, got)
 			assert.Equal(t, "flushed OK", got[len(got)-1], "the flush answer comes last")
 			assert.ElementsMatch(t, want, got[:len(got)-1])
+		})
+	}
+}
+
+// TestOutboxFirstTokensKeepCompletionsOffTheRing: the host reads the
+// completion ring and the messages on different goroutines, so once a
+// backend reports a first token (whether or not its Info said
+// FirstTokens) its completions go in messages, behind the first tokens.
+func TestOutboxFirstTokensKeepCompletionsOffTheRing(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		tokens   bool
+		want     []string
+		wantRing int
+	}{
+		{name: "no first tokens: the ring", want: nil, wantRing: 2},
+		{name: "a first token: messages", tokens: true, want: []string{"first 2", "done 1 OK 0", "done 2 OK 0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			words := make([]uint64, abi.RingFileSize(64, 64)/8)
+			mem := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), len(words)*8)
+			require.NoError(t, abi.InitRingFile(mem, 64, 64))
+			_, completion, err := abi.OpenRings(mem)
+			require.NoError(t, err)
+
+			o := newOutbox(1 << 20)
+			o.ring.Store(completion)
+			var mu sync.Mutex
+			l := o.newLane(&mu)
+			mu.Lock()
+			l.complete(1, abi.OK, nil, 0)
+			if tt.tokens {
+				l.firstToken(2, []byte("y"))
+			}
+			l.complete(2, abi.OK, nil, 0)
+			mu.Unlock()
+			o.close()
+			rec := &recordingSender{}
+			require.NoError(t, o.run(t.Context(), rec))
+			assert.Equal(t, tt.want, rec.got())
+			n, err := completion.Drain(64, func([]byte) error { return nil })
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantRing, n, "completions in the ring")
 		})
 	}
 }
