@@ -1657,8 +1657,8 @@ func (*Flush) Descriptor() ([]byte, []int) {
 	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{21}
 }
 
-// RingAttach (v1.1) offers the plugin shared rings for this session's
-// issue records and completions: a file laid out as abi/ring.go and
+// RingAttach (v1.1) offers the plugin shared rings for the issue records and
+// completions of the Session stream it is sent on: a file laid out as abi/ring.go and
 // docs/abi.md describe. Sent first on the session, and only when the
 // plugin has the SHARED_RING capability. The plugin answers RingAttached;
 // until then, and whenever a ring is full, records travel as messages.
