@@ -53,7 +53,7 @@ func TestRunAuditConfig(t *testing.T) {
 	require.NoError(t, os.WriteFile(audit, []byte("*.Offline.mode = 2\n*.Offline.performance_issue_unique = 0\n"+
 		"*.Offline.performance_issue_same = 1\n*.Offline.performance_issue_same_index = 3\n"), 0o644))
 	r := mlperfHost(t, dir, append([]string{"run", "--plugin", echoPlugin(t), "--out", "logs", "--audit-config", audit}, fast(t, dir)...)...)
-	require.Equal(t, exitcode.OK, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	assertVerdict(t, r, filepath.Join(dir, "logs"))
 	detail, err := os.ReadFile(filepath.Join(dir, "logs", "mlperf_log_detail.txt"))
 	require.NoError(t, err)
 	assert.Contains(t, string(detail), "Found Audit Config file (audit.config)")
