@@ -16,7 +16,7 @@
 // The result is an immutable [Config]. Package config reads no process
 // state: the caller passes the environment, flags and file paths.
 //
-// Package config imports abi (for its name suggestions), benchmarks, koanf and
-// the standard library; it
-// must never import host, loadgen, sdk, plugins or cmd.
+// Package config imports abi (for its name suggestions), benchmarks, koanf
+// and the standard library; it must never import host, loadgen, sdk,
+// plugins or cmd.
 package config
