@@ -70,6 +70,8 @@ var rules = []rule{
 	{name: "the plugins' core imports only sdk and abi", prefix: "plugins/internal", ours: []string{"sdk", "abi"},
 		thirdParty: join(sdkDeps, testKit, []string{"github.com/ebitengine/purego"})},
 	{name: "examples import only sdk and abi", prefix: "examples", ours: []string{"sdk", "abi"}, thirdParty: sdkDeps},
+	{name: "punkt imports only its parameters' module", prefix: "internal/accuracy/punkt", ours: []string{},
+		thirdParty: []string{"github.com/neurosnap/sentences/data"}},
 }
 
 type pkg struct {
