@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/accuracy/punkt"
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
@@ -31,6 +32,7 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 	fs.StringVar(&in.Vocab, "vocab", "", "tokenizer `FILE`: BERT's vocab.txt, an LLM's tokenizer.json; whisper: openai-whisper's\nnormalizers/english.json (the normalizer's spelling table)")
 	fs.StringVar(&in.Trace, "trace", "", "DLRM aggregation trace `FILE`, with --truth day_23")
 	fs.BoolVar(&in.InvMap, "inv-map", false, "openimages: labels index the categories (accuracy-openimages.py --use-inv-map)")
+	fs.StringVar(&in.Punkt, "punkt", "", "rouge, cnndm: NLTK's punkt_tab/english `DIR` to split sentences with (default: the\nembedded English parameters)")
 	fs.StringVar(&in.Dtype, "dtype", "", "response data `TYPE` where the official script takes one (default: the script's;\nrouge: test06.dtype, the plugins' int32)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -80,7 +82,7 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 // and the configured data set (its ground truth), as a run does.
 func scorerInputs(c *config.Config, sc accuracy.Scorer, flags accuracy.Inputs) (accuracy.Inputs, error) {
 	for _, f := range []struct{ flag, key *string }{{&flags.Truth, &c.Scoring.Truth}, {&flags.Vocab, &c.Scoring.Vocab},
-		{&flags.Trace, &c.Scoring.Trace}, {&flags.Dtype, &c.Scoring.DType}} {
+		{&flags.Trace, &c.Scoring.Trace}, {&flags.Dtype, &c.Scoring.DType}, {&flags.Punkt, &c.Scoring.Punkt}} {
 		if *f.flag != "" {
 			*f.key = *f.flag
 		}
@@ -127,6 +129,8 @@ func (a *app) scoreWith(sc accuracy.Scorer, c *config.Config, log string, in acc
 		switch {
 		case errors.Is(err, accuracy.ErrLog):
 			hint = ""
+		case errors.Is(err, punkt.ErrParams):
+			hint = "--punkt (accuracy.punkt) names NLTK's punkt_tab/<language> directory; leave it out for the embedded English parameters"
 		case in.Vocab == "" && slices.Contains(sc.Needs, accuracy.NeedVocab) && sc.VocabIs != "":
 			hint = "pass " + sc.VocabIs + " with --vocab"
 		}

@@ -38,8 +38,20 @@ func TestAccuracyScorers(t *testing.T) {
 		{name: "rouge", code: exitcode.AccuracyBelowTarget,
 			args: []string{"--benchmark", "llama2-70b-99.9", "--truth", filepath.Join(td, "rouge", "prompts.json"), "--vocab", filepath.Join(td, "rouge", "tokenizer.json"),
 				filepath.Join(td, "rouge", "mlperf_log_accuracy.json")},
-			want: []string{"{'rouge1': 74.7436, 'rouge2': 59.2657, 'rougeL': 69.7436, 'gen_num': 4, 'gen_tok_len': 29, 'tokens_per_sample': 7.2}\n",
+			want: []string{"{'rouge1': 74.7436, 'rouge2': 59.2657, 'rougeL': 69.7436, 'rougeLsum': 69.7436, 'gen_len': 128, 'gen_num': 4, 'gen_tok_len': 29, 'tokens_per_sample': 7.2}\n",
 				"target ROUGEL >= 28.5876 (99.9% of 28.6162): PASS", "target TOKENS_PER_SAMPLE >= 265.0050 (90% of 294.45): FAIL"}},
+		// llama3.1-8b's evaluation.py line; its ROUGE-Lsum and gen_len
+		// targets checked too (the fixture's 12 texts are far from
+		// 13368 samples' characters).
+		{name: "cnndm", code: exitcode.AccuracyBelowTarget,
+			args: []string{"--benchmark", "llama3.1-8b", "--truth", filepath.Join(td, "rougelsum", "prompts.json"), "--vocab", filepath.Join(td, "rougelsum", "tokenizer.json"),
+				"--dtype", "int32", filepath.Join(td, "rougelsum", "mlperf_log_accuracy.json")},
+			want: []string{"{'rouge1': '93.9288', 'rouge2': '86.8657', 'rougeL': '89.1988', 'rougeLsum': '93.1242', 'gen_len': 2318, 'gen_num': 12}\n",
+				"target ROUGELSUM >= 35.4351 (99% of 35.793): PASS", "target GEN_LEN >= 7350879.6000 (90% of 8.167644e+06): FAIL"}},
+		{name: "cnndm with a malformed punkt directory", code: exitcode.Dataset,
+			args: []string{"--benchmark", "llama3.1-8b", "--truth", filepath.Join(td, "rougelsum", "prompts.json"), "--vocab", filepath.Join(td, "rougelsum", "tokenizer.json"),
+				"--punkt", td, filepath.Join(td, "rougelsum", "mlperf_log_accuracy.json")},
+			want: []string{"sentence splitter: punkt parameters: open " + filepath.Join(td, "abbrev_types.txt"), "hint: --punkt (accuracy.punkt) names NLTK's punkt_tab"}},
 		{name: "whisper", code: exitcode.AccuracyBelowTarget,
 			args: []string{"--benchmark", "whisper", "--truth", filepath.Join(td, "whisper", "manifest.json"), "--vocab", filepath.Join(td, "whisper", "english.json"),
 				filepath.Join(td, "whisper", "mlperf_log_accuracy.json")},

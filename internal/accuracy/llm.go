@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
+	"github.com/mlperf-host/mlperf-host/internal/accuracy/punkt"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
@@ -14,19 +17,36 @@ const (
 	ROUGE1          benchmarks.Metric = "ROUGE1"
 	ROUGE2          benchmarks.Metric = "ROUGE2"
 	ROUGEL          benchmarks.Metric = "ROUGEL"
+	ROUGELSUM       benchmarks.Metric = "ROUGELSUM"
+	GenLen          benchmarks.Metric = "GEN_LEN"
 	TokensPerSample benchmarks.Metric = "TOKENS_PER_SAMPLE"
 )
 
-// ROUGEResult is the score of an LLM accuracy log as the Llama 2 70B
-// evaluate-accuracy.py computes it, less what needs NLTK's Punkt
-// sentence splitter (rougeLsum, gen_len).
+// LLMScript is the evaluation script whose line a ROUGEResult prints.
+type LLMScript int
+
+const (
+	// EvaluateAccuracy is language/llama2-70b/evaluate-accuracy.py: the
+	// scores as numbers, then gen_len, gen_num, gen_tok_len and
+	// tokens_per_sample.
+	EvaluateAccuracy LLMScript = iota
+	// Evaluation is language/llama3.1-8b/evaluation.py: the scores as
+	// strings, then gen_len and gen_num.
+	Evaluation
+)
+
+// ROUGEResult is the score of an LLM accuracy log as the LLM evaluation
+// scripts compute it.
 type ROUGEResult struct {
-	// Rouge1, Rouge2, RougeL are the mean F-measures in percent, rounded
-	// to four decimals as the script rounds them.
-	Rouge1, Rouge2, RougeL float64
+	// Script is the script whose line Text prints.
+	Script LLMScript
+	// Rouge1, Rouge2, RougeL, RougeLsum are the mean F-measures in
+	// percent, rounded to four decimals as the script rounds them.
+	Rouge1, Rouge2, RougeL, RougeLsum float64
 	// Samples is gen_num, the distinct samples; Tokens gen_tok_len, the
-	// tokens they generated.
-	Samples, Tokens int
+	// tokens they generated; GenLen gen_len, the characters of their
+	// texts with each sentence on a line of its own.
+	Samples, Tokens, GenLen int
 }
 
 // TokensPerSample is the script's round(gen_tok_len / gen_num, 1).
@@ -38,12 +58,16 @@ func (r ROUGEResult) TokensPerSample() float64 {
 	return v
 }
 
-// Text is the script's printed dict, as Python prints it, without
-// rougeLsum and gen_len: the submission checker reads rouge1, rouge2,
-// rougeL and tokens_per_sample from it.
+// Text is the script's printed dict, as Python prints it (numpy 1's
+// scalars printed as Python's): the line the submission checker reads
+// rouge1, rouge2, rougeL, rougeLsum, gen_len and tokens_per_sample from.
 func (r ROUGEResult) Text() string {
-	return fmt.Sprintf("{'rouge1': %s, 'rouge2': %s, 'rougeL': %s, 'gen_num': %d, 'gen_tok_len': %d, 'tokens_per_sample': %s}",
-		pyFloat(r.Rouge1), pyFloat(r.Rouge2), pyFloat(r.RougeL), r.Samples, r.Tokens, pyFloat(r.TokensPerSample()))
+	if r.Script == Evaluation {
+		return fmt.Sprintf("{'rouge1': '%s', 'rouge2': '%s', 'rougeL': '%s', 'rougeLsum': '%s', 'gen_len': %d, 'gen_num': %d}",
+			pyFloat(r.Rouge1), pyFloat(r.Rouge2), pyFloat(r.RougeL), pyFloat(r.RougeLsum), r.GenLen, r.Samples)
+	}
+	return fmt.Sprintf("{'rouge1': %s, 'rouge2': %s, 'rougeL': %s, 'rougeLsum': %s, 'gen_len': %d, 'gen_num': %d, 'gen_tok_len': %d, 'tokens_per_sample': %s}",
+		pyFloat(r.Rouge1), pyFloat(r.Rouge2), pyFloat(r.RougeL), pyFloat(r.RougeLsum), r.GenLen, r.Samples, r.Tokens, pyFloat(r.TokensPerSample()))
 }
 
 // Value implements Score.
@@ -55,21 +79,26 @@ func (r ROUGEResult) Value(m benchmarks.Metric) (float64, bool) {
 		return r.Rouge2, true
 	case ROUGEL:
 		return r.RougeL, true
+	case ROUGELSUM:
+		return r.RougeLsum, true
+	case GenLen:
+		return float64(r.GenLen), true
 	case TokensPerSample:
-		return r.TokensPerSample(), true
+		return r.TokensPerSample(), r.Script == EvaluateAccuracy
 	}
 	return 0, false
 }
 
-// ROUGE scores an LLM accuracy log: each distinct qsl_idx's first entry
-// is its generated token ids (of dtype int32 or int64), decoded with tok
-// and scored against targets[qsl_idx].
+// ROUGE scores an LLM accuracy log as script does: each distinct
+// qsl_idx's first entry is its generated token ids (of dtype int32 or
+// int64), decoded with tok; it and targets[qsl_idx] are stripped and
+// split into sentences with split, one a line, then scored.
 //
 // # Errors
 //
 // Wraps [ErrLog] for a malformed log, a qsl_idx without a target or data
 // that is not whole tokens; a token the tokenizer lacks.
-func ROUGE(log io.Reader, tok *LLMTokenizer, targets []string, dtype string) (ROUGEResult, error) {
+func ROUGE(log io.Reader, tok *LLMTokenizer, targets []string, dtype string, split *punkt.Tokenizer, script LLMScript) (ROUGEResult, error) {
 	size := 8
 	switch dtype {
 	case "", "int64":
@@ -78,8 +107,8 @@ func ROUGE(log io.Reader, tok *LLMTokenizer, targets []string, dtype string) (RO
 	default:
 		return ROUGEResult{}, fmt.Errorf("rouge: response dtype %q: want int32 or int64", dtype)
 	}
-	var r ROUGEResult
-	var r1, r2, rl []float64
+	r := ROUGEResult{Script: script}
+	var r1, r2, rl, rlsum []float64
 	seen := map[uint64]bool{}
 	err := ReadLog(log, func(e Entry) error {
 		if seen[e.QSLIdx] {
@@ -104,10 +133,13 @@ func ROUGE(log io.Reader, tok *LLMTokenizer, targets []string, dtype string) (RO
 		if err != nil {
 			return fmt.Errorf("rouge: qsl_idx %d: %w", e.QSLIdx, err)
 		}
-		pred, target := rougeTokens(text), rougeTokens(targets[e.QSLIdx])
+		predText, targetText := sentenceLines(split, text), sentenceLines(split, targets[e.QSLIdx])
+		pred, target := rougeTokens(predText), rougeTokens(targetText)
 		r1 = append(r1, rougeN(target, pred, 1))
 		r2 = append(r2, rougeN(target, pred, 2))
 		rl = append(rl, rougeL(target, pred))
+		rlsum = append(rlsum, rougeLsum(lineTokens(targetText), lineTokens(predText)))
+		r.GenLen += utf8.RuneCountInString(predText)
 		r.Samples++
 		r.Tokens += len(ids)
 		return nil
@@ -118,5 +150,24 @@ func ROUGE(log io.Reader, tok *LLMTokenizer, targets []string, dtype string) (RO
 	r.Rouge1 = numpyRound(numpyMean(r1)*100, 4)
 	r.Rouge2 = numpyRound(numpyMean(r2)*100, 4)
 	r.RougeL = numpyRound(numpyMean(rl)*100, 4)
+	r.RougeLsum = numpyRound(numpyMean(rlsum)*100, 4)
 	return r, nil
+}
+
+// sentenceLines is the scripts' postprocess_text of one text:
+// "\n".join(nltk.sent_tokenize(text.strip())).
+func sentenceLines(split *punkt.Tokenizer, text string) string {
+	return strings.Join(split.Sentences(punkt.PyStrip(text)), "\n")
+}
+
+// lineTokens is rouge_score's rougeLsum input: the text's non-empty
+// lines, tokenized.
+func lineTokens(text string) [][]string {
+	var out [][]string
+	for l := range strings.SplitSeq(text, "\n") {
+		if l != "" {
+			out = append(out, rougeTokens(l))
+		}
+	}
+	return out
 }

@@ -1,10 +1,13 @@
 package accuracy
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/mlperf-host/mlperf-host/internal/accuracy/punkt"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -13,7 +16,8 @@ import (
 // clean_up_tokenization_spaces), four reference outputs and an int32 log
 // with a repeated qsl_idx, special tokens and a non-ASCII token; the line
 // is what tools/accuracyref/rouge_check.py (evaluate-accuracy.py's
-// algorithm over NLTK's stemmer, see its docstring) prints on them.
+// algorithm over NLTK's stemmer and Punkt tokenizer, see its docstring)
+// prints on them.
 func TestROUGEFixture(t *testing.T) {
 	t.Parallel()
 	td := filepath.Join("testdata", "rouge")
@@ -27,7 +31,7 @@ func TestROUGEFixture(t *testing.T) {
 		"A summary of news: people connected.", "Generalizations happily made in 2024."}
 	s, err := sc.Score(log, Inputs{Vocab: filepath.Join(td, "tokenizer.json"), Targets: targets, Dtype: "int32"})
 	require.NoError(t, err)
-	assert.Equal(t, "{'rouge1': 74.7436, 'rouge2': 59.2657, 'rougeL': 69.7436, 'gen_num': 4, 'gen_tok_len': 29, 'tokens_per_sample': 7.2}", s.Text())
+	assert.Equal(t, "{'rouge1': 74.7436, 'rouge2': 59.2657, 'rougeL': 69.7436, 'rougeLsum': 69.7436, 'gen_len': 128, 'gen_num': 4, 'gen_tok_len': 29, 'tokens_per_sample': 7.2}", s.Text())
 	v, ok := s.Value(ROUGE1)
 	assert.True(t, ok)
 	assert.InDelta(t, 74.7436, v, 1e-9)
@@ -36,6 +40,123 @@ func TestROUGEFixture(t *testing.T) {
 
 	_, err = sc.Score(log, Inputs{Vocab: filepath.Join(td, "tokenizer.json")})
 	assert.ErrorContains(t, err, "no reference outputs")
+}
+
+// TestROUGELsumFixture: testdata/rougelsum (tools/accuracyref/llm_fixture.py
+// testdata/rougelsum 12 14) holds texts of many sentences (abbreviations,
+// initials, numbers, quotes, ellipses, line breaks, non-ASCII letters and
+// spaces); the lines are what rouge_check.py prints on it, with NLTK's
+// PunktSentenceTokenizer over the same English parameters, for each
+// script.
+func TestROUGELsumFixture(t *testing.T) {
+	t.Parallel()
+	td := filepath.Join("testdata", "rougelsum")
+	b, err := os.ReadFile(filepath.Join(td, "prompts.json"))
+	require.NoError(t, err)
+	var prompts []struct {
+		Output string `json:"output"`
+	}
+	require.NoError(t, json.Unmarshal(b, &prompts))
+	var targets []string
+	for _, p := range prompts {
+		targets = append(targets, p.Output)
+	}
+	tests := []struct {
+		benchmark, want string
+		lsum            float64
+		genLen          int
+	}{
+		{benchmark: "llama2-70b", lsum: 93.1242, genLen: 2318,
+			want: "{'rouge1': 93.9288, 'rouge2': 86.8657, 'rougeL': 89.1988, 'rougeLsum': 93.1242, 'gen_len': 2318, 'gen_num': 12, 'gen_tok_len': 2387, 'tokens_per_sample': 198.9}"},
+		{benchmark: "llama3_1-8b", lsum: 93.1242, genLen: 2318,
+			want: "{'rouge1': '93.9288', 'rouge2': '86.8657', 'rougeL': '89.1988', 'rougeLsum': '93.1242', 'gen_len': 2318, 'gen_num': 12}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.benchmark, func(t *testing.T) {
+			t.Parallel()
+			sc, ok, err := LookupScorer("", tt.benchmark)
+			require.NoError(t, err)
+			require.True(t, ok)
+			log, err := os.Open(filepath.Join(td, "mlperf_log_accuracy.json"))
+			require.NoError(t, err)
+			defer log.Close()
+			s, err := sc.Score(log, Inputs{Vocab: filepath.Join(td, "tokenizer.json"), Targets: targets, Dtype: "int32"})
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, s.Text())
+			v, ok := s.Value(ROUGELSUM)
+			assert.True(t, ok)
+			assert.InDelta(t, tt.lsum, v, 1e-9)
+			v, ok = s.Value(GenLen)
+			assert.True(t, ok)
+			assert.InDelta(t, float64(tt.genLen), v, 0)
+			_, ok = s.Value(TokensPerSample)
+			assert.Equal(t, tt.benchmark == "llama2-70b", ok, "tokens_per_sample is in evaluate-accuracy.py's line only")
+		})
+	}
+}
+
+// TestROUGELsumPunktDir: Inputs.Punkt names a punkt_tab directory; a
+// malformed one is an error naming its file.
+func TestROUGELsumPunktDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, f := range []string{punkt.AbbrevFile, punkt.CollocationsFile, punkt.SentStartersFile, punkt.OrthoFile} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), nil, 0o644))
+	}
+	td := filepath.Join("testdata", "rouge")
+	sc, _, err := LookupScorer("cnndm", "")
+	require.NoError(t, err)
+	targets := []string{"Mr. Smith sat. He left.", "b", "c", "d"}
+	score := func() (Score, error) {
+		log, err := os.Open(filepath.Join(td, "mlperf_log_accuracy.json"))
+		require.NoError(t, err)
+		defer log.Close()
+		return sc.Score(log, Inputs{Vocab: filepath.Join(td, "tokenizer.json"), Targets: targets, Dtype: "int32", Punkt: dir})
+	}
+	_, err = score()
+	require.NoError(t, err, "empty parameters split on every period")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, punkt.OrthoFile), []byte("the\tmany"), 0o644))
+	_, err = score()
+	require.ErrorIs(t, err, punkt.ErrParams)
+	assert.ErrorContains(t, err, "ortho_context.tab")
+}
+
+// TestROUGELsum: hand-worked summary-level LCS.
+func TestROUGELsum(t *testing.T) {
+	t.Parallel()
+	split := func(s string) [][]string {
+		var out [][]string
+		for l := range strings.SplitSeq(s, "\n") {
+			out = append(out, strings.Fields(l))
+		}
+		return out
+	}
+	tests := []struct {
+		name, target, pred string
+		want               float64
+	}{
+		{name: "same", target: "a b\nc d", pred: "a b\nc d", want: 1},
+		// Sentence order does not matter: each target sentence's LCS
+		// with the prediction's sentences.
+		{name: "reordered", target: "a b\nc d", pred: "c d\na b", want: 1},
+		// Target "a b c" against "a x" and "b c": union {a, b, c}, 3 hits
+		// of 3 target and 4 predicted tokens: F = 2*(3/4)(3/3)/(3/4+1).
+		{name: "union", target: "a b c", pred: "a x\nb c", want: 6.0 / 7},
+		// "a" appears once in the prediction: hit once though two target
+		// sentences hold it; 1 hit of 2 and 1: F = 2*(1)(1/2)/(3/2).
+		{name: "counted once", target: "a\na", pred: "a", want: 2.0 / 3},
+		{name: "empty prediction", target: "a", pred: "", want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.InDelta(t, tt.want, rougeLsum(split(tt.target), split(tt.pred)), 1e-12)
+		})
+	}
+	// One of the longest common subsequences: rouge_score steps back in
+	// the reference on a tie, so "a b" against "b a" is [0] ("a"), not
+	// [1] ("b").
+	assert.Equal(t, []int{0}, lcsIndices([]string{"a", "b"}, []string{"b", "a"}))
 }
 
 // TestROUGEScores: hand-worked pairs of rouge_score's algorithm.

@@ -2,7 +2,10 @@ package accuracy
 
 import (
 	"math"
+	"slices"
 	"strings"
+
+	"github.com/mlperf-host/mlperf-host/internal/accuracy/punkt"
 )
 
 // The ROUGE scores the LLM evaluate scripts compute through Hugging
@@ -13,10 +16,11 @@ import (
 // of the texts' tokens, then the mean over the pairs.
 
 // rougeTokens is rouge_score's tokenize with the Porter stemmer: lower
-// case, every run of characters other than a-z and 0-9 a separator,
-// tokens of more than three characters stemmed.
+// case (Python's: "İ" lowers to an i and a combining dot), every run of
+// characters other than a-z and 0-9 a separator, tokens of more than
+// three characters stemmed.
 func rougeTokens(text string) []string {
-	text = strings.ToLower(text)
+	text = punkt.PyLower(text)
 	toks := strings.FieldsFunc(text, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') })
 	for i, t := range toks {
 		if len(t) > 3 {
@@ -120,4 +124,78 @@ func numpyPairwiseSum(v []float64) float64 {
 func numpyRound(x float64, decimals int) float64 {
 	p := math.Pow(10, float64(decimals))
 	return math.RoundToEven(x*p) / p
+}
+
+// rougeLsum is rouge_score's _summary_level_lcs: for each target
+// sentence the union of its longest common subsequences with every
+// predicted sentence, each token counted at most as often as both texts
+// hold it; the F-measure of those hits over the prediction's and the
+// target's token counts. Sentences are token lists.
+func rougeLsum(target, pred [][]string) float64 {
+	m, n := 0, 0
+	targetCount, predCount := map[string]int{}, map[string]int{}
+	for _, s := range target {
+		m += len(s)
+		for _, t := range s {
+			targetCount[t]++
+		}
+	}
+	for _, s := range pred {
+		n += len(s)
+		for _, t := range s {
+			predCount[t]++
+		}
+	}
+	if m == 0 || n == 0 {
+		return 0
+	}
+	hits := 0
+	for _, r := range target {
+		union := map[int]bool{}
+		for _, c := range pred {
+			for _, i := range lcsIndices(r, c) {
+				union[i] = true
+			}
+		}
+		for i := range r {
+			if t := r[i]; union[i] && predCount[t] > 0 && targetCount[t] > 0 {
+				hits++
+				predCount[t]--
+				targetCount[t]--
+			}
+		}
+	}
+	return rougeF(float64(hits)/float64(n), float64(hits)/float64(m))
+}
+
+// lcsIndices is rouge_score's lcs_ind: the indices into ref of one
+// longest common subsequence of ref and can, read back from the end of
+// the table, stepping back in ref on a tie.
+func lcsIndices(ref, can []string) []int {
+	w := len(can) + 1
+	t := make([]int, (len(ref)+1)*w)
+	for i := 1; i <= len(ref); i++ {
+		for j := 1; j <= len(can); j++ {
+			if ref[i-1] == can[j-1] {
+				t[i*w+j] = t[(i-1)*w+j-1] + 1
+			} else {
+				t[i*w+j] = max(t[(i-1)*w+j], t[i*w+j-1])
+			}
+		}
+	}
+	var idx []int
+	for i, j := len(ref), len(can); i > 0 && j > 0; {
+		switch {
+		case ref[i-1] == can[j-1]:
+			idx = append(idx, i-1)
+			i--
+			j--
+		case t[i*w+j-1] > t[(i-1)*w+j]:
+			j--
+		default:
+			i--
+		}
+	}
+	slices.Reverse(idx)
+	return idx
 }

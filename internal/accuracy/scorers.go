@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mlperf-host/mlperf-host/internal/accuracy/punkt"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
@@ -44,6 +45,10 @@ type Inputs struct {
 	// Targets are an LLM data set's reference outputs, by sample, which
 	// the caller reads from Truth (the prompts file's output column).
 	Targets []string
+	// Punkt is NLTK's punkt_tab/<language> directory, whose parameters
+	// split an LLM's texts into sentences; empty for the embedded English
+	// ones.
+	Punkt string
 }
 
 // Scorer scores one benchmark's accuracy logs as its official script.
@@ -86,7 +91,9 @@ func Scorers() []Scorer {
 		{Name: "squad", Script: "language/bert/accuracy-squad.py",
 			Benchmarks: []string{"bert"}, Needs: []string{NeedTruth, NeedVocab}, Score: scoreSQuAD},
 		{Name: "rouge", Script: "language/llama2-70b/evaluate-accuracy.py",
-			Benchmarks: []string{"llama2-70b", "llama3_1-8b", "llama3_1-8b-edge"}, Needs: []string{NeedTruth, NeedVocab, NeedTargets}, Score: scoreROUGE},
+			Benchmarks: []string{"llama2-70b"}, Needs: []string{NeedTruth, NeedVocab, NeedTargets}, Score: scoreROUGE(EvaluateAccuracy)},
+		{Name: "cnndm", Script: "language/llama3.1-8b/evaluation.py",
+			Benchmarks: []string{"llama3_1-8b", "llama3_1-8b-edge"}, Needs: []string{NeedTruth, NeedVocab, NeedTargets}, Score: scoreROUGE(Evaluation)},
 		{Name: "whisper", Script: "speech2text/accuracy_eval.py", Benchmarks: []string{"whisper"},
 			Needs: []string{NeedTruth, NeedVocab}, VocabIs: "openai-whisper's normalizers/english.json (its spelling table)", Score: scoreWER},
 	}
@@ -216,16 +223,29 @@ func scoreSQuAD(log io.Reader, in Inputs) (Score, error) {
 	return s.Score(log, in.Dtype)
 }
 
-func scoreROUGE(log io.Reader, in Inputs) (Score, error) {
-	if in.Targets == nil {
-		return nil, errors.New("rouge: no reference outputs: the prompts file's output column holds them")
+// scoreROUGE scores as script does, splitting sentences with the Punkt
+// parameters of Inputs.Punkt, else the embedded English ones.
+func scoreROUGE(script LLMScript) func(io.Reader, Inputs) (Score, error) {
+	return func(log io.Reader, in Inputs) (Score, error) {
+		if in.Targets == nil {
+			return nil, errors.New("rouge: no reference outputs: the prompts file's output column holds them")
+		}
+		if in.Vocab == "" {
+			return nil, errors.New("rouge: no tokenizer.json given")
+		}
+		tok, err := ReadLLMTokenizer(in.Vocab)
+		if err != nil {
+			return nil, err
+		}
+		var p *punkt.Params
+		if in.Punkt != "" {
+			p, err = punkt.ReadTab(in.Punkt)
+		} else {
+			p, err = punkt.English()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("rouge: sentence splitter: %w", err)
+		}
+		return ROUGE(log, tok, in.Targets, in.Dtype, punkt.NewTokenizer(p), script)
 	}
-	if in.Vocab == "" {
-		return nil, errors.New("rouge: no tokenizer.json given")
-	}
-	tok, err := ReadLLMTokenizer(in.Vocab)
-	if err != nil {
-		return nil, err
-	}
-	return ROUGE(log, tok, in.Targets, in.Dtype)
 }

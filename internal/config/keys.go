@@ -74,6 +74,10 @@ const (
 	KeyAccuracyVocab = "accuracy.vocab"
 	KeyAccuracyTrace = "accuracy.trace"
 	KeyAccuracyDType = "accuracy.dtype"
+	// KeyAccuracyPunkt is NLTK's punkt_tab/<language> directory, whose
+	// parameters split an LLM's texts into sentences (ROUGE-Lsum); empty:
+	// the embedded English ones.
+	KeyAccuracyPunkt = "accuracy.punkt"
 	// KeyTEST06EOS and KeyTEST06DType are the EOS token and the token type
 	// TEST06 checks an LLM's outputs with.
 	KeyTEST06EOS   = "test06.eos_token_id"
@@ -196,6 +200,7 @@ func keySpecs() []keySpec {
 		{key: KeyAccuracyVocab, help: "tokenizer file the scorer reads: BERT's vocab.txt, an LLM's tokenizer.json, whisper's normalizers/english.json", checker: str("a path", anyString)},
 		{key: KeyAccuracyTrace, help: "DLRM aggregation trace the scorer reads with a day-23 ground truth", checker: str("a path", anyString)},
 		{key: KeyAccuracyDType, help: "response dtype where the official script takes one (default: the script's)", checker: str("a dtype name", anyString)},
+		{key: KeyAccuracyPunkt, help: "NLTK punkt_tab/<language> directory an LLM scorer splits sentences with (default: the embedded English parameters)", checker: str("a path", anyString)},
 		{key: KeyTEST06EOS, def: "2", help: "EOS token id TEST06 checks an LLM's outputs with", checker: str("a non-negative integer", uintValue)},
 		with(keySpec{key: KeyTEST06DType, def: "int32", help: "token type of an LLM's outputs, for TEST06"}, oneOf("int64", "int32", "int16", "float32")),
 		with(keySpec{key: KeyHostInstances, def: "0", help: "WASM instances (0: one per CPU)"}, intRange(0, 1024)),

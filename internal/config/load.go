@@ -70,7 +70,7 @@ type Config struct {
 // ScoringConfig is the accuracy.* keys: what a benchmark's scorer reads
 // besides the accuracy log; "" for the data set's, or none.
 type ScoringConfig struct {
-	Truth, Vocab, Trace, DType string
+	Truth, Vocab, Trace, DType, Punkt string
 }
 
 // HostConfig is the host.* keys.
@@ -255,7 +255,7 @@ func build(all *layer, round *benchmarks.Round, bench benchmarks.Benchmark, igno
 			LogLevel: get(KeyHostLogLevel),
 		},
 		TEST06DType: get(KeyTEST06DType), Calibration: get(KeyCalibration),
-		Scoring: ScoringConfig{Truth: get(KeyAccuracyTruth), Vocab: get(KeyAccuracyVocab), Trace: get(KeyAccuracyTrace), DType: get(KeyAccuracyDType)},
+		Scoring: ScoringConfig{Truth: get(KeyAccuracyTruth), Vocab: get(KeyAccuracyVocab), Trace: get(KeyAccuracyTrace), DType: get(KeyAccuracyDType), Punkt: get(KeyAccuracyPunkt)},
 		values:  values, ignored: ignored,
 	}
 	c.TEST06EOS, _ = strconv.ParseInt(get(KeyTEST06EOS), 10, 64)

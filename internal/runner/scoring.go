@@ -22,7 +22,7 @@ import (
 // missing. An LLM scorer's reference outputs are read from the ground
 // truth, a prompts file; err says why they could not be.
 func ScorerInputs(c *config.Config, d dataset.Dataset, sc accuracy.Scorer) (in accuracy.Inputs, missing string, err error) {
-	in = accuracy.Inputs{Truth: c.Scoring.Truth, Vocab: c.Scoring.Vocab, Trace: c.Scoring.Trace, Dtype: c.Scoring.DType}
+	in = accuracy.Inputs{Truth: c.Scoring.Truth, Vocab: c.Scoring.Vocab, Trace: c.Scoring.Trace, Dtype: c.Scoring.DType, Punkt: c.Scoring.Punkt}
 	if in.Truth == "" && d != nil {
 		in.Truth = refdata.Truth(d)
 	}

@@ -80,10 +80,44 @@ same kits19 '^Accuracy:' "$(mh --scorer kits19 --truth "$T/kits19" "$T/kits19/ml
 	--preprocessed_data_dir "$T/kits19" --postprocessed_data_dir "$WORK/kits19-post" --num_proc 1
 
 # ROUGE: Debian lacks transformers, evaluate and NLTK's Punkt data, which
-# evaluate-accuracy.py needs; rouge_check.py is its algorithm over NLTK's
-# own Porter stemmer (its docstring says what it stands in for).
+# the LLM evaluation scripts need; rouge_check.py is their algorithm over
+# NLTK's own Porter stemmer and Punkt tokenizer, the latter built from the
+# English parameters mlperf-host embeds (its docstring says what it stands
+# in for). punkt_check.py splits texts with that tokenizer: the golden
+# test of internal/accuracy/punkt runs on the curated fixture, generated
+# texts, random characters and the paragraphs of Markdown files.
+PUNKT=$(cd "$ROOT" && go list -m -f '{{.Dir}}' github.com/neurosnap/sentences)/data/english.json
+punkt() {
+	local name=$1
+	shift
+	$PY "$ROOT/tools/accuracyref/punkt_check.py" "$PUNKT" "$@" >/dev/null
+	local json=${*: -1}
+	[[ $1 == files ]] && json=$2
+	if out=$(cd "$ROOT" && PUNKT_NLTK=$json go test ./internal/accuracy/punkt -run '^TestSentencesNLTK$' -count 1 -v 2>&1); then
+		printf 'same     %-22s %s\n' "punkt-$name" "$(grep -o '[0-9]* of [0-9]* texts split as NLTK splits them' <<<"$out")"
+	else
+		printf 'DIFFER   %-22s\n%s\n' "punkt-$name" "$(grep -v '^=== ' <<<"$out" | head -40)"
+		fail=1
+	fi
+}
+punkt fixture fixture "$WORK/punkt-fixture.json"
+punkt generated random 3000 1 "$WORK/punkt-random.json"
+punkt characters chars 20000 2 "$WORK/punkt-chars.json"
+mapfile -t MD < <(find "$REPO" "$ROOT/docs" -name '*.md' | sort)
+punkt markdown files "$WORK/punkt-files.json" "${MD[@]}"
+
+rouge() { $PY "$ROOT/tools/accuracyref/rouge_check.py" "$@" --punkt "$PUNKT"; }
 same rouge '^\{.rouge1' "$(mh --scorer rouge --truth "$T/rouge/prompts.json" --vocab "$T/rouge/tokenizer.json" --dtype int32 "$T/rouge/mlperf_log_accuracy.json")" -- \
-	$PY "$ROOT/tools/accuracyref/rouge_check.py" "$T/rouge/mlperf_log_accuracy.json" "$T/rouge/prompts.json" "$T/rouge/tokenizer.json" int32
+	rouge "$T/rouge/mlperf_log_accuracy.json" "$T/rouge/prompts.json" "$T/rouge/tokenizer.json" int32
+# Texts of many sentences: the committed fixture and a larger one.
+"$PY" "$ROOT/tools/accuracyref/llm_fixture.py" "$WORK/llm" 300 1
+for L in "$T/rougelsum" "$WORK/llm"; do
+	n=$(basename "$L")
+	same "rouge-$n" '^\{.rouge1' "$(mh --scorer rouge --truth "$L/prompts.json" --vocab "$L/tokenizer.json" --dtype int32 "$L/mlperf_log_accuracy.json")" -- \
+		rouge "$L/mlperf_log_accuracy.json" "$L/prompts.json" "$L/tokenizer.json" int32
+	same "cnndm-$n" '^\{.rouge1' "$(mh --scorer cnndm --truth "$L/prompts.json" --vocab "$L/tokenizer.json" --dtype int32 "$L/mlperf_log_accuracy.json")" -- \
+		rouge "$L/mlperf_log_accuracy.json" "$L/prompts.json" "$L/tokenizer.json" int32 --script evaluation
+done
 
 # WER: openai-whisper is not installable here; shims/whisper stands in for
 # its EnglishTextNormalizer (its docstring says how it was written), so
@@ -121,8 +155,11 @@ same e2e-3d-unet '^Accuracy:' "$(e2e 3d-unet --benchmark 3d-unet-99)" -- \
 same e2e-dlrm-v2 '^AUC=' "$(e2e dlrm-v2 --round v5.1 --benchmark dlrm-v2-99)" -- \
 	$PY "$DLRM" --mlperf-accuracy-file "$E2E/dlrm-v2/acc/mlperf_log_accuracy.json"
 same e2e-llama2-70b '^\{.rouge1' "$(e2e llama2-70b --benchmark llama2-70b-99.9 --vocab data/tokenizer.json)" -- \
-	$PY "$ROOT/tools/accuracyref/rouge_check.py" "$E2E/llama2-70b/acc/mlperf_log_accuracy.json" "$E2E/llama2-70b/data/prompts.json" \
+	rouge "$E2E/llama2-70b/acc/mlperf_log_accuracy.json" "$E2E/llama2-70b/data/prompts.json" \
 	"$E2E/llama2-70b/data/tokenizer.json" int32
+same e2e-llama3.1-8b '^\{.rouge1' "$(e2e llama3.1-8b --benchmark llama3.1-8b --vocab data/tokenizer.json)" -- \
+	rouge "$E2E/llama3.1-8b/acc/mlperf_log_accuracy.json" "$E2E/llama3.1-8b/data/prompts.json" \
+	"$E2E/llama3.1-8b/data/tokenizer.json" int32 --script evaluation
 
 if ((fail)); then
 	echo "verify-accuracy: the scorers differ from the official scripts" >&2

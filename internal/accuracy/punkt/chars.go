@@ -26,12 +26,12 @@ func pyWordNonDigit(r rune) bool {
 func pyUpper(r rune) bool { return unicode.IsUpper(r) || unicode.Is(unicode.Other_Uppercase, r) }
 func pyLower(r rune) bool { return unicode.IsLower(r) || unicode.Is(unicode.Other_Lowercase, r) }
 
-// pyLowerString is str.lower: Go's simple mapping, except for the one
+// PyLower is str.lower: Go's simple mapping, except for the one
 // unconditional special casing, U+0130 (capital I with dot above), which
 // Python lowers to i and a combining dot above. Python's final sigma is
 // not applied: it changes Greek types only, which no English parameters
 // hold.
-func pyLowerString(s string) string {
+func PyLower(s string) string {
 	if !strings.ContainsRune(s, 0x130) {
 		return strings.ToLower(s)
 	}

@@ -38,8 +38,9 @@ const (
 	OrthoFile        = "ortho_context.tab"
 )
 
-// ErrParams is wrapped by the errors of malformed parameter files.
-var ErrParams = errors.New("malformed punkt parameters")
+// ErrParams is wrapped by the errors of unreadable or malformed
+// parameters.
+var ErrParams = errors.New("punkt parameters")
 
 // ReadTab reads NLTK's punkt_tab/<language> directory: abbrev_types.txt
 // and sent_starters.txt hold one type a line, collocations.tab two types
@@ -50,15 +51,12 @@ var ErrParams = errors.New("malformed punkt parameters")
 //
 // # Errors
 //
-// A missing file; wrapping [ErrParams], a malformed one, naming the file
-// and the line.
+// Wrapping [ErrParams]: dir is not a directory, a file is missing or
+// malformed (naming the file and the line).
 func ReadTab(dir string) (*Params, error) {
-	read := func(name string) ([]byte, error) {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			return nil, fmt.Errorf("punkt parameters: %w", err)
-		}
-		return b, nil
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%w: %s is not a punkt_tab/<language> directory (%s, %s, %s, %s)",
+			ErrParams, dir, AbbrevFile, CollocationsFile, SentStartersFile, OrthoFile)
 	}
 	p := &Params{}
 	var errs []error
@@ -71,12 +69,14 @@ func ReadTab(dir string) (*Params, error) {
 		{SentStartersFile, func(p *Params, b []byte) (err error) { p.SentStarters, err = parseSet(b); return err }},
 		{OrthoFile, func(p *Params, b []byte) (err error) { p.Ortho, err = parseOrtho(b); return err }},
 	} {
-		b, err := read(f.name)
-		if err == nil {
-			err = f.parse(p, b)
-		}
+		path := filepath.Join(dir, f.name)
+		b, err := os.ReadFile(path)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", filepath.Join(dir, f.name), err))
+			errs = append(errs, fmt.Errorf("%w: %w", ErrParams, err))
+			continue
+		}
+		if err := f.parse(p, b); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", path, err))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

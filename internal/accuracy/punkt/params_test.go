@@ -71,7 +71,7 @@ func TestReadTab(t *testing.T) {
 	tests := []struct {
 		name, file, body, want string
 	}{
-		{name: "empty line", file: AbbrevFile, body: "dr\n\nmr\n", want: "abbrev_types.txt: malformed punkt parameters: line 2 is empty"},
+		{name: "empty line", file: AbbrevFile, body: "dr\n\nmr\n", want: "abbrev_types.txt: punkt parameters: line 2 is empty"},
 		{name: "tab in a type", file: SentStartersFile, body: "the\tend", want: "line 1: a type holds no tab"},
 		{name: "one field", file: CollocationsFile, body: "b\tsmith\nj.", want: `line 2: want 2 tab-separated fields, got "j."`},
 		{name: "three fields", file: OrthoFile, body: "a\t2\t3", want: "want 2 tab-separated fields"},
@@ -92,7 +92,12 @@ func TestReadTab(t *testing.T) {
 		})
 	}
 	_, err = ReadTab(filepath.Join(dir, "missing"))
-	assert.ErrorContains(t, err, "abbrev_types.txt: no such file")
+	require.ErrorIs(t, err, ErrParams)
+	assert.ErrorContains(t, err, "missing is not a punkt_tab/<language> directory")
+	require.NoError(t, os.Remove(filepath.Join(dir, SentStartersFile)))
+	_, err = ReadTab(dir)
+	require.ErrorIs(t, err, ErrParams)
+	assert.ErrorContains(t, err, "open "+filepath.Join(dir, SentStartersFile))
 
 	// Windows line ends and a final newline are taken.
 	dir = t.TempDir()

@@ -175,7 +175,7 @@ func (tz *Tokenizer) firstPass(t *token) {
 	case t.isEllipsis():
 		t.ellipsis = true
 	case t.periodFinal && !strings.HasSuffix(t.tok, ".."):
-		w := pyLowerString(t.tok[:len(t.tok)-1])
+		w := PyLower(t.tok[:len(t.tok)-1])
 		if tz.p.Abbrev[w] || tz.p.Abbrev[w[strings.LastIndexByte(w, '-')+1:]] {
 			t.abbr = true
 		} else {

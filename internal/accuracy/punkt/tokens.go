@@ -37,7 +37,7 @@ func newToken(tok string) *token {
 // optional minus, an optional period or comma, a digit, then digits,
 // commas, periods and hyphens, and an optional final period.
 func wordType(tok string) string {
-	t := pyLowerString(tok)
+	t := PyLower(tok)
 	s := strings.TrimPrefix(t, "-")
 	if s != "" && (s[0] == '.' || s[0] == ',') {
 		s = s[1:]
