@@ -14,19 +14,8 @@ import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from byte_level import BYTE_CHAR  # noqa: E402
 from punkt_check import WORDS, gen_text  # noqa: E402
-
-# GPT-2's bytes_to_unicode: the character standing for each byte.
-bs = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
-cs = bs[:]
-n = 0
-for b in range(256):
-    if b not in bs:
-        bs.append(b)
-        cs.append(256 + n)
-        n += 1
-byte_char = {b: chr(c) for b, c in zip(bs, cs)}
-
 
 def encode(text):
     return [3 + b for b in text.encode("utf-8")]
@@ -52,7 +41,7 @@ def main():
     out, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     rng = random.Random(seed)
     os.makedirs(out, exist_ok=True)
-    vocab = {byte_char[b]: 3 + b for b in range(256)}
+    vocab = {BYTE_CHAR[b]: 3 + b for b in range(256)}
     tok = {"added_tokens": [{"id": i, "content": c, "special": True} for i, c in enumerate(["<unk>", "<s>", "</s>"])],
            "decoder": {"type": "ByteLevel"}, "model": {"type": "BPE", "vocab": vocab}}
     with open(os.path.join(out, "tokenizer.json"), "w") as f:

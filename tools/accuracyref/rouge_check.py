@@ -19,6 +19,7 @@ import re
 from collections import Counter, defaultdict
 
 import numpy as np
+from byte_level import BYTE_CHAR
 from nltk.stem import porter
 from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
@@ -51,16 +52,7 @@ for a in tj.get("added_tokens", []):
 cfg = os.path.join(os.path.dirname(tok_path), "tokenizer_config.json")
 clean_up = os.path.exists(cfg) and json.load(open(cfg)).get("clean_up_tokenization_spaces", False)
 
-# GPT-2's bytes_to_unicode, inverted.
-bs = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
-cs = bs[:]
-n = 0
-for b in range(256):
-    if b not in bs:
-        bs.append(b)
-        cs.append(256 + n)
-        n += 1
-char_to_byte = {chr(c): b for b, c in zip(bs, cs)}
+char_to_byte = {c: b for b, c in BYTE_CHAR.items()}
 
 
 def decode(ids):
