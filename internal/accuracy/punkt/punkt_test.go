@@ -77,3 +77,27 @@ func FuzzSentences(f *testing.F) {
 		assert.Equal(t, noSpace(text), noSpace(kept.String()))
 	})
 }
+
+// BenchmarkSentences splits the golden texts (bytes/s: of text).
+func BenchmarkSentences(b *testing.B) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "nltk_sentences.json"))
+	require.NoError(b, err)
+	var rows []struct {
+		Text string `json:"text"`
+	}
+	require.NoError(b, json.Unmarshal(raw, &rows))
+	p, err := English()
+	require.NoError(b, err)
+	tz := NewTokenizer(p)
+	n := 0
+	for _, r := range rows {
+		n += len(r.Text)
+	}
+	b.SetBytes(int64(n))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, r := range rows {
+			tz.Sentences(r.Text)
+		}
+	}
+}
