@@ -13,3 +13,9 @@ accuracy-fixtures: ## rewrite internal/accuracy/testdata from tools/accuracyref/
 	/usr/bin/python3 tools/accuracyref/llm_fixture.py internal/accuracy/testdata/rougelsum 12 14
 	/usr/bin/python3 tools/accuracyref/punkt_check.py "$$($(GO) list -m -f '{{.Dir}}' github.com/neurosnap/sentences)/data/english.json" \
 		fixture internal/accuracy/punkt/testdata/nltk_sentences.json
+
+.PHONY: verify-logmel
+verify-logmel: ## rewrite Whisper's log-mel golden files in numpy (tools/accuracyref/logmel_golden.py), fail if they changed, run the Go front end on them
+	/usr/bin/python3 tools/accuracyref/logmel_golden.py internal/refdata/testdata/logmel
+	git diff --exit-code -- internal/refdata/testdata/logmel
+	$(GO) test -count=1 -run 'TestLogMelGolden' ./internal/refdata/

@@ -32,8 +32,9 @@ func (a *app) cmdDataset(ctx context.Context, args []string) error {
 }
 
 func (a *app) datasetInfo(args []string) error {
-	fs := a.newFlagSet("dataset info", "[--label-map FILE] PATH", "Describe a data set and check every sample.")
+	fs := a.newFlagSet("dataset info", "[--label-map FILE] [--features F] PATH", "Describe a data set and check every sample.")
 	labelMap := fs.String("label-map", "", "label map `FILE` of a .npy directory")
+	features := fs.String("features", "", "what a LibriSpeech data set's samples hold: audio (default), mel128 or mel80")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -41,7 +42,7 @@ func (a *app) datasetInfo(args []string) error {
 	if len(pos) != 1 {
 		return exitcode.New(exitcode.Usage, fmt.Errorf("dataset info: want one PATH"), "")
 	}
-	d, err := openDatasetArg(pos[0], *labelMap)
+	d, err := openDatasetArg(pos[0], refdata.Options{LabelMap: *labelMap, Features: *features})
 	if err != nil {
 		return err
 	}
@@ -74,11 +75,11 @@ func (a *app) datasetInfo(args []string) error {
 	return nil
 }
 
-func openDatasetArg(path, labelMap string) (dataset.Dataset, error) {
+func openDatasetArg(path string, o refdata.Options) (dataset.Dataset, error) {
 	if path == runner.BuiltinPrefix+"fashion-mnist" {
 		return runner.DemoDataset()
 	}
-	return refdata.Open(path, refdata.Options{LabelMap: labelMap})
+	return refdata.Open(path, o)
 }
 
 func (a *app) datasetConvert(args []string) error {
@@ -92,7 +93,7 @@ func (a *app) datasetConvert(args []string) error {
 	if len(pos) != 2 {
 		return exitcode.New(exitcode.Usage, fmt.Errorf("dataset convert: want SRC and DST"), "")
 	}
-	d, err := openDatasetArg(pos[0], *labelMap)
+	d, err := openDatasetArg(pos[0], refdata.Options{LabelMap: *labelMap})
 	if err != nil {
 		return err
 	}

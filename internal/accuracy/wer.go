@@ -45,20 +45,39 @@ func (r WERResult) Value(m benchmarks.Metric) (float64, bool) {
 	return (1 - r.WER()) * 100, m == WordAccuracy
 }
 
-// ReadWhisperManifest reads the references of a LibriSpeech manifest as
-// accuracy_eval.py's Manifest does: a JSON array of utterances, those
-// longer than 30 s (original_duration) or without a string transcript
-// left out, each remaining one a sample in file order, its transcript
-// cut to the characters of [WhisperLabels].
-func ReadWhisperManifest(r io.Reader) ([]string, error) {
+// WhisperUtterance is one sample of a LibriSpeech manifest, as
+// the reference's Manifest keeps it.
+type WhisperUtterance struct {
+	// Entry is the utterance's index in the manifest's array.
+	Entry int
+	// Transcript is cut to the characters of [WhisperLabels].
+	Transcript string
+	// Audio is the fname of the utterance's first file of speed 1 (the
+	// reference's filter_speed), as the manifest writes it; "" when the
+	// utterance has none.
+	Audio string
+	// Duration is the original_duration, in seconds.
+	Duration float64
+}
+
+// ReadWhisperUtterances reads a LibriSpeech manifest as the reference's
+// Manifest (speech2text/manifest.py) does, for both its QSL and
+// accuracy_eval.py: a JSON array of utterances, those longer than 30 s
+// (original_duration) or without a string transcript left out, each
+// remaining one a sample in file order.
+func ReadWhisperUtterances(r io.Reader) ([]WhisperUtterance, error) {
 	var entries []struct {
 		Transcript       json.RawMessage `json:"transcript"`
 		OriginalDuration *float64        `json:"original_duration"`
+		Files            []struct {
+			Fname string  `json:"fname"`
+			Speed float64 `json:"speed"`
+		} `json:"files"`
 	}
 	if err := json.NewDecoder(r).Decode(&entries); err != nil {
 		return nil, fmt.Errorf("want a JSON array of utterances: %w", err)
 	}
-	var refs []string
+	var utts []WhisperUtterance
 	for i, e := range entries {
 		if e.OriginalDuration == nil {
 			return nil, fmt.Errorf("utterance %d: no original_duration", i)
@@ -73,12 +92,33 @@ func ReadWhisperManifest(r io.Reader) ([]string, error) {
 		if json.Unmarshal(e.Transcript, &text) != nil || text == nil {
 			continue // the script drops a transcript that is not a string
 		}
-		refs = append(refs, strings.Map(func(c rune) rune {
+		u := WhisperUtterance{Entry: i, Duration: *e.OriginalDuration, Transcript: strings.Map(func(c rune) rune {
 			if strings.ContainsRune(WhisperLabels, c) {
 				return c
 			}
 			return -1
-		}, *text))
+		}, *text)}
+		for _, f := range e.Files {
+			if f.Speed == 1 {
+				u.Audio = f.Fname
+				break
+			}
+		}
+		utts = append(utts, u)
+	}
+	return utts, nil
+}
+
+// ReadWhisperManifest reads the references of a LibriSpeech manifest:
+// the transcripts of [ReadWhisperUtterances].
+func ReadWhisperManifest(r io.Reader) ([]string, error) {
+	utts, err := ReadWhisperUtterances(r)
+	if err != nil {
+		return nil, err
+	}
+	refs := make([]string, len(utts))
+	for i, u := range utts {
+		refs[i] = u.Transcript
 	}
 	return refs, nil
 }

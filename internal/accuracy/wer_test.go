@@ -230,3 +230,20 @@ func FuzzWhisper(f *testing.F) {
 		}, text))), refs, n, "")
 	})
 }
+
+// TestReadWhisperUtterances: the samples the reference's Manifest keeps
+// (its QSL's and accuracy_eval.py's), with their manifest entry and the
+// audio file of speed 1.
+func TestReadWhisperUtterances(t *testing.T) {
+	t.Parallel()
+	utts, err := ReadWhisperUtterances(strings.NewReader(`[
+		{"transcript": "A b,c", "original_duration": 2, "files": [{"fname": "x/a.wav", "speed": 0.9}, {"fname": "x/b.wav", "speed": 1}]},
+		{"transcript": "long", "original_duration": 30.01, "files": [{"fname": "c.wav", "speed": 1}]},
+		{"transcript": null, "original_duration": 1, "files": [{"fname": "d.wav", "speed": 1}]},
+		{"transcript": "e", "original_duration": 30}]`))
+	require.NoError(t, err)
+	assert.Equal(t, []WhisperUtterance{
+		{Entry: 0, Transcript: " bc", Audio: "x/b.wav", Duration: 2},
+		{Entry: 3, Transcript: "e", Duration: 30},
+	}, utts)
+}

@@ -13,21 +13,23 @@ import (
 // The top-level keys. Settings (LoadGen's mlperf.conf keys) live under
 // "settings.", plugin options under "options.<plugin>.".
 const (
-	KeyBenchmark  = "benchmark"
-	KeyScenario   = "scenario"
-	KeyMode       = "mode"
-	KeyPlugin     = "plugin"
-	KeyModel      = "model"
-	KeyDataset    = "dataset"
-	KeyLabelMap   = "label_map"
-	KeyOut        = "out"
-	KeyMLPerfConf = "mlperf_conf"
-	KeyUserConf   = "user_conf"
-	KeyProgress   = "progress"
-	KeyCategory   = "category"
-	KeyDivision   = "division"
-	KeySubmitter  = "submitter"
-	KeySystem     = "system"
+	KeyBenchmark = "benchmark"
+	KeyScenario  = "scenario"
+	KeyMode      = "mode"
+	KeyPlugin    = "plugin"
+	KeyModel     = "model"
+	KeyDataset   = "dataset"
+	KeyLabelMap  = "label_map"
+	// KeyAudioFeatures is what a LibriSpeech data set's samples hold.
+	KeyAudioFeatures = "audio_features"
+	KeyOut           = "out"
+	KeyMLPerfConf    = "mlperf_conf"
+	KeyUserConf      = "user_conf"
+	KeyProgress      = "progress"
+	KeyCategory      = "category"
+	KeyDivision      = "division"
+	KeySubmitter     = "submitter"
+	KeySystem        = "system"
 	// KeyRound is the MLPerf Inference round whose rules apply.
 	KeyRound = "round"
 	// KeyCalibration is the closed division's calibration documentation
@@ -183,6 +185,8 @@ func keySpecs() []keySpec {
 		{key: KeyModel, help: "model file the plugin loads; empty: the benchmark's bundled model", checker: str("a path", anyString)},
 		{key: KeyDataset, help: "data set: a directory of .npy files or a compact .mlph file; empty: the bundled one", checker: str("a path", anyString)},
 		{key: KeyLabelMap, help: "label map of a .npy directory (default DIR/val_map.txt)", checker: str("a path", anyString)},
+		with(keySpec{key: KeyAudioFeatures, def: "audio", help: "LibriSpeech samples (whisper): audio (float32 samples) or Whisper's log-mel features, mel128 or mel80"},
+			oneOf("audio", "mel128", "mel80")),
 		{key: KeyOut, def: "mlperf-results", help: "directory the logs are written to", checker: str("a path", nonEmpty)},
 		{key: KeyMLPerfConf, help: "mlperf.conf (the rules) to apply over the built-in table", checker: str("a path", anyString)},
 		{key: KeyUserConf, help: "user.conf (your tuning) to apply over mlperf.conf", checker: str("a path", anyString)},

@@ -42,8 +42,10 @@ type Config struct {
 	Model     string
 	Dataset   string
 	LabelMap  string
-	Out       string
-	Progress  string
+	// AudioFeatures is the audio_features key.
+	AudioFeatures string
+	Out           string
+	Progress      string
 	// AccuracyOutput is the accuracy_output key; "" for the benchmark's.
 	AccuracyOutput string
 	Category       benchmarks.Category
@@ -245,7 +247,8 @@ func build(all *layer, round *benchmarks.Round, bench benchmarks.Benchmark, igno
 	c := &Config{
 		Round: round, Benchmark: bench, Scenario: benchmarks.Scenario(get(KeyScenario)), Mode: get(KeyMode),
 		Plugin: get(KeyPlugin), Model: get(KeyModel), Dataset: get(KeyDataset), LabelMap: get(KeyLabelMap),
-		Out: get(KeyOut), Progress: get(KeyProgress), AccuracyOutput: get(KeyAccuracyOutput), Category: benchmarks.Category(get(KeyCategory)),
+		AudioFeatures: get(KeyAudioFeatures),
+		Out:           get(KeyOut), Progress: get(KeyProgress), AccuracyOutput: get(KeyAccuracyOutput), Category: benchmarks.Category(get(KeyCategory)),
 		Division: get(KeyDivision), Submitter: get(KeySubmitter), System: get(KeySystem),
 		Host: HostConfig{
 			Instances: atoi(KeyHostInstances), CallTimeout: timeout, MemoryLimitMiB: atoi(KeyHostMemory),

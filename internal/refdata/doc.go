@@ -4,7 +4,8 @@
 // images with their annotations (RetinaNet), the multi-hot Criteo day 23
 // with its aggregation trace (DLRMv2), SQuAD v1.1 with its vocabulary
 // (BERT, cut into features by package accuracy's tokenizer), LLM prompts of token ids in the
-// reference's JSON, and hands every other path to package dataset. Each
+// reference's JSON, LibriSpeech's manifest and 16 kHz WAV files (Whisper,
+// as audio or as Whisper's log-mel features, logmel.go), and hands every other path to package dataset. Each
 // is a [dataset.Dataset] of named tensors, whose shapes may vary from
 // sample to sample; a malformed file is an error naming it and the
 // sample.

@@ -19,11 +19,15 @@ type Options struct {
 	// beside the data: ImageNet's val_map.txt, OpenImages' annotation
 	// JSON, DLRM's aggregation trace. "" looks for it in the directory.
 	LabelMap string
+	// Features is what a LibriSpeech sample holds: "audio" (or ""),
+	// "mel128" or "mel80" ([OpenLibriSpeech]).
+	Features string
 }
 
 // Open opens a data set by path: a reference form this package reads
 // (KiTS19's preprocessed pickles, preprocessed OpenImages with its
-// annotations, the multi-hot Criteo day 23, a prompts JSON file), else
+// annotations, the multi-hot Criteo day 23, a LibriSpeech manifest with
+// its WAV files, a prompts JSON file), else
 // whatever package dataset opens (a .npy directory with its val_map.txt,
 // the stacked form, a directory per sample, a compact file).
 func Open(path string, o Options) (dataset.Dataset, error) {
@@ -31,6 +35,8 @@ func Open(path string, o Options) (dataset.Dataset, error) {
 	switch {
 	case err != nil:
 		// dataset.Open words the error.
+	case IsLibriSpeech(path):
+		return OpenLibriSpeech(path, o.Features)
 	case !st.IsDir() && filepath.Ext(path) == ".json":
 		return OpenPrompts(path)
 	case !st.IsDir():
@@ -54,7 +60,8 @@ type Truther interface {
 
 // Truth returns the ground truth of a data set in a reference form (the
 // OpenImages annotation file, the KiTS19 directory with its nifti/
-// segmentations, SQuAD's dev-v1.1.json, the prompts file with its reference outputs), or "".
+// segmentations, SQuAD's dev-v1.1.json, the prompts file with its reference outputs,
+// the LibriSpeech manifest), or "".
 func Truth(d dataset.Dataset) string {
 	if t, ok := d.(Truther); ok {
 		return t.Truth()

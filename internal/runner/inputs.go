@@ -48,7 +48,7 @@ func OpenDataset(c *config.Config) (dataset.Dataset, error) {
 		}
 		return DemoDataset()
 	}
-	d, err := refdata.Open(c.Dataset, refdata.Options{LabelMap: c.LabelMap})
+	d, err := refdata.Open(c.Dataset, refdata.Options{LabelMap: c.LabelMap, Features: c.AudioFeatures})
 	if err != nil {
 		return nil, err
 	}

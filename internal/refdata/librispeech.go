@@ -1,0 +1,219 @@
+package refdata
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/dataset"
+)
+
+// LibriSpeech as the Whisper reference prepares it
+// (speech2text/download_dataset.sh): the manifest dev-all-repack.json
+// and its 16 kHz mono 16-bit WAV files, each utterance's first file of
+// speed 1, a relative fname taken under the manifest's directory (the
+// reference's --dataset_dir). The samples are the utterances the
+// reference's Manifest keeps, which are the ones its accuracy_eval.py
+// scores ([accuracy.ReadWhisperUtterances]: none over 30 s, none whose
+// transcript is not a string), in manifest order.
+//
+// A sample is one tensor, by the data set's features option: the audio
+// as float32 samples in [-1, 1) as soundfile reads them ("audio", float32
+// [samples], what the reference QSL hands its SUT), or Whisper's log-mel
+// encoder input ("input_features", float32 [n_mels, 3000], [LogMel]) of
+// 128 mel bins (whisper-large-v3's, the round's model) or 80.
+const (
+	LibriSpeechManifest = "dev-all-repack.json"
+	// AudioTensor and MelTensor name a sample's tensor.
+	AudioTensor = "audio"
+	MelTensor   = "input_features"
+)
+
+// The features option's values.
+const (
+	FeaturesAudio  = "audio"
+	FeaturesMel128 = "mel128"
+	FeaturesMel80  = "mel80"
+)
+
+// IsLibriSpeech reports whether path is a directory holding
+// dev-all-repack.json, or a JSON file whose first entry is a LibriSpeech
+// manifest's utterance (files and original_duration).
+func IsLibriSpeech(path string) bool {
+	if fileExists(filepath.Join(path, LibriSpeechManifest)) {
+		return true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	dec := json.NewDecoder(f)
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') || !dec.More() {
+		return false
+	}
+	var first struct {
+		Files    json.RawMessage `json:"files"`
+		Duration json.RawMessage `json:"original_duration"`
+	}
+	return dec.Decode(&first) == nil && first.Files != nil && first.Duration != nil
+}
+
+// librispeech is an open LibriSpeech manifest: each sample's WAV file
+// and where its samples are.
+type librispeech struct {
+	manifest string
+	files    []string
+	wav      []wavData
+	mel      *LogMel // nil: the audio itself
+}
+
+var _ dataset.Dataset = (*librispeech)(nil)
+
+// OpenLibriSpeech opens a LibriSpeech manifest (or the directory holding
+// dev-all-repack.json) with features "audio" (or ""), "mel128" or
+// "mel80". Every sample's WAV header is read and checked now.
+func OpenLibriSpeech(path, features string) (dataset.Dataset, error) {
+	manifest := path
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		manifest = filepath.Join(path, LibriSpeechManifest)
+	}
+	d := &librispeech{manifest: manifest}
+	switch features {
+	case "", FeaturesAudio:
+	case FeaturesMel128, FeaturesMel80:
+		n := 128
+		if features == FeaturesMel80 {
+			n = 80
+		}
+		d.mel, _ = NewLogMel(n)
+	default:
+		return nil, fmt.Errorf("data set %s: features %q: want %s, %s or %s", path, features, FeaturesAudio, FeaturesMel128, FeaturesMel80)
+	}
+	f, err := os.Open(manifest)
+	if err != nil {
+		return nil, fmt.Errorf("data set %s: %w", path, err)
+	}
+	defer f.Close()
+	utts, err := accuracy.ReadWhisperUtterances(f)
+	if err != nil {
+		return nil, fmt.Errorf("data set %s: %w: %w", manifest, dataset.ErrCorrupt, err)
+	}
+	if len(utts) == 0 {
+		return nil, fmt.Errorf("data set %s: %w: no utterance of at most 30 s with a transcript", manifest, dataset.ErrCorrupt)
+	}
+	for i, u := range utts {
+		file, w, err := openUtterance(filepath.Dir(manifest), u)
+		if err != nil {
+			return nil, fmt.Errorf("data set %s: sample %d (manifest entry %d): %w", manifest, i, u.Entry, err)
+		}
+		d.files, d.wav = append(d.files, file), append(d.wav, w)
+	}
+	return d, nil
+}
+
+// openUtterance finds an utterance's WAV file under dir and reads its
+// header.
+func openUtterance(dir string, u accuracy.WhisperUtterance) (string, wavData, error) {
+	if u.Audio == "" {
+		return "", wavData{}, fmt.Errorf("%w: no file of speed 1", dataset.ErrCorrupt)
+	}
+	file := u.Audio
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(dir, file)
+	}
+	f, err := os.Open(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", wavData{}, fmt.Errorf("%w: %w", dataset.ErrNotFound, err)
+	}
+	if err != nil {
+		return "", wavData{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", wavData{}, err
+	}
+	w, err := parseWAV(f, st.Size())
+	if err == nil && w.Samples == 0 {
+		err = errors.New("no audio samples")
+	}
+	if err != nil {
+		return "", wavData{}, fmt.Errorf("%s: %w: %w", file, dataset.ErrCorrupt, err)
+	}
+	return file, w, nil
+}
+
+func (d *librispeech) Name() string  { return d.manifest }
+func (d *librispeech) Len() int      { return len(d.files) }
+func (d *librispeech) Labels() []int { return nil }
+func (d *librispeech) Close() error  { return nil }
+
+// Truth is the manifest accuracy_eval.py reads.
+func (d *librispeech) Truth() string { return d.manifest }
+func (d *librispeech) Form() string {
+	f := "16 kHz audio, float32 [samples]"
+	if d.mel != nil {
+		f = fmt.Sprintf("Whisper's log-mel features, float32 [%d, %d]", d.mel.Mels(), MelFrames)
+	}
+	return "LibriSpeech as the Whisper reference prepares it (manifest and WAV files), each utterance as " + f
+}
+
+func (d *librispeech) Schema() dataset.Schema {
+	if d.mel != nil {
+		return dataset.Schema{{Name: MelTensor, DType: dataset.Float32, Shape: []int{d.mel.Mels(), MelFrames}}}
+	}
+	return dataset.Schema{{Name: AudioTensor, DType: dataset.Float32, Shape: []int{dataset.Varies}}}
+}
+
+func (d *librispeech) Shapes(i int) ([][]int, error) {
+	if i < 0 || i >= len(d.files) {
+		return nil, fmt.Errorf("data set %s: sample index %d out of range [0, %d)", d.manifest, i, len(d.files))
+	}
+	if d.mel != nil {
+		return [][]int{{d.mel.Mels(), MelFrames}}, nil
+	}
+	return [][]int{{d.wav[i].Samples}}, nil
+}
+
+func (d *librispeech) ReadSample(i int, dst []byte) error {
+	shapes, err := d.Shapes(i)
+	if err != nil {
+		return err
+	}
+	if n := d.Schema().SampleBytes(shapes); len(dst) != n {
+		return fmt.Errorf("data set %s: buffer of %d bytes for the %d-byte sample %d", d.manifest, len(dst), n, i)
+	}
+	audio, err := readWAVSamples(d.files[i], d.wav[i])
+	if err != nil {
+		return fmt.Errorf("data set %s: sample %d: %w", d.manifest, i, err)
+	}
+	if d.mel == nil {
+		putFloat32s(dst, audio)
+		return nil
+	}
+	feat := make([]float32, d.mel.Mels()*MelFrames)
+	d.mel.Compute(feat, audio)
+	putFloat32s(dst, feat)
+	return nil
+}
+
+// readWAVSamples reads the samples of a WAV file whose header said w.
+func readWAVSamples(file string, w wavData) ([]float32, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	pcm := make([]byte, 2*w.Samples)
+	if _, err := f.ReadAt(pcm, w.Offset); err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", file, dataset.ErrCorrupt, err)
+	}
+	audio := make([]float32, w.Samples)
+	pcmToFloat(audio, pcm)
+	return audio, nil
+}
