@@ -125,6 +125,30 @@ func benchFixtures() []benchFixture {
 			write:     writeLlamaFixture([]string{"w31 w32. Mr. w33 w34! w35 w36?", "w44 w43. J. w42 w41.", "W61. W62 w63.", "The w51 w52 tokens. Dr. w53 said so."}),
 			scenarios: []string{"Offline"},
 			line:      "{'rouge1': '68.6397', 'rouge2': '36.6342', 'rougeL': '55.0033', 'rougeLsum': '59.5488', 'gen_len': 92, 'gen_num': 4}", code: exitcode.AccuracyBelowTarget},
+		// Each utterance's audio says its Spoken text in the tone code the
+		// signature model reads back from the log-mel features (80 bins),
+		// one character a token; the other two utterances are not samples
+		// (over 30 s, a transcript that is not a string). Normalized, the
+		// references have 12 words ("mr" and "mister", "$10" and "ten
+		// dollars", "colour" and "color" agree) and the transcripts two
+		// wrong ("read", "honr"), WER 2/12; accuracy_eval.py prints this
+		// line on the run's log (tools/accuracyref/verify.sh).
+		{name: "whisper", model: "whisper-signature.onnx",
+			args: []string{"--benchmark", "whisper", "--set", "audio_features=mel80", "--set", "onnx-ort.decoder_prompt=43",
+				"--set", "onnx-ort.eos_token_id=42", "--set", "accuracy.vocab=data/english.json"},
+			write: func(t *testing.T, dir string) {
+				require.NoError(t, refdata.WriteLibriSpeech(dir, []refdata.LibriSpeechUtterance{
+					{Transcript: "hello world", Spoken: "hello world"},
+					{Transcript: "the colour is red", Spoken: "the color is read"},
+					{Transcript: "far too long", Spoken: "far", Duration: 31},
+					{Transcript: nil, Spoken: "none"},
+					{Transcript: "mister smith paid ten dollars", Spoken: "mr smith paid $10"},
+					{Transcript: "an honour", Spoken: "an honr"},
+				}))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "english.json"), []byte(`{"colour": "color", "honour": "honor"}`), 0o644))
+			},
+			scenarios: []string{"Offline"},
+			line:      "Word Error Rate: 16.666666666666664%, accuracy=83.33333333333334%", code: exitcode.AccuracyBelowTarget},
 	}
 }
 

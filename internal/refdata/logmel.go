@@ -29,11 +29,19 @@ const (
 // them), the encoder input of Whisper models of n_mels mel bins (80, or
 // 128 for large-v3).
 type LogMel struct {
-	mels    int
-	filters [][]float64 // [mels][melBins]
+	mels int
+	// filters are the filterbank's rows, each its nonzero run of
+	// weights from bin start on.
+	filters []melFilter
 	window  [melFFT]float64
-	cos     [melBins][melFFT]float64
-	sin     [melBins][melFFT]float64
+	fft     *fft
+}
+
+// melFilter is one mel bin's triangle: weights of the power spectrum's
+// bins start, start+1, ...
+type melFilter struct {
+	start   int
+	weights []float64
 }
 
 // NewLogMel makes the front end of n mel bins.
@@ -41,17 +49,19 @@ func NewLogMel(n int) (*LogMel, error) {
 	if n < 1 || n > 256 {
 		return nil, fmt.Errorf("log-mel: %d mel bins: want 80 or 128", n)
 	}
-	m := &LogMel{mels: n, filters: melFilters(WhisperSampleRate, melFFT, n)}
+	m := &LogMel{mels: n, fft: newFFT(melFFT)}
+	for _, row := range melFilters(WhisperSampleRate, melFFT, n) {
+		lo, hi := 0, len(row)
+		for lo < hi && row[lo] == 0 {
+			lo++
+		}
+		for hi > lo && row[hi-1] == 0 {
+			hi--
+		}
+		m.filters = append(m.filters, melFilter{start: lo, weights: row[lo:hi]})
+	}
 	for i := range melFFT {
 		m.window[i] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(i)/melFFT)
-	}
-	for k := range melBins {
-		for i := range melFFT {
-			// The angle reduced modulo the transform's length keeps the
-			// table exact to the last bits.
-			a := 2 * math.Pi * float64(k*i%melFFT) / melFFT
-			m.cos[k][i], m.sin[k][i] = math.Cos(a), math.Sin(a)
-		}
 	}
 	return m, nil
 }
@@ -78,32 +88,29 @@ func (m *LogMel) Compute(dst []float32, audio []float32) {
 		return 0
 	}
 	logs := make([]float64, m.mels*MelFrames)
-	var frame [melFFT]float64
+	frame, spec := make([]complex128, melFFT), make([]complex128, melFFT)
 	var power [melBins]float64
 	maxLog := math.Inf(-1)
 	for t := range MelFrames {
 		silent := true
 		for i := range frame {
-			frame[i] = at(t*melHop-melFFT/2+i) * m.window[i]
-			silent = silent && frame[i] == 0
+			x := at(t*melHop-melFFT/2+i) * m.window[i]
+			frame[i] = complex(x, 0)
+			silent = silent && x == 0
 		}
-		for k := range power {
-			if silent {
-				power[k] = 0
-				continue
+		if silent {
+			power = [melBins]float64{}
+		} else {
+			m.fft.transform(spec, frame)
+			for k := range power {
+				re, im := real(spec[k]), imag(spec[k])
+				power[k] = re*re + im*im
 			}
-			var re, im float64
-			c, s := &m.cos[k], &m.sin[k]
-			for i, x := range frame {
-				re += x * c[i]
-				im -= x * s[i]
-			}
-			power[k] = re*re + im*im
 		}
 		for b, f := range m.filters {
 			var v float64
-			for k, w := range f {
-				v += w * power[k]
+			for k, w := range f.weights {
+				v += w * power[f.start+k]
 			}
 			l := math.Log10(max(v, 1e-10))
 			logs[b*MelFrames+t] = l

@@ -77,3 +77,43 @@ func TestLogMelGolden(t *testing.T) {
 		assert.Less(t, worst, 2e-6, "%d mel bins: largest difference from numpy", mels)
 	}
 }
+
+// BenchmarkLogMel: the features of 30 s of audio (a sample's load time
+// in the mel form).
+func BenchmarkLogMel(b *testing.B) {
+	m, err := NewLogMel(128)
+	require.NoError(b, err)
+	audio := make([]float32, melSamples)
+	for i := range audio {
+		audio[i] = float32(math.Sin(float64(i) * 0.01))
+	}
+	dst := make([]float32, 128*MelFrames)
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Compute(dst, audio)
+	}
+}
+
+// TestFFT: the transform against its definition, for the front end's
+// size and sizes with other factors.
+func TestFFT(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{1, 2, 6, 12, 400, 11, 22} {
+		f := newFFT(n)
+		x := make([]complex128, n)
+		for j := range x {
+			x[j] = complex(math.Sin(float64(j*j)), math.Cos(float64(3*j)))
+		}
+		got := make([]complex128, n)
+		f.transform(got, x)
+		for k := range n {
+			var want complex128
+			for j := range n {
+				s, c := math.Sincos(-2 * math.Pi * float64(j*k%n) / float64(n))
+				want += x[j] * complex(c, s)
+			}
+			assert.InDelta(t, real(want), real(got[k]), 1e-9, "n %d, bin %d", n, k)
+			assert.InDelta(t, imag(want), imag(got[k]), 1e-9, "n %d, bin %d", n, k)
+		}
+	}
+}

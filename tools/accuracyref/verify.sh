@@ -160,6 +160,9 @@ same e2e-llama2-70b '^\{.rouge1' "$(e2e llama2-70b --benchmark llama2-70b-99.9 -
 same e2e-llama3.1-8b '^\{.rouge1' "$(e2e llama3.1-8b --benchmark llama3.1-8b --vocab data/tokenizer.json)" -- \
 	rouge "$E2E/llama3.1-8b/acc/mlperf_log_accuracy.json" "$E2E/llama3.1-8b/data/prompts.json" \
 	"$E2E/llama3.1-8b/data/tokenizer.json" int32 --script evaluation
+same e2e-whisper '^Word Error Rate' "$(e2e whisper --benchmark whisper --vocab data/english.json)" -- \
+	env PYTHONPATH="$ROOT/tools/accuracyref/shims" WHISPER_SPELLINGS="$E2E/whisper/data/english.json" \
+	bash -c 'cd "$1/speech2text" && '$PY' accuracy_eval.py --log_dir "$2/acc" --dataset_dir "$2/data" --manifest "$2/data/dev-all-repack.json"' _ "$REPO" "$E2E/whisper"
 
 if ((fail)); then
 	echo "verify-accuracy: the scorers differ from the official scripts" >&2

@@ -49,6 +49,8 @@ type slot struct {
 	sess engine.Session
 	in   []engine.Tensor
 	out  []engine.Tensor
+	// enc is the encoder inputs of an encoder-decoder's generation.
+	enc  []engine.Tensor
 	ok   []sdk.Sample
 	rows []int
 	resp []byte
@@ -229,7 +231,8 @@ func (b *Backend) loadSessions(ctx context.Context, cfg config, data []byte) err
 			b.closeSessions()
 			return fmt.Errorf("onnx: load model with the %s engine: %w", cfg.engine, err)
 		}
-		sl := &slot{sess: s, in: make([]engine.Tensor, len(s.Inputs())), out: make([]engine.Tensor, len(s.Outputs()))}
+		sl := &slot{sess: s, in: make([]engine.Tensor, len(s.Inputs())), out: make([]engine.Tensor, len(s.Outputs())),
+			enc: make([]engine.Tensor, len(s.Inputs()))}
 		b.all = append(b.all, sl)
 		b.slots <- sl
 	}
@@ -349,10 +352,12 @@ func (b *Backend) Warmup(ctx context.Context) error {
 		return errors.New("onnx: Warmup before Load")
 	}
 	for _, sl := range b.all {
-		ins := make([]engine.Tensor, len(b.feeds.in))
-		for i, f := range b.feeds.in {
-			t := engine.Tensor{Name: f.desc.Name, DType: f.desc.DType}
-			for k, d := range f.desc.Shape {
+		// Every model input, those fed from the data set and an
+		// encoder-decoder's token ids alike.
+		ins := make([]engine.Tensor, len(sl.sess.Inputs()))
+		for i, desc := range sl.sess.Inputs() {
+			t := engine.Tensor{Name: desc.Name, DType: desc.DType}
+			for k, d := range desc.Shape {
 				switch {
 				case d >= 0:
 					t.Shape = append(t.Shape, d)
@@ -362,7 +367,7 @@ func (b *Backend) Warmup(ctx context.Context) error {
 					t.Shape = append(t.Shape, 1)
 				}
 			}
-			t.Data = make([]byte, engine.Elements(t.Shape)*f.desc.DType.Size())
+			t.Data = make([]byte, engine.Elements(t.Shape)*desc.DType.Size())
 			ins[i] = t
 		}
 		if err := sl.sess.Run(ctx, ins, sl.out); err != nil {

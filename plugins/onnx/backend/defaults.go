@@ -10,15 +10,26 @@ func benchmarkDefaults(c *config, benchmark string, opts map[string]string) {
 	if _, ok := opts[OptResponse]; !ok {
 		c.response = benchmarkResponse(benchmark)
 	}
+	model := llmModel(benchmark)
+	if benchmark == "whisper" {
+		model = benchmark
+	}
 	if _, ok := opts[OptMaxNewTokens]; !ok {
-		if n, ok := referenceMaxNewTokens[llmModel(benchmark)]; ok {
+		if n, ok := referenceMaxNewTokens[model]; ok {
 			c.maxNewTokens = n
 		}
 	}
 	if _, ok := opts[OptEOSTokenID]; !ok {
-		c.eos = referenceEOS[llmModel(benchmark)]
+		c.eos = referenceEOS[model]
+	}
+	if _, ok := opts[OptDecoderPrompt]; !ok && benchmark == "whisper" {
+		c.decoderPrompt = whisperPrompt
 	}
 }
+
+// whisperPrompt is the reference's decoder prompt in whisper-large-v3's
+// ids: <|startoftranscript|><|en|><|transcribe|><|notimestamps|>.
+var whisperPrompt = []int64{50258, 50259, 50360, 50364}
 
 // benchmarkResponse is the response of a benchmark's reference SUT.
 func benchmarkResponse(benchmark string) string {
@@ -35,6 +46,8 @@ func benchmarkResponse(benchmark string) string {
 		return ResponseDLRM
 	case llmModel(benchmark) != "":
 		return ResponseTokens
+	case benchmark == "whisper":
+		return ResponseTranscript
 	}
 	return ResponseOutputs
 }
@@ -51,10 +64,11 @@ func llmModel(benchmark string) string {
 }
 
 // referenceMaxNewTokens are the reference SUTs' generation lengths:
-// llama2-70b's max_new_tokens, llama3.1's max_tokens.
-var referenceMaxNewTokens = map[string]int{"llama2": 1024, "llama3_1": 128, "mixtral": 1024}
+// llama2-70b's max_new_tokens, llama3.1's and whisper's max_tokens.
+var referenceMaxNewTokens = map[string]int{"llama2": 1024, "llama3_1": 128, "mixtral": 1024, "whisper": 200}
 
 // referenceEOS are the end-of-sequence tokens of the benchmarks' models:
 // Llama 2's </s>, Llama 3.1 Instruct's <|end_of_text|>, <|eom_id|> and
-// <|eot_id|> (its generation_config.json).
-var referenceEOS = map[string][]int64{"llama2": {2}, "llama3_1": {128001, 128008, 128009}, "mixtral": {2}}
+// <|eot_id|> (its generation_config.json), whisper-large-v3's
+// <|endoftext|>.
+var referenceEOS = map[string][]int64{"llama2": {2}, "llama3_1": {128001, 128008, 128009}, "mixtral": {2}, "whisper": {50257}}

@@ -16,7 +16,9 @@ import (
 // LoadGen's time to first token), stops at an end-of-sequence token
 // (answered as the last token) or at max_new_tokens, and answers the
 // generated ids as int32, as the reference LLM SUTs do. The first token
-// is never an end-of-sequence token (the references' min_new_tokens 1).
+// of a decoder is never an end-of-sequence token (the LLM references'
+// min_new_tokens 1); an encoder-decoder's may be (Whisper's reference
+// sets no minimum).
 //
 // It feeds the whole sequence at every step (no key-value cache): it is
 // the LLM path's reference on small models, not a fast LLM server.
@@ -26,6 +28,18 @@ type generator struct {
 	maxNew int
 	eos    []int64
 	in     engine.TensorDesc
+	// tokenIn is the token input's index among the model's inputs.
+	tokenIn int
+	// enc feeds an encoder-decoder's other inputs from the sample, the
+	// same at every step (encAt: their indices among the model's
+	// inputs); prompt then starts every generation. Both nil for a
+	// decoder, whose sample is its prompt.
+	enc    *feeds
+	encAt  []int
+	prompt []int64
+	// answer encodes the generated tokens as the response (nil: int32
+	// token ids); first is the last generation's first token.
+	answer func(dst []byte, tokens []int64) []byte
 }
 
 // newGenerator checks the model: one integer input [N, T] fed with
@@ -39,21 +53,35 @@ func newGenerator(c config, f feeds, ins, outs []engine.TensorDesc) (*generator,
 		return nil, fmt.Errorf("response %s: input %v: want token ids [N, T] fed with prompts [T]", ResponseTokens, in)
 	}
 	g := &generator{maxNew: c.maxNewTokens, eos: c.eos, in: in}
+	return g, g.setLogits(ResponseTokens, out)
+}
+
+// setLogits checks the logits output.
+func (g *generator) setLogits(response string, out engine.TensorDesc) error {
 	switch {
 	case out.DType == engine.Float32 && len(out.Shape) == 3 && out.Shape[2] > 0:
 		g.vocab, g.lastT = int(out.Shape[2]), true
 	case out.DType == engine.Float32 && len(out.Shape) == 2 && out.Shape[1] > 0:
 		g.vocab = int(out.Shape[1])
 	default:
-		return nil, fmt.Errorf("response %s: output %v: want float32 logits [N, T, V] or [N, V]", ResponseTokens, out)
+		return fmt.Errorf("response %s: output %v: want float32 logits [N, T, V] or [N, V]", response, out)
 	}
-	return g, nil
+	return nil
 }
 
 // run generates one sample's tokens.
 func (g *generator) run(ctx context.Context, sl *slot, s *sdk.Sample, c sdk.Completer) error {
 	var ids []int64
-	if len(s.Tensors) > 0 {
+	if g.enc != nil {
+		ids = append(ids, g.prompt...)
+		if err := g.enc.fill(sl.enc, []sdk.Sample{*s}); err != nil {
+			c.Fail(s.ID, fmt.Errorf("onnx: %w", err))
+			return nil
+		}
+		for k, at := range g.encAt {
+			sl.in[at] = sl.enc[k]
+		}
+	} else if len(s.Tensors) > 0 {
 		p := s.Tensors[0]
 		dt, _ := engineDType(p.DType)
 		size := dt.Size()
@@ -65,9 +93,9 @@ func (g *generator) run(ctx context.Context, sl *slot, s *sdk.Sample, c sdk.Comp
 		c.Fail(s.ID, fmt.Errorf("onnx: sample %d: an empty prompt", s.Index))
 		return nil
 	}
-	in := &sl.in[0]
+	in := &sl.in[g.tokenIn]
 	in.Name, in.DType = g.in.Name, g.in.DType
-	var resp []byte
+	var tokens []int64
 	n := 0
 	for n < g.maxNew {
 		in.Data = in.Data[:0]
@@ -89,12 +117,11 @@ func (g *generator) run(ctx context.Context, sl *slot, s *sdk.Sample, c sdk.Comp
 		if g.lastT {
 			logits = logits[len(logits)-4*g.vocab:]
 		}
-		tok := g.pick(logits, n == 0)
-		ids = append(ids, tok)
-		resp = binary.LittleEndian.AppendUint32(resp, uint32(tok))
+		tok := g.pick(logits, n == 0 && g.enc == nil)
+		ids, tokens = append(ids, tok), append(tokens, tok)
 		n++
 		if n == 1 {
-			c.FirstToken(s.ID, resp)
+			c.FirstToken(s.ID, g.encode(nil, tokens))
 		}
 		if slices.Contains(g.eos, tok) {
 			break
@@ -104,8 +131,20 @@ func (g *generator) run(ctx context.Context, sl *slot, s *sdk.Sample, c sdk.Comp
 		c.Complete(s.ID, nil, int64(n))
 		return nil
 	}
-	c.Complete(s.ID, resp, int64(n))
+	c.Complete(s.ID, g.encode(nil, tokens), int64(n))
 	return nil
+}
+
+// encode appends the response for tokens to dst: the answer option's, or
+// the ids as int32.
+func (g *generator) encode(dst []byte, tokens []int64) []byte {
+	if g.answer != nil {
+		return g.answer(dst, tokens)
+	}
+	for _, t := range tokens {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(t))
+	}
+	return dst
 }
 
 // pick is the greedy choice: the first highest logit, an end-of-sequence

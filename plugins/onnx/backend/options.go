@@ -52,6 +52,11 @@ const (
 	// last token. Default: the benchmark's model's (llama2-70b 2, the
 	// Llama 3.1 models 128001,128008,128009), else none.
 	OptEOSTokenID = "eos_token_id"
+	// OptDecoderPrompt lists the token ids (comma-separated) that start
+	// every generation with response=transcript. Default: the
+	// benchmark's (whisper: whisper-large-v3's <|startoftranscript|>
+	// <|en|><|transcribe|><|notimestamps|>, the reference's prompt).
+	OptDecoderPrompt = "decoder_prompt"
 )
 
 // config is the parsed options.
@@ -75,6 +80,7 @@ type config struct {
 	labelTensorSet bool
 	maxNewTokens   int
 	eos            []int64
+	decoderPrompt  []int64
 	// anyShape: the engine must take any size of the free dimensions
 	// (engine.Options.MaxBatch 0), not at most batch: rows, sequences,
 	// windows.
@@ -130,6 +136,12 @@ func parseOptions(opts map[string]string, maxInFlight int, defaultEngine string)
 				errs = append(errs, fmt.Errorf("option %s=%q: %w", k, v, err))
 			}
 			c.eos = ids
+		case OptDecoderPrompt:
+			ids, err := parseTokenIDs(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("option %s=%q: %w", k, v, err))
+			}
+			c.decoderPrompt = ids
 		case OptThreads, OptBatch, OptInstances, OptClassOffset, OptMaxNewTokens:
 		default:
 			c.extra[k] = v

@@ -15,7 +15,16 @@ func (b *Backend) prepare(ctx context.Context, m sdk.Model, data []byte) error {
 	cfg := b.cfg
 	s := b.all[0].sess
 	ins, outs := s.Inputs(), s.Outputs()
-	f, err := newFeeds(ins, m.Inputs, cfg.response == ResponseSegmentation)
+	fed := ins
+	var tokenIn int
+	var encAt []int
+	if cfg.response == ResponseTranscript {
+		var err error
+		if tokenIn, fed, encAt, err = transcriptInputs(ins, m.Inputs); err != nil {
+			return err
+		}
+	}
+	f, err := newFeeds(fed, m.Inputs, cfg.response == ResponseSegmentation)
 	if err != nil {
 		return err
 	}
@@ -42,6 +51,8 @@ func (b *Backend) prepare(ctx context.Context, m sdk.Model, data []byte) error {
 		b.seg, err = newSegmenter(f, ins, outs)
 	case ResponseTokens:
 		b.gen, err = newGenerator(cfg, f, ins, outs)
+	case ResponseTranscript:
+		b.gen, err = newTranscriber(cfg, f, ins, outs, tokenIn, encAt)
 	default:
 		err = fmt.Errorf("option %s=%q: want one of %s", OptResponse, cfg.response, strings.Join(responses(), ", "))
 	}

@@ -40,11 +40,18 @@ const (
 	// step per token, reports the first token as soon as it exists and
 	// answers the generated token ids as int32 (the reference LLM SUTs').
 	ResponseTokens = "tokens"
+	// ResponseTranscript generates tokens as ResponseTokens does with an
+	// encoder-decoder (Whisper): the sample feeds the encoder, the
+	// decoder_prompt option starts the tokens, and the transcript is
+	// answered as int64 indices into the Whisper benchmark's 42-label
+	// alphabet (speech2text's reference SUT, accuracy_eval.py), the
+	// model's tokens being those indices.
+	ResponseTranscript = "transcript"
 )
 
 // responses lists the response option's values.
 func responses() []string {
-	return []string{ResponseOutputs, ResponseClass, ResponseSQuAD, ResponseDetections, ResponseSegmentation, ResponseDLRM, ResponseTokens}
+	return []string{ResponseOutputs, ResponseClass, ResponseSQuAD, ResponseDetections, ResponseSegmentation, ResponseDLRM, ResponseTokens, ResponseTranscript}
 }
 
 // ran is one run of the model over a batch: its samples, the model's

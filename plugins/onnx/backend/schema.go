@@ -33,8 +33,9 @@ func (b *Backend) optionSchema() []sdk.Option {
 		{Name: OptScoreThreshold, Type: abi.OptionFloat, Default: strconv.FormatFloat(defaultScoreThreshold, 'g', -1, 64),
 			Doc: "with response=detections: the lowest score answered"},
 		{Name: OptLabelTensor, Type: abi.OptionString, Default: "labels", Doc: "with response=dlrm: the data set tensor answered beside each probability"},
-		{Name: OptMaxNewTokens, Type: abi.OptionUint, Doc: "with response=tokens: most tokens generated; unset: the benchmark's reference length, else 128"},
-		{Name: OptEOSTokenID, Type: abi.OptionString, Doc: "with response=tokens: end-of-sequence token ids, comma-separated; unset: the benchmark's model's"},
+		{Name: OptMaxNewTokens, Type: abi.OptionUint, Doc: "with response=tokens or transcript: most tokens generated; unset: the benchmark's reference length, else 128"},
+		{Name: OptEOSTokenID, Type: abi.OptionString, Doc: "with response=tokens or transcript: end-of-sequence token ids, comma-separated; unset: the benchmark's model's"},
+		{Name: OptDecoderPrompt, Type: abi.OptionString, Doc: "with response=transcript: the token ids that start every generation, comma-separated; unset: the benchmark's (whisper-large-v3's)"},
 	}
 	declared := map[string]bool{}
 	for _, o := range opts {

@@ -23,6 +23,7 @@ func TestBenchmarkModelFiles(t *testing.T) {
 		"unet3d-signature":    UNet3DSignature(8),
 		"dlrm-signature":      DLRMSignature(),
 		"decoder-signature":   DecoderSignature(64),
+		"whisper-signature":   WhisperSignature(80),
 	} {
 		b, err := os.ReadFile(filepath.Join(dir, name+".onnx"))
 		require.NoError(t, err)

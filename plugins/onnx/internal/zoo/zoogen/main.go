@@ -2,7 +2,8 @@
 // ./plugins/onnx/internal/zoo/zoogen [flags] DIR [NAME...]. Without names
 // it writes the random-weight ResNet-50 v1.5 and MobileNetV2; the
 // benchmark signature models (resnet50-signature, retinanet-signature,
-// bert-signature, unet3d-signature, dlrm-signature, decoder-signature)
+// bert-signature, unet3d-signature, dlrm-signature, decoder-signature,
+// whisper-signature)
 // have an MLPerf benchmark model's inputs and outputs and read the answer
 // the tests' generated data sets encode (zoo/bench.go).
 package main
@@ -22,6 +23,7 @@ func main() {
 	answerFrom := flag.Int64("bert-answer-from", 1000, "first answer token id of bert-signature")
 	roi := flag.Int64("unet-roi", 128, "window edge of unet3d-signature")
 	vocab := flag.Int("decoder-vocab", 1000, "vocabulary of decoder-signature")
+	mels := flag.Int64("whisper-mels", 128, "mel bins of whisper-signature's features")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: zoogen [flags] DIR [NAME...]")
 		flag.PrintDefaults()
@@ -40,6 +42,7 @@ func main() {
 		"unet3d-signature":    func() []byte { return zoo.UNet3DSignature(*roi) },
 		"dlrm-signature":      zoo.DLRMSignature,
 		"decoder-signature":   func() []byte { return zoo.DecoderSignature(*vocab) },
+		"whisper-signature":   func() []byte { return zoo.WhisperSignature(*mels) },
 	}
 	dir, names := flag.Arg(0), flag.Args()[1:]
 	if len(names) == 0 {

@@ -1,0 +1,68 @@
+package backend
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/engine"
+	"github.com/mlperf-host/mlperf-host/sdk"
+)
+
+// whisperAlphabet is the Whisper benchmark's 42 labels: a transcript is
+// answered as its characters' indices in it (speech2text's reference
+// SUT and accuracy_eval.py).
+const whisperAlphabet = " abcdefghijklmnopqrstuvwxyz'0123456789$%+-"
+
+// transcriptInputs splits an encoder-decoder's inputs (response=transcript):
+// the token ids, the one integer input of rank 2 that no data set tensor
+// names, and the others, fed from the sample.
+func transcriptInputs(ins []engine.TensorDesc, schema []sdk.TensorSpec) (int, []engine.TensorDesc, []int, error) {
+	tokenIn := -1
+	var enc []engine.TensorDesc
+	var encAt []int
+	for i, in := range ins {
+		named := slices.ContainsFunc(schema, func(s sdk.TensorSpec) bool { return s.Name == in.Name })
+		if !named && len(in.Shape) == 2 && (in.DType == engine.Int64 || in.DType == engine.Int32) {
+			if tokenIn >= 0 {
+				return 0, nil, nil, fmt.Errorf("response %s: inputs %s and %s could both be the decoder's token ids", ResponseTranscript, ins[tokenIn].Name, in.Name)
+			}
+			tokenIn = i
+			continue
+		}
+		enc, encAt = append(enc, in), append(encAt, i)
+	}
+	if tokenIn < 0 || len(enc) == 0 {
+		return 0, nil, nil, fmt.Errorf("response %s: want an encoder-decoder: the decoder's token ids [N, T] (an integer input no data set tensor names) and the encoder's inputs", ResponseTranscript)
+	}
+	return tokenIn, enc, encAt, nil
+}
+
+// newTranscriber is the generator of response=transcript: the decoder
+// prompt option starts every generation, the encoder inputs are fed from
+// the sample, and the tokens are answered as a transcript.
+func newTranscriber(c config, enc feeds, ins, outs []engine.TensorDesc, tokenIn int, encAt []int) (*generator, error) {
+	if len(c.decoderPrompt) == 0 {
+		return nil, fmt.Errorf("response %s: option %s is empty: the tokens that start a generation", ResponseTranscript, OptDecoderPrompt)
+	}
+	if enc.layout != stackSamples {
+		return nil, fmt.Errorf("response %s: the encoder's inputs take one sample each", ResponseTranscript)
+	}
+	g := &generator{maxNew: c.maxNewTokens, eos: c.eos, in: ins[tokenIn], tokenIn: tokenIn,
+		enc: &enc, encAt: encAt, prompt: c.decoderPrompt, answer: alphabetTranscript}
+	return g, g.setLogits(ResponseTranscript, outs[0])
+}
+
+// alphabetTranscript answers tokens that are the alphabet's indices (the
+// vocabulary of a model whose tokens are characters) as int64, dropping
+// every other token (end of text and the other special ones): the
+// response the reference SUT writes after mapping its text onto the
+// alphabet.
+func alphabetTranscript(dst []byte, tokens []int64) []byte {
+	for _, t := range tokens {
+		if t >= 0 && t < int64(len(whisperAlphabet)) {
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(t))
+		}
+	}
+	return dst
+}

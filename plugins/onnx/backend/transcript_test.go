@@ -1,0 +1,103 @@
+package backend
+
+import (
+	"context"
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/goengine"
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/zoo"
+	"github.com/mlperf-host/mlperf-host/sdk"
+)
+
+// toneFeatures are log-mel features [mels, 3000] in the code
+// zoo.WhisperSignature reads: frame 5 the pilot (0), character c of text
+// at frame 10(p+1)+5 -(c+1)/40, every other frame -2.
+func toneFeatures(mels int, text string) []byte {
+	v := make([]float32, mels*3000)
+	for i := range v {
+		v[i] = -2
+	}
+	v[5] = 0
+	for p := range len(text) {
+		v[10*(p+1)+5] = -float32(strings.IndexByte(whisperAlphabet, text[p])+1) / 40
+	}
+	return f32s(v...)
+}
+
+func i64s(v ...int64) []byte {
+	var b []byte
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint64(b, uint64(x))
+	}
+	return b
+}
+
+// TestTranscriptResponse: a whisper run feeds the features to the
+// encoder, starts the tokens with decoder_prompt, stops at end of text
+// and answers the transcript as int64 alphabet indices, the end of text
+// left out but counted as a token.
+func TestTranscriptResponse(t *testing.T) {
+	t.Parallel()
+	forEngines(t, func(t *testing.T, e modelEngine) {
+		schema := []sdk.TensorSpec{{Name: "input_features", DType: abi.Float32, Shape: []int{80, 3000}}}
+		b := loadBench(t, e, zoo.WhisperSignature(80), "whisper", schema,
+			map[string]string{OptDecoderPrompt: "43", OptEOSTokenID: "42"})
+		assert.Equal(t, 200, b.cfg.maxNewTokens, "the reference's max_tokens")
+		c := &tokenCompleter{completer: newCompleter()}
+		s := func(id uint64, text string) sdk.Sample {
+			return tensorSample(id, schema, [][]int{{80, 3000}}, [][]byte{toneFeatures(80, text)})
+		}
+		require.NoError(t, b.Infer(context.Background(), sdk.Query{Samples: []sdk.Sample{s(0, "it's 5%"), s(1, "")}}, c))
+		assert.Empty(t, c.failed)
+		assert.Equal(t, i64s(9, 20, 27, 19, 0, 33, 39), c.done[0])
+		assert.Equal(t, i64s(9), c.first[0])
+		assert.Equal(t, int64(8), c.tokens[0])
+		// Silence: end of text first, an empty transcript of one token.
+		assert.Empty(t, c.done[1])
+		assert.Equal(t, int64(1), c.tokens[1])
+	})
+}
+
+// TestTranscriptDefaults: whisper's response, prompt, end of text and
+// length are the reference's, in whisper-large-v3's ids.
+func TestTranscriptDefaults(t *testing.T) {
+	t.Parallel()
+	var c config
+	benchmarkDefaults(&c, "whisper", map[string]string{})
+	assert.Equal(t, ResponseTranscript, c.response)
+	assert.Equal(t, []int64{50258, 50259, 50360, 50364}, c.decoderPrompt)
+	assert.Equal(t, []int64{50257}, c.eos)
+	assert.Equal(t, 200, c.maxNewTokens)
+}
+
+func TestTranscriptErrors(t *testing.T) {
+	t.Parallel()
+	mel := []sdk.TensorSpec{{Name: "input_features", DType: abi.Float32, Shape: []int{80, 3000}}}
+	for _, tt := range []struct {
+		name   string
+		model  []byte
+		schema []sdk.TensorSpec
+		opts   map[string]string
+		want   string
+	}{
+		{name: "a decoder alone", model: zoo.DecoderSignature(8), schema: []sdk.TensorSpec{{Name: "input_ids", DType: abi.Int32, Shape: []int{-1}}},
+			opts: map[string]string{OptResponse: ResponseTranscript, OptDecoderPrompt: "1"}, want: "want an encoder-decoder"},
+		{name: "no prompt", model: zoo.WhisperSignature(80), schema: mel,
+			opts: map[string]string{OptResponse: ResponseTranscript}, want: "option decoder_prompt is empty"},
+		{name: "bad prompt", model: zoo.WhisperSignature(80), schema: mel,
+			opts: map[string]string{OptDecoderPrompt: "x"}, want: `option decoder_prompt="x": want token ids`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := New(goengine.New())
+			err := b.Load(context.Background(), sdk.Model{Bytes: tt.model, Options: tt.opts, Inputs: tt.schema})
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
