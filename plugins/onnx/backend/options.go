@@ -57,6 +57,10 @@ const (
 	// benchmark's (whisper: whisper-large-v3's <|startoftranscript|>
 	// <|en|><|transcribe|><|notimestamps|>, the reference's prompt).
 	OptDecoderPrompt = "decoder_prompt"
+	// OptTokenizer names the tokenizer.json (byte-level BPE, as
+	// Whisper's) whose vocabulary turns the tokens of response=transcript
+	// into text. Unset, a token id below 42 is the alphabet's index.
+	OptTokenizer = "tokenizer"
 )
 
 // config is the parsed options.
@@ -81,6 +85,7 @@ type config struct {
 	maxNewTokens   int
 	eos            []int64
 	decoderPrompt  []int64
+	tokenizer      string
 	// anyShape: the engine must take any size of the free dimensions
 	// (engine.Options.MaxBatch 0), not at most batch: rows, sequences,
 	// windows.
@@ -136,6 +141,8 @@ func parseOptions(opts map[string]string, maxInFlight int, defaultEngine string)
 				errs = append(errs, fmt.Errorf("option %s=%q: %w", k, v, err))
 			}
 			c.eos = ids
+		case OptTokenizer:
+			c.tokenizer = v
 		case OptDecoderPrompt:
 			ids, err := parseTokenIDs(v)
 			if err != nil {

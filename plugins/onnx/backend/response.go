@@ -44,8 +44,9 @@ const (
 	// encoder-decoder (Whisper): the sample feeds the encoder, the
 	// decoder_prompt option starts the tokens, and the transcript is
 	// answered as int64 indices into the Whisper benchmark's 42-label
-	// alphabet (speech2text's reference SUT, accuracy_eval.py), the
-	// model's tokens being those indices.
+	// alphabet (speech2text's reference SUT, accuracy_eval.py): the
+	// tokens decoded into text with the tokenizer option's vocabulary,
+	// or, without it, taken as those indices.
 	ResponseTranscript = "transcript"
 )
 

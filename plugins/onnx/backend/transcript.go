@@ -40,7 +40,8 @@ func transcriptInputs(ins []engine.TensorDesc, schema []sdk.TensorSpec) (int, []
 
 // newTranscriber is the generator of response=transcript: the decoder
 // prompt option starts every generation, the encoder inputs are fed from
-// the sample, and the tokens are answered as a transcript.
+// the sample, and the tokens are answered as a transcript: decoded with
+// the tokenizer option's vocabulary, or taken as the alphabet's indices.
 func newTranscriber(c config, enc feeds, ins, outs []engine.TensorDesc, tokenIn int, encAt []int) (*generator, error) {
 	if len(c.decoderPrompt) == 0 {
 		return nil, fmt.Errorf("response %s: option %s is empty: the tokens that start a generation", ResponseTranscript, OptDecoderPrompt)
@@ -50,6 +51,13 @@ func newTranscriber(c config, enc feeds, ins, outs []engine.TensorDesc, tokenIn 
 	}
 	g := &generator{maxNew: c.maxNewTokens, eos: c.eos, in: ins[tokenIn], tokenIn: tokenIn,
 		enc: &enc, encAt: encAt, prompt: c.decoderPrompt, answer: alphabetTranscript}
+	if c.tokenizer != "" {
+		tt, err := readTokenText(c.tokenizer)
+		if err != nil {
+			return nil, fmt.Errorf("option %s: %w", OptTokenizer, err)
+		}
+		g.answer = tt.transcript
+	}
 	return g, g.setLogits(ResponseTranscript, outs[0])
 }
 

@@ -3,6 +3,9 @@ package backend
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -100,4 +103,71 @@ func TestTranscriptErrors(t *testing.T) {
 			assert.ErrorContains(t, err, tt.want)
 		})
 	}
+}
+
+// TestTokenText: a byte-level BPE vocabulary decodes as the reference
+// SUT's vLLM text, special tokens skipped, then lower case, stripped and
+// mapped onto the alphabet ("é", "." and "!" dropped).
+func TestTokenText(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "tokenizer.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{
+		"added_tokens": [{"id": 8, "content": "<|endoftext|>", "special": true}, {"id": 9, "content": "!", "special": false}],
+		"decoder": {"type": "ByteLevel"},
+		"model": {"type": "BPE", "vocab": {"Ġhello": 0, "ĠWorld": 1, ".": 2, "Ġit": 3, "'s": 4, "Ġ5": 5, "%": 6, "Ã©": 7, "Ċ": 10}}}`), 0o644))
+	tt, err := readTokenText(path)
+	require.NoError(t, err)
+	assert.Equal(t, " hello World.é!\n", tt.text([]int64{0, 1, 2, 8, 7, 9, 10}))
+	idx := func(s string) []byte {
+		var v []int64
+		for _, r := range s {
+			v = append(v, int64(strings.IndexRune(whisperAlphabet, r)))
+		}
+		return i64s(v...)
+	}
+	assert.Equal(t, idx("hello world"), tt.transcript(nil, []int64{0, 1, 2, 8, 7, 9, 10}))
+	assert.Equal(t, idx("it's 5%"), tt.transcript(nil, []int64{3, 4, 5, 6, 99}))
+
+	require.NoError(t, os.WriteFile(path, []byte(`{"decoder": {"type": "Metaspace"}, "model": {"vocab": {"a": 0}}}`), 0o644))
+	_, err = readTokenText(path)
+	assert.ErrorContains(t, err, "want a byte-level BPE tokenizer")
+}
+
+// TestTranscriptTokenizer: with a tokenizer, the model's tokens are
+// decoded: the signature model's token v read as the vocabulary's v.
+func TestTranscriptTokenizer(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "tokenizer.json")
+	vocab := map[string]int{}
+	for i, r := range whisperAlphabet {
+		tok := string(r)
+		if r == ' ' {
+			tok = "Ġ"
+		}
+		vocab[strings.ToUpper(tok)] = i // upper case: the transcript is lowered
+	}
+	b, err := json.Marshal(map[string]any{"decoder": map[string]string{"type": "ByteLevel"}, "model": map[string]any{"vocab": vocab},
+		"added_tokens": []map[string]any{{"id": 42, "content": "<|endoftext|>", "special": true}}})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	schema := []sdk.TensorSpec{{Name: "input_features", DType: abi.Float32, Shape: []int{80, 3000}}}
+	be := loadBench(t, modelEngines(t)[0], zoo.WhisperSignature(80), "whisper", schema,
+		map[string]string{OptDecoderPrompt: "43", OptEOSTokenID: "42", OptTokenizer: path})
+	c := &tokenCompleter{completer: newCompleter()}
+	s := tensorSample(0, schema, [][]int{{80, 3000}}, [][]byte{toneFeatures(80, " ab c ")})
+	require.NoError(t, be.Infer(context.Background(), sdk.Query{Samples: []sdk.Sample{s}}, c))
+	assert.Equal(t, i64s(1, 2, 0, 3), c.done[0], "stripped")
+	assert.Equal(t, int64(7), c.tokens[0])
+
+	_, err = loadTranscriber(t, map[string]string{OptDecoderPrompt: "43", OptTokenizer: filepath.Join(t.TempDir(), "none.json")})
+	assert.ErrorContains(t, err, "option tokenizer: open")
+}
+
+// loadTranscriber loads the whisper signature model with opts.
+func loadTranscriber(t *testing.T, opts map[string]string) (*Backend, error) {
+	t.Helper()
+	b := New(goengine.New())
+	t.Cleanup(func() { _ = b.Close() })
+	return b, b.Load(context.Background(), sdk.Model{Bytes: zoo.WhisperSignature(80), Options: opts,
+		Inputs: []sdk.TensorSpec{{Name: "input_features", DType: abi.Float32, Shape: []int{80, 3000}}}, Run: sdk.Run{Benchmark: "whisper"}})
 }
