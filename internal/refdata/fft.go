@@ -62,17 +62,29 @@ func (f *fft) step(dst, src []complex128, stride int, factors []int) {
 	if p > len(buf) {
 		in = make([]complex128, p)
 	}
+	root := m * scale // twiddle index of e^(-2πi/p)
 	for k := range m {
 		for q := range p {
-			// Y_q[k]·e^(-2πi·qk/n)
-			in[q] = dst[q*m+k] * f.twiddle[(q*k*scale)%f.n]
+			// Y_q[k]·e^(-2πi·qk/n); qk < n.
+			in[q] = dst[q*m+k] * f.twiddle[q*k*scale]
+		}
+		if p == 4 {
+			// The 4-point transform: its roots are ±1 and ±i.
+			a, b := in[0]+in[2], in[0]-in[2]
+			c, d := in[1]+in[3], in[1]-in[3]
+			d = complex(imag(d), -real(d)) // -i·d
+			dst[k], dst[k+m], dst[k+2*m], dst[k+3*m] = a+c, b+d, a-c, b-d
+			continue
 		}
 		for r := range p {
 			// X[k+rm] = Σ_q Y_q[k]·e^(-2πi·q(k+rm)/n); e^(-2πi·qrm/n)
-			// = e^(-2πi·qr/p).
-			var s complex128
-			for q := range p {
-				s += in[q] * f.twiddle[(q*r%p)*m*scale]
+			// = e^(-2πi·(qr mod p)/p).
+			s, j := in[0], r
+			for q := 1; q < p; q++ {
+				s += in[q] * f.twiddle[j*root]
+				if j += r; j >= p {
+					j -= p
+				}
 			}
 			dst[k+r*m] = s
 		}
