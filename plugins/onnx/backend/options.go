@@ -135,20 +135,18 @@ func parseOptions(opts map[string]string, maxInFlight int, defaultEngine string)
 				errs = append(errs, fmt.Errorf("option %s=%q: want a number", k, v))
 			}
 			c.scoreThreshold = f
-		case OptEOSTokenID:
+		case OptEOSTokenID, OptDecoderPrompt:
 			ids, err := parseTokenIDs(v)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("option %s=%q: %w", k, v, err))
 			}
-			c.eos = ids
+			if k == OptEOSTokenID {
+				c.eos = ids
+			} else {
+				c.decoderPrompt = ids
+			}
 		case OptTokenizer:
 			c.tokenizer = v
-		case OptDecoderPrompt:
-			ids, err := parseTokenIDs(v)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("option %s=%q: %w", k, v, err))
-			}
-			c.decoderPrompt = ids
 		case OptThreads, OptBatch, OptInstances, OptClassOffset, OptMaxNewTokens:
 		default:
 			c.extra[k] = v
