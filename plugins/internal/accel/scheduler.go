@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/mlperf-host/mlperf-host/sdk"
@@ -31,6 +32,11 @@ type SchedulerConfig struct {
 	Split Split
 	// NoDevice is the error once every slot of every device is retired.
 	NoDevice error
+	// Group, when set, orders samples that cannot share a batch (a
+	// dynamic-shape engine's samples of different shapes): Infer sorts a
+	// query's samples by it, stably, and cuts batches within each run of
+	// samples it finds equal (0).
+	Group func(a, b *sdk.Sample) int
 }
 
 // Scheduler runs queries in batches on a pool of slots and owns the
@@ -88,18 +94,19 @@ func (s *Scheduler[S]) Infer(ctx context.Context, q sdk.Query, c sdk.Completer) 
 	if n == 0 {
 		return nil
 	}
-	k := s.batches(n)
+	samples, ranges := s.cut(q.Samples)
+	k := len(ranges)
 	cl := newCall(c, k)
 	var dispatchErr error
-	for i := range k {
-		start, end := s.bounds(n, k, i)
+	for i, r := range ranges {
+		start, end := r[0], r[1]
 		slot, err := s.pool.Take(ctx.Done())
 		if err != nil {
 			if errors.Is(err, errCanceled) {
 				err = ctx.Err()
 			}
 			dispatchErr = fmt.Errorf("%s: infer: %w", s.cfg.Plugin, err)
-			for _, sm := range q.Samples[start:] {
+			for _, sm := range samples[start:] {
 				c.Fail(sm.ID, dispatchErr)
 			}
 			for range k - i {
@@ -107,7 +114,7 @@ func (s *Scheduler[S]) Infer(ctx context.Context, q sdk.Query, c sdk.Completer) 
 			}
 			break
 		}
-		s.dispatch(slot, &Batch{call: cl, Samples: q.Samples[start:end]}, i == k-1)
+		s.dispatch(slot, &Batch{call: cl, Samples: samples[start:end]}, i == k-1)
 	}
 	select {
 	case <-cl.finished:
@@ -121,6 +128,41 @@ func (s *Scheduler[S]) Infer(ctx context.Context, q sdk.Query, c sdk.Completer) 
 		cl.abandon()
 		return fmt.Errorf("%s: infer: %w", s.cfg.Plugin, ctx.Err())
 	}
+}
+
+// cut returns the samples in the order they run and the [start, end)
+// ranges of its batches: the query as it came, cut into balanced or full
+// batches; with Group, sorted first and cut run by run of samples that
+// may share a batch.
+func (s *Scheduler[S]) cut(samples []sdk.Sample) ([]sdk.Sample, [][2]int) {
+	var ranges [][2]int
+	add := func(off, n int) {
+		k := s.batches(n)
+		for i := range k {
+			start, end := s.bounds(n, k, i)
+			ranges = append(ranges, [2]int{off + start, off + end})
+		}
+	}
+	group := s.cfg.Group
+	mixed := false
+	for i := 1; group != nil && i < len(samples) && !mixed; i++ {
+		mixed = group(&samples[0], &samples[i]) != 0
+	}
+	if !mixed {
+		add(0, len(samples))
+		return samples, ranges
+	}
+	samples = slices.Clone(samples)
+	slices.SortStableFunc(samples, func(a, b sdk.Sample) int { return group(&a, &b) })
+	for start := 0; start < len(samples); {
+		end := start + 1
+		for end < len(samples) && group(&samples[start], &samples[end]) == 0 {
+			end++
+		}
+		add(start, end-start)
+		start = end
+	}
+	return samples, ranges
 }
 
 // dispatch runs b on slot, inline or on a goroutine of the scheduler, then

@@ -191,3 +191,63 @@ func TestWarmupReturnsFirstError(t *testing.T) {
 	assert.True(t, ran)
 	s.Stop()
 }
+
+// groupSlot records the data of each batch it runs and echoes it.
+type groupSlot struct {
+	testSlot
+	mu   sync.Mutex
+	seen [][]byte
+}
+
+func (s *groupSlot) Run(b *Batch) {
+	if b.Warmup() || !b.Enter() {
+		return
+	}
+	defer b.Leave()
+	var kinds []byte
+	for _, sm := range b.Samples {
+		kinds = append(kinds, sm.Data[0])
+		b.Complete(sm.ID, sm.Data)
+	}
+	s.mu.Lock()
+	s.seen = append(s.seen, kinds)
+	s.mu.Unlock()
+}
+
+// TestInferGroups: with Group, samples that may not share a batch (here
+// by their first byte, as shapes) run in batches of their own, each run
+// cut by the batch size, and every sample is answered with its data.
+func TestInferGroups(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		kinds []byte
+		want  [][]byte
+	}{
+		{name: "one group", kinds: []byte{7, 7, 7, 7, 7}, want: [][]byte{{7, 7, 7}, {7, 7}}},
+		{name: "interleaved", kinds: []byte{2, 1, 2, 1, 2, 3}, want: [][]byte{{1, 1}, {2, 2, 2}, {3}}},
+		{name: "runs cut by the batch size", kinds: []byte{1, 1, 1, 1, 2, 2, 2, 2, 2},
+			want: [][]byte{{1, 1}, {1, 1}, {2, 2, 2}, {2, 2}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			sl := []*groupSlot{{}}
+			s := NewScheduler(SchedulerConfig{Plugin: "test", BatchSize: 3, NoDevice: errNoDevice,
+				Group: func(a, b *sdk.Sample) int { return int(a.Data[0]) - int(b.Data[0]) }}, sl, 1)
+			var q sdk.Query
+			for i, k := range tt.kinds {
+				q.Samples = append(q.Samples, sdk.Sample{ID: uint64(100 + i), Index: uint64(i), Data: []byte{k, byte(i)}})
+			}
+			r := newRecorder()
+			require.NoError(t, s.Infer(t.Context(), q, r))
+			r.close()
+			s.Stop()
+			assert.ElementsMatch(t, tt.want, sl[0].seen)
+			require.Len(t, r.done, len(tt.kinds))
+			for i, k := range tt.kinds {
+				assert.Equal(t, []byte{k, byte(i)}, r.done[uint64(100+i)])
+			}
+		})
+	}
+}
