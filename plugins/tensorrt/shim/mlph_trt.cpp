@@ -199,16 +199,34 @@ void *mlph_trt_build(const void *onnx, uint64_t size, const mlph_trt_build_optio
     for (int32_t i = 0; i < network->getNbInputs(); i++) {
       ITensor *in = network->getInput(i);
       Dims d = in->getDimensions();
+      Dims lo = d, opt = d, hi = d;
+      const mlph_trt_input_shape *given = nullptr;
+      for (int32_t s = 0; o->shapes != nullptr && s < o->num_shapes; s++) {
+        if (o->shapes[s].name != nullptr && std::strcmp(o->shapes[s].name, in->getName()) == 0) {
+          given = &o->shapes[s];
+        }
+      }
+      if (given != nullptr && given->rank != d.nbDims - 1) {
+        std::string msg = "build: input ";
+        msg += in->getName();
+        msg += ": build_shapes gives " + std::to_string(given->rank) + " dimensions after the batch, the model has " +
+               std::to_string(d.nbDims - 1);
+        setErr(err, errcap, msg.c_str());
+        return nullptr;
+      }
       for (int32_t k = 1; k < d.nbDims; k++) {
-        if (d.d[k] < 0) {
+        if (given != nullptr) {
+          lo.d[k] = given->min[k - 1];
+          opt.d[k] = given->opt[k - 1];
+          hi.d[k] = given->max[k - 1];
+        } else if (d.d[k] < 0) {
           std::string msg = "build: input ";
           msg += in->getName();
-          msg += " has a dynamic dimension other than the batch";
+          msg += " has a dynamic dimension other than the batch: give its range in the build_shapes option";
           setErr(err, errcap, msg.c_str());
           return nullptr;
         }
       }
-      Dims lo = d, opt = d, hi = d;
       lo.d[0] = o->min_batch;
       opt.d[0] = o->opt_batch;
       hi.d[0] = o->max_batch;
@@ -385,6 +403,17 @@ int32_t mlph_trt_context_set_tensor_address(void *context, const char *name,
     return -1;
   }
   return 0;
+}
+
+int32_t mlph_trt_context_tensor_shape(void *context, const char *name, int64_t *dims,
+                                      int32_t cap) {
+  nvinfer1::Dims d = ctxOf(context)->getTensorShape(name);
+  for (int32_t i = 0; i < d.nbDims; i++) {
+    if (d.d[i] < 0) {
+      return -1;
+    }
+  }
+  return copyDims(d, dims, cap);
 }
 
 int32_t mlph_trt_context_enqueue(void *context, void *stream, char *err,

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define MLPH_TRT_ABI 2
+#define MLPH_TRT_ABI 3
 
 /* Tensor I/O modes, as nvinfer1::TensorIOMode. */
 #define MLPH_TRT_IO_NONE 0
@@ -64,9 +64,19 @@ int32_t mlph_trt_load_plugin_library(const char *path, char *err, int32_t errcap
 #define MLPH_TRT_PRECISION_FP16 1
 #define MLPH_TRT_PRECISION_INT8 2
 
+/* The profile range of one input's dimensions after the batch, for a
+ * build whose inputs have dynamic dimensions besides the batch (BERT's
+ * sequence length): rank dimensions each of min, opt and max. */
+typedef struct {
+  const char *name;
+  int32_t rank;
+  int64_t min[MLPH_TRT_MAX_DIMS], opt[MLPH_TRT_MAX_DIMS], max[MLPH_TRT_MAX_DIMS];
+} mlph_trt_input_shape;
+
 /* How mlph_trt_build builds an engine from an ONNX model. Every input's
  * dimension 0 is the batch; each optimization profile covers batches
- * min_batch to max_batch, tuned for opt_batch. */
+ * min_batch to max_batch, tuned for opt_batch, and for an input with
+ * other dynamic dimensions the range shapes lists under its name. */
 typedef struct {
   int32_t precision;
   int32_t min_batch, opt_batch, max_batch;
@@ -75,6 +85,9 @@ typedef struct {
   uint64_t workspace_bytes;
   /* For INT8: the calibration cache file to read scales from, or NULL. */
   const char *calibration_cache;
+  /* num_shapes ranges of inputs' dimensions after the batch, or NULL. */
+  const mlph_trt_input_shape *shapes;
+  int32_t num_shapes;
 } mlph_trt_build_options;
 
 /* mlph_trt_build parses an ONNX model (TensorRT's ONNX parser) and builds a
@@ -125,6 +138,12 @@ int32_t mlph_trt_context_set_input_shape(void *context, const char *name,
 int32_t mlph_trt_context_set_tensor_address(void *context, const char *name,
                                             void *address, char *err,
                                             int32_t errcap);
+/* Writes the shape tensor name has in this context (getTensorShape): an
+ * input's as last set, an output's as the input shapes set make it.
+ * Returns the rank, or -1 when the name is unknown, a shape it depends on
+ * is unset or cap is too small. */
+int32_t mlph_trt_context_tensor_shape(void *context, const char *name, int64_t *dims,
+                                      int32_t cap);
 /* Enqueues one inference on stream (enqueueV3). */
 int32_t mlph_trt_context_enqueue(void *context, void *stream, char *err,
                                  int32_t errcap);

@@ -127,6 +127,9 @@ type trtAPI interface {
 	ContextDestroy(c handle)
 	SetProfile(c handle, profile int, s stream) error
 	SetInputShape(c handle, name []byte, dims []int64, errBuf []byte) error
+	// TensorShape writes the shape tensor name has in context c into d
+	// (an output's as the input shapes set make it) and returns its rank.
+	TensorShape(c handle, name []byte, d *[maxDims]int64) (int, error)
 	SetTensorAddress(c handle, name []byte, addr uintptr) error
 	Enqueue(c handle, s stream, errBuf []byte) error
 	// InitPlugins registers TensorRT's stock plugin layers;
@@ -140,7 +143,7 @@ type trtAPI interface {
 
 // Shim constants, as in mlph_trt.h.
 const (
-	shimABI     = 2
+	shimABI     = 3
 	ioInput     = 1
 	ioOutput    = 2
 	profileMin  = 0

@@ -167,6 +167,9 @@ func (b *Backend) load(ctx context.Context, m sdk.Model) (*model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tensorrt: load engine: %w", err)
 	}
+	if err := model.bindInputs(m.Inputs); err != nil {
+		return nil, errors.Join(err, model.Stop())
+	}
 	model.built = isONNX(cfg, path)
 	model.facts = submissionFacts(cuda, trt, cfg, model.layout, model.built, ordinals)
 	return model, nil

@@ -685,8 +685,14 @@ func TestLoadRejectsBadEngines(t *testing.T) {
 		code abi.Code
 	}{
 		{name: "not a plan", plan: []byte("garbage"), want: "not a faketrt plan"},
-		{name: "dynamic inner dimension", plan: fakePlan("input x float32 -1x-1 max=4", outSimple),
-			want: "dynamic non-batch dimension"},
+		{name: "dynamic inner dimension without a range", plan: fakePlan("input x float32 -1x-1 max=4", outSimple),
+			want: "needs max= for each dynamic dimension"},
+		{name: "dynamic beyond a static batch", plan: fakePlan("input x float32 4x-1 max=4x8", "output y float32 4x8"),
+			want: "only engines with a dynamic batch may vary in other dimensions"},
+		{name: "cuda_graphs with varying inputs", plan: fakePlan("input x float32 -1x-1 max=4x8", "output y float32 -1x-1"),
+			opts: map[string]string{"cuda_graphs": "true"}, want: "cuda_graphs: not for an engine whose inputs vary beyond the batch"},
+		{name: "varying inputs and a host without a schema", plan: fakePlan("input x float32 -1x-1 max=4x8", "output y float32 -1x-1"),
+			want: "the host declared no data set tensors"},
 		{name: "batch_size above profile", plan: fakePlan(planSimple, outSimple),
 			opts: map[string]string{"batch_size": "9"}, want: "exceeds the engine's maximum batch 8"},
 		{name: "no outputs", plan: fakePlan(planSimple), want: "at least one of each"},

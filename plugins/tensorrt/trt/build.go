@@ -47,6 +47,8 @@ type BuildOptions struct {
 	WorkspaceBytes uint64
 	// CalibrationCache is INT8's calibration cache file.
 	CalibrationCache string
+	// Shapes are the profile ranges of inputs dynamic beyond the batch.
+	Shapes []ShapeRange
 }
 
 // isONNX reports whether the model source is an ONNX model to build: the
@@ -65,7 +67,7 @@ func isONNX(cfg Config, path string) bool {
 // as the largest batch and one profile per stream unless set.
 func buildOptions(cfg Config) BuildOptions {
 	o := BuildOptions{Precision: cfg.Precision, MaxBatch: cfg.BuildBatch, Profiles: cfg.BuildProfiles,
-		WorkspaceBytes: cfg.WorkspaceBytes, CalibrationCache: cfg.CalibrationCache}
+		WorkspaceBytes: cfg.WorkspaceBytes, CalibrationCache: cfg.CalibrationCache, Shapes: cfg.BuildShapes}
 	if o.MaxBatch == 0 {
 		o.MaxBatch = cfg.BatchSize
 	}
@@ -86,6 +88,10 @@ func cacheKey(onnx []byte, sm string, trtVersion int, o BuildOptions) (string, e
 		o.Profiles)
 	if o.WorkspaceBytes > 0 {
 		key += fmt.Sprintf("-w%d", o.WorkspaceBytes)
+	}
+	if len(o.Shapes) > 0 {
+		s := sha256.Sum256([]byte(FormatShapeRanges(o.Shapes)))
+		key += "-s" + hex.EncodeToString(s[:4])
 	}
 	if o.Precision == PrecisionINT8 {
 		cache, err := os.ReadFile(o.CalibrationCache)

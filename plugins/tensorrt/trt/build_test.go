@@ -87,8 +87,12 @@ func TestBuildErrors(t *testing.T) {
 		want  string
 	}{
 		{name: "not ONNX", model: []byte("garbage"), want: "not a fakeonnx model"},
-		{name: "dynamic inner dimension", model: fakeONNX("input x uint8 -1x4", "output y uint8 4"),
-			want: "dynamic tensor line"},
+		{name: "dynamic inner dimension without a range", model: fakeONNX("input x uint8 -1x4", "output y uint8 4"),
+			want: "input x has a dynamic dimension other than the batch and no range"},
+		{name: "a range of another rank", model: fakeONNX("input x uint8 -1x4", "output y uint8 4"),
+			opts: map[string]string{"build_shapes": "x:1/2/3"}, want: "input x has 2 dimensions after the batch, its range 1"},
+		{name: "a range that does not hold a static dimension", model: fakeONNX("input x uint8 -1x4", "output y uint8 4"),
+			opts: map[string]string{"build_shapes": "x:1x2/2x4/3x4"}, want: "input x dimension 2: bad range 2/4/4"},
 		{name: "INT8 without a calibration cache", model: fakeONNX("input x uint8 4", "output y uint8 4"),
 			opts: map[string]string{"precision": "int8"}, want: "precision=int8 needs calibration_cache"},
 		{name: "an unregistered plugin op", model: fakeONNX("input x uint8 4", "output y uint8 4", "plugin MyNMS"),

@@ -109,6 +109,9 @@ type Config struct {
 	BuildProfiles    int
 	WorkspaceBytes   uint64
 	CalibrationCache string
+	// BuildShapes are the profile ranges of the inputs whose dimensions
+	// after the batch are dynamic (build_shapes).
+	BuildShapes []ShapeRange
 	// EngineCache is the directory built engines are kept in, keyed by
 	// model hash, GPU architecture, TensorRT version and build options;
 	// "" builds at every Load.
@@ -279,6 +282,12 @@ var options = []accel.Option[Config]{
 			return err
 		}, Get: func(c *Config) string { return strconv.FormatUint(c.WorkspaceBytes, 10) }},
 	accel.StringOption("calibration_cache", "INT8 calibration cache file", func(c *Config) *string { return &c.CalibrationCache }),
+	{Name: "build_shapes", Help: "profile ranges of inputs dynamic beyond the batch, NAME:MIN/OPT/MAX without the batch, " +
+		`comma-separated, e.g. "input_ids:1/384/384"`, Type: abi.OptionString,
+		Set: func(c *Config, v string) (err error) {
+			c.BuildShapes, err = ParseShapeRanges(v)
+			return err
+		}, Get: func(c *Config) string { return FormatShapeRanges(c.BuildShapes) }},
 	accel.StringOption("engine_cache", "directory of built engines (empty: no cache)",
 		func(c *Config) *string { return &c.EngineCache }),
 	accel.BoolOption("stock_plugins", "register TensorRT's stock plugins (initLibNvInferPlugins)",
@@ -323,6 +332,8 @@ func (c Config) Schema() []sdk.Option { return accel.Schema(options, c) }
 //   - build: auto (build a *.onnx model), true or false
 //   - precision, build_batch, build_profiles, workspace, calibration_cache:
 //     the build's (fp16, batch_size or 64, one per stream, TensorRT's, none)
+//   - build_shapes: the build's profile ranges of inputs dynamic beyond the
+//     batch, "input_ids:1/384/384,input_mask:1/384/384"
 //   - engine_cache: directory of built engines, keyed by model, GPU, TensorRT
 //     version and options
 //   - stock_plugins: register TensorRT's stock plugins (true)
@@ -344,6 +355,7 @@ func (c Config) WithOptions(opts map[string]string) (Config, error) {
 	out.DriverPaths = slices.Clone(c.DriverPaths)
 	out.PluginLibraries = slices.Clone(c.PluginLibraries)
 	out.NUMA = slices.Clone(c.NUMA)
+	out.BuildShapes = slices.Clone(c.BuildShapes)
 	if err := accel.ApplyOptions(&out, options, opts); err != nil {
 		return c, err
 	}

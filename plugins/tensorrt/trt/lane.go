@@ -59,6 +59,11 @@ type lane struct {
 	// gatherSrc and gatherSize are the arrays for one batched copy.
 	copies                           []laneCopy
 	gatherDst, gatherSrc, gatherSize []uintptr
+	// shape[k] is input k's dimensions after the batch for the batch
+	// being run, when the inputs vary beyond the batch; outRows[k] is
+	// output k's row size in that batch.
+	shape   [][]int64
+	outRows []int
 }
 
 // newLane creates the stream, event, contexts and buffers of stream id of
@@ -114,6 +119,9 @@ func newLane(m *model, dev *device, id int, engines [][]handle) (l *lane, err er
 		for k := range v.layout.inputs {
 			c.shapes = append(c.shapes, slices.Clone(v.layout.inputs[k].dims))
 		}
+		for k := range v.layout.outputs {
+			c.outRows = append(c.outRows, v.layout.outputs[k].sampleBytes)
+		}
 		if m.cfg.Graphs {
 			c.graphs = map[int]*laneGraph{}
 		}
@@ -128,8 +136,18 @@ func newLane(m *model, dev *device, id int, engines [][]handle) (l *lane, err er
 			return l, err
 		}
 	}
+	if m.layout.varShape {
+		for k := range m.layout.inputs {
+			l.shape = append(l.shape, slices.Clone(m.layout.inputs[k].hi))
+		}
+	}
+	l.outRows = slices.Clone(l.ctxs[0].outRows)
+	outBytes := 0
+	for k := range m.layout.outputs {
+		outBytes += m.layout.outputs[k].sampleBytes
+	}
 	if len(l.out) > 1 {
-		l.scratch = make([]byte, m.layout.outBytes)
+		l.scratch = make([]byte, outBytes)
 	}
 	return l, nil
 }
@@ -289,18 +307,19 @@ func (l *lane) complete(b *accel.Batch, want bool) {
 	}
 }
 
-// output returns sample row i's outputs, concatenated in engine order.
+// output returns sample row i's outputs, concatenated in engine order,
+// each row the size the batch's shapes gave it.
 func (l *lane) output(i int) []byte {
 	if len(l.out) == 1 {
-		sb := l.out[0].t.sampleBytes
-		return native.Bytes(l.out[0].host, l.m.rowsCap*sb)[i*sb : (i+1)*sb]
+		sb := l.outRows[0]
+		return native.Bytes(l.out[0].host, l.m.rowsCap*l.out[0].t.sampleBytes)[i*sb : (i+1)*sb]
 	}
 	off := 0
 	for k := range l.out {
-		sb := l.out[k].t.sampleBytes
-		off += copy(l.scratch[off:], native.Bytes(l.out[k].host, l.m.rowsCap*sb)[i*sb:(i+1)*sb])
+		sb := l.outRows[k]
+		off += copy(l.scratch[off:], native.Bytes(l.out[k].host, l.m.rowsCap*l.out[k].t.sampleBytes)[i*sb:(i+1)*sb])
 	}
-	return l.scratch
+	return l.scratch[:off]
 }
 
 func (l *lane) failAll(b *accel.Batch, err error) {
@@ -327,6 +346,9 @@ func (l *lane) warm() error {
 		if err := l.m.cuda.CopyAsync(buf.dev, buf.hostAddr(), uintptr(size), hostToDevice, l.st); err != nil {
 			return err
 		}
+	}
+	for k := range l.shape {
+		copy(l.shape[k], l.m.layout.inputs[k].hi)
 	}
 	for i, c := range l.ctxs {
 		lo, hi := l.batchRange(i)

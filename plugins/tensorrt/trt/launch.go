@@ -2,6 +2,7 @@ package trt
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -52,10 +53,11 @@ func (l *lane) launch(c *engineContext, rows, n int, want bool) error {
 			return err
 		}
 	}
+	copy(l.outRows, c.outRows)
 	if want || !l.m.cfg.EndOnDevice {
 		for k := range l.out {
 			buf := &l.out[k]
-			if err := cuda.CopyAsync(buf.hostAddr(), buf.dev, uintptr(n*buf.t.sampleBytes), deviceToHost, l.st); err != nil {
+			if err := cuda.CopyAsync(buf.hostAddr(), buf.dev, uintptr(n*l.outRows[k]), deviceToHost, l.st); err != nil {
 				return err
 			}
 		}
@@ -64,16 +66,50 @@ func (l *lane) launch(c *engineContext, rows, n int, want bool) error {
 }
 
 // setRows sets the input shapes of context c's dynamic engine to rows
-// batch rows.
+// batch rows and, for inputs that vary beyond the batch, the batch's
+// shapes (l.shape); then it reads the outputs' row sizes those give.
 func (l *lane) setRows(c *engineContext, rows int) error {
-	if !c.v.layout.dynamic || rows == c.rows {
+	lay := c.v.layout
+	if !lay.dynamic {
+		return nil
+	}
+	same := rows == c.rows
+	for k := range l.shape {
+		same = same && slices.Equal(c.shapes[k][1:], l.shape[k])
+	}
+	if same {
 		return nil
 	}
 	c.rows = 0
 	for k := range l.in {
 		c.shapes[k][0] = int64(rows)
+		if lay.varShape {
+			copy(c.shapes[k][1:], l.shape[k])
+		}
 		if err := l.m.trt.SetInputShape(c.ctx, l.in[k].t.cname, c.shapes[k], l.errBuf); err != nil {
 			return err
+		}
+	}
+	if lay.varOutputs() {
+		var d [maxDims]int64
+		for k := range lay.outputs {
+			t := &lay.outputs[k]
+			if !t.varies {
+				continue
+			}
+			rank, err := l.m.trt.TensorShape(c.ctx, t.cname, &d)
+			if err != nil {
+				return err
+			}
+			if rank != len(t.dims) {
+				return fmt.Errorf("output %q has rank %d in the context, %d in the engine", t.name, rank, len(t.dims))
+			}
+			if c.outRows[k], err = rowBytes(t, d[1:rank]); err != nil {
+				return err
+			}
+			if c.outRows[k] > t.sampleBytes {
+				return fmt.Errorf("output %q: a row of %d bytes, more than the %d its buffer holds", t.name, c.outRows[k], t.sampleBytes)
+			}
 		}
 	}
 	c.rows = rows

@@ -3,6 +3,7 @@ package trt
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/mlperf-host/mlperf-host/plugins/internal/native"
 )
@@ -27,7 +28,15 @@ type tensorInfo struct {
 	dtype dataType
 	// dims is the engine shape; dims[0] is the batch (-1 when dynamic).
 	dims []int64
-	// sampleBytes is the size of one batch row.
+	// bits is the width of one element.
+	bits int
+	// varies says a dimension after the batch is dynamic; lo and hi are
+	// then an input's range of those dimensions that every profile in use
+	// takes.
+	varies bool
+	lo, hi []int64
+	// sampleBytes is the size of one batch row: for a tensor that varies,
+	// its largest (an input at hi, an output at the shape hi inputs give).
 	sampleBytes int
 	// offset is where this input starts in a sample's bytes (inputs only).
 	offset int
@@ -38,6 +47,9 @@ type layout struct {
 	inputs, outputs []tensorInfo
 	// dynamic is true when the batch dimension is -1 (set per enqueue).
 	dynamic bool
+	// varShape is true when an input varies beyond the batch: each batch
+	// then sets its inputs' whole shapes, taken from its samples' tensors.
+	varShape bool
 	// minBatch and maxBatch bound the rows of one enqueue: the profile's
 	// range for dynamic engines, the fixed batch for static ones.
 	minBatch, maxBatch int
@@ -45,22 +57,18 @@ type layout struct {
 	inBytes, outBytes int
 }
 
-// rowBytes returns the size of one batch row of a tensor with the given
-// data type and non-batch dimensions.
-func rowBytes(name string, dt dataType, rest []int64) (int, error) {
-	t, ok := dataTypes[dt]
-	if !ok {
-		return 0, fmt.Errorf("tensor %q has unsupported data type %d", name, dt)
-	}
+// rowBytes returns the size of one batch row of tensor t with the given
+// dimensions after the batch.
+func rowBytes(t *tensorInfo, rest []int64) (int, error) {
 	bits := int64(t.bits)
 	for _, d := range rest {
 		if d < 0 {
-			return 0, fmt.Errorf("tensor %q has a dynamic non-batch dimension: only the batch may be dynamic", name)
+			return 0, fmt.Errorf("tensor %q has a dynamic dimension after the batch with no range", t.name)
 		}
 		bits *= d
 	}
 	if bits%8 != 0 {
-		return 0, fmt.Errorf("tensor %q: a batch row of %d bits is not whole bytes", name, bits)
+		return 0, fmt.Errorf("tensor %q: a batch row of %d bits is not whole bytes", t.name, bits)
 	}
 	return int(bits / 8), nil
 }
@@ -85,11 +93,20 @@ func readLayout(api trtAPI, eng handle, profiles []int) (*layout, error) {
 			return nil, fmt.Errorf("tensor %q is a scalar: every I/O tensor needs a batch dimension", name)
 		}
 		t.dims = shape
-		if t.sampleBytes, err = rowBytes(name, t.dtype, shape[1:]); err != nil {
-			return nil, err
+		dt, ok := dataTypes[t.dtype]
+		if !ok {
+			return nil, fmt.Errorf("tensor %q has unsupported data type %d", name, t.dtype)
+		}
+		t.bits = dt.bits
+		t.varies = slices.Contains(shape[1:], -1)
+		if !t.varies {
+			if t.sampleBytes, err = rowBytes(&t, shape[1:]); err != nil {
+				return nil, err
+			}
 		}
 		switch api.IOMode(eng, t.cname) {
 		case ioInput:
+			l.varShape = l.varShape || t.varies
 			t.offset = l.inBytes
 			l.inBytes += t.sampleBytes
 			if shape[0] < 0 {
@@ -113,6 +130,9 @@ func readLayout(api trtAPI, eng handle, profiles []int) (*layout, error) {
 		return nil, errors.New("engine mixes static and dynamic batch dimensions across inputs")
 	}
 	l.dynamic = dynamic > 0
+	if l.varShape && !l.dynamic {
+		return nil, errors.New("engine has inputs dynamic beyond a static batch: only engines with a dynamic batch may vary in other dimensions")
+	}
 	if !l.dynamic {
 		b := int(l.inputs[0].dims[0])
 		for _, ts := range [][]tensorInfo{l.inputs, l.outputs} {
@@ -144,7 +164,102 @@ func readLayout(api trtAPI, eng handle, profiles []int) (*layout, error) {
 	if l.maxBatch < l.minBatch {
 		return nil, fmt.Errorf("optimization profiles %v share no batch size (min %d, max %d)", profiles, l.minBatch, l.maxBatch)
 	}
+	if err := l.readRanges(api, eng, profiles); err != nil {
+		return nil, err
+	}
 	return l, nil
+}
+
+// readRanges sets the range of every input that varies beyond the batch:
+// the dimensions every profile in use takes, and its largest row.
+func (l *layout) readRanges(api trtAPI, eng handle, profiles []int) error {
+	for k := range l.inputs {
+		t := &l.inputs[k]
+		if !t.varies {
+			continue
+		}
+		for i, p := range profiles {
+			lo, err := api.ProfileShape(eng, t.cname, p, profileMin)
+			if err != nil {
+				return err
+			}
+			hi, err := api.ProfileShape(eng, t.cname, p, profileMax)
+			if err != nil {
+				return err
+			}
+			if len(lo) != len(t.dims) || len(hi) != len(t.dims) {
+				return fmt.Errorf("input %q: profile %d has shapes of rank %d and %d, the tensor %d", t.name, p, len(lo), len(hi), len(t.dims))
+			}
+			if i == 0 {
+				t.lo, t.hi = slices.Clone(lo[1:]), slices.Clone(hi[1:])
+			}
+			for d := range t.lo {
+				t.lo[d], t.hi[d] = max(t.lo[d], lo[d+1]), min(t.hi[d], hi[d+1])
+			}
+		}
+		for d := range t.lo {
+			if t.lo[d] < 1 || t.hi[d] < t.lo[d] {
+				return fmt.Errorf("input %q: optimization profiles %v share no size of dimension %d (min %d, max %d)",
+					t.name, profiles, d+1, t.lo[d], t.hi[d])
+			}
+		}
+		var err error
+		if t.sampleBytes, err = rowBytes(t, t.hi); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// varOutputs reports whether an output varies beyond the batch: its row
+// size then comes from the context once the input shapes are set.
+func (l *layout) varOutputs() bool {
+	return slices.ContainsFunc(l.outputs, func(t tensorInfo) bool { return t.varies })
+}
+
+// sizeOutputs sets the largest row of every output that varies: its shape
+// in a context of eng whose inputs take their largest batch and shape.
+func (l *layout) sizeOutputs(api trtAPI, eng handle) error {
+	if !l.varOutputs() {
+		return nil
+	}
+	ctx, err := api.ContextCreate(eng)
+	if err != nil {
+		return err
+	}
+	defer api.ContextDestroy(ctx)
+	errBuf := make([]byte, errBufBytes)
+	for k := range l.inputs {
+		t := &l.inputs[k]
+		if !l.dynamic {
+			break
+		}
+		shape := append([]int64{int64(l.maxBatch)}, t.dims[1:]...)
+		if t.varies {
+			shape = append(shape[:1], t.hi...)
+		}
+		if err := api.SetInputShape(ctx, t.cname, shape, errBuf); err != nil {
+			return err
+		}
+	}
+	var d [maxDims]int64
+	for k := range l.outputs {
+		t := &l.outputs[k]
+		if !t.varies {
+			continue
+		}
+		rank, err := api.TensorShape(ctx, t.cname, &d)
+		if err != nil {
+			return fmt.Errorf("output %q: %w", t.name, err)
+		}
+		if rank != len(t.dims) {
+			return fmt.Errorf("output %q has rank %d in a context, %d in the engine", t.name, rank, len(t.dims))
+		}
+		if t.sampleBytes, err = rowBytes(t, d[1:rank]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // rows returns how many batch rows an enqueue of n samples runs: n raised

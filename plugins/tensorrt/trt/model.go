@@ -107,6 +107,9 @@ type model struct {
 	// facts are its submission facts, read at Load.
 	built bool
 	facts sdk.SubmissionFacts
+	// src maps each engine input to the data set tensor it takes (an
+	// engine whose inputs vary beyond the batch; see bindInputs).
+	src []int
 	// settleGrace bounds how long release waits for streams that still
 	// hold work (after a device timeout) before it abandons their device:
 	// the device timeout, and at least minSettleGrace.
@@ -144,9 +147,11 @@ func newModel(cuda cudaAPI, trt trtAPI, drv driverAPI, cfg Config, plans [][]byt
 			return m, fmt.Errorf("device %d: %w", ord, err)
 		}
 	}
-	m.sched = accel.NewScheduler(accel.SchedulerConfig{
-		Plugin: plugin, BatchSize: m.batch, Split: accel.Balanced, NoDevice: ErrNoDevice,
-	}, m.lanes, len(m.devices))
+	sc := accel.SchedulerConfig{Plugin: plugin, BatchSize: m.batch, Split: accel.Balanced, NoDevice: ErrNoDevice}
+	if m.layout.varShape {
+		sc.Group = m.compareShapes
+	}
+	m.sched = accel.NewScheduler(sc, m.lanes, len(m.devices))
 	return m, nil
 }
 
@@ -243,6 +248,9 @@ func (m *model) readVariants(d *device, plans [][]byte) ([][]handle, error) {
 		return nil, err
 	}
 	m.variants, m.layout = vs, vs[0].layout
+	if err := m.checkVarShape(len(vs)); err != nil {
+		return nil, err
+	}
 	engines := make([][]handle, len(vs))
 	for i, v := range vs {
 		m.rowsCap = max(m.rowsCap, v.layout.rows(min(m.batch, v.layout.maxBatch)))

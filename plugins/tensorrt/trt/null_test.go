@@ -72,25 +72,26 @@ type nullTRT struct{}
 
 var _ trtAPI = nullTRT{}
 
-func (nullTRT) Version() int                                        { return 100300 }
-func (nullTRT) RuntimeCreate() (handle, error)                      { return 1, nil }
-func (nullTRT) RuntimeDestroy(handle)                               {}
-func (nullTRT) Deserialize(handle, []byte) (handle, error)          { return 1, nil }
-func (nullTRT) EngineDestroy(handle)                                {}
-func (nullTRT) NumIO(handle) int                                    { return 2 }
-func (nullTRT) IOName(_ handle, i int) string                       { return []string{"x", "y"}[i] }
-func (nullTRT) IODataType(handle, []byte) int                       { return 0 }
-func (nullTRT) IOShape(handle, []byte) ([]int64, error)             { return []int64{-1, 4}, nil }
-func (nullTRT) NumProfiles(handle) int                              { return 1 }
-func (nullTRT) ContextCreate(handle) (handle, error)                { return 1, nil }
-func (nullTRT) ContextDestroy(handle)                               {}
-func (nullTRT) SetProfile(handle, int, stream) error                { return nil }
-func (nullTRT) SetInputShape(handle, []byte, []int64, []byte) error { return nil }
-func (nullTRT) SetTensorAddress(handle, []byte, uintptr) error      { return nil }
-func (nullTRT) Enqueue(handle, stream, []byte) error                { return nil }
-func (nullTRT) InitPlugins() error                                  { return nil }
-func (nullTRT) LoadPluginLibrary(string) error                      { return nil }
-func (nullTRT) Build([]byte, BuildOptions) ([]byte, error)          { return nil, nil }
+func (nullTRT) Version() int                                             { return 100300 }
+func (nullTRT) RuntimeCreate() (handle, error)                           { return 1, nil }
+func (nullTRT) RuntimeDestroy(handle)                                    {}
+func (nullTRT) Deserialize(handle, []byte) (handle, error)               { return 1, nil }
+func (nullTRT) EngineDestroy(handle)                                     {}
+func (nullTRT) NumIO(handle) int                                         { return 2 }
+func (nullTRT) IOName(_ handle, i int) string                            { return []string{"x", "y"}[i] }
+func (nullTRT) IODataType(handle, []byte) int                            { return 0 }
+func (nullTRT) IOShape(handle, []byte) ([]int64, error)                  { return []int64{-1, 4}, nil }
+func (nullTRT) NumProfiles(handle) int                                   { return 1 }
+func (nullTRT) ContextCreate(handle) (handle, error)                     { return 1, nil }
+func (nullTRT) ContextDestroy(handle)                                    {}
+func (nullTRT) SetProfile(handle, int, stream) error                     { return nil }
+func (nullTRT) SetInputShape(handle, []byte, []int64, []byte) error      { return nil }
+func (nullTRT) TensorShape(handle, []byte, *[maxDims]int64) (int, error) { return 0, nil }
+func (nullTRT) SetTensorAddress(handle, []byte, uintptr) error           { return nil }
+func (nullTRT) Enqueue(handle, stream, []byte) error                     { return nil }
+func (nullTRT) InitPlugins() error                                       { return nil }
+func (nullTRT) LoadPluginLibrary(string) error                           { return nil }
+func (nullTRT) Build([]byte, BuildOptions) ([]byte, error)               { return nil, nil }
 
 func (nullTRT) IOMode(_ handle, name []byte) int {
 	if name[0] == 'x' {

@@ -18,10 +18,12 @@ import (
 // every device (start_from_device). Inside an arena the samples are laid
 // out tensor by tensor: input k of the sample at position p is at
 // base + n·offset(k) + p·rowBytes(k), so that consecutive samples are one
-// contiguous range per input. It is freed when its last sample is
-// unloaded.
+// contiguous range per input. For an engine whose inputs vary beyond the
+// batch the samples lie back to back instead, each as the host sent it,
+// sample p from starts[p]. It is freed when its last sample is unloaded.
 type arena struct {
-	n int
+	n      int
+	starts []int
 	// host holds the pinned copies, one per NUMA node in use (one without
 	// numa_config), and hostOf[s] the one the device in slot s reads;
 	// dev[s] is the copy on the device in slot s. Either host or dev is
@@ -47,6 +49,12 @@ func (a *arena) base(slot int) uintptr {
 // input returns the address of input t of the sample at position pos.
 func (a *arena) input(slot int, t *tensorInfo, pos int) uintptr {
 	return a.base(slot) + uintptr(a.n*t.offset+pos*t.sampleBytes)
+}
+
+// packed returns the address of byte off of the sample at position pos of
+// a packed arena.
+func (a *arena) packed(slot, pos, off int) uintptr {
+	return a.base(slot) + uintptr(a.starts[pos]+off)
 }
 
 // placed is where a loaded sample lives.
@@ -90,7 +98,7 @@ func (s *sampleStore) host(sm sdk.Sample) []byte {
 // lane held, so no batch is in flight.
 func (m *model) loadSamples(ctx context.Context, samples []sdk.LoadedSample) error {
 	for _, s := range samples {
-		if len(s.Data) != m.layout.inBytes {
+		if !m.layout.varShape && len(s.Data) != m.layout.inBytes {
 			return fmt.Errorf("tensorrt: load sample %d: %d bytes, but the engine's inputs take %d per sample",
 				s.Index, len(s.Data), m.layout.inBytes)
 		}
@@ -101,12 +109,19 @@ func (m *model) loadSamples(ctx context.Context, samples []sdk.LoadedSample) err
 	if len(samples) == 0 {
 		return nil
 	}
+	a := &arena{n: len(samples)}
 	total := uintptr(len(samples) * m.layout.inBytes)
+	if m.layout.varShape {
+		total = 0
+		for _, s := range samples {
+			a.starts = append(a.starts, int(total))
+			total += uintptr(len(s.Data))
+		}
+	}
 	onDevice, err := m.placeOnDevice(uint64(total))
 	if err != nil {
 		return err
 	}
-	a := &arena{n: len(samples)}
 	if onDevice {
 		err = m.copyToDevices(ctx, a, samples, total)
 	} else {
@@ -151,8 +166,16 @@ func (m *model) placeOnDevice(total uint64) (bool, error) {
 	return true, nil
 }
 
-// arrange writes samples into dst tensor by tensor (see arena).
+// arrange writes samples into dst tensor by tensor, or back to back for
+// an engine whose inputs vary (see arena).
 func (m *model) arrange(dst []byte, samples []sdk.LoadedSample) {
+	if m.layout.varShape {
+		off := 0
+		for _, s := range samples {
+			off += copy(dst[off:], s.Data)
+		}
+		return
+	}
 	n := len(samples)
 	for k := range m.layout.inputs {
 		t := &m.layout.inputs[k]

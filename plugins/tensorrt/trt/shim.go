@@ -25,7 +25,7 @@ type shim struct {
 	abi, version, runtimeCreate, runtimeDestroy, deserialize, engineDestroy uintptr
 	numIO, ioName, ioMode, ioDType, ioShape, numProfiles, profileShape      uintptr
 	contextCreate, contextDestroy, setProfile, setInputShape                uintptr
-	setTensorAddress, enqueue                                               uintptr
+	setTensorAddress, enqueue, tensorShape                                  uintptr
 	initPlugins, loadPluginLibrary, build, blobSize, blobData, blobFree     uintptr
 }
 
@@ -72,6 +72,7 @@ func (s *shim) symbols() []native.Symbol {
 		{Name: "mlph_trt_context_set_input_shape", Fn: &s.setInputShape},
 		{Name: "mlph_trt_context_set_tensor_address", Fn: &s.setTensorAddress},
 		{Name: "mlph_trt_context_enqueue", Fn: &s.enqueue},
+		{Name: "mlph_trt_context_tensor_shape", Fn: &s.tensorShape},
 		{Name: "mlph_trt_init_plugins", Fn: &s.initPlugins},
 		{Name: "mlph_trt_load_plugin_library", Fn: &s.loadPluginLibrary},
 		{Name: "mlph_trt_build", Fn: &s.build},
@@ -193,6 +194,16 @@ func (s *shim) SetInputShape(c handle, name []byte, d []int64, errBuf []byte) er
 	return status("mlph_trt_context_set_input_shape", r, errBuf)
 }
 
+func (s *shim) TensorShape(c handle, name []byte, d *[maxDims]int64) (int, error) {
+	r, _, _ := purego.SyscallN(s.tensorShape, uintptr(c), uintptr(unsafe.Pointer(&name[0])),
+		uintptr(unsafe.Pointer(&d[0])), maxDims)
+	rank := int(int32(r))
+	if rank < 0 || rank > maxDims {
+		return 0, &ShimError{Op: "mlph_trt_context_tensor_shape", Message: fmt.Sprintf("no shape for tensor %q", native.Text(name))}
+	}
+	return rank, nil
+}
+
 func (s *shim) SetTensorAddress(c handle, name []byte, addr uintptr) error {
 	buf := make([]byte, errBufBytes)
 	r, _, _ := purego.SyscallN(s.setTensorAddress, uintptr(c), uintptr(unsafe.Pointer(&name[0])), addr,
@@ -226,6 +237,15 @@ type cBuildOptions struct {
 	profiles                     int32
 	workspaceBytes               uint64
 	calibrationCache             unsafe.Pointer // const char*, C memory or pinned Go memory for the call
+	shapes                       unsafe.Pointer // const mlph_trt_input_shape*
+	numShapes                    int32
+}
+
+// cInputShape is mlph_trt_input_shape.
+type cInputShape struct {
+	name        unsafe.Pointer // const char*
+	rank        int32
+	lo, opt, hi [maxDims]int64
 }
 
 func (s *shim) Build(onnx []byte, o BuildOptions) ([]byte, error) {
@@ -239,10 +259,16 @@ func (s *shim) Build(onnx []byte, o BuildOptions) ([]byte, error) {
 		cache = native.CString(o.CalibrationCache)
 		opts.calibrationCache = unsafe.Pointer(&cache[0])
 	}
+	shapes, names := cShapes(o.Shapes)
+	if len(shapes) > 0 {
+		opts.shapes, opts.numShapes = unsafe.Pointer(&shapes[0]), int32(len(shapes))
+	}
 	buf := make([]byte, errBufBytes)
 	r, _, _ := purego.SyscallN(s.build, uintptr(unsafe.Pointer(&onnx[0])), uintptr(len(onnx)),
 		uintptr(unsafe.Pointer(&opts)), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
 	runtime.KeepAlive(cache)
+	runtime.KeepAlive(shapes)
+	runtime.KeepAlive(names)
 	if r == 0 {
 		return nil, &ShimError{Op: "mlph_trt_build", Message: native.Text(buf)}
 	}
@@ -250,4 +276,19 @@ func (s *shim) Build(onnx []byte, o BuildOptions) ([]byte, error) {
 	n, _, _ := purego.SyscallN(s.blobSize, r)
 	data, _, _ := purego.SyscallN(s.blobData, r)
 	return append([]byte(nil), native.Bytes(native.Pointer(data), int(n))...), nil
+}
+
+// cShapes converts profile ranges to the shim's structs; names holds the
+// C strings they point to, to be kept alive for the call.
+func cShapes(ranges []ShapeRange) (shapes []cInputShape, names [][]byte) {
+	for _, r := range ranges {
+		name := native.CString(r.Name)
+		names = append(names, name)
+		c := cInputShape{name: unsafe.Pointer(&name[0]), rank: int32(len(r.Max))}
+		copy(c.lo[:], r.Min)
+		copy(c.opt[:], r.Opt)
+		copy(c.hi[:], r.Max)
+		shapes = append(shapes, c)
+	}
+	return shapes, names
 }

@@ -18,6 +18,9 @@ import (
 // instead of per-row copies. A sample without data of the right size
 // fails here.
 func (l *lane) stage(b *accel.Batch) (want bool, err error) {
+	if l.m.layout.varShape {
+		return l.stageShaped(b)
+	}
 	l.copies = l.copies[:0]
 	n := len(b.Samples)
 	var first placed

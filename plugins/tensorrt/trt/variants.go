@@ -49,6 +49,9 @@ func readVariant(api trtAPI, eng handle, plan []byte, streams int) (*variant, er
 	if err != nil {
 		return nil, err
 	}
+	if err := l.sizeOutputs(api, eng); err != nil {
+		return nil, err
+	}
 	return &variant{plan: plan, layout: l, profiles: profiles}, nil
 }
 
@@ -100,6 +103,8 @@ type engineContext struct {
 	shapes [][]int64
 	// rows is the batch of the input shapes last set; 0 forces a reset.
 	rows int
+	// outRows are the outputs' row sizes for the shapes last set.
+	outRows []int
 	// graphs holds the captured engine launches by batch rows
 	// (cuda_graphs).
 	graphs map[int]*laneGraph

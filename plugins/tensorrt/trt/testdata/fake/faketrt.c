@@ -9,17 +9,22 @@
  *   output y float32 -1x4
  *
  * Dimension 0 is the batch; -1 makes it dynamic, with profile shapes
- * min=1, opt=max=max. A line "plugin NAME" says the engine uses a plugin
+ * min=1, opt=max=max. Other dimensions may be -1 too (a sequence length):
+ * then max= lists every dimension's largest (max=8x384) and min= may list
+ * their smallest (min=1x16; 1 by default). An output's -1 dimensions take
+ * the first input's dimension at the same place, as set. A line "plugin NAME" says the engine uses a plugin
  * layer: deserializing it needs NAME registered, by
  * mlph_trt_init_plugins for the stock ones (names ending in _TRT) or by a
  * plugin library (here a text file "fakeplugin NAME") for the others.
  *
  * An "ONNX model" for mlph_trt_build is the same text with the header
- * "fakeonnx 1" and fixed shapes without the batch (input x uint8 3x4);
- * the build writes the plan of its options (batch -1, max=max_batch,
- * profiles), as TensorRT's builder would. The "kernel" that enqueue runs writes, for every
+ * "fakeonnx 1" and shapes without the batch (input x uint8 3x4, or
+ * input ids int32 -1 for a dynamic one, whose range the build options'
+ * shapes must give); the build writes the plan of its options (batch -1,
+ * max=max_batch, profiles), as TensorRT's builder would. The "kernel" that enqueue runs writes, for every
  * sample b of the batch, output k := the bytes of input (k mod #inputs) of
- * sample b, repeated or truncated to the output's size. It does so with
+ * sample b, repeated or truncated to the output's size (the sizes of the
+ * shapes set for this enqueue). It does so with
  * cudaMemcpyAsync on the caller's stream, so it runs against the fake CUDA
  * runtime in tests and against a real GPU's runtime alike; with the fake
  * runtime it also enqueues a configurable run time.
@@ -27,7 +32,7 @@
  * Like TensorRT it rejects what a real engine would: a context whose device
  * is not current, a dynamic profile shared by two contexts, unset shapes or
  * addresses, addresses that are not device memory of the engine's device,
- * batches beyond the profile and buffers too small for the batch.
+ * shapes outside the profile and buffers too small for the batch.
  */
 #define _GNU_SOURCE
 #include "mlph_trt.h"
@@ -62,6 +67,9 @@ typedef struct {
   int dtype;
   int rank;
   int64_t dims[MLPH_TRT_MAX_DIMS];
+  /* lo and hi are each dimension's profile range (the dimension itself
+   * when static); maxBatch is hi[0]. */
+  int64_t lo[MLPH_TRT_MAX_DIMS], hi[MLPH_TRT_MAX_DIMS];
   int64_t maxBatch;
 } tensor;
 
@@ -80,7 +88,9 @@ typedef struct context {
   engine *e;
   int profile;
   void *addr[MAX_TENSORS];
-  int64_t batch[MAX_TENSORS];
+  /* shape[i] is input i's shape as set; set[i] says it was. */
+  int64_t shape[MAX_TENSORS][MLPH_TRT_MAX_DIMS];
+  int set[MAX_TENSORS];
 } context;
 
 static pthread_mutex_t gMu = PTHREAD_MUTEX_INITIALIZER;
@@ -131,14 +141,6 @@ static int dtypeByName(const char *s) {
     }
   }
   return -1;
-}
-
-static int64_t sampleBytes(const tensor *t) {
-  int64_t n = dtypeSize(t->dtype);
-  for (int i = 1; i < t->rank; i++) {
-    n *= t->dims[i];
-  }
-  return n;
 }
 
 static tensor *find(engine *e, const char *name, int *index) {
@@ -222,6 +224,51 @@ typedef struct {
   char *data;
 } blob;
 
+/* buildRange writes the profile range of a dynamic input NAME of dims
+ * (without the batch, "x"-separated) from the build options' shapes:
+ * "max=B x max dims min=1 x min dims". It fails, as TensorRT's builder
+ * would, for an input whose dynamic dimensions have no range, a range of
+ * another rank, or one whose min, opt and max are out of order or that
+ * does not hold a static dimension. */
+static int buildRange(const char *name, const char *dims, const mlph_trt_build_options *o, char *out, size_t cap,
+                      char *err, int32_t errcap) {
+  const mlph_trt_input_shape *g = NULL;
+  for (int i = 0; o->shapes != NULL && i < o->num_shapes; i++) {
+    if (o->shapes[i].name != NULL && strcmp(o->shapes[i].name, name) == 0) {
+      g = &o->shapes[i];
+    }
+  }
+  if (g == NULL) {
+    return fail(err, errcap, "fake: build: input %s has a dynamic dimension other than the batch and no range", name);
+  }
+  int64_t d[MLPH_TRT_MAX_DIMS];
+  int rank = 0;
+  char copy[96];
+  snprintf(copy, sizeof copy, "%s", dims);
+  char *save = NULL;
+  for (char *p = strtok_r(copy, "x", &save); p != NULL && rank < MLPH_TRT_MAX_DIMS; p = strtok_r(NULL, "x", &save)) {
+    d[rank++] = strtoll(p, NULL, 10);
+  }
+  if (g->rank != rank) {
+    return fail(err, errcap, "fake: build: input %s has %d dimensions after the batch, its range %d", name, rank,
+                g->rank);
+  }
+  size_t n = (size_t)snprintf(out, cap, "max=%d", o->max_batch);
+  for (int k = 0; k < rank; k++) {
+    if (g->min[k] < 1 || g->min[k] > g->opt[k] || g->opt[k] > g->max[k] ||
+        (d[k] >= 0 && (g->min[k] != d[k] || g->max[k] != d[k]))) {
+      return fail(err, errcap, "fake: build: input %s dimension %d: bad range %lld/%lld/%lld", name, k + 1,
+                  (long long)g->min[k], (long long)g->opt[k], (long long)g->max[k]);
+    }
+    n += (size_t)snprintf(out + n, cap - n, "x%lld", (long long)g->max[k]);
+  }
+  n += (size_t)snprintf(out + n, cap - n, " min=1");
+  for (int k = 0; k < rank; k++) {
+    n += (size_t)snprintf(out + n, cap - n, "x%lld", (long long)g->min[k]);
+  }
+  return 0;
+}
+
 /* mlph_trt_build turns a fake ONNX model into a plan with a dynamic batch
  * and the options' profiles. It refuses what the builder would: bad batch
  * ranges, an unknown precision, INT8 without a calibration cache, a shape
@@ -274,12 +321,19 @@ void *mlph_trt_build(const void *onnx, uint64_t size, const mlph_trt_build_optio
       n += (size_t)snprintf(plan + n, cap - n, "%s\n", line);
       continue;
     }
-    if (sscanf(line, "%15s %63s %15s %95s", kind, name, dtype, dims) != 4 || strchr(dims, '-') != NULL) {
+    if (sscanf(line, "%15s %63s %15s %95s", kind, name, dtype, dims) != 4) {
       ok = 0;
-      fail(err, errcap, "fake: build: bad or dynamic tensor line %s", line);
+      fail(err, errcap, "fake: build: bad tensor line %s", line);
       break;
     }
-    if (strcmp(kind, "input") == 0) {
+    if (strcmp(kind, "input") == 0 && strchr(dims, '-') != NULL) {
+      char range[256];
+      if (buildRange(name, dims, o, range, sizeof range, err, errcap) != 0) {
+        ok = 0;
+        break;
+      }
+      n += (size_t)snprintf(plan + n, cap - n, "input %s %s -1x%s %s\n", name, dtype, dims, range);
+    } else if (strcmp(kind, "input") == 0) {
       n += (size_t)snprintf(plan + n, cap - n, "input %s %s -1x%s max=%d\n", name, dtype, dims, o->max_batch);
     } else {
       n += (size_t)snprintf(plan + n, cap - n, "output %s %s -1x%s\n", name, dtype, dims);
@@ -319,6 +373,52 @@ long long fake_trt_builds(void) {
   return n;
 }
 
+/* dimList reads "AxBxC" after prefix in s into d; returns how many, or 0
+ * when s does not start with prefix. */
+static int dimList(const char *s, const char *prefix, int64_t *d) {
+  size_t p = strlen(prefix);
+  if (strncmp(s, prefix, p) != 0) {
+    return 0;
+  }
+  char copy[64];
+  snprintf(copy, sizeof copy, "%s", s + p);
+  int n = 0;
+  char *save = NULL;
+  for (char *x = strtok_r(copy, "x", &save); x != NULL && n < MLPH_TRT_MAX_DIMS; x = strtok_r(NULL, "x", &save)) {
+    d[n++] = strtoll(x, NULL, 10);
+  }
+  return n;
+}
+
+/* ranges sets t's profile range from its plan line's max= and min=
+ * fields: max=B (the batch alone) or max= and min= listing every
+ * dimension. Static dimensions are their own range. An input whose
+ * dynamic dimensions lack a largest value, or whose range is empty, is an
+ * error (-1). */
+static int ranges(tensor *t, const char *a, const char *b) {
+  int64_t mx[MLPH_TRT_MAX_DIMS], mn[MLPH_TRT_MAX_DIMS];
+  int nmax = 0, nmin = 0;
+  const char *f[2] = {a, b};
+  for (int i = 0; i < 2; i++) {
+    int k = dimList(f[i], "max=", mx);
+    nmax = k > 0 ? k : nmax;
+    k = dimList(f[i], "min=", mn);
+    nmin = k > 0 ? k : nmin;
+  }
+  for (int d = 0; d < t->rank; d++) {
+    t->lo[d] = t->hi[d] = t->dims[d];
+    if (t->dims[d] != -1) {
+      continue;
+    }
+    t->lo[d] = d < nmin ? mn[d] : 1;
+    t->hi[d] = d < nmax ? mx[d] : 0;
+    if (t->mode == MLPH_TRT_IO_INPUT && (t->hi[d] < 1 || t->lo[d] < 1 || t->lo[d] > t->hi[d])) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
 /* parse fills e from a plan; returns 0 or -1 with err set. */
 static int parse(engine *e, const char *plan, uint64_t size, char *err, int32_t errcap) {
   char *text = malloc(size + 1);
@@ -328,7 +428,7 @@ static int parse(engine *e, const char *plan, uint64_t size, char *err, int32_t 
   e->profiles = 1;
   char *save = NULL;
   for (char *line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
-    char kind[16], name[64], dtype[16], dims[128], extra[32] = "";
+    char kind[16], name[64], dtype[16], dims[128], extra[64] = "", extra2[64] = "";
     if (!header) {
       if (strcmp(line, "faketrt 1") != 0) {
         rc = fail(err, errcap, "fake: not a faketrt plan");
@@ -356,7 +456,7 @@ static int parse(engine *e, const char *plan, uint64_t size, char *err, int32_t 
       }
       continue;
     }
-    int got = sscanf(line, "%15s %63s %15s %127s %31s", kind, name, dtype, dims, extra);
+    int got = sscanf(line, "%15s %63s %15s %127s %63s %63s", kind, name, dtype, dims, extra, extra2);
     if (got < 4 || e->n == MAX_TENSORS) {
       rc = fail(err, errcap, "fake: bad plan line %s", line);
       break;
@@ -379,17 +479,17 @@ static int parse(engine *e, const char *plan, uint64_t size, char *err, int32_t 
       }
       t->dims[t->rank++] = strtoll(d, NULL, 10);
     }
+    if (rc != 0) {
+      break;
+    }
+    if (ranges(t, extra, extra2) != 0) {
+      rc = fail(err, errcap, "fake: dynamic input %s needs max= for each dynamic dimension, in range", name);
+      break;
+    }
     if (t->rank > 0 && t->dims[0] == -1) {
       e->dynamic = 1;
-      t->maxBatch = 0;
-      sscanf(extra, "max=%lld", (long long *)&t->maxBatch);
-      if (t->mode == MLPH_TRT_IO_INPUT && t->maxBatch < 1) {
-        rc = fail(err, errcap, "fake: dynamic input %s needs max=", name);
-        break;
-      }
-    } else if (t->rank > 0) {
-      t->maxBatch = t->dims[0];
     }
+    t->maxBatch = t->rank > 0 ? t->hi[0] : 0;
   }
   free(text);
   if (rc == 0 && !header) {
@@ -462,10 +562,7 @@ int32_t mlph_trt_engine_profile_shape(void *e, const char *name, int32_t profile
       profile >= en->profiles) {
     return -1;
   }
-  memcpy(dims, t->dims, sizeof(int64_t) * (size_t)t->rank);
-  if (t->dims[0] == -1) {
-    dims[0] = which == MLPH_TRT_PROFILE_MIN ? 1 : t->maxBatch;
-  }
+  memcpy(dims, which == MLPH_TRT_PROFILE_MIN ? t->lo : t->hi, sizeof(int64_t) * (size_t)t->rank);
   return t->rank;
 }
 
@@ -542,9 +639,13 @@ int32_t mlph_trt_context_set_input_shape(void *ctx, const char *name, const int6
     return fail(err, errcap, "fake: %s has rank %d, got %d", name, t->rank, rank);
   }
   for (int d = 1; d < rank; d++) {
-    if (dims[d] != t->dims[d]) {
+    if (t->dims[d] != -1 && dims[d] != t->dims[d]) {
       return fail(err, errcap, "fake: %s dimension %d is %lld, got %lld", name, d,
                   (long long)t->dims[d], (long long)dims[d]);
+    }
+    if (dims[d] < t->lo[d] || dims[d] > t->hi[d]) {
+      return fail(err, errcap, "fake: %s dimension %d is %lld, outside the profile's [%lld,%lld]", name, d,
+                  (long long)dims[d], (long long)t->lo[d], (long long)t->hi[d]);
     }
   }
   if (t->dims[0] != -1 && dims[0] != t->dims[0]) {
@@ -554,7 +655,8 @@ int32_t mlph_trt_context_set_input_shape(void *ctx, const char *name, const int6
     return fail(err, errcap, "fake: batch %lld outside profile [1,%lld]", (long long)dims[0],
                 (long long)t->maxBatch);
   }
-  c->batch[i] = dims[0];
+  memcpy(c->shape[i], dims, sizeof(int64_t) * (size_t)rank);
+  c->set[i] = 1;
   return 0;
 }
 
@@ -571,6 +673,73 @@ int32_t mlph_trt_context_set_tensor_address(void *ctx, const char *name, void *a
   }
   c->addr[i] = address;
   return 0;
+}
+
+/* shapeOf writes tensor i's shape in context c (see
+ * mlph_trt_context_tensor_shape) into d; returns 0, or -1 when a shape it
+ * depends on is unset. */
+static int shapeOf(context *c, int i, int64_t *d) {
+  engine *e = c->e;
+  tensor *t = &e->t[i];
+  if (t->mode == MLPH_TRT_IO_INPUT) {
+    int dyn = 0;
+    for (int k = 0; k < t->rank; k++) {
+      dyn |= t->dims[k] == -1;
+    }
+    if (!dyn) {
+      memcpy(d, t->dims, sizeof(int64_t) * (size_t)t->rank);
+      return 0;
+    }
+    if (!c->set[i]) {
+      return -1;
+    }
+    memcpy(d, c->shape[i], sizeof(int64_t) * (size_t)t->rank);
+    return 0;
+  }
+  int first = -1;
+  for (int k = 0; k < e->n && first < 0; k++) {
+    if (e->t[k].mode == MLPH_TRT_IO_INPUT) {
+      first = k;
+    }
+  }
+  int64_t in[MLPH_TRT_MAX_DIMS];
+  int haveIn = first >= 0 && shapeOf(c, first, in) == 0;
+  for (int k = 0; k < t->rank; k++) {
+    d[k] = t->dims[k];
+    if (d[k] == -1) {
+      if (!haveIn || k >= e->t[first].rank) {
+        return -1;
+      }
+      d[k] = in[k];
+    }
+  }
+  return 0;
+}
+
+/* rowBytes returns one batch row's bytes of tensor i as shaped in c, or
+ * -1. */
+static int64_t rowBytes(context *c, int i) {
+  int64_t d[MLPH_TRT_MAX_DIMS];
+  if (shapeOf(c, i, d) != 0) {
+    return -1;
+  }
+  int64_t n = dtypeSize(c->e->t[i].dtype);
+  for (int k = 1; k < c->e->t[i].rank; k++) {
+    n *= d[k];
+  }
+  return n;
+}
+
+int32_t mlph_trt_context_tensor_shape(void *ctx, const char *name, int64_t *dims, int32_t cap) {
+  context *c = (context *)ctx;
+  int i;
+  tensor *t = find(c->e, name, &i);
+  int64_t d[MLPH_TRT_MAX_DIMS];
+  if (t == NULL || t->rank > cap || shapeOf(c, i, d) != 0) {
+    return -1;
+  }
+  memcpy(dims, d, sizeof(int64_t) * (size_t)t->rank);
+  return t->rank;
 }
 
 /* copyTiled writes n bytes to dst by repeating the m bytes at src. */
@@ -608,10 +777,11 @@ int32_t mlph_trt_context_enqueue(void *ctx, void *stream, char *err, int32_t err
       continue;
     }
     inputs[nin++] = i;
-    int64_t b = t->dims[0] == -1 ? c->batch[i] : t->dims[0];
-    if (b < 1) {
+    int64_t shape[MLPH_TRT_MAX_DIMS];
+    if (shapeOf(c, i, shape) != 0) {
       return fail(err, errcap, "fake: shape of %s not set", t->name);
     }
+    int64_t b = shape[0];
     if (batch != -1 && b != batch) {
       return fail(err, errcap, "fake: inputs disagree on the batch");
     }
@@ -624,9 +794,9 @@ int32_t mlph_trt_context_enqueue(void *ctx, void *stream, char *err, int32_t err
     for (int i = 0; i < e->n; i++) {
       int adev;
       long long have = fakecuda_alloc_extent(c->addr[i], &adev);
-      if (have < batch * sampleBytes(&e->t[i])) {
+      if (have < batch * rowBytes(c, i)) {
         return fail(err, errcap, "fake: buffer of %s holds %lld bytes, batch needs %lld",
-                    e->t[i].name, have, (long long)(batch * sampleBytes(&e->t[i])));
+                    e->t[i].name, have, (long long)(batch * rowBytes(c, i)));
       }
     }
   }
@@ -649,10 +819,9 @@ int32_t mlph_trt_context_enqueue(void *ctx, void *stream, char *err, int32_t err
     if (t->mode != MLPH_TRT_IO_OUTPUT) {
       continue;
     }
-    tensor *in = &e->t[inputs[out % nin]];
     const char *src = (const char *)c->addr[inputs[out % nin]];
     out++;
-    int64_t ob = sampleBytes(t), ib = sampleBytes(in);
+    int64_t ob = rowBytes(c, i), ib = rowBytes(c, inputs[(out - 1) % nin]);
     int rc = 0;
     if (ob == ib) {
       rc = cudaMemcpyAsync(c->addr[i], src, (size_t)(batch * ob), 3, stream);
