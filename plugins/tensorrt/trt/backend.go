@@ -24,6 +24,9 @@ type Backend struct {
 	cfg Config
 	// cuda is the runtime New bound, nil when it was missing.
 	cuda *cudart
+	// mig maps a CUDA ordinal to the MIG instance it is, when this
+	// process was given one.
+	mig map[int]migInstance
 }
 
 var (
@@ -49,30 +52,52 @@ func New(cfg Config) (*Backend, error) {
 	info := sdk.Info{Name: plugin, Version: Version, Description: "NVIDIA TensorRT engines on CUDA GPUs",
 		Options: cfg.Schema()}
 	var devices []sdk.Device
+	uuids := map[int][16]byte{}
 	cuda, err := loadCudart(cfg.CudartPaths)
 	if err == nil {
 		b.cuda = cuda
-		devices, err = discover(cuda, cfg.SysfsRoot)
+		devices, uuids, err = discover(cuda, cfg.SysfsRoot)
 	}
-	b.Backend = accel.NewBackend[*model](accel.Discovered(info, devices, err, cfg.Devices, cfg.Streams), sentinels)
+	instances, migErr := listMIG(cfg.NVMLPaths)
+	devices, listed, mig := withMIG(devices, uuids, instances, cfg.SysfsRoot)
+	b.mig = mig
+	info = accel.Discovered(info, devices, err, cfg.Devices, cfg.Streams)
+	info.Devices = append(info.Devices, listed...)
+	if migErr != nil {
+		info.Description += " (MIG instances unknown: " + migErr.Error() + ")"
+	}
+	b.Backend = accel.NewBackend[*model](info, sentinels)
 	return b, nil
+}
+
+// listMIG lists the MIG instances NVML sees; none without NVML (a machine
+// without the NVIDIA driver has neither NVML nor MIG).
+func listMIG(paths []string) ([]migInstance, error) {
+	n, err := loadNVML(paths)
+	if errors.Is(err, accel.ErrRuntimeMissing) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return n.migInstances()
 }
 
 // discover lists CUDA devices without creating a context on them, each
 // with where it is: PCI address, UUID and, from sysfs under root, its
-// NUMA node.
-func discover(cuda cudaAPI, root string) ([]sdk.Device, error) {
+// NUMA node. uuids holds each device's UUID bytes.
+func discover(cuda cudaAPI, root string) (out []sdk.Device, uuids map[int][16]byte, err error) {
+	uuids = map[int][16]byte{}
 	n, err := cuda.DeviceCount()
 	if err != nil {
-		return nil, err
+		return nil, uuids, err
 	}
 	rtv, _ := cuda.RuntimeVersion()
 	drv, _ := cuda.DriverVersion()
-	var out []sdk.Device
 	for d := range n {
 		p, err := cuda.DeviceProperties(d)
 		if err != nil {
-			return out, fmt.Errorf("device %d: %w", d, err)
+			return out, uuids, fmt.Errorf("device %d: %w", d, err)
 		}
 		major, _ := cuda.DeviceAttribute(attrComputeCapMajor, d)
 		minor, _ := cuda.DeviceAttribute(attrComputeCapMinor, d)
@@ -84,10 +109,11 @@ func discover(cuda cudaAPI, root string) ([]sdk.Device, error) {
 		}
 		if p.uuid != [16]byte{} {
 			dev.UUID = uuidString(p.uuid)
+			uuids[d] = p.uuid
 		}
 		out = append(out, dev)
 	}
-	return out, nil
+	return out, uuids, nil
 }
 
 // cudaVersion formats 12040 as "12.4".
@@ -171,7 +197,7 @@ func (b *Backend) load(ctx context.Context, m sdk.Model) (*model, error) {
 		return nil, errors.Join(err, model.Stop())
 	}
 	model.built = isONNX(cfg, path)
-	model.facts = submissionFacts(cuda, trt, cfg, model.layout, model.built, ordinals)
+	model.facts = submissionFacts(cuda, trt, cfg, model.layout, model.built, ordinals, b.mig)
 	return model, nil
 }
 

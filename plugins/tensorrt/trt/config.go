@@ -134,8 +134,9 @@ type Config struct {
 	Timeout time.Duration
 	// CudartPaths, ShimPaths and DriverPaths are the library paths or
 	// sonames tried, in order, for libcudart, the TensorRT shim and the
-	// CUDA driver (libcuda, only for GatherKernel).
-	CudartPaths, ShimPaths, DriverPaths []string
+	// CUDA driver (libcuda, only for GatherKernel); NVMLPaths for NVML,
+	// which lists MIG instances.
+	CudartPaths, ShimPaths, DriverPaths, NVMLPaths []string
 	// SysfsRoot is where discovery reads each GPU's NUMA node and PCIe
 	// link (SysfsRoot/bus/pci/devices); "/sys" by default.
 	SysfsRoot string
@@ -153,6 +154,7 @@ func DefaultConfig() Config {
 		CudartPaths:          slices.Clone(DefaultCudartPaths),
 		ShimPaths:            slices.Clone(DefaultShimPaths),
 		DriverPaths:          slices.Clone(DefaultDriverPaths),
+		NVMLPaths:            slices.Clone(DefaultNVMLPaths),
 		Precision:            PrecisionFP16,
 		StockPlugins:         true,
 		SysfsRoot:            "/sys",
@@ -302,6 +304,8 @@ var options = []accel.Option[Config]{
 	accel.PathsOption("shim", "TensorRT shim paths, colon-separated", func(c *Config) *[]string { return &c.ShimPaths }),
 	accel.PathsOption("cuda_driver", "libcuda paths, colon-separated (gather=kernel)",
 		func(c *Config) *[]string { return &c.DriverPaths }),
+	accel.PathsOption("nvml", "NVML paths, colon-separated (lists MIG instances)",
+		func(c *Config) *[]string { return &c.NVMLPaths }),
 }
 
 // Schema declares every option with c's value as its default (the
@@ -340,8 +344,8 @@ func (c Config) Schema() []sdk.Option { return accel.Schema(options, c) }
 //   - plugins: TensorRT plugin libraries, colon-separated
 //   - numa_config: devices and CPUs per NUMA node, "0-3:0-27&4-7:28-55"
 //   - timeout: device watchdog per batch, a Go duration, e.g. "30s"
-//   - cudart, shim, cuda_driver: library paths, colon-separated to try
-//     several
+//   - cudart, shim, cuda_driver, nvml: library paths, colon-separated to
+//     try several
 //
 // # Errors
 //
@@ -353,6 +357,7 @@ func (c Config) WithOptions(opts map[string]string) (Config, error) {
 	out.CudartPaths = slices.Clone(c.CudartPaths)
 	out.ShimPaths = slices.Clone(c.ShimPaths)
 	out.DriverPaths = slices.Clone(c.DriverPaths)
+	out.NVMLPaths = slices.Clone(c.NVMLPaths)
 	out.PluginLibraries = slices.Clone(c.PluginLibraries)
 	out.NUMA = slices.Clone(c.NUMA)
 	out.BuildShapes = slices.Clone(c.BuildShapes)

@@ -33,6 +33,7 @@ func TestWithOptions(t *testing.T) {
 			"cuda_driver": "/d/libcuda.so.1", "build": "true", "precision": "int8", "build_batch": "256",
 			"build_profiles": "3", "workspace": "1048576", "calibration_cache": "/c/calib.cache",
 			"engine_cache": "/e", "stock_plugins": "false", "plugins": "/p/a.so:/p/b.so", "batch_timeout": "2ms",
+			"nvml": "/n/libnvidia-ml.so.1", "build_shapes": "ids:1/128/384",
 		}, check: func(t *testing.T, c Config) {
 			assert.Equal(t, Config{
 				Engine: "/m/resnet.plan", Devices: []int{1, 3}, Streams: 4, BatchSize: 16, BatchTimeout: 2 * time.Millisecond,
@@ -44,6 +45,8 @@ func TestWithOptions(t *testing.T) {
 				Build:       BuildAlways, Precision: PrecisionINT8, BuildBatch: 256, BuildProfiles: 3,
 				WorkspaceBytes: 1 << 20, CalibrationCache: "/c/calib.cache", EngineCache: "/e",
 				PluginLibraries: []string{"/p/a.so", "/p/b.so"}, SysfsRoot: "/sys",
+				NVMLPaths:   []string{"/n/libnvidia-ml.so.1"},
+				BuildShapes: []ShapeRange{{Name: "ids", Min: []int64{1}, Opt: []int64{128}, Max: []int64{384}}},
 			}, c)
 		}},
 		{name: "all devices", opts: map[string]string{"devices": "all"}, check: func(t *testing.T, c Config) {

@@ -20,8 +20,10 @@ const (
 // versions the libraries report, the engine's input types, the weights'
 // precision and transformation when Load built the engine (a plan's
 // weights are opaque to the plugin: then they stay unsaid), and the GPUs
-// used with their name, memory, clock and PCIe link.
-func submissionFacts(cuda cudaAPI, trt trtAPI, cfg Config, l *layout, built bool, ordinals []int) sdk.SubmissionFacts {
+// used with their name, memory, clock and PCIe link. A device that is a
+// MIG instance (mig) is named by NVML, with its profile:
+// "NVIDIA H100 80GB HBM3 MIG 1g.10gb".
+func submissionFacts(cuda cudaAPI, trt trtAPI, cfg Config, l *layout, built bool, ordinals []int, mig map[int]migInstance) sdk.SubmissionFacts {
 	rtv, _ := cuda.RuntimeVersion()
 	f := sdk.SubmissionFacts{
 		Framework:      fmt.Sprintf("TensorRT %s, CUDA %s", trtVersion(trt.Version()), cudaVersion(rtv)),
@@ -37,7 +39,11 @@ func submissionFacts(cuda cudaAPI, trt trtAPI, cfg Config, l *layout, built bool
 		if err != nil {
 			continue
 		}
-		names = accel.Distinct(names, p.name)
+		name := p.name
+		if in, ok := mig[d]; ok {
+			name = in.Name
+		}
+		names = accel.Distinct(names, name)
 		memory = accel.Distinct(memory, fmt.Sprintf("%d MiB", p.totalMemory>>20))
 		width, _ := cuda.DeviceAttribute(attrGlobalMemoryBusWidth, d)
 		config = accel.Distinct(config, memoryConfiguration(p.name, width))

@@ -16,7 +16,8 @@ import (
 // fakeObjects are the fake CUDA runtime and shim, compiled once per test
 // binary.
 var fakeObjects = acceltest.NewObjects("the fake CUDA runtime and TensorRT shim", []string{"-I", "../shim"},
-	filepath.Join("testdata", "fake", "fakecudart.c"), filepath.Join("testdata", "fake", "faketrt.c"))
+	filepath.Join("testdata", "fake", "fakecudart.c"), filepath.Join("testdata", "fake", "faketrt.c"),
+	filepath.Join("testdata", "fake", "fakenvml.c"))
 
 func TestMain(m *testing.M) {
 	code := m.Run()
@@ -60,6 +61,8 @@ func (f *fake) config() Config {
 	c.ShimPaths = []string{f.shimPath}
 	// The fake runtime holds the driver API's entry points too.
 	c.DriverPaths = []string{f.cudartPath}
+	// No NVML: a machine's own would list its MIG instances (see newNVML).
+	c.NVMLPaths = []string{filepath.Join(filepath.Dir(f.cudartPath), "no-libnvidia-ml.so.1")}
 	return c
 }
 
