@@ -22,7 +22,9 @@ const KeyPool = "pool"
 // `tensorrt{env.CUDA_VISIBLE_DEVICES=MIG-1a2b},@10.0.0.2:7000{name=node2}`.
 // In the braces, `name=` names the member, `model=` gives it its own
 // model file, `env.VAR=` sets a variable of its process's environment
-// (its device or partition), and any other `KEY=` is a plugin option
+// (its device or partition), `mig=all` (or `mig=PROFILE`) makes it one
+// member per MIG instance its plugin lists (of that profile), and any
+// other `KEY=` is a plugin option
 // over the plugin's options.* keys. A value holding a comma, a brace or
 // a quote is written as a Go string, "0,1". In a TOML or YAML file the
 // pool may also be a list of tables with the keys plugin, remote, name,
@@ -40,6 +42,10 @@ type PoolMember struct {
 	Model string
 	// Env is added to the member's process environment.
 	Env map[string]string
+	// MIG, "all" or a MIG profile ("1g.10gb"), stands for one member per
+	// MIG instance the plugin lists (of that profile), each with
+	// CUDA_VISIBLE_DEVICES set to its instance; empty for a plain member.
+	MIG string
 	// Options override the plugin's options for this member.
 	Options map[string]string
 }
@@ -80,7 +86,10 @@ func ParsePool(s string) ([]PoolMember, error) {
 		}
 	}
 	seen := map[string]bool{}
-	for _, m := range out {
+	for i, m := range out {
+		if err := m.checkMIG(); err != nil {
+			return nil, fmt.Errorf("pool member %d: %w", i, err)
+		}
 		if seen[m.Name] {
 			return nil, fmt.Errorf("two pool members are named %q: name them with {name=...}", m.Name)
 		}
@@ -165,6 +174,11 @@ func (m *PoolMember) set(key, val string) error {
 		m.Name = val
 	case key == "model":
 		m.Model = val
+	case key == "mig":
+		if val == "" || strings.ContainsAny(val, " \t/") {
+			return fmt.Errorf("mig=%q: want all or a MIG profile such as 1g.10gb", val)
+		}
+		m.MIG = val
 	case strings.HasPrefix(key, "env.") && m.Remote != "":
 		return fmt.Errorf("%s: a remote member's process environment is its server's", key)
 	case strings.HasPrefix(key, "env."):
@@ -205,6 +219,9 @@ func (m PoolMember) String() string {
 	}
 	if m.Model != "" {
 		add("model", m.Model)
+	}
+	if m.MIG != "" {
+		add("mig", m.MIG)
 	}
 	for _, k := range slices.Sorted(maps.Keys(m.Env)) {
 		add("env."+k, m.Env[k])
@@ -271,9 +288,13 @@ func memberFromTable(t map[string]any) (PoolMember, error) {
 			m.Name = stringify(v)
 		case "model":
 			m.Model = stringify(v)
+		case "mig":
+			if err := m.set("mig", stringify(v)); err != nil {
+				return m, err
+			}
 		case "env", "options":
 		default:
-			return m, fmt.Errorf("unknown key %q (known: plugin, remote, name, model, env, options)", k)
+			return m, fmt.Errorf("unknown key %q (known: plugin, remote, name, model, mig, env, options)", k)
 		}
 	}
 	var err error
@@ -296,6 +317,21 @@ func memberFromTable(t map[string]any) (PoolMember, error) {
 		}
 	}
 	return m, nil
+}
+
+// checkMIG refuses mig= where it cannot expand: on a remote member (its
+// instances are its server's) and beside a CUDA_VISIBLE_DEVICES of its
+// own, which each instance's member sets.
+func (m PoolMember) checkMIG() error {
+	switch {
+	case m.MIG == "":
+		return nil
+	case m.Remote != "":
+		return fmt.Errorf("mig=%s: a remote member's MIG instances are its server's", m.MIG)
+	case m.Env["CUDA_VISIBLE_DEVICES"] != "":
+		return fmt.Errorf("mig=%s and env.CUDA_VISIBLE_DEVICES: each MIG instance's member sets CUDA_VISIBLE_DEVICES", m.MIG)
+	}
+	return nil
 }
 
 // poolValue validates the pool key.

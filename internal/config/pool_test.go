@@ -26,6 +26,9 @@ func TestParsePool(t *testing.T) {
 				{Name: "qaic#1", Plugin: "qaic", Env: map[string]string{"QAIC_DEVICE": "3"}, Options: map[string]string{"batch": "{8}"}}}},
 		{name: "remote members", in: "@10.0.0.2:7000,@[::1]:7001{name=six,batch=8}", want: []PoolMember{
 			{Name: "10.0.0.2:7000", Remote: "10.0.0.2:7000"}, {Name: "six", Remote: "[::1]:7001", Options: map[string]string{"batch": "8"}}}},
+		{name: "one member per MIG instance", in: "tensorrt{mig=all,streams=4},tensorrt{name=small,mig=1g.10gb}", want: []PoolMember{
+			{Name: "tensorrt#0", Plugin: "tensorrt", MIG: "all", Options: map[string]string{"streams": "4"}},
+			{Name: "small", Plugin: "tensorrt", MIG: "1g.10gb"}}},
 		{name: "empty", in: "", want: nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,6 +66,10 @@ func TestParsePoolErrors(t *testing.T) {
 		{"remote without port", "@host", `pool member 0: remote member "@host": want @HOST:PORT`},
 		{"remote environment", "@h:1{env.X=1}", "pool member 0: env.X: a remote member's process environment is its server's"},
 		{"same remote twice", "@h:1,@h:1", `two pool members are named "h:1": name them with {name=...}`},
+		{"empty mig", "tensorrt{mig=}", `pool member 0: mig="": want all or a MIG profile such as 1g.10gb`},
+		{"remote mig", "@h:1{mig=all}", "pool member 0: mig=all: a remote member's MIG instances are its server's"},
+		{"mig and its own device", "tensorrt{mig=all,env.CUDA_VISIBLE_DEVICES=0}",
+			"pool member 0: mig=all and env.CUDA_VISIBLE_DEVICES: each MIG instance's member sets CUDA_VISIBLE_DEVICES"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -79,6 +86,7 @@ func TestPoolFromFiles(t *testing.T) {
 		{Name: "mig1", Plugin: "tensorrt", Env: map[string]string{"CUDA_VISIBLE_DEVICES": "MIG-1"}, Model: "x.plan"},
 		{Name: "node2", Remote: "10.0.0.2:7000"},
 		{Name: "simdevice#3", Plugin: "simdevice"},
+		{Name: "migs", Plugin: "tensorrt", MIG: "all"},
 	}
 	for _, tc := range []struct{ name, file string }{
 		{"run.yaml", `
@@ -89,6 +97,7 @@ pool:
   - {plugin: tensorrt, name: mig1, model: x.plan, env: {CUDA_VISIBLE_DEVICES: MIG-1}}
   - {remote: "10.0.0.2:7000", name: node2}
   - simdevice
+  - {plugin: tensorrt, name: migs, mig: all}
 host:
   pool_depth: 512
 `},
@@ -98,6 +107,7 @@ pool = [
   {plugin = "tensorrt", name = "mig1", model = "x.plan", env = {CUDA_VISIBLE_DEVICES = "MIG-1"}},
   {remote = "10.0.0.2:7000", name = "node2"},
   "simdevice",
+  {plugin = "tensorrt", name = "migs", mig = "all"},
 ]
 [host]
 pool_depth = 512
@@ -117,7 +127,7 @@ func TestPoolKeyErrors(t *testing.T) {
 	t.Parallel()
 	_, err := Load(Inputs{ConfigFile: write(t, "run.yaml", "pool:\n  - {plugin: a, devices: 2}\n"), ReadConf: fakeConf})
 	require.ErrorIs(t, err, ErrConfig)
-	assert.Contains(t, err.Error(), `pool: pool member 0: unknown key "devices" (known: plugin, remote, name, model, env, options)`)
+	assert.Contains(t, err.Error(), `pool: pool member 0: unknown key "devices" (known: plugin, remote, name, model, mig, env, options)`)
 	_, err = Load(Inputs{ConfigFile: write(t, "run.yaml", "pool:\n  - {name: x}\n"), ReadConf: fakeConf})
 	require.ErrorIs(t, err, ErrConfig)
 	assert.Contains(t, err.Error(), `pool: pool member 0: want plugin or remote`)

@@ -17,9 +17,9 @@ import (
 
 // openPool opens every member of the pool key, one plugin instance each
 // (with its own environment: its device or partition; or a remote
-// plugin), checks each
-// member's options against its plugin's schema, and makes them one
-// host.Pool. A member that fails to open closes those opened before and
+// plugin; a mig= member is one member per MIG instance, see expandMIG),
+// checks each member's options against its plugin's schema, and makes
+// them one host.Pool. A member that fails to open closes those opened before and
 // names itself.
 func (p Plugins) openPool(ctx context.Context, c *config.Config) (_ host.Backend, err error) {
 	var members []host.PoolMember
@@ -30,7 +30,11 @@ func (p Plugins) openPool(ctx context.Context, c *config.Config) (_ host.Backend
 			}
 		}
 	}()
-	for i, m := range c.Pool {
+	pool, err := p.expandMIG(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range pool {
 		b, err := p.openMember(ctx, c, m)
 		if err != nil {
 			return nil, fmt.Errorf("pool member %d %q: %w", i, m.Name, err)
@@ -76,6 +80,9 @@ func SUTLabel(c *config.Config) string {
 	names := make([]string, len(c.Pool))
 	for i, m := range c.Pool {
 		names[i] = m.Name
+		if m.MIG != "" {
+			names[i] += " mig=" + m.MIG
+		}
 	}
 	return fmt.Sprintf("a pool of %d (%s)", len(c.Pool), strings.Join(names, ", "))
 }
