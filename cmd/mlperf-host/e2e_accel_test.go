@@ -21,6 +21,31 @@ func gcc(t *testing.T, args ...string) {
 	require.NoError(t, err, "gcc %v:\n%s", args, out)
 }
 
+// accelSrc is the plugins' source directory, and fakeInclude the
+// compiler flag that finds fakedevice.h, which the fake runtimes include.
+const (
+	accelSrc    = "../../plugins/"
+	fakeInclude = "-I" + accelSrc + "internal/accel/acceltest/cfake"
+)
+
+// tensorrtFakes compiles the fake CUDA runtime and TensorRT shim into
+// fakes and writes a plan of the bundled Fashion-MNIST model there: it
+// returns the environment that points the plugin at them (and at no
+// NVML), and the plan.
+func tensorrtFakes(t *testing.T, fakes string) (env []string, plan string) {
+	t.Helper()
+	cudart, shim := filepath.Join(fakes, "libcudart.so.12"), filepath.Join(fakes, "libmlph_trt.so")
+	gcc(t, "-shared", "-fPIC", "-O2", fakeInclude, "-o", cudart, accelSrc+"tensorrt/trt/testdata/fake/fakecudart.c",
+		"-Wl,-soname,libcudart.so.12", "-lpthread")
+	gcc(t, "-shared", "-fPIC", "-O2", "-I", accelSrc+"tensorrt/shim", "-o", shim,
+		accelSrc+"tensorrt/trt/testdata/fake/faketrt.c", cudart, "-Wl,-rpath,"+fakes, "-lpthread")
+	plan = filepath.Join(fakes, "fashion.plan")
+	require.NoError(t, os.WriteFile(plan, []byte("faketrt 1\ninput x uint8 -1x1x28x28 max=64\noutput y float32 -1x10\n"), 0o644))
+	// No NVML: the machine's own would list its MIG instances.
+	return []string{"MLPERF_TENSORRT_CUDART=" + cudart, "MLPERF_TENSORRT_SHIM=" + shim,
+		"MLPERF_TENSORRT_NVML=" + filepath.Join(fakes, "no-libnvidia-ml.so.1")}, plan
+}
+
 // columns matches the padding between tabwriter columns.
 var columns = regexp.MustCompile(` {2,}`)
 
@@ -37,28 +62,18 @@ func TestAcceleratorPlugins(t *testing.T) {
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Skip("gcc not found: the fake CUDA/TensorRT and AIC runtimes are compiled by the test")
 	}
-	const src = "../../plugins/"
-	// fakedevice.h, which the fake runtimes include.
-	const include = "-I" + src + "internal/accel/acceltest/cfake"
 	tests := []struct {
 		name    string
 		missing string // named by the error when the runtime is absent
 		setup   func(t *testing.T, fakes string) (env, args []string)
 	}{
 		{name: "tensorrt", missing: "libcudart", setup: func(t *testing.T, fakes string) ([]string, []string) {
-			cudart, shim := filepath.Join(fakes, "libcudart.so.12"), filepath.Join(fakes, "libmlph_trt.so")
-			gcc(t, "-shared", "-fPIC", "-O2", include, "-o", cudart, src+"tensorrt/trt/testdata/fake/fakecudart.c",
-				"-Wl,-soname,libcudart.so.12", "-lpthread")
-			gcc(t, "-shared", "-fPIC", "-O2", "-I", src+"tensorrt/shim", "-o", shim,
-				src+"tensorrt/trt/testdata/fake/faketrt.c", cudart, "-Wl,-rpath,"+fakes, "-lpthread")
-			plan := filepath.Join(fakes, "fashion.plan")
-			require.NoError(t, os.WriteFile(plan, []byte("faketrt 1\ninput x uint8 -1x1x28x28 max=64\noutput y float32 -1x10\n"), 0o644))
-			return []string{"MLPERF_TENSORRT_CUDART=" + cudart, "MLPERF_TENSORRT_SHIM=" + shim},
-				[]string{"--set", "tensorrt.engine=" + plan}
+			env, plan := tensorrtFakes(t, fakes)
+			return env, []string{"--set", "tensorrt.engine=" + plan}
 		}},
 		{name: "qaic", missing: "libQAic", setup: func(t *testing.T, fakes string) ([]string, []string) {
 			lib := filepath.Join(fakes, "libQAic.so")
-			gcc(t, "-shared", "-fPIC", "-O2", include, "-o", lib, src+"qaic/aic/testdata/fake/fakeqaic.c", "-lpthread")
+			gcc(t, "-shared", "-fPIC", "-O2", fakeInclude, "-o", lib, accelSrc+"qaic/aic/testdata/fake/fakeqaic.c", "-lpthread")
 			qpc := filepath.Join(fakes, "fashion.qpc")
 			require.NoError(t, os.WriteFile(qpc, []byte("fakeqpc 1\nbatch 8\ncores 4\ninput x 784\noutput y 40\n"), 0o644))
 			return []string{"MLPERF_QAIC_LIBRARY=" + lib}, []string{"--set", "qaic.qpc=" + qpc, "--set", "qaic.batch_size=8"}
@@ -68,7 +83,7 @@ func TestAcceleratorPlugins(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			plugins := installPlugin(t, dir, tt.name, src+tt.name+"/cmd/"+tt.name, src+tt.name+"/cmd/"+tt.name+"/plugin.json")
+			plugins := installPlugin(t, dir, tt.name, accelSrc+tt.name+"/cmd/"+tt.name, accelSrc+tt.name+"/cmd/"+tt.name+"/plugin.json")
 			fakes := filepath.Join(dir, "fakes")
 			require.NoError(t, os.MkdirAll(fakes, 0o755))
 			env, opts := tt.setup(t, fakes)

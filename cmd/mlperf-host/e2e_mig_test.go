@@ -23,22 +23,15 @@ func TestMIGPool(t *testing.T) {
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Skip("gcc not found: the fake CUDA, TensorRT and NVML libraries are compiled by the test")
 	}
-	const src = "../../plugins/"
-	const include = "-I" + src + "internal/accel/acceltest/cfake"
 	dir := t.TempDir()
-	plugins := installPlugin(t, dir, "tensorrt", src+"tensorrt/cmd/tensorrt", src+"tensorrt/cmd/tensorrt/plugin.json")
+	plugins := installPlugin(t, dir, "tensorrt", accelSrc+"tensorrt/cmd/tensorrt", accelSrc+"tensorrt/cmd/tensorrt/plugin.json")
 	fakes := filepath.Join(dir, "fakes")
 	require.NoError(t, os.MkdirAll(fakes, 0o755))
-	cudart, shim, nvml := filepath.Join(fakes, "libcudart.so.12"), filepath.Join(fakes, "libmlph_trt.so"), filepath.Join(fakes, "libnvidia-ml.so.1")
-	gcc(t, "-shared", "-fPIC", "-O2", include, "-o", cudart, src+"tensorrt/trt/testdata/fake/fakecudart.c",
-		"-Wl,-soname,libcudart.so.12", "-lpthread")
-	gcc(t, "-shared", "-fPIC", "-O2", "-I", src+"tensorrt/shim", "-o", shim,
-		src+"tensorrt/trt/testdata/fake/faketrt.c", cudart, "-Wl,-rpath,"+fakes, "-lpthread")
-	gcc(t, "-shared", "-fPIC", "-O2", "-o", nvml, src+"tensorrt/trt/testdata/fake/fakenvml.c", "-lpthread")
-	plan := filepath.Join(fakes, "fashion.plan")
-	require.NoError(t, os.WriteFile(plan, []byte("faketrt 1\ninput x uint8 -1x1x28x28 max=64\noutput y float32 -1x10\n"), 0o644))
-	env := []string{"MLPERF_TENSORRT_CUDART=" + cudart, "MLPERF_TENSORRT_SHIM=" + shim, "MLPERF_TENSORRT_NVML=" + nvml,
-		"FAKE_NVML_MIG=1g.10gb,1g.10gb,2g.20gb"}
+	env, plan := tensorrtFakes(t, fakes)
+	nvml := filepath.Join(fakes, "libnvidia-ml.so.1")
+	gcc(t, "-shared", "-fPIC", "-O2", "-o", nvml, accelSrc+"tensorrt/trt/testdata/fake/fakenvml.c", "-lpthread")
+	// The last MLPERF_TENSORRT_NVML wins: the fake NVML.
+	env = append(env, "MLPERF_TENSORRT_NVML="+nvml, "FAKE_NVML_MIG=1g.10gb,1g.10gb,2g.20gb")
 
 	r := mlperfHostEnv(t, dir, env, "plugins", "describe", "tensorrt", "--plugin-dirs", plugins)
 	require.Zero(t, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)

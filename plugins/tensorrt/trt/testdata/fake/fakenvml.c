@@ -174,42 +174,43 @@ int nvmlDeviceGetHandleByIndex_v2(unsigned int i, void **h) {
   return OK;
 }
 
-int nvmlDeviceGetMigMode(void *dev, unsigned int *current, unsigned int *pending) {
-  handle h;
+/* migGPU checks a MIG query on dev: NVML ready, dev a GPU's handle, the
+ * GPU able to do MIG; it sets *h. */
+static int migGPU(const void *dev, handle *h) {
   if (ready() != OK) {
     return UNINITIALIZED;
   }
-  if (lookup(dev, &h) != OK || h.slot >= 0) {
+  if (lookup(dev, h) != OK || h->slot >= 0) {
     return INVALID_ARGUMENT;
   }
-  if (!gGPUs[h.gpu].capable) {
-    return NOT_SUPPORTED;
+  return gGPUs[h->gpu].capable ? OK : NOT_SUPPORTED;
+}
+
+int nvmlDeviceGetMigMode(void *dev, unsigned int *current, unsigned int *pending) {
+  handle h;
+  int rc = migGPU(dev, &h);
+  if (rc == OK) {
+    *current = *pending = (unsigned int)gGPUs[h.gpu].on;
   }
-  *current = *pending = (unsigned int)gGPUs[h.gpu].on;
-  return OK;
+  return rc;
 }
 
 int nvmlDeviceGetMaxMigDeviceCount(void *dev, unsigned int *count) {
   handle h;
-  if (ready() != OK) {
-    return UNINITIALIZED;
+  int rc = migGPU(dev, &h);
+  if (rc == OK) {
+    *count = SLOTS;
   }
-  if (lookup(dev, &h) != OK || h.slot >= 0) {
-    return INVALID_ARGUMENT;
-  }
-  if (!gGPUs[h.gpu].capable) {
-    return NOT_SUPPORTED;
-  }
-  *count = SLOTS;
-  return OK;
+  return rc;
 }
 
 int nvmlDeviceGetMigDeviceHandleByIndex(void *dev, unsigned int i, void **mig) {
   handle h;
-  if (ready() != OK) {
-    return UNINITIALIZED;
+  int rc = migGPU(dev, &h);
+  if (rc != OK) {
+    return rc;
   }
-  if (lookup(dev, &h) != OK || h.slot >= 0 || i >= SLOTS || mig == NULL) {
+  if (i >= SLOTS || mig == NULL) {
     return INVALID_ARGUMENT;
   }
   if (!gGPUs[h.gpu].on || (int)i >= gGPUs[h.gpu].n) {
