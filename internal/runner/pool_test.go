@@ -46,5 +46,7 @@ func TestSUTLabel(t *testing.T) {
 	assert.Equal(t, "plugin onnx", SUTLabel(&config.Config{Plugin: "onnx"}))
 	assert.Equal(t, "a pool of 2 (gpu0, simdevice#1)", SUTLabel(&config.Config{Plugin: "onnx",
 		Pool: []config.PoolMember{{Name: "gpu0", Plugin: "simdevice"}, {Name: "simdevice#1", Plugin: "simdevice"}}}))
+	assert.Equal(t, "a pool of 1 (tensorrt#0 mig=all)", SUTLabel(&config.Config{Plugin: "onnx",
+		Pool: []config.PoolMember{{Name: "tensorrt#0", Plugin: "tensorrt", MIG: "all"}}}), "one member per MIG instance, listed at the start")
 	assert.Equal(t, "the plugin served at 10.0.0.2:7000", SUTLabel(&config.Config{Plugin: "onnx", Remote: config.RemoteConfig{Address: "10.0.0.2:7000"}}))
 }
