@@ -57,6 +57,10 @@ type layout struct {
 	inBytes, outBytes int
 }
 
+// maxRowBits bounds one batch row of a tensor: 1 TiB, far beyond any
+// device's memory, and far from overflowing a row count's product.
+const maxRowBits = 8 << 40
+
 // rowBytes returns the size of one batch row of tensor t with the given
 // dimensions after the batch.
 func rowBytes(t *tensorInfo, rest []int64) (int, error) {
@@ -64,6 +68,9 @@ func rowBytes(t *tensorInfo, rest []int64) (int, error) {
 	for _, d := range rest {
 		if d < 0 {
 			return 0, fmt.Errorf("tensor %q has a dynamic dimension after the batch with no range", t.name)
+		}
+		if d > 0 && bits > maxRowBits/d {
+			return 0, fmt.Errorf("tensor %q: a batch row of shape %v is beyond %d bytes", t.name, rest, maxRowBits/8)
 		}
 		bits *= d
 	}
@@ -155,6 +162,9 @@ func readLayout(api trtAPI, eng handle, profiles []int) (*layout, error) {
 			if err != nil {
 				return nil, err
 			}
+			if len(lo) != len(t.dims) || len(hi) != len(t.dims) {
+				return nil, fmt.Errorf("input %q: profile %d has shapes of rank %d and %d, the tensor %d", t.name, p, len(lo), len(hi), len(t.dims))
+			}
 			l.minBatch = max(l.minBatch, int(lo[0]))
 			if l.maxBatch < 0 || int(hi[0]) < l.maxBatch {
 				l.maxBatch = int(hi[0])
@@ -186,9 +196,6 @@ func (l *layout) readRanges(api trtAPI, eng handle, profiles []int) error {
 			hi, err := api.ProfileShape(eng, t.cname, p, profileMax)
 			if err != nil {
 				return err
-			}
-			if len(lo) != len(t.dims) || len(hi) != len(t.dims) {
-				return fmt.Errorf("input %q: profile %d has shapes of rank %d and %d, the tensor %d", t.name, p, len(lo), len(hi), len(t.dims))
 			}
 			if i == 0 {
 				t.lo, t.hi = slices.Clone(lo[1:]), slices.Clone(hi[1:])
