@@ -25,8 +25,10 @@ type Backend struct {
 	// cuda is the runtime New bound, nil when it was missing.
 	cuda *cudart
 	// mig maps a CUDA ordinal to the MIG instance it is, when this
-	// process was given one.
-	mig map[int]migInstance
+	// process was given one; listed are the other MIG instances, as Info
+	// lists them.
+	mig    map[int]migInstance
+	listed []sdk.Device
 }
 
 var (
@@ -60,7 +62,7 @@ func New(cfg Config) (*Backend, error) {
 	}
 	instances, migErr := listMIG(cfg.NVMLPaths)
 	devices, listed, mig := withMIG(devices, uuids, instances, cfg.SysfsRoot)
-	b.mig = mig
+	b.mig, b.listed = mig, listed
 	info = accel.Discovered(info, devices, err, cfg.Devices, cfg.Streams)
 	info.Devices = append(info.Devices, listed...)
 	if migErr != nil {
@@ -164,7 +166,7 @@ func (b *Backend) load(ctx context.Context, m sdk.Model) (*model, error) {
 	}
 	ordinals, err := ordinals(cuda, cfg)
 	if err != nil {
-		return nil, err
+		return nil, withMIGHint(err, cfg.Devices, b.listed)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("tensorrt: load: %w", err)

@@ -3,6 +3,7 @@ package trt
 import (
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mlperf-host/mlperf-host/plugins/internal/accel"
@@ -85,4 +86,17 @@ func withMIG(cudaDevs []sdk.Device, uuids map[int][16]byte, instances []migInsta
 		listed = append(listed, d)
 	}
 	return cudaDevs, listed, mig
+}
+
+// withMIGHint adds to err, a selection of devices that are not CUDA
+// devices of this process, how to run on those of them Info lists as MIG
+// instances: each in a process of its own.
+func withMIGHint(err error, selected []int, devices []sdk.Device) error {
+	for _, d := range devices {
+		if d.Kind == KindMIG && slices.Contains(selected, d.ID) {
+			return fmt.Errorf("%w; device %d is MIG instance %s, which runs in a process of its own: "+
+				"a pool member per instance (--pool 'tensorrt{mig=all}'), or CUDA_VISIBLE_DEVICES=%s", err, d.ID, d.UUID, d.UUID)
+		}
+	}
+	return err
 }

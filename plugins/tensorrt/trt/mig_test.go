@@ -112,6 +112,15 @@ func TestMIGFacts(t *testing.T) {
 	facts := b.SubmissionFacts()
 	assert.Equal(t, "NVIDIA H100 80GB HBM3 MIG 1g.10gb", facts.AcceleratorModelName)
 	assert.Equal(t, []int{0}, facts.DevicesUsed)
+
+	// A listed instance is no device of this process: selecting it says how
+	// to run on it.
+	other, err := New(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = other.Close() })
+	err = other.Load(t.Context(), sdk.Model{Bytes: fakePlan(planSimple, outSimple), Options: map[string]string{"devices": "1"}})
+	require.ErrorIs(t, err, ErrNoDevice)
+	assert.ErrorContains(t, err, "device 1 is MIG instance "+migUUID(0, 1)+", which runs in a process of its own")
 }
 
 // TestNoNVML: without NVML no instance is listed and nothing fails.
