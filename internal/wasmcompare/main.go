@@ -14,7 +14,8 @@
 //	go run ./internal/wasmcompare -models bin/onnx-models
 //
 // With -baseline another build of the module (before a kernel change)
-// joins as the side "base", its go engine, interleaved with the others.
+// joins as the side "base", its go engine (or -base-engine's), interleaved
+// with the others.
 //
 // make bench-wasm runs it. With -gemm it times the SIMD kernels' GEMM alone
 // in wazero instead (make bench-wasm-gemm).
@@ -29,6 +30,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,6 +54,7 @@ func main() {
 type options struct {
 	plugin, raw, lib, models, only string
 	baseline                       []byte // -baseline's module, or nil
+	baseEngine                     string // the side base's engine
 	guard                          host.Guard
 	sides                          []string
 	batches                        []int
@@ -75,9 +78,18 @@ func run() error {
 	flag.IntVar(&o.runs, "runs", 5, "timed queries per round and side")
 	flag.IntVar(&o.slowRuns, "slow-runs", 1, "timed queries per round for the portable side (30-100x slower)")
 	baseline := flag.String("baseline", "", "another build of the plugin's module: adds the side base (its go engine), for before/after")
+	flag.StringVar(&o.baseEngine, "base-engine", "go", "the side base's engine: go or wasinn")
 	flag.StringVar((*string)(&o.guard), "guard", string(host.GuardLoops), "the host's hang guard for the WASM sides (loops, strict, off)")
 	gemm := flag.String("gemm", "", "instead: time the GEMM of this SIMD kernel module (onnx_simd.wasm) in wazero, in thread CPU time")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (go tool pprof) to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		stop, err := startProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	if *gemm != "" {
 		return benchGemm(*gemm, o.rounds*o.runs)
 	}
@@ -105,6 +117,9 @@ func run() error {
 		o.sides = append(o.sides, "base")
 	} else if slices.Contains(o.sides, "base") {
 		return errors.New("side base needs -baseline")
+	}
+	if !slices.Contains(sideNames[:3], o.baseEngine) {
+		return fmt.Errorf("-base-engine %q: want one of %v", o.baseEngine, sideNames[:3])
 	}
 	tmp, err := os.MkdirTemp("", "wasmcompare")
 	if err != nil {
@@ -180,7 +195,16 @@ func (m model) pattern(s int) []byte {
 // times are one side's medians in milliseconds per query.
 type times struct{ wall, cpu float64 }
 
-func (t times) String() string { return fmt.Sprintf("%.2f / %.2f", t.wall, t.cpu) }
+func (t times) String() string { return ms(t.wall) + " / " + ms(t.cpu) }
+
+// ms formats milliseconds: three decimals below 1 ms (a tiny model's
+// microseconds), two above.
+func ms(v float64) string {
+	if v < 1 {
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
 
 // sample is one timed query: wall time and the computing process's CPU time.
 type sample = rawort.Run
@@ -212,10 +236,11 @@ func compare(o options, module []byte, m model, batch int) (map[string]times, er
 	order := []string{"raw"}
 	for _, s := range o.sides {
 		mod := module
+		side := s
 		if s == "base" {
-			mod = o.baseline
+			mod, side = o.baseline, o.baseEngine
 		}
-		g, err := openGuest(mod, bytes, m, s, o.lib, o.guard, batch)
+		g, err := openGuest(mod, bytes, m, side, o.lib, o.guard, batch)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s, err)
 		}
@@ -336,6 +361,24 @@ func (g *guest) round(n int) ([]sample, error) {
 }
 
 func (g *guest) close() { _ = g.b.Close() }
+
+// startProfile starts a CPU profile into path; stop ends it.
+func startProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "wasmcompare: cpu profile:", err)
+		}
+	}, nil
+}
 
 // cpuTime is this process's CPU time: the host and its WASM guest, and
 // ONNX Runtime when wasi-nn serves it.
