@@ -56,12 +56,17 @@ type nn struct{ r *ortnn.Runtime }
 
 type graph struct{ g *ortnn.Graph }
 
-type execContext struct{ c *ortnn.Context }
+// execContext is one context; dims is SetInput's scratch, so that a
+// query allocates nothing here.
+type execContext struct {
+	c    *ortnn.Context
+	dims []int64
+}
 
 var (
 	_ host.NN        = (*nn)(nil)
 	_ host.NNGraph   = graph{}
-	_ host.NNContext = execContext{}
+	_ host.NNContext = (*execContext)(nil)
 )
 
 func (n *nn) Load(ctx context.Context, enc host.NNEncoding, target host.NNTarget, builders [][]byte) (host.NNGraph, error) {
@@ -85,33 +90,33 @@ func (g graph) NewContext() (host.NNContext, error) {
 	if err != nil {
 		return nil, nnError(err)
 	}
-	return execContext{c}, nil
+	return &execContext{c: c}, nil
 }
 
 func (g graph) Close() error { return g.g.Close() }
 
 var types = map[host.NNType]ortnn.Type{host.NNF32: ortnn.Float32, host.NNU8: ortnn.Uint8, host.NNI32: ortnn.Int32, host.NNI64: ortnn.Int64}
 
-func (c execContext) SetInput(index int, t host.NNTensor) error {
+func (c *execContext) SetInput(index int, t host.NNTensor) error {
 	typ, ok := types[t.Type]
 	if !ok {
 		return fmt.Errorf("%w: tensor type %d (f16 and f64 are not supported)", host.ErrNNUnsupported, t.Type)
 	}
-	dims := make([]int64, len(t.Dims))
-	for i, d := range t.Dims {
-		dims[i] = int64(d)
+	c.dims = c.dims[:0]
+	for _, d := range t.Dims {
+		c.dims = append(c.dims, int64(d))
 	}
-	return nnError(c.c.SetInput(index, typ, dims, t.Data))
+	return nnError(c.c.SetInput(index, typ, c.dims, t.Data))
 }
 
-func (c execContext) Compute(ctx context.Context) error { return nnError(c.c.Compute(ctx)) }
+func (c *execContext) Compute(ctx context.Context) error { return nnError(c.c.Compute(ctx)) }
 
-func (c execContext) Output(index int) ([]byte, error) {
+func (c *execContext) Output(index int) ([]byte, error) {
 	b, err := c.c.Output(index)
 	return b, nnError(err)
 }
 
-func (c execContext) Close() error { return c.c.Close() }
+func (c *execContext) Close() error { return c.c.Close() }
 
 // nnError maps the service's errors onto wasi-nn's, keeping the message.
 func nnError(err error) error {

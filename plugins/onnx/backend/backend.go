@@ -54,6 +54,9 @@ type slot struct {
 	ok   []sdk.Sample
 	rows []int
 	resp []byte
+	// ran is the batch in progress, here because the responder (an
+	// interface) would move it to the heap each batch.
+	ran ran
 }
 
 // Config is what a plugin's main chooses beyond the engines. The zero
@@ -318,7 +321,9 @@ func (b *Backend) runBatch(ctx context.Context, sl *slot, samples []sdk.Sample, 
 	if err := sl.sess.Run(ctx, sl.in, sl.out); err != nil {
 		return fmt.Errorf("onnx: run batch of %d: %w", len(ok), err)
 	}
-	r := ran{samples: ok, ins: sl.in, outs: sl.out}
+	r := &sl.ran
+	*r = ran{samples: ok, ins: sl.in, outs: sl.out}
+	defer func() { *r = ran{} }() // drop references to the samples
 	if b.feeds.layout == concatRows {
 		r.rowStart = rows
 		for _, o := range sl.out {
@@ -335,7 +340,7 @@ func (b *Backend) runBatch(ctx context.Context, sl *slot, samples []sdk.Sample, 
 			continue
 		}
 		var err error
-		if resp, err = b.resp.appendResponse(resp[:0], &r, i); err != nil {
+		if resp, err = b.resp.appendResponse(resp[:0], r, i); err != nil {
 			c.Fail(s.ID, fmt.Errorf("onnx: sample %d: %w", s.Index, err))
 			continue
 		}

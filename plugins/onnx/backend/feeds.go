@@ -22,6 +22,9 @@ type feed struct {
 	// from is the data set tensor's dtype; the feed converts it to the
 	// model's (int32 token ids for an int64 input, say).
 	from engine.DType
+	// shape is a sample's shape when src is -1: the input's without the
+	// batch dimension (made once: tensor runs twice per sample).
+	shape []int
 }
 
 // batchLayout is how a batch's samples make a model input.
@@ -170,13 +173,15 @@ func legacyFeeds(model []engine.TensorDesc) (feeds, error) {
 		return feeds{}, fmt.Errorf("input %v: the first dimension must be the batch", in)
 	}
 	size := in.DType.Size()
-	for _, d := range in.Shape[1:] {
+	shape := make([]int, len(in.Shape)-1)
+	for k, d := range in.Shape[1:] {
 		if d < 0 {
 			return feeds{}, fmt.Errorf("input %v: only the batch dimension may be free", in)
 		}
 		size *= int(d)
+		shape[k] = int(d)
 	}
-	return feeds{in: []feed{{desc: in, src: -1, from: in.DType}}, fixedBytes: size}, nil
+	return feeds{in: []feed{{desc: in, src: -1, from: in.DType, shape: shape}}, fixedBytes: size}, nil
 }
 
 // freeInner reports whether a model input has a free dimension besides
@@ -190,17 +195,14 @@ func (f *feeds) freeInner() bool {
 	return f.layout == concatRows
 }
 
-// tensor returns what sample s gives feed in: its shape and bytes.
+// tensor returns what sample s gives feed in: its shape (the caller's to
+// read, not to change) and bytes.
 func (f *feeds) tensor(s *sdk.Sample, in *feed) ([]int, []byte, error) {
 	if in.src < 0 {
 		if len(s.Data) != f.fixedBytes {
 			return nil, nil, fmt.Errorf("sample %d has %d bytes, input %v wants %d", s.Index, len(s.Data), in.desc, f.fixedBytes)
 		}
-		sh := make([]int, len(in.desc.Shape)-1)
-		for k, d := range in.desc.Shape[1:] {
-			sh[k] = int(d)
-		}
-		return sh, s.Data, nil
+		return in.shape, s.Data, nil
 	}
 	if in.src >= len(s.Tensors) {
 		return nil, nil, fmt.Errorf("sample %d has %d tensors, the data set declared %d", s.Index, len(s.Tensors), len(f.schema))

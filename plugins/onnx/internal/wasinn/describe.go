@@ -60,7 +60,8 @@ func desc(vi *onnxpb.ValueInfo) (engine.TensorDesc, error) {
 // outputShape resolves a declared output shape for an output of n bytes
 // computed from a batch of batch items: its one free dimension takes what
 // the bytes leave; an output declared without a shape is [batch, rest].
-func outputShape(d engine.TensorDesc, n, batch int) ([]int64, error) {
+// The shape is appended to dst[:0] (a Run reuses its outputs' shapes).
+func outputShape(dst []int64, d engine.TensorDesc, n, batch int) ([]int64, error) {
 	size := d.DType.Size()
 	if n%size != 0 {
 		return nil, fmt.Errorf("output %q: %d bytes are not whole %v elements", d.Name, n, d.DType)
@@ -70,9 +71,9 @@ func outputShape(d engine.TensorDesc, n, batch int) ([]int64, error) {
 		if batch <= 0 || elems%int64(batch) != 0 {
 			return nil, fmt.Errorf("output %q: %d elements do not split into a batch of %d", d.Name, elems, batch)
 		}
-		return []int64{int64(batch), elems / int64(batch)}, nil
+		return append(dst[:0], int64(batch), elems/int64(batch)), nil
 	}
-	shape := append([]int64(nil), d.Shape...)
+	shape := append(dst[:0], d.Shape...)
 	frees := func() (n, at int, known int64) {
 		known, at = 1, -1
 		for i, v := range shape {

@@ -49,7 +49,7 @@ func TestOutputShape(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := outputShape(tt.d, tt.bytes, tt.batch)
+			got, err := outputShape([]int64{9, 9, 9, 9, 9, 9}, tt.d, tt.bytes, tt.batch)
 			if tt.err {
 				require.Error(t, err)
 				return

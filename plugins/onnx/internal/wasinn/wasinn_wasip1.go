@@ -104,7 +104,12 @@ func (*Engine) Load(ctx context.Context, model []byte, opts engine.Options) (eng
 	if e := nnInit(graph, unsafe.Pointer(&execCtx)); e != 0 {
 		return nil, &nnError{"init_execution_context", e}
 	}
-	return &session{ctx: execCtx, ins: ins, outs: outs, maxBatch: opts.MaxBatch}, nil
+	types := make([]uint32, len(ins))
+	for i, d := range ins {
+		types[i] = uint32(tensorTypes[d.DType])
+	}
+	return &session{ctx: execCtx, ins: ins, outs: outs, maxBatch: opts.MaxBatch, types: types,
+		shapes: make([][]int64, len(outs))}, nil
 }
 
 // session is one wasi-nn execution context.
@@ -112,8 +117,18 @@ type session struct {
 	ctx       uint32
 	ins, outs []engine.TensorDesc
 	maxBatch  int
-	dims      []uint32
-	buf       []byte
+	// types are the inputs' wasi-nn tensor types.
+	types []uint32
+	// shapes are scratch for the outputs' shapes, which Run copies into
+	// the caller's (as it copies the data): a Run allocates nothing.
+	shapes [][]int64
+	dims   []uint32
+	buf    []byte
+	// rec and written are what set_input reads and get_output writes,
+	// here rather than on the stack, which the host's calls would move to
+	// the heap.
+	rec       tensor
+	written   uint32
 	closed    bool
 	closeOnce sync.Once
 }
@@ -157,9 +172,9 @@ func (s *session) Run(ctx context.Context, inputs, outputs []engine.Tensor) erro
 		for _, v := range in.Shape {
 			s.dims = append(s.dims, uint32(v))
 		}
-		t := tensor{dims: addr(s.dims), rank: uint32(len(s.dims)), typ: uint32(tensorTypes[d.DType]),
+		s.rec = tensor{dims: addr(s.dims), rank: uint32(len(s.dims)), typ: s.types[i],
 			data: uint32(uintptr(unsafe.Pointer(unsafe.SliceData(in.Data)))), len: uint32(len(in.Data))}
-		e := nnSetInput(s.ctx, uint32(i), unsafe.Pointer(&t))
+		e := nnSetInput(s.ctx, uint32(i), unsafe.Pointer(&s.rec))
 		runtime.KeepAlive(in.Data)
 		if e != 0 {
 			return fmt.Errorf("%w: %w", engine.ErrInput, &nnError{"set_input", e})
@@ -176,12 +191,13 @@ func (s *session) Run(ctx context.Context, inputs, outputs []engine.Tensor) erro
 		if err != nil {
 			return err
 		}
-		shape, err := outputShape(s.outs[j], len(data), batch)
+		shape, err := outputShape(s.shapes[j], s.outs[j], len(data), batch)
 		if err != nil {
 			return err
 		}
+		s.shapes[j] = shape
 		o := &outputs[j]
-		o.Name, o.DType, o.Shape = s.outs[j].Name, s.outs[j].DType, shape
+		o.Name, o.DType, o.Shape = s.outs[j].Name, s.outs[j].DType, append(o.Shape[:0], shape...)
 		o.Data = append(o.Data[:0], data...)
 	}
 	return nil
@@ -193,11 +209,10 @@ func (s *session) output(j uint32) ([]byte, error) {
 		s.buf = make([]byte, 64<<10)
 	}
 	for {
-		var written uint32
-		e := nnGetOutput(s.ctx, j, unsafe.Pointer(unsafe.SliceData(s.buf)), uint32(len(s.buf)), unsafe.Pointer(&written))
+		e := nnGetOutput(s.ctx, j, unsafe.Pointer(unsafe.SliceData(s.buf)), uint32(len(s.buf)), unsafe.Pointer(&s.written))
 		switch {
 		case e == 0:
-			return s.buf[:written], nil
+			return s.buf[:s.written], nil
 		case e == errnoTooLarge && len(s.buf) < 1<<30:
 			s.buf = make([]byte, 4*len(s.buf))
 		default:
