@@ -17,8 +17,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/host"
+	"github.com/mlperf-host/mlperf-host/internal/hostquery"
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/fashionmnist"
 	"github.com/mlperf-host/mlperf-host/sdk/sdktest"
 )
@@ -142,60 +142,23 @@ func benchEngineNN(b *testing.B, batch int, nn host.NN) {
 	timeQueries(b, query)
 }
 
-// guestHandler counts completions and signals when a query's are in.
-type guestHandler struct {
-	left   int
-	done   chan struct{}
-	failed error
-}
-
-func (h *guestHandler) Complete(batch []host.Completion) {
-	for _, c := range batch {
-		if c.Status != abi.OK && h.failed == nil {
-			h.failed = fmt.Errorf("sample %d: %s: %s", c.ID, c.Status, c.Data)
-		}
-	}
-	if h.left -= len(batch); h.left == 0 {
-		h.done <- struct{}{}
-	}
-}
-
-func (*guestHandler) FirstTokens([]host.Completion) {}
-
 func benchGuest(b *testing.B, module []byte, batch int, nn host.NN) {
 	ctx := context.Background()
 	be, err := host.OpenWASM(ctx, "onnx", module, host.Config{Instances: 1, CallTimeout: time.Minute, NN: nn,
 		CompilationCacheDir: filepath.Join(benchDir, "wazero-cache")})
 	require.NoError(b, err)
 	defer be.Close()
-	h := &guestHandler{done: make(chan struct{}, 1)}
-	be.SetHandler(h)
+	q := hostquery.New(be, batch)
 	opts := map[string]string{"engine": "wasinn", "batch": strconv.Itoa(batch), "threads": "1", "instances": "1"}
 	require.NoError(b, be.Load(ctx, host.Model{Bytes: fashionmnist.Model(), Options: opts}))
 	samples := make([]host.Sample, batch)
-	recs := make([]abi.IssueRecord, batch)
 	for i := range samples {
 		samples[i] = host.Sample{Index: uint64(i), Data: image(i)}
-		recs[i] = abi.IssueRecord{Index: uint64(i), Flags: abi.FlagWantOutput}
 	}
 	require.NoError(b, be.LoadSamples(ctx, samples))
-	var id uint64
 	query := func() {
-		for i := range recs {
-			id++
-			recs[i].ID = id
-		}
-		h.left = len(recs)
-		if err := be.Issue(ctx, recs); err != nil {
+		if err := q.Query(ctx); err != nil {
 			b.Fatal(err)
-		}
-		select {
-		case <-h.done:
-		case <-be.Done():
-			b.Fatal(be.Err())
-		}
-		if h.failed != nil {
-			b.Fatal(h.failed)
 		}
 	}
 	query()

@@ -37,8 +37,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/host"
+	"github.com/mlperf-host/mlperf-host/internal/hostquery"
 	"github.com/mlperf-host/mlperf-host/internal/nnort"
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/fashionmnist"
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/rawort"
@@ -272,26 +272,9 @@ func compare(o options, module []byte, m model, batch int) (map[string]times, er
 
 // guest is the plugin's module through the host with one instance.
 type guest struct {
-	b      host.Backend
-	recs   []abi.IssueRecord
-	done   chan struct{}
-	left   int
-	nextID uint64
-	failed error
+	b host.Backend
+	q *hostquery.Runner
 }
-
-func (g *guest) Complete(batch []host.Completion) {
-	for _, c := range batch {
-		if c.Status != abi.OK && g.failed == nil {
-			g.failed = fmt.Errorf("sample %d: %s: %s", c.ID, c.Status, c.Data)
-		}
-	}
-	if g.left -= len(batch); g.left == 0 {
-		g.done <- struct{}{}
-	}
-}
-
-func (g *guest) FirstTokens([]host.Completion) {}
 
 func openGuest(module, bytes []byte, m model, side, lib string, guard host.Guard, batch int) (*guest, error) {
 	ctx := context.Background()
@@ -312,8 +295,7 @@ func openGuest(module, bytes []byte, m model, side, lib string, guard host.Guard
 	if err != nil {
 		return nil, err
 	}
-	g := &guest{b: b, done: make(chan struct{}, 1)}
-	b.SetHandler(g)
+	g := &guest{b: b, q: hostquery.New(b, batch)}
 	if err := b.Load(ctx, host.Model{Bytes: bytes, Options: opts}); err != nil {
 		b.Close()
 		return nil, err
@@ -321,7 +303,6 @@ func openGuest(module, bytes []byte, m model, side, lib string, guard host.Guard
 	samples := make([]host.Sample, batch)
 	for i := range samples {
 		samples[i] = host.Sample{Index: uint64(i), Data: m.pattern(i)}
-		g.recs = append(g.recs, abi.IssueRecord{Index: uint64(i), Flags: abi.FlagWantOutput})
 	}
 	if err := b.LoadSamples(ctx, samples); err != nil {
 		b.Close()
@@ -338,24 +319,11 @@ func openGuest(module, bytes []byte, m model, side, lib string, guard host.Guard
 func (g *guest) round(n int) ([]sample, error) {
 	out := make([]sample, n)
 	for r := range n {
-		for i := range g.recs {
-			g.nextID++
-			g.recs[i].ID = g.nextID
-		}
-		g.left = len(g.recs)
 		t0, c0 := time.Now(), cpuTime()
-		if err := g.b.Issue(context.Background(), g.recs); err != nil {
+		if err := g.q.Query(context.Background()); err != nil {
 			return nil, err
 		}
-		select {
-		case <-g.done:
-		case <-g.b.Done():
-			return nil, g.b.Err()
-		}
 		out[r] = sample{Wall: time.Since(t0), CPU: cpuTime() - c0}
-		if g.failed != nil {
-			return nil, g.failed
-		}
 	}
 	return out, nil
 }
