@@ -66,3 +66,19 @@ bench-wasm-gemm: $(BIN)/wazero $(ONNX_WASM_LINK) ## GEMM GFLOP/s, one thread: na
 		-run '^$$' -bench 'Gemm/.*/threads=1/' -benchtime $(ONNX_BENCHTIME) ./plugins/onnx/internal/kernels
 
 BENCH_TARGETS += bench-wasm-gemm
+
+# The wasi-nn path's cost per query (internal/nnort's BenchmarkQuery): the
+# Fashion-MNIST CNN through the onnx plugin's module and the host beside
+# ONNX Runtime alone, batch 1 and 8, wall and CPU time. Skips without
+# `make ort`. WASINN_BENCH_BASELINE: a module from before a change (say
+# $TMPDIR/onnx-before.wasm, by make embed-onnx), the side wasinn-base.
+WASINN_BENCH_QUERIES ?= 5000
+WASINN_BENCH_BASELINE ?=
+
+.PHONY: bench-wasinn
+
+bench-wasinn: ## the wasi-nn path's cost per query (Fashion-MNIST CNN through the WASM plugin) beside ONNX Runtime alone
+	$(GO) test ./internal/nnort -run '^$$' -bench Query -benchtime $(WASINN_BENCH_QUERIES)x \
+		$(if $(WASINN_BENCH_BASELINE),-args -nnort.baseline=$(WASINN_BENCH_BASELINE))
+
+BENCH_TARGETS += bench-wasinn
