@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -37,6 +36,9 @@ type Backend struct {
 	gen       *generator
 	loaded    bool
 	closeOnce sync.Once
+	// decoder is a two-graph model's decoder while Load runs (nil: one
+	// graph).
+	decoder []byte
 }
 
 var (
@@ -50,7 +52,11 @@ type slot struct {
 	in   []engine.Tensor
 	out  []engine.Tensor
 	// enc is the encoder inputs of an encoder-decoder's generation.
-	enc  []engine.Tensor
+	enc []engine.Tensor
+	// dec is the decoder's session of a model of two graphs (an encoder
+	// and a decoder with a key-value cache, modeldir.go); sess is the
+	// encoder's.
+	dec  *slot
 	ok   []sdk.Sample
 	rows []int
 	resp []byte
@@ -170,9 +176,10 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 		if m.Path == "" {
 			return errors.New("onnx: no model: neither bytes nor a path")
 		}
-		if data, err = os.ReadFile(m.Path); err != nil {
+		if data, b.decoder, err = readModel(m.Path); err != nil {
 			return fmt.Errorf("onnx: read model: %w", err)
 		}
+		defer func() { b.decoder = nil }()
 	}
 	err = b.loadSessions(ctx, cfg, data)
 	if fb := b.setup.Fallback; err != nil && !cfg.engineSet && fb != "" && errors.Is(err, engine.ErrUnavailable) {
@@ -232,12 +239,19 @@ func (b *Backend) loadSessions(ctx context.Context, cfg config, data []byte) err
 		s, err := eng.Load(ctx, data, opts)
 		if err != nil {
 			b.closeSessions()
-			return fmt.Errorf("onnx: load model with the %s engine: %w", cfg.engine, err)
+			return fmt.Errorf("onnx: load model with the %s engine: %w%s", cfg.engine, err, b.otherEngineHint(cfg, err))
 		}
-		sl := &slot{sess: s, in: make([]engine.Tensor, len(s.Inputs())), out: make([]engine.Tensor, len(s.Outputs())),
-			enc: make([]engine.Tensor, len(s.Inputs()))}
+		sl := newSlot(s)
 		b.all = append(b.all, sl)
 		b.slots <- sl
+		if b.decoder != nil {
+			d, err := eng.Load(ctx, b.decoder, opts)
+			if err != nil {
+				b.closeSessions()
+				return fmt.Errorf("onnx: load the decoder with the %s engine: %w%s", cfg.engine, err, b.otherEngineHint(cfg, err))
+			}
+			sl.dec = newSlot(d)
+		}
 	}
 	return nil
 }
@@ -357,6 +371,12 @@ func (b *Backend) Warmup(ctx context.Context) error {
 		return errors.New("onnx: Warmup before Load")
 	}
 	for _, sl := range b.all {
+		if b.gen != nil && b.gen.kv != nil && sl.dec == nil {
+			if err := b.gen.kv.warmCache(ctx, sl); err != nil {
+				return fmt.Errorf("onnx: warm-up: %w", err)
+			}
+			continue
+		}
 		// Every model input, those fed from the data set and an
 		// encoder-decoder's token ids alike.
 		ins := make([]engine.Tensor, len(sl.sess.Inputs()))
@@ -378,8 +398,19 @@ func (b *Backend) Warmup(ctx context.Context) error {
 		if err := sl.sess.Run(ctx, ins, sl.out); err != nil {
 			return fmt.Errorf("onnx: warm-up: %w", err)
 		}
+		if sl.dec != nil {
+			if err := b.gen.kv.warmCache(ctx, sl); err != nil {
+				return fmt.Errorf("onnx: warm-up: %w", err)
+			}
+		}
 	}
 	return nil
+}
+
+// newSlot returns a slot for session s with its run's tensors.
+func newSlot(s engine.Session) *slot {
+	return &slot{sess: s, in: make([]engine.Tensor, len(s.Inputs())), out: make([]engine.Tensor, len(s.Outputs())),
+		enc: make([]engine.Tensor, len(s.Inputs()))}
 }
 
 // Close implements sdk.Backend. It is idempotent.
@@ -393,6 +424,9 @@ func (b *Backend) closeSessions() error {
 	var errs []error
 	for _, sl := range b.all {
 		errs = append(errs, sl.sess.Close())
+		if sl.dec != nil {
+			errs = append(errs, sl.dec.sess.Close())
+		}
 	}
 	b.all = nil
 	return errors.Join(errs...)

@@ -20,8 +20,9 @@ import (
 // min_new_tokens 1); an encoder-decoder's may be (Whisper's reference
 // sets no minimum).
 //
-// It feeds the whole sequence at every step (no key-value cache): it is
-// the LLM path's reference on small models, not a fast LLM server.
+// A model without a key-value cache is fed the whole sequence at every
+// step; one with a cache (kv, Hugging Face optimum's names, kvcache.go)
+// the new token and the cache.
 type generator struct {
 	vocab  int
 	lastT  bool // the logits are [N, T, V] (the last position counts), not [N, V]
@@ -40,6 +41,9 @@ type generator struct {
 	// answer encodes the generated tokens as the response (nil: int32
 	// token ids); first is the last generation's first token.
 	answer func(dst []byte, tokens []int64) []byte
+	// kv is the cache of a decoder that has one (nil: the whole sequence
+	// at every step).
+	kv *kvDecoder
 }
 
 // newGenerator checks the model: one integer input [N, T] fed with
@@ -93,26 +97,23 @@ func (g *generator) run(ctx context.Context, sl *slot, s *sdk.Sample, c sdk.Comp
 		c.Fail(s.ID, fmt.Errorf("onnx: sample %d: an empty prompt", s.Index))
 		return nil
 	}
-	in := &sl.in[g.tokenIn]
-	in.Name, in.DType = g.in.Name, g.in.DType
+	step := g.wholeSequence
+	if g.kv != nil {
+		var err error
+		if step, err = g.kv.start(ctx, sl); err != nil {
+			return fmt.Errorf("onnx: sample %d: %w", s.Index, err)
+		}
+	}
 	var tokens []int64
 	n := 0
 	for n < g.maxNew {
-		in.Data = in.Data[:0]
-		for _, id := range ids {
-			if in.DType == engine.Int32 {
-				in.Data = binary.LittleEndian.AppendUint32(in.Data, uint32(id))
-			} else {
-				in.Data = binary.LittleEndian.AppendUint64(in.Data, uint64(id))
-			}
-		}
-		in.Shape = append(in.Shape[:0], 1, int64(len(ids)))
-		if err := sl.sess.Run(ctx, sl.in, sl.out); err != nil {
+		out, err := step(ctx, sl, ids, n)
+		if err != nil {
 			return fmt.Errorf("onnx: sample %d: step %d: %w", s.Index, n, err)
 		}
-		logits := sl.out[0].Data
+		logits := out.Data
 		if len(logits) < 4*g.vocab || len(logits)%(4*g.vocab) != 0 {
-			return fmt.Errorf("onnx: output %s of %d bytes: want logits of %d tokens", sl.out[0].Name, len(logits), g.vocab)
+			return fmt.Errorf("onnx: output %s of %d bytes: want logits of %d tokens", out.Name, len(logits), g.vocab)
 		}
 		if g.lastT {
 			logits = logits[len(logits)-4*g.vocab:]
@@ -133,6 +134,35 @@ func (g *generator) run(ctx context.Context, sl *slot, s *sdk.Sample, c sdk.Comp
 	}
 	c.Complete(s.ID, g.encode(nil, tokens), int64(n))
 	return nil
+}
+
+// stepFunc runs step n of a generation whose tokens so far (prompt
+// included) are ids, and returns the logits output.
+type stepFunc func(ctx context.Context, sl *slot, ids []int64, n int) (*engine.Tensor, error)
+
+// wholeSequence is the step of a model without a cache: the whole
+// sequence in.
+func (g *generator) wholeSequence(ctx context.Context, sl *slot, ids []int64, _ int) (*engine.Tensor, error) {
+	in := &sl.in[g.tokenIn]
+	in.Name, in.DType = g.in.Name, g.in.DType
+	in.Data = appendIDs(in.Data[:0], in.DType, ids)
+	in.Shape = append(in.Shape[:0], 1, int64(len(ids)))
+	if err := sl.sess.Run(ctx, sl.in, sl.out); err != nil {
+		return nil, err
+	}
+	return &sl.out[0], nil
+}
+
+// appendIDs appends token ids as dt (int32 or int64) to dst.
+func appendIDs(dst []byte, dt engine.DType, ids []int64) []byte {
+	for _, id := range ids {
+		if dt == engine.Int32 {
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(id))
+		} else {
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(id))
+		}
+	}
+	return dst
 }
 
 // encode appends the response for tokens to dst: the answer option's, or

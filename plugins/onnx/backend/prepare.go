@@ -15,11 +15,17 @@ func (b *Backend) prepare(ctx context.Context, m sdk.Model, data []byte) error {
 	cfg := b.cfg
 	s := b.all[0].sess
 	ins, outs := s.Inputs(), s.Outputs()
+	kv, dec, err := b.findCache(cfg)
+	if err != nil {
+		return err
+	}
 	fed := ins
 	var tokenIn int
 	var encAt []int
-	if cfg.response == ResponseTranscript {
-		var err error
+	switch {
+	case kv != nil && dec == nil:
+		fed = ins[kv.ids : kv.ids+1]
+	case cfg.response == ResponseTranscript && dec == nil:
 		if tokenIn, fed, encAt, err = transcriptInputs(ins, m.Inputs); err != nil {
 			return err
 		}
@@ -50,9 +56,17 @@ func (b *Backend) prepare(ctx context.Context, m sdk.Model, data []byte) error {
 	case ResponseSegmentation:
 		b.seg, err = newSegmenter(f, ins, outs)
 	case ResponseTokens:
-		b.gen, err = newGenerator(cfg, f, ins, outs)
+		if kv != nil {
+			b.gen, err = newCachedGenerator(cfg, f, kv, ins, outs)
+		} else {
+			b.gen, err = newGenerator(cfg, f, ins, outs)
+		}
 	case ResponseTranscript:
-		b.gen, err = newTranscriber(cfg, f, ins, outs, tokenIn, encAt)
+		if dec != nil {
+			b.gen, err = newCachedTranscriber(cfg, f, kv, outs, dec.Inputs(), dec.Outputs())
+		} else {
+			b.gen, err = newTranscriber(cfg, f, ins, outs, tokenIn, encAt)
+		}
 	default:
 		err = fmt.Errorf("option %s=%q: want one of %s", OptResponse, cfg.response, strings.Join(responses(), ", "))
 	}

@@ -38,19 +38,31 @@ func transcriptInputs(ins []engine.TensorDesc, schema []sdk.TensorSpec) (int, []
 	return tokenIn, enc, encAt, nil
 }
 
-// newTranscriber is the generator of response=transcript: the decoder
-// prompt option starts every generation, the encoder inputs are fed from
-// the sample, and the tokens are answered as a transcript: decoded with
-// the tokenizer option's vocabulary, or taken as the alphabet's indices.
+// newTranscriber is the generator of response=transcript with one graph
+// (newTranscription's), its encoder inputs fed from the sample at every
+// step.
 func newTranscriber(c config, enc feeds, ins, outs []engine.TensorDesc, tokenIn int, encAt []int) (*generator, error) {
+	g, err := newTranscription(c, enc)
+	if err != nil {
+		return nil, err
+	}
+	g.in, g.tokenIn, g.encAt = ins[tokenIn], tokenIn, encAt
+	return g, g.setLogits(ResponseTranscript, outs[0])
+}
+
+// newTranscription is the generator of response=transcript without its
+// model: the decoder prompt option starts every generation, the encoder
+// inputs are fed from the sample, and the tokens are answered as a
+// transcript: decoded with the tokenizer option's vocabulary, or taken
+// as the alphabet's indices.
+func newTranscription(c config, enc feeds) (*generator, error) {
 	if len(c.decoderPrompt) == 0 {
 		return nil, fmt.Errorf("response %s: option %s is empty: the tokens that start a generation", ResponseTranscript, OptDecoderPrompt)
 	}
 	if enc.layout != stackSamples {
 		return nil, fmt.Errorf("response %s: the encoder's inputs take one sample each", ResponseTranscript)
 	}
-	g := &generator{maxNew: c.maxNewTokens, eos: c.eos, in: ins[tokenIn], tokenIn: tokenIn,
-		enc: &enc, encAt: encAt, prompt: c.decoderPrompt, answer: alphabetTranscript}
+	g := &generator{maxNew: c.maxNewTokens, eos: c.eos, enc: &enc, prompt: c.decoderPrompt, answer: alphabetTranscript}
 	if c.tokenizer != "" {
 		tt, err := readTokenText(c.tokenizer)
 		if err != nil {
@@ -58,7 +70,7 @@ func newTranscriber(c config, enc feeds, ins, outs []engine.TensorDesc, tokenIn 
 		}
 		g.answer = tt.transcript
 	}
-	return g, g.setLogits(ResponseTranscript, outs[0])
+	return g, nil
 }
 
 // alphabetTranscript answers tokens that are the alphabet's indices (the

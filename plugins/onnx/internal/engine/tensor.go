@@ -16,6 +16,8 @@ const (
 	Int8    DType = 3
 	Int32   DType = 6
 	Int64   DType = 7
+	// Bool is one byte, 0 or 1 (a merged decoder's use_cache_branch).
+	Bool DType = 9
 )
 
 // Size is the size of one element in bytes, or 0 for an unknown type.
@@ -23,7 +25,7 @@ func (d DType) Size() int {
 	switch d {
 	case Float32, Int32:
 		return 4
-	case Uint8, Int8:
+	case Uint8, Int8, Bool:
 		return 1
 	case Int64:
 		return 8
@@ -45,6 +47,8 @@ func (d DType) String() string {
 		return "int32"
 	case Int64:
 		return "int64"
+	case Bool:
+		return "bool"
 	default:
 		return fmt.Sprintf("dtype(%d)", int32(d))
 	}
@@ -109,7 +113,14 @@ func Elements(shape []int64) int {
 // dimensions equal, free dimensions at least 1 and at most maxBatch (when
 // maxBatch > 0), and a Data length equal to the shape's byte size. The
 // error wraps [ErrInput].
-func (desc TensorDesc) Check(t Tensor, maxBatch int) error {
+func (desc TensorDesc) Check(t Tensor, maxBatch int) error { return desc.check(t, maxBatch, false) }
+
+// CheckEmpty is Check with free dimensions past the first allowed to be
+// 0: an empty sequence, as a key-value cache's past at the first step of
+// a generation, for an engine that runs empty tensors.
+func (desc TensorDesc) CheckEmpty(t Tensor, maxBatch int) error { return desc.check(t, maxBatch, true) }
+
+func (desc TensorDesc) check(t Tensor, maxBatch int, empty bool) error {
 	if t.DType != desc.DType {
 		return fmt.Errorf("%w: input %q: dtype %v, model wants %v", ErrInput, desc.Name, t.DType, desc.DType)
 	}
@@ -121,6 +132,7 @@ func (desc TensorDesc) Check(t Tensor, maxBatch int) error {
 		switch {
 		case want >= 0 && got != want:
 			return fmt.Errorf("%w: input %q: dim %d is %d, model wants %d (%v)", ErrInput, desc.Name, i, got, want, desc)
+		case want < 0 && got == 0 && empty && i > 0:
 		case want < 0 && (got < 1 || (maxBatch > 0 && got > int64(maxBatch))):
 			return fmt.Errorf("%w: input %q: free dim %d is %d, want 1..%d", ErrInput, desc.Name, i, got, maxBatch)
 		}

@@ -220,7 +220,7 @@ func (s *Session) Run(ctx context.Context, inputs, outputs []engine.Tensor) erro
 			engine.ErrInput, len(inputs), len(outputs), len(s.inputs), len(s.outputs))
 	}
 	for i, d := range s.inputs {
-		if err := d.Check(inputs[i], s.maxBatch); err != nil {
+		if err := d.CheckEmpty(inputs[i], s.maxBatch); err != nil {
 			return fmt.Errorf("ort: %w", err)
 		}
 	}
