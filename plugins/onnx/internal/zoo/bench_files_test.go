@@ -17,13 +17,17 @@ func TestBenchmarkModelFiles(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join("..", "..", "..", "..", "cmd", "mlperf-host", "testdata", "benchmarks")
 	for name, model := range map[string][]byte{
-		"resnet50-signature":  ResNet50Signature(),
-		"retinanet-signature": RetinaNetSignature(8),
-		"bert-signature":      BERTSignature(100),
-		"unet3d-signature":    UNet3DSignature(8),
-		"dlrm-signature":      DLRMSignature(),
-		"decoder-signature":   DecoderSignature(64),
-		"whisper-signature":   WhisperSignature(80),
+		"resnet50-signature":   ResNet50Signature(),
+		"retinanet-signature":  RetinaNetSignature(8),
+		"bert-signature":       BERTSignature(100),
+		"unet3d-signature":     UNet3DSignature(8),
+		"dlrm-signature":       DLRMSignature(),
+		"decoder-signature":    DecoderSignature(64),
+		"whisper-signature":    WhisperSignature(80),
+		"decoder-kv-signature": DecoderKVSignature(64, 2),
+		// Whisper as optimum exports it: a directory of two graphs.
+		"whisper-kv-signature/encoder_model":        WhisperEncoderSignature(80),
+		"whisper-kv-signature/decoder_model_merged": WhisperDecoderKVSignature(),
 	} {
 		b, err := os.ReadFile(filepath.Join(dir, name+".onnx"))
 		require.NoError(t, err)

@@ -3,8 +3,10 @@
 // it writes the random-weight ResNet-50 v1.5 and MobileNetV2; the
 // benchmark signature models (resnet50-signature, retinanet-signature,
 // bert-signature, unet3d-signature, dlrm-signature, decoder-signature,
-// whisper-signature)
-// have an MLPerf benchmark model's inputs and outputs and read the answer
+// whisper-signature, and with a key-value cache decoder-kv-signature,
+// whisper-kv-signature/encoder_model and
+// whisper-kv-signature/decoder_model_merged, a directory as optimum
+// exports Whisper) have an MLPerf benchmark model's inputs and outputs and read the answer
 // the tests' generated data sets encode (zoo/bench.go).
 package main
 
@@ -34,15 +36,19 @@ func main() {
 		os.Exit(2)
 	}
 	models := map[string]func() []byte{
-		"resnet50":            func() []byte { return zoo.ResNet50(1) },
-		"mobilenetv2":         func() []byte { return zoo.MobileNetV2(1) },
-		"resnet50-signature":  zoo.ResNet50Signature,
-		"retinanet-signature": func() []byte { return zoo.RetinaNetSignature(*detections) },
-		"bert-signature":      func() []byte { return zoo.BERTSignature(*answerFrom) },
-		"unet3d-signature":    func() []byte { return zoo.UNet3DSignature(*roi) },
-		"dlrm-signature":      zoo.DLRMSignature,
-		"decoder-signature":   func() []byte { return zoo.DecoderSignature(*vocab) },
-		"whisper-signature":   func() []byte { return zoo.WhisperSignature(*mels) },
+		"resnet50":             func() []byte { return zoo.ResNet50(1) },
+		"mobilenetv2":          func() []byte { return zoo.MobileNetV2(1) },
+		"resnet50-signature":   zoo.ResNet50Signature,
+		"retinanet-signature":  func() []byte { return zoo.RetinaNetSignature(*detections) },
+		"bert-signature":       func() []byte { return zoo.BERTSignature(*answerFrom) },
+		"unet3d-signature":     func() []byte { return zoo.UNet3DSignature(*roi) },
+		"dlrm-signature":       zoo.DLRMSignature,
+		"decoder-signature":    func() []byte { return zoo.DecoderSignature(*vocab) },
+		"whisper-signature":    func() []byte { return zoo.WhisperSignature(*mels) },
+		"decoder-kv-signature": func() []byte { return zoo.DecoderKVSignature(*vocab, 2) },
+		// Whisper as optimum exports it: a directory of two graphs.
+		"whisper-kv-signature/encoder_model":        func() []byte { return zoo.WhisperEncoderSignature(*mels) },
+		"whisper-kv-signature/decoder_model_merged": zoo.WhisperDecoderKVSignature,
 	}
 	dir, names := flag.Arg(0), flag.Args()[1:]
 	if len(names) == 0 {
@@ -65,6 +71,10 @@ func main() {
 		}
 		path := filepath.Join(dir, name+".onnx")
 		b := m()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
