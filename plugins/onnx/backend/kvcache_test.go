@@ -24,16 +24,7 @@ import (
 // operators the go engine lacks.
 func ortBench(t *testing.T, m sdk.Model) *Backend {
 	t.Helper()
-	lib := ortLibrary(t)
-	opts := map[string]string{OptEngine: "ort", ort.OptLibrary: lib, OptThreads: "1"}
-	for k, v := range m.Options {
-		opts[k] = v
-	}
-	m.Options = opts
-	b := New(goengine.New(), ort.New())
-	require.NoError(t, b.Load(context.Background(), m))
-	t.Cleanup(func() { _ = b.Close() })
-	return b
+	return loadOrt(t, ortLibrary(t), m)
 }
 
 // TestCachedTokens: a decoder with a key-value cache generates as the

@@ -28,17 +28,24 @@ func init() {
 		}
 		return modelEngine{name: "ort", load: func(t *testing.T, m sdk.Model) *Backend {
 			t.Helper()
-			opts := map[string]string{OptEngine: "ort", ort.OptLibrary: lib, OptThreads: "1"}
-			for k, v := range m.Options {
-				opts[k] = v
-			}
-			m.Options = opts
-			b := New(goengine.New(), ort.New())
-			require.NoError(t, b.Load(context.Background(), m))
-			t.Cleanup(func() { _ = b.Close() })
-			return b
+			return loadOrt(t, lib, m)
 		}}, true
 	})
+}
+
+// loadOrt loads m on the ort engine with library lib, one thread, m's
+// options on top; the backend closes when the test ends.
+func loadOrt(t *testing.T, lib string, m sdk.Model) *Backend {
+	t.Helper()
+	opts := map[string]string{OptEngine: "ort", ort.OptLibrary: lib, OptThreads: "1"}
+	for k, v := range m.Options {
+		opts[k] = v
+	}
+	m.Options = opts
+	b := New(goengine.New(), ort.New())
+	require.NoError(t, b.Load(context.Background(), m))
+	t.Cleanup(func() { _ = b.Close() })
+	return b
 }
 
 // ortLibraryOrEmpty returns the ONNX Runtime library path, or "" when it
