@@ -68,18 +68,7 @@ func TestCachedTranscript(t *testing.T) {
 	b := ortBench(t, sdk.Model{Path: dir, Inputs: schema, Run: sdk.Run{Benchmark: "whisper"},
 		Options: map[string]string{OptDecoderPrompt: "43", OptEOSTokenID: "42"}})
 	require.NoError(t, b.Warmup(context.Background()))
-	c := &tokenCompleter{completer: newCompleter()}
-	s := func(id uint64, text string) sdk.Sample {
-		return tensorSample(id, schema, [][]int{{80, 3000}}, [][]byte{toneFeatures(80, text)})
-	}
-	require.NoError(t, b.Infer(context.Background(), sdk.Query{Samples: []sdk.Sample{s(0, "it's 5%"), s(1, ""), s(2, "ok")}}, c))
-	assert.Empty(t, c.failed)
-	assert.Equal(t, i64s(9, 20, 27, 19, 0, 33, 39), c.done[0])
-	assert.Equal(t, i64s(9), c.first[0])
-	assert.Equal(t, int64(8), c.tokens[0])
-	assert.Empty(t, c.done[1])
-	assert.Equal(t, int64(1), c.tokens[1])
-	assert.Equal(t, i64s(15, 11), c.done[2])
+	assertTranscripts(t, b, schema)
 }
 
 // TestCachedErrors: a key-value-cache model the backend cannot run says

@@ -52,19 +52,27 @@ func TestTranscriptResponse(t *testing.T) {
 		b := loadBench(t, e, zoo.WhisperSignature(80), "whisper", schema,
 			map[string]string{OptDecoderPrompt: "43", OptEOSTokenID: "42"})
 		assert.Equal(t, 200, b.cfg.maxNewTokens, "the reference's max_tokens")
-		c := &tokenCompleter{completer: newCompleter()}
-		s := func(id uint64, text string) sdk.Sample {
-			return tensorSample(id, schema, [][]int{{80, 3000}}, [][]byte{toneFeatures(80, text)})
-		}
-		require.NoError(t, b.Infer(context.Background(), sdk.Query{Samples: []sdk.Sample{s(0, "it's 5%"), s(1, "")}}, c))
-		assert.Empty(t, c.failed)
-		assert.Equal(t, i64s(9, 20, 27, 19, 0, 33, 39), c.done[0])
-		assert.Equal(t, i64s(9), c.first[0])
-		assert.Equal(t, int64(8), c.tokens[0])
-		// Silence: end of text first, an empty transcript of one token.
-		assert.Empty(t, c.done[1])
-		assert.Equal(t, int64(1), c.tokens[1])
+		assertTranscripts(t, b, schema)
 	})
+}
+
+// assertTranscripts transcribes three utterances of 80-bin tone features
+// on b, which serves the tone code with prompt 43 and end of text 42.
+func assertTranscripts(t *testing.T, b *Backend, schema []sdk.TensorSpec) {
+	t.Helper()
+	c := &tokenCompleter{completer: newCompleter()}
+	s := func(id uint64, text string) sdk.Sample {
+		return tensorSample(id, schema, [][]int{{80, 3000}}, [][]byte{toneFeatures(80, text)})
+	}
+	require.NoError(t, b.Infer(context.Background(), sdk.Query{Samples: []sdk.Sample{s(0, "it's 5%"), s(1, ""), s(2, "ok")}}, c))
+	assert.Empty(t, c.failed)
+	assert.Equal(t, i64s(9, 20, 27, 19, 0, 33, 39), c.done[0])
+	assert.Equal(t, i64s(9), c.first[0])
+	assert.Equal(t, int64(8), c.tokens[0])
+	// Silence: end of text first, an empty transcript of one token.
+	assert.Empty(t, c.done[1])
+	assert.Equal(t, int64(1), c.tokens[1])
+	assert.Equal(t, i64s(15, 11), c.done[2])
 }
 
 // TestTranscriptDefaults: whisper's response, prompt, end of text and
