@@ -91,7 +91,9 @@ func TestCachedErrors(t *testing.T) {
 	}{
 		{name: "go engine", model: sdk.Model{Bytes: zoo.DecoderKVSignature(8, 2), Inputs: tokens,
 			Options: map[string]string{OptEngine: "go", OptResponse: ResponseTokens}},
-			want: `operator "ReduceSum" is not implemented (the ort engine runs every ONNX operator: --set onnx.engine=ort)`},
+			want: `operator "ReduceSum" is not implemented (the ort engine runs the operators and types of ONNX Runtime: --set onnx.engine=ort)`},
+		{name: "go engine, merged decoder", model: sdk.Model{Path: both, Inputs: mel, Run: sdk.Run{Benchmark: "whisper"}, Options: map[string]string{OptEngine: "go"}},
+			want: `load the decoder with the go engine: unsupported by engine: input "use_cache_branch" of type BOOL (the ort engine`},
 		{name: "no decoder", model: sdk.Model{Path: encoderOnly, Inputs: mel, Run: sdk.Run{Benchmark: "whisper"}},
 			want: "want encoder_model.onnx and decoder_model_merged.onnx"},
 		{name: "not a transcript", model: sdk.Model{Path: both, Inputs: mel, Options: map[string]string{OptEngine: "ort", OptResponse: ResponseOutputs}},

@@ -46,5 +46,5 @@ func (b *Backend) otherEngineHint(cfg config, err error) string {
 	if _, ok := b.engines["ort"]; !ok || cfg.engine == "ort" || !errors.Is(err, engine.ErrUnsupported) {
 		return ""
 	}
-	return fmt.Sprintf(" (the ort engine runs every ONNX operator: --set %s.%s=ort)", b.setup.Name, OptEngine)
+	return fmt.Sprintf(" (the ort engine runs the operators and types of ONNX Runtime: --set %s.%s=ort)", b.setup.Name, OptEngine)
 }
