@@ -152,7 +152,7 @@ func layoutOf(in engine.TensorDesc, spec sdk.TensorSpec, windowed bool) (int, er
 		l, model, sample = concatRows, in.Shape[1:], spec.Shape[1:]
 	default:
 		return 0, fmt.Errorf("model input %v: data set tensor %s %v: want the model's shape less its batch dimension, "+
-			"or rows of it", in, spec.Name, spec.Shape)
+			"or rows of it%s", in, spec.Name, spec.Shape, melHint(in, spec))
 	}
 	for k, d := range model {
 		if d >= 0 && sample[k] != abi.Varies && int64(sample[k]) != d && !windowed {

@@ -86,3 +86,13 @@ func alphabetTranscript(dst []byte, tokens []int64) []byte {
 	}
 	return dst
 }
+
+// melHint tells a user who fed a LibriSpeech data set's audio to a
+// Whisper encoder, which takes log-mel features [N, mels, 3000], the host
+// setting that makes the data set hand the features instead.
+func melHint(in engine.TensorDesc, spec sdk.TensorSpec) string {
+	if spec.Name != "audio" || len(in.Shape) != 3 || in.Shape[2] != 3000 || (in.Shape[1] != 80 && in.Shape[1] != 128) {
+		return ""
+	}
+	return fmt.Sprintf(" (a Whisper encoder takes log-mel features: run with audio_features=mel%d)", in.Shape[1])
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/engine"
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/goengine"
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/zoo"
 	"github.com/mlperf-host/mlperf-host/sdk"
@@ -178,4 +179,32 @@ func loadTranscriber(t *testing.T, opts map[string]string) (*Backend, error) {
 	t.Cleanup(func() { _ = b.Close() })
 	return b, b.Load(context.Background(), sdk.Model{Bytes: zoo.WhisperSignature(80), Options: opts,
 		Inputs: []sdk.TensorSpec{{Name: "input_features", DType: abi.Float32, Shape: []int{80, 3000}}}, Run: sdk.Run{Benchmark: "whisper"}})
+}
+
+// TestAudioToWhisperEncoderNamesTheSetting: a LibriSpeech data set of audio
+// fed to a Whisper encoder fails at Load, naming the setting that gives the
+// encoder its log-mel features; other mismatches get no such hint.
+func TestAudioToWhisperEncoderNamesTheSetting(t *testing.T) {
+	t.Parallel()
+	audio := []sdk.TensorSpec{{Name: "audio", DType: abi.Float32, Shape: []int{abi.Varies}}}
+	for _, tc := range []struct {
+		name string
+		in   engine.TensorDesc
+		want string
+	}{
+		{name: "large-v3", in: engine.TensorDesc{Name: "input_features", DType: engine.Float32, Shape: []int64{-1, 128, 3000}}, want: "audio_features=mel128"},
+		{name: "80 bins", in: engine.TensorDesc{Name: "input_features", DType: engine.Float32, Shape: []int64{1, 80, 3000}}, want: "audio_features=mel80"},
+		{name: "not whisper", in: engine.TensorDesc{Name: "x", DType: engine.Float32, Shape: []int64{-1, 3, 224, 224}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := newFeeds([]engine.TensorDesc{tc.in}, audio, false)
+			require.Error(t, err)
+			if tc.want == "" {
+				assert.NotContains(t, err.Error(), "audio_features")
+				return
+			}
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
 }
