@@ -51,3 +51,21 @@ func StringAttr(name, v string) Attr { return Attr{Name: name, Type: AttrString,
 
 // TensorAttr returns a TENSOR attribute.
 func TensorAttr(name string, t Tensor) Attr { return Attr{Name: name, Type: AttrTensor, T: &t} }
+
+// Externalize moves the raw data of m's initializers into one external
+// data file named location (beside the model), as exporters do for
+// models over 2 GB, and returns the file's bytes. Each tensor's entries
+// give its offset and length; initializers without raw data stay inline.
+func Externalize(m *Model, location string) []byte {
+	var data []byte
+	for i := range m.Graph.Initializers {
+		t := &m.Graph.Initializers[i]
+		if !t.HasRaw {
+			continue
+		}
+		t.ExternalData = ExternalData{Location: location, Offset: int64(len(data)), Length: int64(len(t.Raw)), HasLength: true}
+		data = append(data, t.Raw...)
+		t.Raw, t.HasRaw, t.External = nil, false, true
+	}
+	return data
+}

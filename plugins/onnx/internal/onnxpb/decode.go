@@ -369,7 +369,10 @@ func decodeTensor(b []byte, t *Tensor) error {
 			t.Uint64Data, err = appendUint64s(t.Uint64Data, f)
 		case tensorExternalData:
 			t.External = true
-			err = f.want(protowire.BytesType)
+			var eb []byte
+			if eb, err = f.bytes(); err == nil {
+				err = at("external_data", decodeExternalEntry(eb, &t.ExternalData))
+			}
 		case tensorDataLocation:
 			var loc int64
 			loc, err = f.int64()

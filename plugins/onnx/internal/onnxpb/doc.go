@@ -12,6 +12,11 @@
 // file claims rather than by bytes actually present. Shapes are checked
 // for negative dimensions and overflow by [Tensor.Elements].
 //
+// External data (tensors whose bytes lie in a file beside the model, as
+// exporters write models over 2 GB) is read by [ExternalDir] through an
+// [os.Root] on the model's directory: locations are checked to stay in
+// it, ranges against the file's size and the tensor's shape.
+//
 // Package onnxpb imports only the standard library and protowire; it must
 // never import sdk, abi, host, loadgen, cmd or the engines.
 package onnxpb

@@ -161,6 +161,7 @@ func EncodeTensor(t *Tensor) []byte {
 		b = protowire.AppendBytes(b, pb)
 	}
 	if t.External {
+		b = appendExternalData(b, &t.ExternalData)
 		b = appendVarintField(b, tensorDataLocation, 1)
 	}
 	if len(t.Uint64Data) > 0 {

@@ -182,9 +182,10 @@ type Tensor struct {
 	// Strings counts string_data entries, which are not kept.
 	Strings int
 	// External is true when the data lives in an external file
-	// (data_location EXTERNAL or external_data entries), which no engine
-	// here loads.
-	External bool
+	// (data_location EXTERNAL or external_data entries): ExternalData
+	// says where, [ReadExternal] reads it.
+	External     bool
+	ExternalData ExternalData
 	// Segmented is true when the tensor is one segment of a larger one.
 	Segmented bool
 }

@@ -45,7 +45,7 @@ func (t *Tensor) Elements() (int, error) { return Elements(t.Dims) }
 func (t *Tensor) inline() error {
 	switch {
 	case t.External:
-		return fmt.Errorf("%w: tensor %q: external data is not supported", ErrTensorData, t.Name)
+		return fmt.Errorf("%w: tensor %q: its data lies in external file %q, not read", ErrTensorData, t.Name, t.ExternalData.Location)
 	case t.Segmented:
 		return fmt.Errorf("%w: tensor %q: segmented tensors are not supported", ErrTensorData, t.Name)
 	}
