@@ -11,6 +11,7 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/engine"
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/onnxpb"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
 
@@ -39,6 +40,9 @@ type Backend struct {
 	// decoder is a two-graph model's decoder while Load runs (nil: one
 	// graph).
 	decoder []byte
+	// modelDir is the model file's directory while Load runs, where its
+	// external data lies ("": the model came as bytes).
+	modelDir string
 }
 
 var (
@@ -176,10 +180,10 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 		if m.Path == "" {
 			return errors.New("onnx: no model: neither bytes nor a path")
 		}
-		if data, b.decoder, err = readModel(m.Path); err != nil {
+		if data, b.decoder, b.modelDir, err = readModel(m.Path); err != nil {
 			return fmt.Errorf("onnx: read model: %w", err)
 		}
-		defer func() { b.decoder = nil }()
+		defer func() { b.decoder, b.modelDir = nil, "" }()
 	}
 	err = b.loadSessions(ctx, cfg, data)
 	if fb := b.setup.Fallback; err != nil && !cfg.engineSet && fb != "" && errors.Is(err, engine.ErrUnavailable) {
@@ -194,6 +198,10 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 	}
 	if errors.Is(err, engine.ErrUnavailable) {
 		return &unavailableError{err: err}
+	}
+	if m.Bytes != nil && errors.Is(err, onnxpb.ErrExternalData) {
+		return fmt.Errorf("%w (the plugin got the model's bytes, not its path, so it cannot open the data file beside it: "+
+			"a WASM plugin always does; a native one, such as onnx-ort, reads the model from its path)", err)
 	}
 	if err != nil {
 		return err
@@ -229,7 +237,7 @@ func (e *unavailableError) As(target any) bool {
 // failure it closes those it made.
 func (b *Backend) loadSessions(ctx context.Context, cfg config, data []byte) error {
 	eng := b.engines[cfg.engine]
-	opts := engine.Options{Threads: cfg.threads, MaxBatch: cfg.batch, Extra: cfg.extra}
+	opts := engine.Options{Threads: cfg.threads, MaxBatch: cfg.batch, ModelDir: b.modelDir, Extra: cfg.extra}
 	if cfg.anyShape {
 		opts.MaxBatch = 0
 	}

@@ -19,24 +19,28 @@ const (
 )
 
 // readModel reads a model file, or a directory's encoder and decoder
-// (decoder nil for a file).
-func readModel(path string) (data, decoder []byte, err error) {
+// (decoder nil for a file), and returns the directory their external
+// data files are relative to (the file's, or the directory itself).
+func readModel(path string) (data, decoder []byte, dir string, err error) {
+	if path, err = filepath.Abs(path); err != nil {
+		return nil, nil, "", err
+	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	if !st.IsDir() {
 		data, err = os.ReadFile(path)
-		return data, nil, err
+		return data, nil, filepath.Dir(path), err
 	}
 	if data, err = os.ReadFile(filepath.Join(path, encoderFile)); err == nil {
 		decoder, err = os.ReadFile(filepath.Join(path, decoderFile))
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("directory %s: want %s and %s (an encoder and a decoder with a key-value cache, optimum's export): %w",
+		return nil, nil, "", fmt.Errorf("directory %s: want %s and %s (an encoder and a decoder with a key-value cache, optimum's export): %w",
 			path, encoderFile, decoderFile, err)
 	}
-	return data, decoder, nil
+	return data, decoder, path, nil
 }
 
 // otherEngineHint tells how to run a model the go engine cannot (an

@@ -82,6 +82,13 @@ type Options struct {
 	// engine plans on first use of each size.
 	MaxBatch int
 
+	// ModelDir is the directory of the model's file, where the files of
+	// its external data lie (TensorProto external_data locations are
+	// relative to it). "" when the model came as bytes with no file: a
+	// model with external data then fails Load with an error naming the
+	// tensor and the file it wants.
+	ModelDir string
+
 	// Extra holds engine-specific options by name (for example the ONNX
 	// Runtime library path or graph optimization level), passed through
 	// from the plugin's options. Engines ignore keys they do not know and

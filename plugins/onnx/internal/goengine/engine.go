@@ -106,6 +106,9 @@ func (e *Engine) Load(ctx context.Context, model []byte, opts engine.Options) (e
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", engine.ErrInvalidModel, err)
 	}
+	if err := readExternal(m, opts.ModelDir); err != nil {
+		return nil, fmt.Errorf("%w: %w", engine.ErrInvalidModel, err)
+	}
 	g, err := buildGraph(m)
 	if err != nil {
 		return nil, err

@@ -343,6 +343,15 @@ func externalTensor(f field, out *[]Tensor) error {
 	if err != nil {
 		return err
 	}
+	// Most tensors are inline: look for the external fields before
+	// decoding (typed data fields would be copied).
+	external := false
+	if err := at("tensor", forEach(tb, func(f field) error {
+		external = external || f.num == tensorExternalData || (f.num == tensorDataLocation && f.v == 1)
+		return nil
+	})); err != nil || !external {
+		return err
+	}
 	var t Tensor
 	if err := at("tensor", decodeTensor(tb, &t)); err != nil {
 		return err

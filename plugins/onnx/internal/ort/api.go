@@ -67,6 +67,12 @@ const (
 	apiReleaseTensorTypeAndShapeInfo    apiIndex = 99
 	apiReleaseSessionOptions            apiIndex = 100
 
+	// apiAddSessionConfigEntry is past version 1's block (entries after
+	// it never move either: the header appends); a version-30 table has
+	// it. api_test.go checks it by its effect on a model with external
+	// data.
+	apiAddSessionConfigEntry apiIndex = 130
+
 	// apiVersion1Entries is the number of entries in version 1 of the
 	// table (the last is ReleaseCustomOpDomain, 101).
 	apiVersion1Entries = 102

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/engine"
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/onnxpb"
 )
 
 // The engine's keys in [engine.Options.Extra] (the plugin's
@@ -186,9 +187,24 @@ func (e *Engine) Load(ctx context.Context, model []byte, opts engine.Options) (e
 	if err != nil {
 		return nil, fmt.Errorf("ort: %w", err)
 	}
-	s, err := newSession(l, model, sessionConfig{threads: opts.Threads, interOp: interOp, level: level, maxBatch: opts.MaxBatch})
+	// A model the scan cannot read goes to ONNX Runtime anyway, so that
+	// its words report what is malformed; should it load the model all
+	// the same, the scan's error stands.
+	external, scanErr := checkExternal(model, opts.ModelDir)
+	if errors.Is(scanErr, onnxpb.ErrExternalData) {
+		return nil, fmt.Errorf("ort: %w: %w", engine.ErrInvalidModel, scanErr)
+	}
+	cfg := sessionConfig{threads: opts.Threads, interOp: interOp, level: level, maxBatch: opts.MaxBatch}
+	if external || scanErr != nil {
+		cfg.externalDir = opts.ModelDir
+	}
+	s, err := newSession(l, model, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("ort: %w", err)
+	}
+	if scanErr != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("ort: %w: %w", engine.ErrInvalidModel, scanErr)
 	}
 	return s, nil
 }

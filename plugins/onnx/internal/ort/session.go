@@ -20,7 +20,14 @@ type sessionConfig struct {
 	interOp  int     // inter-op threads; above 1, nodes run in parallel
 	level    uintptr // GraphOptimizationLevel
 	maxBatch int
+	// externalDir is the directory ONNX Runtime reads the model's
+	// external data from; "" for a model without external data.
+	externalDir string
 }
+
+// configExternalFolder is the session config key (onnxruntime_session_options_config_keys.h)
+// that says where the external data of a model created from bytes lies.
+const configExternalFolder = "session.model_external_initializers_file_folder_path"
 
 // Session is one ONNX Runtime session (OrtSession) and the objects one
 // Run needs. See [engine.Session] for the contract.
@@ -93,6 +100,12 @@ func newSession(l *library, model []byte, cfg sessionConfig) (_ *Session, err er
 	} {
 		if err := a.status(o.i, opts, o.v); err != nil {
 			return nil, fmt.Errorf("set %s: %w", o.name, err)
+		}
+	}
+	if cfg.externalDir != "" {
+		key, val := cString(configExternalFolder), cString(cfg.externalDir)
+		if err := a.status(apiAddSessionConfigEntry, opts, uintptr(unsafe.Pointer(&key[0])), uintptr(unsafe.Pointer(&val[0]))); err != nil {
+			return nil, fmt.Errorf("set the external data directory: %w", err)
 		}
 	}
 	if err := a.status(apiCreateSessionFromArray, l.env, uintptr(unsafe.Pointer(&model[0])), uintptr(len(model)), opts,
