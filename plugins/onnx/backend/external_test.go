@@ -25,7 +25,7 @@ func externalModel(t *testing.T) string {
 	t.Helper()
 	m, err := onnxpb.Decode(fashionmnist.Model())
 	require.NoError(t, err)
-	data := onnxpb.Externalize(m, "model.onnx_data")
+	data := onnxpb.Externalize(m, "model.onnx_data", 0)
 	require.NotEmpty(t, data)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "model.onnx")

@@ -45,7 +45,7 @@ func TestExternalData(t *testing.T) {
 	t.Parallel()
 	inline := onnxpb.Encode(gemmModel())
 	m := gemmModel()
-	data := onnxpb.Externalize(m, "weights/model.onnx_data")
+	data := onnxpb.Externalize(m, "weights/model.onnx_data", 0)
 	// The Constant's tensor goes external too, after the initializers.
 	k := m.Graph.Nodes[1].Attrs[0].T
 	k.ExternalData = onnxpb.ExternalData{Location: "weights/model.onnx_data", Offset: int64(len(data))}

@@ -52,15 +52,18 @@ func StringAttr(name, v string) Attr { return Attr{Name: name, Type: AttrString,
 // TensorAttr returns a TENSOR attribute.
 func TensorAttr(name string, t Tensor) Attr { return Attr{Name: name, Type: AttrTensor, T: &t} }
 
-// Externalize moves the raw data of m's initializers into one external
-// data file named location (beside the model), as exporters do for
-// models over 2 GB, and returns the file's bytes. Each tensor's entries
-// give its offset and length; initializers without raw data stay inline.
-func Externalize(m *Model, location string) []byte {
+// Externalize moves the raw data of m's initializers of at least
+// minBytes bytes into one external data file named location (beside the
+// model), as exporters do for models over 2 GB, and returns the file's
+// bytes. Each tensor's entries give its offset and length; smaller
+// initializers and those without raw data stay inline (onnx's exporter
+// keeps those under 1 KiB inline: ONNX Runtime's shape inference reads a
+// Reshape's shape or an Unsqueeze's axes only from inline data).
+func Externalize(m *Model, location string, minBytes int) []byte {
 	var data []byte
 	for i := range m.Graph.Initializers {
 		t := &m.Graph.Initializers[i]
-		if !t.HasRaw {
+		if !t.HasRaw || len(t.Raw) < minBytes {
 			continue
 		}
 		t.ExternalData = ExternalData{Location: location, Offset: int64(len(data)), Length: int64(len(t.Raw)), HasLength: true}

@@ -15,7 +15,7 @@ import (
 func externalModel(t *testing.T) (dir string, model []byte) {
 	t.Helper()
 	m := sampleModel()
-	data := Externalize(m, "model.onnx_data")
+	data := Externalize(m, "model.onnx_data", 0)
 	dir = t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.onnx_data"), data, 0o600))
 	return dir, Encode(m)

@@ -46,7 +46,7 @@ func TestExternalData(t *testing.T) {
 	e := newEngine(t)
 	inline := onnxpb.Encode(gemmGraph())
 	m := gemmGraph()
-	data := onnxpb.Externalize(m, "model.onnx_data")
+	data := onnxpb.Externalize(m, "model.onnx_data", 0)
 	external := onnxpb.Encode(m)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.onnx_data"), data, 0o600))
@@ -65,7 +65,7 @@ func TestExternalData(t *testing.T) {
 	short := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(short, "model.onnx_data"), data[:50], 0o600))
 	escape := gemmGraph()
-	onnxpb.Externalize(escape, "../model.onnx_data")
+	onnxpb.Externalize(escape, "../model.onnx_data", 0)
 	tests := []struct {
 		name     string
 		model    []byte

@@ -33,4 +33,27 @@ func TestBenchmarkModelFiles(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, bytes.Equal(model, b), "%s.onnx is not what the zoo builds: rewrite it (README.md)", name)
 	}
+	// The key-value-cache models again with their weights in external
+	// data files beside them (zoogen -external-data); the Whisper
+	// encoder's constants are all small, so it has none, as optimum's
+	// small graphs have none.
+	for name, model := range map[string][]byte{
+		"decoder-kv-signature":                      DecoderKVSignature(64, 2),
+		"whisper-kv-signature/encoder_model":        WhisperEncoderSignature(80),
+		"whisper-kv-signature/decoder_model_merged": WhisperDecoderKVSignature(),
+	} {
+		graph, data, err := WithExternalData(model, filepath.Base(name)+".onnx_data")
+		require.NoError(t, err)
+		path := filepath.Join(dir, "external", name+".onnx")
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.True(t, bytes.Equal(graph, b), "external/%s.onnx is not what the zoo builds: rewrite it (README.md)", name)
+		b, err = os.ReadFile(path + "_data")
+		if len(data) == 0 {
+			assert.ErrorIs(t, err, os.ErrNotExist, "external/%s.onnx_data", name)
+			continue
+		}
+		require.NoError(t, err)
+		assert.True(t, bytes.Equal(data, b), "external/%s.onnx_data is not what the zoo builds: rewrite it (README.md)", name)
+	}
 }

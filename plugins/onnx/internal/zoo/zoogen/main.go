@@ -26,6 +26,7 @@ func main() {
 	roi := flag.Int64("unet-roi", 128, "window edge of unet3d-signature")
 	vocab := flag.Int("decoder-vocab", 1000, "vocabulary of decoder-signature")
 	mels := flag.Int64("whisper-mels", 128, "mel bins of whisper-signature's features")
+	external := flag.Bool("external-data", false, "write each model's weights to NAME.onnx_data beside it (external data; none for a model without weights of 64 bytes or more)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: zoogen [flags] DIR [NAME...]")
 		flag.PrintDefaults()
@@ -74,6 +75,17 @@ func main() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
+		}
+		if *external {
+			var data []byte
+			var err error
+			if b, data, err = zoo.WithExternalData(b, filepath.Base(name)+".onnx_data"); err == nil && len(data) > 0 {
+				err = os.WriteFile(path+"_data", data, 0o644)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
 		}
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)
