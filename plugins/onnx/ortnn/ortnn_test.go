@@ -17,6 +17,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/fashionmnist"
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/engine"
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/goengine"
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/onnxpb"
 )
 
 var libraryFlag = flag.String("ort.library", filepath.Join("..", "..", "..", "third_party", "ort", DefaultLibrary),
@@ -103,6 +104,21 @@ func TestRuntimeErrors(t *testing.T) {
 	require.ErrorIs(t, c.Compute(ctx), ErrInput, "wrong shape")
 	_, err = c.Output(7)
 	require.ErrorIs(t, err, ErrNoTensor)
+}
+
+// TestRuntimeRefusesExternalData: a guest's model comes as bytes, with
+// no directory, so external data must not be read from the host's working
+// directory, where ONNX Runtime would look (this package's own source file
+// is there).
+func TestRuntimeRefusesExternalData(t *testing.T) {
+	t.Parallel()
+	r := runtime(t)
+	m, err := onnxpb.Decode(fashionmnist.Model())
+	require.NoError(t, err)
+	require.NotEmpty(t, onnxpb.Externalize(m, "ortnn.go", 0))
+	_, err = r.Load(context.Background(), onnxpb.Encode(m))
+	require.ErrorIs(t, err, ErrInvalidModel)
+	assert.Contains(t, err.Error(), `file "ortnn.go": the model came as bytes`)
 }
 
 func TestRuntimeWithoutLibrary(t *testing.T) {
