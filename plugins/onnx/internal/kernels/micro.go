@@ -30,17 +30,6 @@ type tileEpilogue struct {
 	biasS, resS []float32
 }
 
-// check panics unless the epilogue's slices cover an mr×nr tile; it
-// guards the assembly against out-of-range reads.
-func (e *tileEpilogue) check(mr, nr int) {
-	if e.bias != nil {
-		_ = e.biasS[mr-1]
-	}
-	if e.res != nil {
-		_ = e.resS[(mr-1)*e.ldr+nr-1]
-	}
-}
-
 // go4x16 is a portable micro-kernel whose accumulators live in a local
 // array: natively it beats a register tile (measured on amd64: 6.3 vs
 // 3.9 GFLOP/s; the compiler cannot keep 16+ floats in registers).

@@ -118,3 +118,14 @@ func nativeKernels() []microKernel {
 
 // platformWholeKernels returns the whole-call kernels: none natively.
 func platformWholeKernels() *wholeKernels { return nil }
+
+// check panics unless the epilogue's slices cover an mr×nr tile; it
+// guards the assembly against out-of-range reads.
+func (e *tileEpilogue) check(mr, nr int) {
+	if e.bias != nil {
+		_ = e.biasS[mr-1]
+	}
+	if e.res != nil {
+		_ = e.resS[(mr-1)*e.ldr+nr-1]
+	}
+}
