@@ -10,12 +10,15 @@ import (
 )
 
 // BenchmarkGuard runs a naive 64x64 matrix product (testdata/matmul.wat)
-// unguarded, with the loop guard, and with wazero's WithCloseOnContextDone:
+// unguarded, with the loop guard (its nested form, and the inline form of
+// loops with parameters for comparison), and with wazero's WithCloseOnContextDone:
 // the price of each way to stop a runaway guest, on a worst case for it
 // (tiny loop bodies).
 func BenchmarkGuard(b *testing.B) {
 	mod := readFixture(b, "matmul.wasm")
 	guarded, err := Instrument(mod, Config{ImportModule: "guard", ImportName: "tick", Budget: 1 << 16})
+	require.NoError(b, err)
+	inline, err := Instrument(mod, Config{ImportModule: "guard", ImportName: "tick", Budget: 1 << 16, inline: true})
 	require.NoError(b, err)
 	for _, v := range []struct {
 		name   string
@@ -24,6 +27,7 @@ func BenchmarkGuard(b *testing.B) {
 	}{
 		{name: "unguarded", mod: mod},
 		{name: "loop-guard", mod: guarded.Module},
+		{name: "loop-guard-inline", mod: inline.Module},
 		{name: "close-on-context-done", mod: mod, strict: true},
 	} {
 		b.Run(v.name, func(b *testing.B) {

@@ -1,6 +1,9 @@
 package wasmguard
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // rewriter renumbers function indices and inserts the loop check while
 // copying instruction streams.
@@ -19,9 +22,24 @@ type rewriter struct {
 	// number of parameters of each type.
 	funcTypes  []uint32
 	typeParams []int
-	// loops counts the loops instrumented.
-	loops int
+	// loops counts the loops instrumented, nested those of them in the
+	// nested form.
+	loops, nested int
+	// labels is the stack of the current function's open blocks, innermost
+	// last: true for a loop rewritten into the nested form (see
+	// appendNestedHead), which wraps it in three new labels.
+	labels []bool
+	// inline makes every loop of the current function take the inline
+	// form (see appendCheck): set for a function whose label immediates the
+	// nested form does not remap, and for all with inlineAll
+	// (Config.inline).
+	inline, inlineAll bool
 }
+
+// errInline: the function uses an instruction with a label immediate that
+// the nested form does not remap (exception handling, br_on_null and
+// br_on_non_null); the caller rewrites it again with inline checks.
+var errInline = errors.New("function needs the inline loop check")
 
 func (rw *rewriter) fn(idx uint32) uint32 {
 	if idx >= rw.firstShifted {
@@ -30,10 +48,11 @@ func (rw *rewriter) fn(idx uint32) uint32 {
 	return idx
 }
 
-// check is inserted after every loop's block type. It counts the
-// function's loop iterations down in a local of its own (a register, unlike
-// a global, which compiled code keeps in memory), set to the budget when the
-// function starts (see appendInit):
+// appendCheck is inserted after the block type of a loop whose block type
+// has parameters (the inline form). It counts the function's loop
+// iterations down in a local of its own (a register, unlike a global, which
+// compiled code keeps in memory), set to the budget when the function
+// starts (see appendInit):
 //
 //	block
 //	  local.get $counter
@@ -45,6 +64,10 @@ func (rw *rewriter) fn(idx uint32) uint32 {
 //	  i32.const budget
 //	  local.set $counter
 //	end
+//
+// The call inside the loop, though it rarely runs, makes wazero keep loop
+// values in memory around it; loops without parameters take the nested
+// form instead.
 func (rw *rewriter) appendCheck(dst []byte) []byte {
 	dst = append(dst, 0x02, 0x40)
 	dst = appendU32(append(dst, 0x20), rw.counter)
@@ -57,39 +80,136 @@ func (rw *rewriter) appendCheck(dst []byte) []byte {
 
 // appendInit sets the counter to the budget: i32.const budget; local.set.
 func (rw *rewriter) appendInit(dst []byte) []byte {
-	dst = appendS32(append(dst, 0x41), rw.mask+1)
+	return rw.appendSet(dst, rw.mask+1)
+}
+
+func (rw *rewriter) appendSet(dst []byte, v int32) []byte {
+	dst = appendS32(append(dst, 0x41), v)
 	return appendU32(append(dst, 0x21), rw.counter)
+}
+
+// appendNestedHead replaces the head of a loop without parameters, of
+// block type bt (-> R), and appendNestedTail follows its end, so that the
+// loop's hot path holds no call (the nested form):
+//
+//	block $done (bt)
+//	  loop $outer
+//	    block $tick
+//	      loop $L (bt)
+//	        local.get $counter
+//	        i32.const 1
+//	        i32.sub
+//	        local.tee $counter
+//	        i32.eqz
+//	        br_if $tick
+//	        BODY
+//	      end
+//	      br $done
+//	    end
+//	    call $tick
+//	    i32.const budget+1
+//	    local.set $counter
+//	    br $outer
+//	  end
+//	  unreachable
+//	end
+//
+// At the head of a loop without parameters the operand stack is empty, so
+// re-entering $L through $outer is what a branch to $L does; the counter
+// is reset to budget+1 because re-entering counts once more. A branch in
+// BODY to a label outside $L crosses the three new labels (see depth).
+func (rw *rewriter) appendNestedHead(dst, bt []byte) []byte {
+	dst = append(append(dst, 0x02), bt...)
+	dst = append(dst, 0x03, 0x40, 0x02, 0x40, 0x03)
+	dst = append(dst, bt...)
+	dst = appendU32(append(dst, 0x20), rw.counter)
+	dst = append(dst, 0x41, 0x01, 0x6b)
+	dst = appendU32(append(dst, 0x22), rw.counter)
+	return append(dst, 0x45, 0x0d, 0x01)
+}
+
+func (rw *rewriter) appendNestedTail(dst []byte) []byte {
+	dst = append(dst, 0x0c, 0x02, 0x0b)
+	dst = appendU32(append(dst, 0x10), rw.firstShifted)
+	dst = rw.appendSet(dst, rw.mask+2)
+	return append(dst, 0x0c, 0x00, 0x0b, 0x00, 0x0b)
+}
+
+// depth maps a label index of the original body to the rewritten one: every
+// nested loop strictly inside the target adds its three labels.
+func (rw *rewriter) depth(d uint32) uint32 {
+	out := d
+	for k := uint32(0); k < d && int(k) < len(rw.labels); k++ {
+		if rw.labels[len(rw.labels)-1-int(k)] {
+			out += 3
+		}
+	}
+	return out
+}
+
+// loopParams says whether a block type (0x40, a value type or an s33 type
+// index) has parameters.
+func (rw *rewriter) loopParams(bt []byte) (bool, error) {
+	if len(bt) == 1 && bt[0]&0x40 != 0 { // negative s33: empty or one value type
+		return false, nil
+	}
+	idx, err := (&reader{b: bt}).leb(5)
+	if err != nil || bt[len(bt)-1]&0x40 != 0 || idx >= uint64(len(rw.typeParams)) {
+		return false, fmt.Errorf("block type %x: %w", bt, ErrUnsupported)
+	}
+	return rw.typeParams[idx] > 0, nil
 }
 
 // expr copies instructions from r to dst. With constExpr it stops after
 // the end that closes the expression; otherwise it runs to the end of r
-// (a function body) and instruments loops.
+// (a function body), instruments loops and remaps branch depths.
 func (rw *rewriter) expr(r *reader, dst []byte, constExpr bool) ([]byte, error) {
 	depth := 0
+	rw.labels = rw.labels[:0]
 	copied := r.off // r.b[copied:r.off] is still to be copied to dst
 	for !r.done() {
 		at := r.off
 		op, _ := r.byte()
 		var err error
 		switch op {
-		case 0x02, 0x04, 0x06: // block, if, try
+		case 0x02, 0x04: // block, if
 			err = r.blockType()
 			depth++
+			rw.labels = append(rw.labels, false)
 		case 0x03: // loop
 			if err = r.blockType(); err == nil && !constExpr {
-				dst = append(dst, r.b[copied:r.off]...)
-				dst = rw.appendCheck(dst)
+				dst, err = rw.loop(dst, r.b[copied:at], r.b[at+1:r.off])
 				copied = r.off
-				rw.loops++
 			}
-			depth++
-		case 0x1f: // try_table
-			err = r.tryTable()
 			depth++
 		case 0x0b: // end
 			depth--
 			if constExpr && depth < 0 {
 				return append(dst, r.b[copied:r.off]...), nil
+			}
+			if n := len(rw.labels); !constExpr && n > 0 {
+				if rw.labels[n-1] {
+					dst = rw.appendNestedTail(append(dst, r.b[copied:r.off]...))
+					copied = r.off
+				}
+				rw.labels = rw.labels[:n-1]
+			}
+		case 0x0c, 0x0d, 0x0e: // br, br_if, br_table
+			dst = append(dst, r.b[copied:r.off]...)
+			dst, err = rw.branch(r, dst, op == 0x0e)
+			copied = r.off
+		case 0x06, 0x07, 0x08, 0x09, 0x0a, 0x18, 0x19, 0x1f, 0xd5, 0xd6: // exception handling, br_on_null, br_on_non_null
+			if !constExpr && !rw.inline {
+				return nil, errInline
+			}
+			err = r.exceptionImmediates(op)
+			switch op {
+			case 0x06, 0x1f: // try, try_table open a block
+				depth++
+				rw.labels = append(rw.labels, false)
+			case 0x18: // delegate closes one
+				depth--
+				rw.labels = rw.labels[:max(len(rw.labels)-1, 0)]
 			}
 		case 0x10, 0x12, 0xd2: // call, return_call, ref.func
 			var idx uint32
@@ -109,6 +229,60 @@ func (rw *rewriter) expr(r *reader, dst []byte, constExpr bool) ([]byte, error) 
 		return nil, fmt.Errorf("constant expression without end: %w", errShort)
 	}
 	return append(dst, r.b[copied:]...), nil
+}
+
+// loop copies pending (the bytes before the loop opcode) and the loop's
+// head, of block type bt, with its check.
+func (rw *rewriter) loop(dst, pending, bt []byte) ([]byte, error) {
+	params, err := rw.loopParams(bt)
+	if err != nil {
+		return nil, err
+	}
+	rw.loops++
+	dst = append(dst, pending...)
+	nested := !params && !rw.inline
+	rw.labels = append(rw.labels, nested)
+	if nested {
+		rw.nested++
+		return rw.appendNestedHead(dst, bt), nil
+	}
+	return rw.appendCheck(append(append(dst, 0x03), bt...)), nil
+}
+
+// branch reads the label immediates of br, br_if (one) or br_table (a
+// vector and a default) and appends them remapped.
+func (rw *rewriter) branch(r *reader, dst []byte, table bool) ([]byte, error) {
+	n := 1
+	if table {
+		k, err := r.count()
+		if err != nil {
+			return nil, err
+		}
+		dst = appendU32(dst, uint32(k))
+		n = k + 1
+	}
+	for range n {
+		d, err := r.u32()
+		if err != nil {
+			return nil, err
+		}
+		dst = appendU32(dst, rw.depth(d))
+	}
+	return dst, nil
+}
+
+// exceptionImmediates skips the immediates of the exception-handling
+// instructions, br_on_null and br_on_non_null.
+func (r *reader) exceptionImmediates(op byte) error {
+	switch op {
+	case 0x06: // try bt
+		return r.blockType()
+	case 0x1f:
+		return r.tryTable()
+	case 0x07, 0x08, 0x09, 0x18, 0xd5, 0xd6: // catch, throw: tag; rethrow, delegate, br_on_*: label
+		return r.u32s(1)
+	}
+	return nil // throw_ref, catch_all
 }
 
 // blockType skips a block type: 0x40, a value type or an s33 type index.
@@ -184,18 +358,11 @@ func (r *reader) valType() error {
 // index and does not open a block.
 func (r *reader) immediates(op byte) error {
 	switch {
-	case op <= 0x01, op == 0x05, op == 0x0a, op == 0x0f, op == 0x19, op == 0x1a, op == 0x1b,
-		op >= 0x45 && op <= 0xc4, op == 0xd1, op == 0xd3, op == 0xd5:
+	case op <= 0x01, op == 0x05, op == 0x0f, op == 0x1a, op == 0x1b,
+		op >= 0x45 && op <= 0xc4, op == 0xd1, op == 0xd3, op == 0xd4:
 		return nil
-	case op == 0x07, op == 0x08, op == 0x09, op == 0x18, op == 0x0c, op == 0x0d, op == 0x14, op == 0x15,
-		op >= 0x20 && op <= 0x26, op == 0x3f, op == 0x40, op == 0xd4, op == 0xd6:
+	case op == 0x14, op == 0x15, op >= 0x20 && op <= 0x26, op == 0x3f, op == 0x40:
 		return r.u32s(1)
-	case op == 0x0e: // br_table
-		n, err := r.count()
-		if err != nil {
-			return err
-		}
-		return r.u32s(n + 1)
 	case op == 0x11, op == 0x13: // call_indirect, return_call_indirect
 		return r.u32s(2)
 	case op == 0x1c: // select t*

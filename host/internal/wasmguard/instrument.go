@@ -15,6 +15,10 @@ type Config struct {
 	// Budget is the number of iterations of a function's loops between
 	// calls: a power of two, 1 to 2^30.
 	Budget uint32
+
+	// inline gives every loop the inline check (the form before the nested
+	// one), for the tests and benchmarks that compare the two.
+	inline bool
 }
 
 // ErrUnsupported is wrapped by errors about modules the rewrite cannot
@@ -58,6 +62,9 @@ type Result struct {
 	Module []byte
 	// Loops is the number of loops that got the check.
 	Loops int
+	// Nested is how many of them took the nested form, whose check adds a
+	// loop of its own (so Module has Loops + Nested loops).
+	Nested int
 }
 
 // Instrument returns a copy of module in which every loop calls
@@ -90,7 +97,7 @@ func Instrument(module []byte, cfg Config) (Result, error) {
 			}
 		}
 	}
-	rw := &rewriter{firstShifted: funcImports, mask: int32(cfg.Budget - 1), funcTypes: funcTypes}
+	rw := &rewriter{inlineAll: cfg.inline, firstShifted: funcImports, mask: int32(cfg.Budget - 1), funcTypes: funcTypes}
 	var typeIdx uint32
 	typeIdx, rw.typeParams, secs, err = addType(secs)
 	if err != nil {
@@ -112,7 +119,7 @@ func Instrument(module []byte, cfg Config) (Result, error) {
 			out = append(out, body...)
 		}
 	}
-	return Result{Module: out, Loops: rw.loops}, nil
+	return Result{Module: out, Loops: rw.loops, Nested: rw.nested}, nil
 }
 
 // split checks the header and cuts the module into sections.
@@ -469,8 +476,13 @@ func (rw *rewriter) code(body []byte) ([]byte, error) {
 		// only if the function has a loop.
 		rw.counter = uint32(rw.typeParams[rw.funcTypes[i]]) + locals
 		localsEnd := f.off
-		loops := rw.loops
+		loops, nested := rw.loops, rw.nested
+		rw.inline = rw.inlineAll
 		fb, err = rw.expr(f, fb[:0], false)
+		if errors.Is(err, errInline) {
+			f.off, rw.loops, rw.nested, rw.inline = localsEnd, loops, nested, true
+			fb, err = rw.expr(f, fb[:0], false)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("function %d: %w", i, wrapUnsupported(err))
 		}
