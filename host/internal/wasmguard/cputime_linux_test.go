@@ -1,0 +1,15 @@
+package wasmguard
+
+import (
+	"syscall"
+	"time"
+)
+
+// cpuTime is the process's CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
