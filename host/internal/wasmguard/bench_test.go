@@ -98,7 +98,7 @@ func BenchmarkGuardSIMDGemm(b *testing.B) {
 // (env.memory) and the tick, and lays out an m×n×k product with A packed:
 // descriptor, A pointer, scratch, A, B, C, as gemm_desc of csrc/gemm.c
 // wants them. It returns gemm and the descriptor's address.
-func gemmFixture(b *testing.B, rt wazero.Runtime, mod []byte, m, n, k int) (api.Function, uint32) {
+func gemmFixture(b testing.TB, rt wazero.Runtime, mod []byte, m, n, k int) (api.Function, uint32) {
 	b.Helper()
 	ctx := context.Background()
 	_, err := rt.NewHostModuleBuilder("guard").NewFunctionBuilder().

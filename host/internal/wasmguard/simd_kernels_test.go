@@ -55,3 +55,34 @@ func TestGuardStopsSIMDKernel(t *testing.T) {
 	require.ErrorIs(t, err, errStop, "stopped by the guard, not finished")
 	assert.Equal(t, 5, ticks)
 }
+
+// TestNestedFormKeepsSIMDGemm: the SIMD GEMM kernel, rewritten with a
+// budget of 16 (its loops leave to the tick and re-enter every sixteen
+// entries), computes the same C, bit for bit, as unguarded, on a shape whose
+// edges are partial tiles.
+func TestNestedFormKeepsSIMDGemm(t *testing.T) {
+	t.Parallel()
+	mod, err := os.ReadFile(simdKernels)
+	require.NoError(t, err)
+	res, err := Instrument(mod, Config{ImportModule: "guard", ImportName: "tick", Budget: 16})
+	require.NoError(t, err)
+	require.Positive(t, res.Nested)
+	const m, n, k = 37, 101, 67
+	var outs [2][]byte
+	for i, module := range [][]byte{mod, res.Module} {
+		ctx := t.Context()
+		rt := wazero.NewRuntime(ctx)
+		defer rt.Close(context.WithoutCancel(ctx))
+		gemm, desc := gemmFixture(t, rt, module, m, n, k)
+		out, err := gemm.Call(ctx, uint64(desc))
+		require.NoError(t, err)
+		require.Equal(t, []uint64{0}, out, "gemm status")
+		mem := rt.Module("env").Memory()
+		c, ok := mem.ReadUint32Le(desc + 4*23) // gemm_desc.c
+		require.True(t, ok)
+		outs[i], ok = mem.Read(c, m*n*4)
+		require.True(t, ok)
+	}
+	assert.Equal(t, outs[0], outs[1])
+	assert.NotEqual(t, make([]byte, m*n*4), outs[0], "the product is not all zero")
+}
