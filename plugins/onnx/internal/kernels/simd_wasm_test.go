@@ -42,6 +42,12 @@ func TestSIMDConvMatchesPortable(t *testing.T) {
 		{name: "depthwise s1 clip", s: ConvShape{C: 5, H: 13, W: 17, M: 5, KH: 3, KW: 3, SH: 1, SW: 1, DH: 1, DW: 1, PadT: 1, PadL: 1, PadB: 1, PadR: 1, Group: 5}, n: 2, act: Clip(0, 6)},
 		{name: "depthwise s2", s: ConvShape{C: 4, H: 14, W: 15, M: 4, KH: 3, KW: 3, SH: 2, SW: 2, DH: 1, DW: 1, PadT: 1, PadL: 1, PadB: 1, PadR: 1, Group: 4}, n: 1},
 		{name: "depthwise residual", s: ConvShape{C: 3, H: 6, W: 9, M: 3, KH: 3, KW: 3, SH: 1, SW: 1, DH: 1, DW: 1, PadT: 1, PadL: 1, PadB: 1, PadR: 1, Group: 3}, n: 2, res: true, act: Relu()},
+		{name: "depthwise 7x7 s1 (a partial group per row)", s: ConvShape{C: 6, H: 7, W: 7, M: 6, KH: 3, KW: 3, SH: 1, SW: 1, DH: 1, DW: 1, PadT: 1, PadL: 1, PadB: 1, PadR: 1, Group: 6}, n: 2, res: true, act: Clip(0, 6)},
+		{name: "depthwise s1 whole groups", s: ConvShape{C: 3, H: 9, W: 8, M: 3, KH: 3, KW: 3, SH: 1, SW: 1, DH: 1, DW: 1, PadT: 1, PadL: 1, PadB: 1, PadR: 1, Group: 3}, n: 1, act: Relu()},
+		{name: "depthwise s2 odd width", s: ConvShape{C: 5, H: 7, W: 7, M: 5, KH: 3, KW: 3, SH: 2, SW: 2, DH: 1, DW: 1, PadT: 1, PadL: 1, PadB: 1, PadR: 1, Group: 5}, n: 2, res: true, act: Relu()},
+		{name: "depthwise s2 even and no padding", s: ConvShape{C: 3, H: 17, W: 20, M: 3, KH: 3, KW: 3, SH: 2, SW: 2, DH: 1, DW: 1, PadT: 2, PadL: 2, PadB: 0, PadR: 0, Group: 3}, n: 1},
+		{name: "depthwise s2 asymmetric padding", s: ConvShape{C: 2, H: 12, W: 19, M: 2, KH: 3, KW: 3, SH: 2, SW: 2, DH: 1, DW: 1, PadT: 0, PadL: 0, PadB: 1, PadR: 1, Group: 2}, n: 2},
+		{name: "depthwise tiny planes", s: ConvShape{C: 4, H: 1, W: 2, M: 4, KH: 3, KW: 3, SH: 1, SW: 1, DH: 1, DW: 1, PadT: 1, PadL: 1, PadB: 1, PadR: 1, Group: 4}, n: 3, res: true},
 		{name: "depthwise 5x5 dilated", s: ConvShape{C: 2, H: 12, W: 12, M: 2, KH: 5, KW: 5, SH: 1, SW: 2, DH: 2, DW: 1, PadT: 4, PadL: 2, PadB: 4, PadR: 2, Group: 2}, n: 1},
 	}
 	for _, tt := range tests {

@@ -1,9 +1,10 @@
 // Depthwise convolution (one filter per channel) with bias, residual and
 // activation fused. 3×3 filters with unit dilation at stride 1 or 2 (what
-// MobileNet-style models use) read the input plane in place: rows above
-// or below it read a row of zeros, and the few columns whose window
-// crosses the left or right edge are computed one at a time; the rest of
-// each row, four outputs at a time. Anything else copies each plane into
+// MobileNet-style models use) copy each input plane into a zero-bordered
+// scratch plane (at stride 2 split into its even and odd columns, so that
+// no tap needs a shuffle) and compute every output row four values at a
+// time: no output is computed one at a time, which on MobileNet's 7×7 and
+// 14×14 planes was most of the work. Anything else copies each plane into
 // a zero-padded scratch plane and takes a scalar loop.
 #include "kernels.h"
 
@@ -27,17 +28,45 @@ INLINE int32_t padded_h(int32_t h, int32_t oh, int32_t kh, int32_t sh, int32_t d
   return imax(h + pad_t, (oh - 1) * sh + (kh - 1) * dh + 1);
 }
 
-// fast reports whether the in-place 3×3 path serves the shape.
+// fast reports whether the bordered 3×3 path serves the shape.
 INLINE int fast(int32_t kh, int32_t kw, int32_t dh, int32_t dw, int32_t sh, int32_t sw) {
   return kh == 3 && kw == 3 && dh == 1 && dw == 1 && sh == sw && (sw == 1 || sw == 2);
 }
 
-// depthwise_scratch_len is the floats a call needs: a row of zeros for
+// The fast path's bordered plane: rows of fast_w floats (at stride 2,
+// each of the two column planes), enough that the last group of 4 outputs
+// of a row reads inside it.
+INLINE int64_t fast_groups(int32_t ow) { return ((int64_t)ow + 3) / 4; }
+
+INLINE int64_t fast_w(int32_t w, int32_t ow, int32_t s, int32_t pad_l) {
+  int64_t cols = (int64_t)w + pad_l, reach = (int64_t)4 * fast_groups(ow) + 2; // columns the groups read (stride 1)
+  if (s == 1) return cols > reach ? cols : reach;
+  cols = (cols + 1) / 2, reach = (int64_t)4 * fast_groups(ow) + 1; // at stride 2, per column plane
+  return cols > reach ? cols : reach;
+}
+
+// FAST_TMP is the scratch after the plane(s): a row tail's 4 outputs.
+#define FAST_TMP 4
+
+INLINE int64_t fast_rows(int32_t h, int32_t oh, int32_t s, int32_t pad_t) {
+  int64_t rows = (int64_t)h + pad_t, reach = (int64_t)(oh - 1) * s + 3;
+  return rows > reach ? rows : reach;
+}
+
+// fast_len is the fast path's scratch in floats (2^62 where it cannot
+// fit memory).
+INLINE int64_t fast_len(int32_t h, int32_t w, int32_t oh, int32_t ow, int32_t s, int32_t pad_t, int32_t pad_l) {
+  int64_t rows = fast_rows(h, oh, s, pad_t), cols = fast_w(w, ow, s, pad_l);
+  if (rows > ((int64_t)1 << 30) || cols > ((int64_t)1 << 30)) return (int64_t)1 << 62;
+  return rows * cols * s + FAST_TMP;
+}
+
+// depthwise_scratch_len is the floats a call needs: the bordered plane for
 // the fast path, a padded plane for the generic one.
 EXPORT(depthwise_scratch_len)(int32_t h, int32_t w, int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
                               int32_t sw, int32_t dh, int32_t dw, int32_t pad_t, int32_t pad_l) {
-  if (fast(kh, kw, dh, dw, sh, sw)) return w + 16;
-  int64_t n = (int64_t)padded_h(h, oh, kh, sh, dh, pad_t) * padded_w(w, ow, kw, sw, dw, pad_l);
+  int64_t n = fast(kh, kw, dh, dw, sh, sw) ? fast_len(h, w, oh, ow, sh, pad_t, pad_l)
+                                           : (int64_t)padded_h(h, oh, kh, sh, dh, pad_t) * padded_w(w, ow, kw, sw, dw, pad_l);
   return n > 0x3fffffff ? -1 : (int32_t)n;
 }
 
@@ -49,47 +78,55 @@ INLINE v4 finish4(v4 acc, const float* res, int32_t x, int32_t act, v4 lo, v4 hi
 
 #define TAP(acc, wv, v) acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wv, v))
 
-// rows3s1 computes outputs [ox0, ox0 + n4) (n4 a multiple of 4) of one
-// stride-1 output row from input rows r0..r2, whose window for output ox
-// starts at column ox + dx.
-static NOINLINE void rows3s1(int32_t ox0, int32_t n4, int32_t dx, const float* r0, const float* r1, const float* r2,
-                             float* out, const float* res, const float* wt, float bias, int32_t act, float flo,
-                             float fhi) {
-  v4 lo = wasm_f32x4_splat(flo), hi = wasm_f32x4_splat(fhi);
-  v4 w0 = wasm_v128_load32_splat(wt + 0), w1 = wasm_v128_load32_splat(wt + 1), w2 = wasm_v128_load32_splat(wt + 2);
-  v4 w3 = wasm_v128_load32_splat(wt + 3), w4 = wasm_v128_load32_splat(wt + 4), w5 = wasm_v128_load32_splat(wt + 5);
-  v4 w6 = wasm_v128_load32_splat(wt + 6), w7 = wasm_v128_load32_splat(wt + 7), w8 = wasm_v128_load32_splat(wt + 8);
+// A 3×3 row pass: the filter and bias splatted once, then `rows` output
+// rows of n4 outputs each (a multiple of 4), four at a time. Output row i
+// is out + i·ow (residual res + i·ow) and reads bordered rows from in +
+// i·step: at stride 1 rows in, in + bw, in + 2bw, output ox reading
+// columns ox..ox+2; at stride 2 the same rows of the even column plane
+// (e[ox], e[ox + 1]) and of the odd one `odd` floats on (o[ox]). One call
+// per plane (and one per row tail): wazero's calls and splats cost more
+// than a 7×7 plane's arithmetic.
+#define DW_SETUP                                                                                                      \
+  v4 lo = wasm_f32x4_splat(flo), hi = wasm_f32x4_splat(fhi);                                                          \
+  v4 w0 = wasm_v128_load32_splat(wt + 0), w1 = wasm_v128_load32_splat(wt + 1), w2 = wasm_v128_load32_splat(wt + 2);   \
+  v4 w3 = wasm_v128_load32_splat(wt + 3), w4 = wasm_v128_load32_splat(wt + 4), w5 = wasm_v128_load32_splat(wt + 5);   \
+  v4 w6 = wasm_v128_load32_splat(wt + 6), w7 = wasm_v128_load32_splat(wt + 7), w8 = wasm_v128_load32_splat(wt + 8);   \
   v4 b = wasm_f32x4_splat(bias);
-  // Two groups of 4 outputs per iteration: two independent sums (each is
-  // a chain of 9 dependent additions) and half the loop guard's cost.
-  int32_t ox = ox0, end = ox0 + n4;
-  for (; ox + 8 <= end; ox += 8) {
-    int32_t x = ox + dx;
-    v4 p = b, q = b;
-    v4 l2 = wasm_v128_load(r0 + x + 6), l0 = wasm_v128_load(r0 + x), l1 = wasm_v128_load(r0 + x + 1);
-    TAP(p, w0, l0), TAP(p, w1, l1), TAP(p, w2, wasm_v128_load(r0 + x + 2));
-    TAP(q, w0, wasm_v128_load(r0 + x + 4)), TAP(q, w1, wasm_v128_load(r0 + x + 5)), TAP(q, w2, l2);
-    l2 = wasm_v128_load(r1 + x + 6), l0 = wasm_v128_load(r1 + x), l1 = wasm_v128_load(r1 + x + 1);
-    TAP(p, w3, l0), TAP(p, w4, l1), TAP(p, w5, wasm_v128_load(r1 + x + 2));
-    TAP(q, w3, wasm_v128_load(r1 + x + 4)), TAP(q, w4, wasm_v128_load(r1 + x + 5)), TAP(q, w5, l2);
-    l2 = wasm_v128_load(r2 + x + 6), l0 = wasm_v128_load(r2 + x), l1 = wasm_v128_load(r2 + x + 1);
-    TAP(p, w6, l0), TAP(p, w7, l1), TAP(p, w8, wasm_v128_load(r2 + x + 2));
-    TAP(q, w6, wasm_v128_load(r2 + x + 4)), TAP(q, w7, wasm_v128_load(r2 + x + 5)), TAP(q, w8, l2);
-    wasm_v128_store(out + ox + 4, finish4(q, res, ox + 4, act, lo, hi));
-    wasm_v128_store(out + ox, finish4(p, res, ox, act, lo, hi));
-  }
-  if (ox < end) {
-    int32_t x = ox + dx;
-    // Each row's furthest load first (one bounds check per row); the sum
-    // in the portable kernel's order.
-    v4 a2 = wasm_v128_load(r0 + x + 2), a0 = wasm_v128_load(r0 + x), a1 = wasm_v128_load(r0 + x + 1);
-    v4 b2 = wasm_v128_load(r1 + x + 2), b0 = wasm_v128_load(r1 + x), b1 = wasm_v128_load(r1 + x + 1);
-    v4 c2 = wasm_v128_load(r2 + x + 2), c0 = wasm_v128_load(r2 + x), c1 = wasm_v128_load(r2 + x + 1);
-    v4 acc = b;
-    TAP(acc, w0, a0), TAP(acc, w1, a1), TAP(acc, w2, a2);
-    TAP(acc, w3, b0), TAP(acc, w4, b1), TAP(acc, w5, b2);
-    TAP(acc, w6, c0), TAP(acc, w7, c1), TAP(acc, w8, c2);
-    wasm_v128_store(out + ox, finish4(acc, res, ox, act, lo, hi));
+
+static NOINLINE void pass3s1(int32_t rows, int32_t n4, const float* in, int32_t bw, int32_t step, float* out,
+                             int32_t ow, const float* res, const float* wt, float bias, int32_t act, float flo,
+                             float fhi) {
+  DW_SETUP
+  for (int32_t row = 0; row < rows; row++, in += step, out += ow, res = res ? res + ow : 0) {
+    const float *r0 = in, *r1 = in + bw, *r2 = in + 2 * bw;
+    int32_t ox = 0;
+    // Two groups of 4 outputs per iteration: two independent sums (each
+    // a chain of 9 dependent additions, in the portable kernel's order).
+    for (; ox + 8 <= n4; ox += 8) {
+      v4 p = b, q = b;
+      v4 l2 = wasm_v128_load(r0 + ox + 6), l0 = wasm_v128_load(r0 + ox), l1 = wasm_v128_load(r0 + ox + 1);
+      TAP(p, w0, l0), TAP(p, w1, l1), TAP(p, w2, wasm_v128_load(r0 + ox + 2));
+      TAP(q, w0, wasm_v128_load(r0 + ox + 4)), TAP(q, w1, wasm_v128_load(r0 + ox + 5)), TAP(q, w2, l2);
+      l2 = wasm_v128_load(r1 + ox + 6), l0 = wasm_v128_load(r1 + ox), l1 = wasm_v128_load(r1 + ox + 1);
+      TAP(p, w3, l0), TAP(p, w4, l1), TAP(p, w5, wasm_v128_load(r1 + ox + 2));
+      TAP(q, w3, wasm_v128_load(r1 + ox + 4)), TAP(q, w4, wasm_v128_load(r1 + ox + 5)), TAP(q, w5, l2);
+      l2 = wasm_v128_load(r2 + ox + 6), l0 = wasm_v128_load(r2 + ox), l1 = wasm_v128_load(r2 + ox + 1);
+      TAP(p, w6, l0), TAP(p, w7, l1), TAP(p, w8, wasm_v128_load(r2 + ox + 2));
+      TAP(q, w6, wasm_v128_load(r2 + ox + 4)), TAP(q, w7, wasm_v128_load(r2 + ox + 5)), TAP(q, w8, l2);
+      wasm_v128_store(out + ox + 4, finish4(q, res, ox + 4, act, lo, hi));
+      wasm_v128_store(out + ox, finish4(p, res, ox, act, lo, hi));
+    }
+    if (ox < n4) {
+      // Each row's furthest load first (one bounds check per row).
+      v4 a2 = wasm_v128_load(r0 + ox + 2), a0 = wasm_v128_load(r0 + ox), a1 = wasm_v128_load(r0 + ox + 1);
+      v4 b2 = wasm_v128_load(r1 + ox + 2), b0 = wasm_v128_load(r1 + ox), b1 = wasm_v128_load(r1 + ox + 1);
+      v4 c2 = wasm_v128_load(r2 + ox + 2), c0 = wasm_v128_load(r2 + ox), c1 = wasm_v128_load(r2 + ox + 1);
+      v4 acc = b;
+      TAP(acc, w0, a0), TAP(acc, w1, a1), TAP(acc, w2, a2);
+      TAP(acc, w3, b0), TAP(acc, w4, b1), TAP(acc, w5, b2);
+      TAP(acc, w6, c0), TAP(acc, w7, c1), TAP(acc, w8, c2);
+      wasm_v128_store(out + ox, finish4(acc, res, ox, act, lo, hi));
+    }
   }
 }
 
@@ -97,78 +134,112 @@ static NOINLINE void rows3s1(int32_t ox0, int32_t n4, int32_t dx, const float* r
 #define EVEN(a, b) wasm_i32x4_shuffle(a, b, 0, 2, 4, 6)
 #define ODD(a, b) wasm_i32x4_shuffle(a, b, 1, 3, 5, 7)
 
-// rows3s2 is rows3s1 at stride 2: output ox reads columns 2ox + dx + 0..2.
-static NOINLINE void rows3s2(int32_t ox0, int32_t n4, int32_t dx, const float* r0, const float* r1, const float* r2,
-                             float* out, const float* res, const float* wt, float bias, int32_t act, float flo,
-                             float fhi) {
-  v4 lo = wasm_f32x4_splat(flo), hi = wasm_f32x4_splat(fhi);
-  v4 w0 = wasm_v128_load32_splat(wt + 0), w1 = wasm_v128_load32_splat(wt + 1), w2 = wasm_v128_load32_splat(wt + 2);
-  v4 w3 = wasm_v128_load32_splat(wt + 3), w4 = wasm_v128_load32_splat(wt + 4), w5 = wasm_v128_load32_splat(wt + 5);
-  v4 w6 = wasm_v128_load32_splat(wt + 6), w7 = wasm_v128_load32_splat(wt + 7), w8 = wasm_v128_load32_splat(wt + 8);
-  v4 b = wasm_f32x4_splat(bias);
-  for (int32_t ox = ox0; ox < ox0 + n4; ox += 4) {
-    int32_t i = 2 * ox + dx;
-    v4 acc = b, a, c, d, f;
-    // Columns i.. (c, d) give taps 0 and 1, columns i+2.. (f, a) tap 2.
-    a = wasm_v128_load(r0 + i + 6), c = wasm_v128_load(r0 + i), d = wasm_v128_load(r0 + i + 4),
-    f = wasm_v128_load(r0 + i + 2);
-    TAP(acc, w0, EVEN(c, d)), TAP(acc, w1, ODD(c, d)), TAP(acc, w2, EVEN(f, a));
-    a = wasm_v128_load(r1 + i + 6), c = wasm_v128_load(r1 + i), d = wasm_v128_load(r1 + i + 4),
-    f = wasm_v128_load(r1 + i + 2);
-    TAP(acc, w3, EVEN(c, d)), TAP(acc, w4, ODD(c, d)), TAP(acc, w5, EVEN(f, a));
-    a = wasm_v128_load(r2 + i + 6), c = wasm_v128_load(r2 + i), d = wasm_v128_load(r2 + i + 4),
-    f = wasm_v128_load(r2 + i + 2);
-    TAP(acc, w6, EVEN(c, d)), TAP(acc, w7, ODD(c, d)), TAP(acc, w8, EVEN(f, a));
-    wasm_v128_store(out + ox, finish4(acc, res, ox, act, lo, hi));
+static NOINLINE void pass3s2(int32_t rows, int32_t n4, const float* in, int32_t bw, int32_t step, int32_t odd,
+                             float* out, int32_t ow, const float* res, const float* wt, float bias, int32_t act,
+                             float flo, float fhi) {
+  DW_SETUP
+  for (int32_t row = 0; row < rows; row++, in += step, out += ow, res = res ? res + ow : 0) {
+    const float *e0 = in, *e1 = in + bw, *e2 = in + 2 * bw;
+    const float *o0 = e0 + odd, *o1 = e1 + odd, *o2 = e2 + odd;
+    int32_t ox = 0;
+    for (; ox + 8 <= n4; ox += 8) { // two groups per iteration (see pass3s1)
+      v4 p = b, q = b;
+      v4 l2 = wasm_v128_load(e0 + ox + 5);
+      TAP(p, w0, wasm_v128_load(e0 + ox)), TAP(p, w1, wasm_v128_load(o0 + ox)), TAP(p, w2, wasm_v128_load(e0 + ox + 1));
+      TAP(q, w0, wasm_v128_load(e0 + ox + 4)), TAP(q, w1, wasm_v128_load(o0 + ox + 4)), TAP(q, w2, l2);
+      l2 = wasm_v128_load(e1 + ox + 5);
+      TAP(p, w3, wasm_v128_load(e1 + ox)), TAP(p, w4, wasm_v128_load(o1 + ox)), TAP(p, w5, wasm_v128_load(e1 + ox + 1));
+      TAP(q, w3, wasm_v128_load(e1 + ox + 4)), TAP(q, w4, wasm_v128_load(o1 + ox + 4)), TAP(q, w5, l2);
+      l2 = wasm_v128_load(e2 + ox + 5);
+      TAP(p, w6, wasm_v128_load(e2 + ox)), TAP(p, w7, wasm_v128_load(o2 + ox)), TAP(p, w8, wasm_v128_load(e2 + ox + 1));
+      TAP(q, w6, wasm_v128_load(e2 + ox + 4)), TAP(q, w7, wasm_v128_load(o2 + ox + 4)), TAP(q, w8, l2);
+      wasm_v128_store(out + ox + 4, finish4(q, res, ox + 4, act, lo, hi));
+      wasm_v128_store(out + ox, finish4(p, res, ox, act, lo, hi));
+    }
+    if (ox < n4) {
+      v4 acc = b;
+      v4 a2 = wasm_v128_load(e0 + ox + 1), a0 = wasm_v128_load(e0 + ox), a1 = wasm_v128_load(o0 + ox);
+      TAP(acc, w0, a0), TAP(acc, w1, a1), TAP(acc, w2, a2);
+      a2 = wasm_v128_load(e1 + ox + 1), a0 = wasm_v128_load(e1 + ox), a1 = wasm_v128_load(o1 + ox);
+      TAP(acc, w3, a0), TAP(acc, w4, a1), TAP(acc, w5, a2);
+      a2 = wasm_v128_load(e2 + ox + 1), a0 = wasm_v128_load(e2 + ox), a1 = wasm_v128_load(o2 + ox);
+      TAP(acc, w6, a0), TAP(acc, w7, a1), TAP(acc, w8, a2);
+      wasm_v128_store(out + ox, finish4(acc, res, ox, act, lo, hi));
+    }
   }
 }
 
-// edge computes output ox of a 3×3 row one value at a time, reading zero
-// for the columns outside [0, w).
-INLINE float edge(int32_t ox, int32_t s, int32_t dx, int32_t w, const float* r0, const float* r1, const float* r2,
-                  const float* wt, float bias) {
-  float acc = bias;
-  int32_t ix = ox * s + dx;
-  for (int32_t kx = 0; kx < 3; kx++)
-    if ((uint32_t)(ix + kx) < (uint32_t)w) acc += wt[kx] * r0[ix + kx];
-  for (int32_t kx = 0; kx < 3; kx++)
-    if ((uint32_t)(ix + kx) < (uint32_t)w) acc += wt[3 + kx] * r1[ix + kx];
-  for (int32_t kx = 0; kx < 3; kx++)
-    if ((uint32_t)(ix + kx) < (uint32_t)w) acc += wt[6 + kx] * r2[ix + kx];
-  return acc;
+// fill_plane copies an h×w plane into the bordered plane (rows bw floats
+// apart, its first row and column at pad_t and pad_l): as it is at stride
+// 1, split into even and odd column planes (the odd one hp·bw floats on)
+// at stride 2. The border, zeroed once per call, is never written.
+static void fill_plane(float* dst, int32_t bw, int32_t hp, const float* in, int32_t h, int32_t w, int32_t s,
+                       int32_t pad_t, int32_t pad_l) {
+  for (int32_t y = 0; y < h; y++) {
+    const float* src = in + y * w;
+    float* row = dst + (y + pad_t) * bw;
+    if (s == 1) {
+      copy_floats(row + pad_l, src, w);
+      continue;
+    }
+    // Input column x is bordered column pad_l + x: plane (pad_l + x) % 2,
+    // index (pad_l + x) / 2. ev receives the even x, od the odd x.
+    float* ev = row + (pad_l & 1) * hp * bw + pad_l / 2;
+    float* od = row + ((pad_l + 1) & 1) * hp * bw + (pad_l + 1) / 2;
+    int32_t x = 0;
+    for (; x + 8 <= w; x += 8) {
+      v4 a = wasm_v128_load(src + x + 4), b = wasm_v128_load(src + x);
+      wasm_v128_store(ev + x / 2, EVEN(b, a));
+      wasm_v128_store(od + x / 2, ODD(b, a));
+    }
+    if (x + 4 <= w) {
+      v4 a = wasm_v128_load(src + x);
+      wasm_v128_store64_lane(ev + x / 2, EVEN(a, a), 0);
+      wasm_v128_store64_lane(od + x / 2, ODD(a, a), 0);
+      x += 4;
+    }
+    for (; x < w; x++) {
+      if (x & 1) od[x / 2] = src[x];
+      else ev[x / 2] = src[x];
+    }
+  }
 }
 
-// plane3x3 convolves one plane with the in-place path.
-static void plane3x3(const float* in, float* out, const float* res, const float* zero, int32_t h, int32_t w, int32_t oh,
-                     int32_t ow, int32_t s, int32_t pad_t, int32_t pad_l, const float* wt, float bias, int32_t act,
-                     float flo, float fhi) {
-  int32_t dx = -pad_l;
-  // A group of 4 outputs from ox reads columns s*ox + dx up to
-  // s*ox + dx + reach; groups start at lo (the first ox reading no column
-  // left of the plane), and the vector path covers [lo, hi).
-  int32_t reach = s == 1 ? 5 : 9;
-  int32_t lo = (pad_l + s - 1) / s, hi = lo;
-  if (w - 1 - reach - dx >= 0 && lo < ow) {
-    int32_t last = (w - 1 - reach - dx) / s; // the last ox a group may start at
-    if (last >= lo) hi = lo + 4 * imin((last - lo) / 4 + 1, (ow - lo) / 4);
+// pass3 is pass3s1 or pass3s2 by the stride s.
+INLINE void pass3(int32_t s, int32_t rows, int32_t n4, const float* in, int32_t bw, int32_t odd, float* out, int32_t ow,
+                  const float* res, const float* wt, float bias, int32_t act, float flo, float fhi) {
+  if (s == 1) pass3s1(rows, n4, in, bw, bw, out, ow, res, wt, bias, act, flo, fhi);
+  else pass3s2(rows, n4, in, bw, 2 * bw, odd, out, ow, res, wt, bias, act, flo, fhi);
+}
+
+// plane3x3 convolves one bordered plane (rows bw floats apart; at stride
+// 2 the odd column plane hp·bw floats after the even one) into out.
+// spill: rows may be written whole groups wide, the last group spilling
+// into the next row's first outputs before that row overwrites them (out
+// and res do not overlap, ow ≥ 2); the last row, and every row without
+// spill, ends with a partial group computed into tmp.
+static void plane3x3(const float* pl, int32_t bw, int32_t hp, float* out, const float* res, float* tmp, int32_t oh,
+                     int32_t ow, int32_t s, int spill, const float* wt, float bias, int32_t act, float flo, float fhi) {
+  int32_t full = ow / 4 * 4, tail = ow - full, odd = hp * bw;
+  if (!tail) {
+    pass3(s, oh, full, pl, bw, odd, out, ow, res, wt, bias, act, flo, fhi);
+    return;
   }
-  for (int32_t oy = 0; oy < oh; oy++) {
-    int32_t iy = oy * s - pad_t;
-    const float* r0 = (uint32_t)iy < (uint32_t)h ? in + iy * w : zero;
-    const float* r1 = (uint32_t)(iy + 1) < (uint32_t)h ? in + (iy + 1) * w : zero;
-    const float* r2 = (uint32_t)(iy + 2) < (uint32_t)h ? in + (iy + 2) * w : zero;
+  int32_t oy = 0;
+  if (spill && oh > 1) {
+    pass3(s, oh - 1, full + 4, pl, bw, odd, out, ow, res, wt, bias, act, flo, fhi);
+    oy = oh - 1;
+  }
+  for (; oy < oh; oy++) {
+    const float* in = pl + oy * s * bw;
     float* orow = out + oy * ow;
     const float* rrow = res ? res + oy * ow : 0;
-    if (hi > lo) {
-      if (s == 1) rows3s1(lo, hi - lo, dx, r0, r1, r2, orow, rrow, wt, bias, act, flo, fhi);
-      else rows3s2(lo, hi - lo, dx, r0, r1, r2, orow, rrow, wt, bias, act, flo, fhi);
-    }
-    for (int32_t ox = 0; ox < ow; ox++) {
-      if (ox == lo && hi > lo) ox = hi;
-      if (ox >= ow) break;
-      float v = edge(ox, s, dx, w, r0, r1, r2, wt, bias);
-      if (rrow) v += rrow[ox];
-      orow[ox] = act1(v, act, flo, fhi);
+    if (full) pass3(s, 1, full, in, bw, odd, orow, ow, rrow, wt, bias, act, flo, fhi);
+    pass3(s, 1, 4, in + full, bw, odd, tmp, 4, 0, wt, bias, 0, 0, 0);
+    for (int32_t i = 0; i < tail; i++) {
+      float v = tmp[i];
+      if (rrow) v += rrow[full + i];
+      orow[full + i] = act1(v, act, flo, fhi);
     }
   }
 }
@@ -212,9 +283,10 @@ EXPORT(depthwise)(uint32_t desc) {
   if (n < 0 || c <= 0 || h <= 0 || w <= 0 || oh <= 0 || ow <= 0 || kh <= 0 || kw <= 0 || sh <= 0 || sw <= 0 ||
       dh <= 0 || dw <= 0 || pad_t < 0 || pad_l < 0 || scratch % 16 != 0)
     return SIMD_ERR_ARG;
-  int in_place = fast(kh, kw, dh, dw, sh, sw);
+  int bordered = fast(kh, kw, dh, dw, sh, sw);
   int32_t hp = padded_h(h, oh, kh, sh, dh, pad_t), wp = padded_w(w, ow, kw, sw, dw, pad_l);
-  if ((in_place ? (int64_t)w + 16 : (int64_t)hp * wp) > scratch_len) return SIMD_ERR_ARG;
+  int64_t need = bordered ? fast_len(h, w, oh, ow, sh, pad_t, pad_l) : (int64_t)hp * wp;
+  if (need > scratch_len) return SIMD_ERR_ARG;
   // Each fits in memory (2^30 floats) or the call cannot; their products
   // then cannot wrap.
   uint64_t planes = (uint64_t)n * (uint32_t)c, in = (uint64_t)h * (uint32_t)w, out = (uint64_t)oh * (uint32_t)ow;
@@ -223,12 +295,17 @@ EXPORT(depthwise)(uint32_t desc) {
       !span_ok(wts, (uint64_t)c * (uint32_t)kh * (uint32_t)kw, 4) || (bias && !span_ok(bias, c, 4)) ||
       (res && !span_ok(res, planes * out, 4)))
     return SIMD_ERR_RANGE;
-  // The in-place path reads rows up to column w - 1 only (edges are
-  // computed one at a time), so only the generic path needs windows to
-  // fit the padded plane, which padded_h and padded_w guarantee.
+  // Both paths' windows fit their planes: padded_h and padded_w for the
+  // generic one, fast_w for the fast one (its rows reach every group).
   float* pad = (float*)scratch;
-  if (in_place)
-    for (int32_t i = 0; i < w + 16; i++) pad[i] = 0; // the row of zeros
+  int32_t bw = bordered ? (int32_t)fast_w(w, ow, sh, pad_l) : 0;
+  if (bordered) hp = (int32_t)fast_rows(h, oh, sh, pad_t);
+  float* tmp = pad + (need - FAST_TMP);
+  if (bordered) zero_floats(pad, (int32_t)need); // the border
+  // Spilling rows (plane3x3) rewrites outputs before their residual is
+  // read: only where the output and the residual are apart.
+  uint64_t yb = y, rb = res, bytes = planes * out * 4;
+  int spill = ow >= 2 && (!res || rb + bytes <= yb || yb + bytes <= rb);
   for (uint64_t p = 0; p < planes; p++) {
     int32_t ch = (int32_t)(p % (uint32_t)c);
     const float* wt = (const float*)wts + ch * kh * kw;
@@ -236,8 +313,9 @@ EXPORT(depthwise)(uint32_t desc) {
     const float* xp = (const float*)x + p * in;
     float* yp = (float*)y + p * out;
     const float* rp = res ? (const float*)res + p * out : 0;
-    if (in_place) {
-      plane3x3(xp, yp, rp, pad, h, w, oh, ow, sh, pad_t, pad_l, wt, b, act, lo, hi);
+    if (bordered) {
+      fill_plane(pad, bw, hp, xp, h, w, sh, pad_t, pad_l);
+      plane3x3(pad, bw, hp, yp, rp, tmp, oh, ow, sh, spill, wt, b, act, lo, hi);
     } else {
       pad_plane(pad, hp, wp, xp, h, w, pad_t, pad_l);
       plane_generic(pad, wp, yp, rp, oh, ow, kh, kw, sh, sw, dh, dw, wt, b, act, lo, hi);

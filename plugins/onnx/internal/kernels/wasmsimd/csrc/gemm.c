@@ -158,37 +158,6 @@ static void zero_pad(float* rows, int32_t kc, int32_t nc) {
     for (int32_t j = nc; j < end; j++) rows[kk * ROWS_LD + j] = 0;
 }
 
-// copy_floats copies n floats (n >= 0) with vector loads and stores, 16
-// per iteration where it can.
-INLINE void copy_floats(float* dst, const float* src, int32_t n) {
-  int32_t i = 0;
-  for (; i + 32 <= n; i += 32) { // 32 per iteration: the loop guard's cost
-    v4 d = wasm_v128_load(src + i + 28), a = wasm_v128_load(src + i), b = wasm_v128_load(src + i + 4),
-       c = wasm_v128_load(src + i + 8);
-    wasm_v128_store(dst + i + 28, d);
-    wasm_v128_store(dst + i, a), wasm_v128_store(dst + i + 4, b), wasm_v128_store(dst + i + 8, c);
-    a = wasm_v128_load(src + i + 12), b = wasm_v128_load(src + i + 16), c = wasm_v128_load(src + i + 20),
-    d = wasm_v128_load(src + i + 24);
-    wasm_v128_store(dst + i + 12, a), wasm_v128_store(dst + i + 16, b), wasm_v128_store(dst + i + 20, c);
-    wasm_v128_store(dst + i + 24, d);
-  }
-  if (i + 16 <= n) {
-    v4 d = wasm_v128_load(src + i + 12), a = wasm_v128_load(src + i), b = wasm_v128_load(src + i + 4),
-       c = wasm_v128_load(src + i + 8);
-    wasm_v128_store(dst + i + 12, d);
-    wasm_v128_store(dst + i, a), wasm_v128_store(dst + i + 4, b), wasm_v128_store(dst + i + 8, c);
-    i += 16;
-  }
-  for (; i + 4 <= n; i += 4) wasm_v128_store(dst + i, wasm_v128_load(src + i));
-  for (; i < n; i++) dst[i] = src[i];
-}
-
-INLINE void zero_floats(float* dst, int32_t n) {
-  int32_t i = 0;
-  for (; i + 4 <= n; i += 4) wasm_v128_store(dst + i, wasm_f32x4_splat(0));
-  for (; i < n; i++) dst[i] = 0;
-}
-
 // pack_matrix packs rows [k0, k0+kc) and columns [j0, j0+nc) of the
 // strided matrix at base, through the row block.
 static void pack_matrix(float* dst, float* rows, const float* base, int32_t rs, int32_t cs, int32_t k0,
