@@ -415,6 +415,15 @@ static int32_t check(const gemm_desc* d) {
     uint64_t blen = d->bias_per_row ? (uint64_t)(uint32_t)d->m * (uint32_t)d->groups : (uint32_t)d->n;
     if (!span_ok(d->bias, blen, 4)) return SIMD_ERR_RANGE;
   }
+  // The call reads the descriptor, the A pointers and its state in the
+  // scratch again after it has stored into C: C may lie over none of them
+  // (the checks above would no longer hold), nor may the scratch lie over
+  // the first two.
+  uint32_t self = (uint32_t)(uintptr_t)d;
+  uint64_t cb = cext * 4, sb = (uint64_t)(uint32_t)d->scratch_len * 4, ab = (uint64_t)(uint32_t)d->groups * 4;
+  if (!apart(d->c, cb, self, sizeof(gemm_desc)) || !apart(d->c, cb, d->a, ab) || !apart(d->c, cb, d->scratch, sb) ||
+      !apart(d->scratch, sb, self, sizeof(gemm_desc)) || !apart(d->scratch, sb, d->a, ab))
+    return SIMD_ERR_RANGE;
   return SIMD_OK;
 }
 

@@ -22,7 +22,7 @@ typedef v128_t v4;
 // Status codes every exported kernel returns.
 enum {
   SIMD_OK = 0,
-  SIMD_ERR_RANGE = 1, // a pointer range lies outside linear memory
+  SIMD_ERR_RANGE = 1, // a pointer range lies outside linear memory, or a written one over what the call reads back
   SIMD_ERR_ARG = 2,   // a size or stride is negative or inconsistent
 };
 
@@ -43,6 +43,12 @@ INLINE int span_ok(uint32_t p, uint64_t extent, uint64_t size) {
   if (extent == 0) return 1;
   if (extent > ((uint64_t)1 << 32)) return 0;
   return (uint64_t)p + extent * size <= mem_bytes();
+}
+
+// apart reports whether the byte ranges [p, p+pn) and [q, q+qn) do not
+// overlap; an empty range overlaps nothing.
+INLINE int apart(uint32_t p, uint64_t pn, uint32_t q, uint64_t qn) {
+  return pn == 0 || qn == 0 || (uint64_t)p + pn <= q || (uint64_t)q + qn <= p;
 }
 
 // strided_extent is one past the largest index of an r×c view with the
