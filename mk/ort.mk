@@ -52,7 +52,7 @@ ort-optional:
 
 TEST_DEPS += ort-optional
 
-$(ORT_RAW): $(ORT_BENCH_DIR)/rawort/rawort.c
+$(ORT_RAW): $(ORT_BENCH_DIR)/rawort/rawort.c $(ORT_BENCH_DIR)/ortapi.h
 	@mkdir -p $(BIN)
 	gcc -O2 -Wall -Wextra -o $@ $< -ldl
 
