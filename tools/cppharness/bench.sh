@@ -11,7 +11,9 @@
 # PERF_MODELS (resnet50.onnx, mobilenetv2.onnx), FASHION_MODEL, WORK (data
 # sets and logs), and the knobs: ROUNDS (3), DURATION_MS (10000), BATCH (8),
 # MODELS (fashion,mobilenetv2,resnet50), SCENARIOS (Offline,SingleStream),
-# OFFLINE (INSTANCESxTHREADS, 2x1), SINGLESTREAM (1x2).
+# OFFLINE (INSTANCESxTHREADS, 2x1), SINGLESTREAM (1x2), and VARIANTS: the
+# mlperf-host sides, separated by ';', each a space-separated list of --set
+# KEY=VALUE ('' is the defaults), e.g. ';host.shared_rings=off'.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,6 +25,7 @@ MODELS=${MODELS:-fashion,mobilenetv2,resnet50}
 SCENARIOS=${SCENARIOS:-Offline,SingleStream}
 OFFLINE=${OFFLINE:-2x1}
 SINGLESTREAM=${SINGLESTREAM:-1x2}
+VARIANTS=${VARIANTS:-}
 abs() { realpath "$1"; }
 MLPERF_HOST=$(abs "$MLPERF_HOST") CPPHARNESS=$(abs "$CPPHARNESS") ORT_LIB=$(abs "$ORT_LIB")
 PLUGIN_DIRS=$(abs "$PLUGIN_DIRS") PERF_MODELS=$(abs "$PERF_MODELS") FASHION_MODEL=$(abs "$FASHION_MODEL")
@@ -39,17 +42,20 @@ if [[ ! -f $WORK/fashion/val_map.txt ]]; then
 fi
 
 # model: its file, data set, sample count, Offline target_qps (sized so a
-# run lasts about DURATION_MS on two cores) and SingleStream target latency (ms).
+# run lasts about DURATION_MS on two cores) and SingleStream target latency
+# (ms: below the model's, so that the LoadGen generates queries enough for
+# DURATION_MS; the run stops once it has lasted that long).
 declare -A FILE DATA COUNT QPS LAT
-FILE[fashion]=$FASHION_MODEL DATA[fashion]=$WORK/fashion COUNT[fashion]=1000 QPS[fashion]=30000 LAT[fashion]=1
-FILE[mobilenetv2]=$PERF_MODELS/mobilenetv2.onnx DATA[mobilenetv2]=$WORK/img224 COUNT[mobilenetv2]=256 QPS[mobilenetv2]=400 LAT[mobilenetv2]=5
-FILE[resnet50]=$PERF_MODELS/resnet50.onnx DATA[resnet50]=$WORK/img224 COUNT[resnet50]=256 QPS[resnet50]=40 LAT[resnet50]=50
+FILE[fashion]=$FASHION_MODEL DATA[fashion]=$WORK/fashion COUNT[fashion]=1000 QPS[fashion]=30000 LAT[fashion]=0.02
+FILE[mobilenetv2]=$PERF_MODELS/mobilenetv2.onnx DATA[mobilenetv2]=$WORK/img224 COUNT[mobilenetv2]=256 QPS[mobilenetv2]=400 LAT[mobilenetv2]=2
+FILE[resnet50]=$PERF_MODELS/resnet50.onnx DATA[resnet50]=$WORK/img224 COUNT[resnet50]=256 QPS[resnet50]=40 LAT[resnet50]=20
 
 RUNS=$WORK/runs-$(date -u +%Y%m%dT%H%M%S)
 RESULTS=$RUNS/results.tsv
 mkdir -p "$RUNS"
 echo "cpu-harness: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); rounds $ROUNDS, min_duration ${DURATION_MS} ms," \
-	"Offline instances×threads $OFFLINE batch $BATCH, SingleStream instances×threads $SINGLESTREAM; logs in $RUNS"
+	"Offline instances×threads $OFFLINE batch $BATCH, SingleStream instances×threads $SINGLESTREAM;" \
+	"mlperf-host variants '$VARIANTS'; logs in $RUNS"
 printf 'round\tmodel\tscenario\tside\tsamples_per_s\tp50_ms\tp90_ms\tcpu_s\tsamples\n' >"$RESULTS"
 
 # detail KEY FILE prints the value of the detail log's KEY.
@@ -57,12 +63,25 @@ detail() { sed -n "s/.*\"key\": \"$1\", \"value\": \([0-9.e+]*\),.*/\1/p" "$2" |
 # summary LABEL FILE prints the summary's number after "LABEL:".
 summary() { sed -n "s/^$1 *: *\([0-9.e+]*\).*/\1/p" "$2" | head -1; }
 
+# The sides: cpp, and mlperf-host with each variant's settings.
+IFS=';' read -r -a variants <<<"$VARIANTS"
+((${#variants[@]})) || variants=("")
+declare -A SETS
+all_sides=(cpp)
+for v in "${variants[@]}"; do
+	name=mlperf-host${v:+[$v]}
+	SETS[$name]=$v
+	all_sides+=("$name")
+done
+
 # run SIDE MODEL SCENARIO ROUND: one test, its line appended to RESULTS.
 run() {
 	local side=$1 model=$2 scenario=$3 round=$4 layout instances threads dir
+	local -a sets=()
+	for kv in ${SETS[$side]:-}; do sets+=(--set "$kv"); done
 	[[ $scenario == Offline ]] && layout=$OFFLINE || layout=$SINGLESTREAM
 	instances=${layout%x*} threads=${layout#*x}
-	dir=$RUNS/$model/$scenario/$side-$round
+	dir=$RUNS/$model/$scenario/$(tr -c 'A-Za-z0-9.=_\n-' _ <<<"$side")-$round
 	mkdir -p "$dir/out"
 	cat >"$dir/user.conf" <<-CONF
 		resnet50.*.performance_sample_count_override = ${COUNT[$model]}
@@ -81,7 +100,7 @@ run() {
 		cmd=("$MLPERF_HOST" run --plugin onnx-ort --plugin-dirs "$PLUGIN_DIRS" --benchmark resnet50 --model "${FILE[$model]}"
 			--dataset "${DATA[$model]}" --scenario "$scenario" --user-conf user.conf --out out --progress never
 			--set onnx-ort.engine=ort --set onnx-ort.response=class --set onnx-ort.instances="$instances"
-			--set onnx-ort.threads="$threads" --set onnx-ort.batch="$BATCH")
+			--set onnx-ort.threads="$threads" --set onnx-ort.batch="$BATCH" "${sets[@]}")
 	fi
 	echo "${cmd[*]}" >"$dir/command"
 	local TIMEFORMAT='%U %S'
@@ -109,7 +128,9 @@ IFS=, read -r -a scenarios <<<"$SCENARIOS"
 for ((r = 1; r <= ROUNDS; r++)); do
 	for model in "${models[@]}"; do
 		for scenario in "${scenarios[@]}"; do
-			if ((r % 2)); then sides=(cpp mlperf-host); else sides=(mlperf-host cpp); fi
+			# Odd rounds run the sides in order, even rounds in reverse.
+			sides=("${all_sides[@]}")
+			((r % 2)) || mapfile -t sides < <(printf '%s\n' "${all_sides[@]}" | tac)
 			for side in "${sides[@]}"; do run "$side" "$model" "$scenario" "$r"; done
 		done
 	done
@@ -128,18 +149,20 @@ column() {
 		'NR > 1 && $2 == m && $3 == s && $4 == d { if (f == 10) print 1000 * $8 / $9; else print $f }' "$RESULTS"
 }
 echo
-echo "| model | scenario | metric | C++ LoadGen + ORT (median) | mlperf-host (median) | mlperf-host / C++ (median of rounds) | range |"
-echo "|---|---|---|---:|---:|---:|---:|"
+echo "| model | scenario | metric | side | C++ LoadGen + ORT (median) | side (median) | side / C++ (median of rounds) | range |"
+echo "|---|---|---|---|---:|---:|---:|---:|"
 for model in "${models[@]}"; do
 	for scenario in "${scenarios[@]}"; do
 		if [[ $scenario == Offline ]]; then metrics=("5:samples/s" "10:CPU ms/sample"); else metrics=("6:p50 ms" "7:p90 ms" "10:CPU ms/sample"); fi
 		for m in "${metrics[@]}"; do
 			f=${m%%:*} name=${m#*:}
-			ratios=$(paste <(column "$model" "$scenario" mlperf-host "$f") <(column "$model" "$scenario" cpp "$f") |
-				awk '$2 > 0 { printf "%.4f\n", $1 / $2 }')
-			printf '| %s | %s | %s | %.4g | %.4g | %.3f | %s |\n' "$model" "$scenario" "$name" \
-				"$(column "$model" "$scenario" cpp "$f" | median)" "$(column "$model" "$scenario" mlperf-host "$f" | median)" \
-				"$(median <<<"$ratios")" "$(range <<<"$ratios")"
+			for side in "${all_sides[@]:1}"; do
+				ratios=$(paste <(column "$model" "$scenario" "$side" "$f") <(column "$model" "$scenario" cpp "$f") |
+					awk '$2 > 0 { printf "%.4f\n", $1 / $2 }')
+				printf '| %s | %s | %s | %s | %.4g | %.4g | %.3f | %s |\n' "$model" "$scenario" "$name" "$side" \
+					"$(column "$model" "$scenario" cpp "$f" | median)" "$(column "$model" "$scenario" "$side" "$f" | median)" \
+					"$(median <<<"$ratios")" "$(range <<<"$ratios")"
+			done
 		done
 	done
 done
