@@ -12,6 +12,9 @@ CPPH_DURATION_MS ?= 10000
 CPPH_BATCH ?= 8
 CPPH_MODELS ?= fashion,mobilenetv2,resnet50
 CPPH_SCENARIOS ?= Offline,SingleStream
+# sessions × intra-op threads per session, on both sides
+CPPH_OFFLINE ?= 2x1
+CPPH_SINGLESTREAM ?= 1x2
 # mlperf-host sides: ;-separated lists of --set KEY=VALUE, empty the defaults
 CPPH_VARIANTS ?=
 
@@ -29,6 +32,7 @@ bench-cpu-harness: ## mlperf-host run --plugin onnx-ort against the C++ LoadGen 
 	MLPERF_HOST=$(MLPERF_HOST) CPPHARNESS=$(CPPHARNESS) ORT_LIB=$(ORT_LIB) PLUGIN_DIRS=$(BIN)/plugins \
 		PERF_MODELS=$(ONNX_PERF_DIR) FASHION_MODEL=plugins/onnx/fashionmnist/data/model.onnx WORK=$(CPPH_WORK) \
 		ROUNDS=$(CPPH_ROUNDS) DURATION_MS=$(CPPH_DURATION_MS) BATCH=$(CPPH_BATCH) MODELS=$(CPPH_MODELS) \
-		SCENARIOS=$(CPPH_SCENARIOS) VARIANTS="$(CPPH_VARIANTS)" tools/cppharness/bench.sh
+		SCENARIOS=$(CPPH_SCENARIOS) OFFLINE=$(CPPH_OFFLINE) SINGLESTREAM=$(CPPH_SINGLESTREAM) \
+		VARIANTS="$(CPPH_VARIANTS)" tools/cppharness/bench.sh
 
 BENCH_TARGETS += bench-cpu-harness
