@@ -89,7 +89,7 @@ Sample read_npy(const std::string &path) {
   return s;
 }
 
-// sample_names lists the data set's samples: val_map.txt's names in order,
+// sample_files lists the data set's samples: val_map.txt's names in order,
 // else the directory's .npy files in name order; each as its file's path.
 std::vector<std::string> sample_files(const std::string &dir) {
   std::vector<std::string> files;
