@@ -18,7 +18,6 @@ type ServedPlugin struct {
 	Reattach ReattachConfig
 	proc     *os.Process
 	done     chan struct{} // closed once the process exited
-	exitErr  error
 }
 
 // StartServed starts p, a subprocess plugin, in serve mode: the entry the
@@ -57,7 +56,7 @@ func StartServed(ctx context.Context, p Plugin, env []string, stderr io.Writer, 
 		l, _ := bufio.NewReader(out).ReadString('\n')
 		line <- l
 		_, _ = io.Copy(io.Discard, out) // nothing more is printed; keep the pipe drained
-		s.exitErr = cmd.Wait()
+		_ = cmd.Wait()                  // Stop kills it: how it exits says nothing more
 		close(s.done)
 	}()
 	defer func() {
@@ -81,15 +80,6 @@ func StartServed(ctx context.Context, p Plugin, env []string, stderr io.Writer, 
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-}
-
-// Done is closed when the plugin has exited.
-func (s *ServedPlugin) Done() <-chan struct{} { return s.done }
-
-// Err is how the plugin exited, once Done is closed.
-func (s *ServedPlugin) Err() error {
-	<-s.done
-	return s.exitErr
 }
 
 // Stop kills the plugin's process group and waits for it.
