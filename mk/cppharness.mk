@@ -17,6 +17,8 @@ CPPH_OFFLINE ?= 2x1
 CPPH_SINGLESTREAM ?= 1x2
 # mlperf-host sides: ;-separated lists of --set KEY=VALUE, empty the defaults
 CPPH_VARIANTS ?=
+# another build to compare (a directory with its mlperf-host and plugins/): the side base
+CPPH_BASELINE ?=
 
 .PHONY: cpp-harness bench-cpu-harness
 
@@ -33,6 +35,6 @@ bench-cpu-harness: ## mlperf-host run --plugin onnx-ort against the C++ LoadGen 
 		PERF_MODELS=$(ONNX_PERF_DIR) FASHION_MODEL=plugins/onnx/fashionmnist/data/model.onnx WORK=$(CPPH_WORK) \
 		ROUNDS=$(CPPH_ROUNDS) DURATION_MS=$(CPPH_DURATION_MS) BATCH=$(CPPH_BATCH) MODELS=$(CPPH_MODELS) \
 		SCENARIOS=$(CPPH_SCENARIOS) OFFLINE=$(CPPH_OFFLINE) SINGLESTREAM=$(CPPH_SINGLESTREAM) \
-		VARIANTS="$(CPPH_VARIANTS)" tools/cppharness/bench.sh
+		VARIANTS="$(CPPH_VARIANTS)" BASELINE="$(CPPH_BASELINE)" tools/cppharness/bench.sh
 
 BENCH_TARGETS += bench-cpu-harness

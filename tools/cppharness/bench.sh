@@ -13,7 +13,9 @@
 # MODELS (fashion,mobilenetv2,resnet50), SCENARIOS (Offline,SingleStream),
 # OFFLINE (INSTANCESxTHREADS, 2x1), SINGLESTREAM (1x2), and VARIANTS: the
 # mlperf-host sides, separated by ';', each a space-separated list of --set
-# KEY=VALUE ('' is the defaults), e.g. ';host.shared_rings=off'.
+# KEY=VALUE ('' is the defaults), e.g. ';host.shared_rings=off'. BASELINE,
+# when set, is a directory with another build (its mlperf-host and
+# plugins/, e.g. main before a change): it adds the side base, defaults.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,6 +28,7 @@ SCENARIOS=${SCENARIOS:-Offline,SingleStream}
 OFFLINE=${OFFLINE:-2x1}
 SINGLESTREAM=${SINGLESTREAM:-1x2}
 VARIANTS=${VARIANTS:-}
+BASELINE=${BASELINE:-}
 abs() { realpath "$1"; }
 MLPERF_HOST=$(abs "$MLPERF_HOST") CPPHARNESS=$(abs "$CPPHARNESS") ORT_LIB=$(abs "$ORT_LIB")
 PLUGIN_DIRS=$(abs "$PLUGIN_DIRS") PERF_MODELS=$(abs "$PERF_MODELS") FASHION_MODEL=$(abs "$FASHION_MODEL")
@@ -73,6 +76,10 @@ for v in "${variants[@]}"; do
 	SETS[$name]=$v
 	all_sides+=("$name")
 done
+if [[ -n $BASELINE ]]; then
+	BASELINE=$(abs "$BASELINE")
+	all_sides+=(base)
+fi
 
 # run SIDE MODEL SCENARIO ROUND: one test, its line appended to RESULTS.
 run() {
@@ -97,7 +104,9 @@ run() {
 		cmd=("$CPPHARNESS" --lib "$ORT_LIB" --model "${FILE[$model]}" --data "${DATA[$model]}" --user-conf user.conf
 			--model-name resnet50 --scenario "$scenario" --instances "$instances" --threads "$threads" --batch "$BATCH" --out out)
 	else
-		cmd=("$MLPERF_HOST" run --plugin onnx-ort --plugin-dirs "$PLUGIN_DIRS" --benchmark resnet50 --model "${FILE[$model]}"
+		local host=$MLPERF_HOST plugins=$PLUGIN_DIRS
+		[[ $side == base ]] && host=$BASELINE/mlperf-host plugins=$BASELINE/plugins
+		cmd=("$host" run --plugin onnx-ort --plugin-dirs "$plugins" --benchmark resnet50 --model "${FILE[$model]}"
 			--dataset "${DATA[$model]}" --scenario "$scenario" --user-conf user.conf --out out --progress never
 			--set onnx-ort.engine=ort --set onnx-ort.response=class --set onnx-ort.instances="$instances"
 			--set onnx-ort.threads="$threads" --set onnx-ort.batch="$BATCH" "${sets[@]}")
