@@ -61,6 +61,9 @@ type Conv struct {
 	// taps holds, for each GEMM row k of the implicit im2col matrix, the
 	// input plane offset and the (dy, dx) shift of its kernel tap.
 	taps []convTap
+	// wino is the Winograd plan of a 3×3 stride-1 convolution that runs
+	// as Winograd minimal filtering (WASM SIMD kernels only), else nil.
+	wino *winogradPlan
 }
 
 // convTap locates one row of the implicit im2col matrix.
@@ -84,6 +87,12 @@ func NewConv(g *Gemm, s ConvShape, w, bias []float32, act Activation) (*Conv, er
 	if s.Group == s.C && s.M == s.C {
 		c.dw = w
 		return c, nil
+	}
+	if g.whole != nil && g.whole.planWinograd != nil && winogradEligible(&s) {
+		if p, ok := g.whole.planWinograd(&s, w, g.winograd); ok {
+			c.wino = p
+			return c, nil
+		}
 	}
 	c.taps = make([]convTap, k)
 	for kk := range c.taps {
@@ -126,6 +135,10 @@ func (c *Conv) Run(pool *Pool, n int, x, y, residual []float32) {
 		}
 		c.dwT = depthwiseTask{c: c, x: x, y: y, res: residual}
 		pool.ForWork(n*s.C, n*s.M*p*s.KH*s.KW, &c.dwT)
+		return
+	}
+	if c.wino != nil {
+		c.g.whole.winograd(c, n, x, y, residual, &pool.scratch[0])
 		return
 	}
 	cg, mg := s.C/s.Group, s.M/s.Group

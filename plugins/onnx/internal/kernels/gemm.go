@@ -15,6 +15,9 @@ type Gemm struct {
 	// whole holds kernels that run a whole call themselves (the WASM
 	// build's SIMD kernels, see simd_wasm.go); nil for the others.
 	whole *wholeKernels
+	// winograd chooses when convolutions take the whole kernels' Winograd
+	// path (WithWinograd).
+	winograd WinogradMode //nolint:unused // read by the WASM build's SIMD kernels (winograd_wasm.go)
 }
 
 // wholeKernels run whole calls on one thread with the calling worker's
@@ -30,6 +33,11 @@ type wholeKernels struct {
 	// maxPool runs a whole max pooling of planes planes, or reports false
 	// for a shape it does not take (dilated windows).
 	maxPool func(t *PoolTask, planes int, s *Scratch) bool
+	// planWinograd transforms and packs the weights of a convolution
+	// that runs as Winograd minimal filtering under mode, or reports
+	// false to keep the GEMM; winograd runs such a convolution.
+	planWinograd func(s *ConvShape, w []float32, mode WinogradMode) (*winogradPlan, bool)
+	winograd     func(c *Conv, n int, x, y, res []float32, s *Scratch)
 }
 
 // Dot returns the GEMM's dot product routine for SmallM.Dot (nil means

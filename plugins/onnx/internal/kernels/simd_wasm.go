@@ -123,6 +123,7 @@ type simdScratch struct {
 	dw     simdDepthwiseDesc
 	small  simdSmallMDesc
 	pool   simdMaxPoolDesc
+	wino   simdWinoDesc
 	aPtrs  []uint32
 	floats []float32
 	out    [4]float32
@@ -147,7 +148,7 @@ func dotVec() func(a, b []float32) float32 { return nil }
 
 func platformWholeKernels() *wholeKernels {
 	return &wholeKernels{gemm: simdGemmCall, depthwise: simdDepthwiseCall, smallM: simdSmallMCall, packPointwise: packSplat6,
-		maxPool: simdMaxPoolCall}
+		maxPool: simdMaxPoolCall, planWinograd: planWinograd, winograd: simdWinogradCall}
 }
 
 // The descriptors match csrc's sizes (a compile error otherwise).

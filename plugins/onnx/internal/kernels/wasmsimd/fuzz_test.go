@@ -34,7 +34,7 @@ const (
 var fuzzKernels = []struct {
 	name string
 	size int
-}{{"gemm", 160}, {"depthwise", 96}, {"maxpool", 64}, {"smallm", 64}}
+}{{"gemm", 160}, {"depthwise", 96}, {"maxpool", 64}, {"smallm", 64}, {"winograd", 84}}
 
 // kernelInstance is the kernel module instantiated alone over a memory
 // of its own, in a runtime whose calls a deadline stops.
@@ -126,7 +126,10 @@ func fuzzSeeds() [][]byte {
 		a, c, b, 0, 0, 2, float32(0), float32(6), fuzzScratch, 4096) // x y wts bias res act lo hi scratch len
 	maxpool := le(1, 2, 8, 8, 4, 4, 3, 3, 2, 2, 1, 1, a, c, fuzzScratch, 4096) // ... pad_t pad_l x y scratch len
 	smallm := le(2, 8, 4, a, 4, b, 4, 1, c, 8, float32(1), float32(0), 0, 1, float32(0), float32(0))
-	return [][]byte{gemmMatrix, gemmConv, depthwise, maxpool, smallm}
+	winograd := le(1, 2, 4, 4, 4, 4, 4, 1, 1, 2, 12, // n cin h w cout oh ow pad_t pad_l m nt: F(2×2) over a 2×4×4 image
+		a, b, c, a, 0, 1, float32(0), float32(0), // x u y bias res act lo hi
+		fuzzScratch, (fuzzMemSize-fuzzScratch)/4) // scratch scratch_len
+	return [][]byte{gemmMatrix, gemmConv, depthwise, maxpool, smallm, winograd}
 }
 
 // seedKernel is the index in fuzzKernels of fuzzSeeds()[i]: gemm twice,

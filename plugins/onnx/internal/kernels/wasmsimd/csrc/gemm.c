@@ -13,10 +13,6 @@
 // tile is stored into a row-major C.
 #include "kernels.h"
 
-#define MR 8
-#define NR 6
-#define KC 256 // K block: an 8 KB A panel and a 24 KB B panel stay in L1
-#define NC 96  // columns per packed B block (16 panels, 384 KB at KC)
 
 // gemm_desc mirrors kernels.simdGemmDesc (simd_wasm.go): 4-byte fields
 // only, so both sides agree on the layout.
@@ -90,7 +86,7 @@ EXPORT(gemm_scratch_len)(void) { return SCRATCH_LEN; }
 // costs a few cycles per iteration (wazero reloads state around its rare
 // call), 28% of this kernel at one step per iteration, 15% at two... per
 // four steps it is small.
-static NOINLINE void micro(int32_t kc, const float* pa, const float* pb, float* t) {
+NOINLINE void micro(int32_t kc, const float* pa, const float* pb, float* t) {
   v4 c00 = wasm_f32x4_splat(0), c01 = c00, c02 = c00, c03 = c00, c04 = c00, c05 = c00;
   v4 c10 = c00, c11 = c00, c12 = c00, c13 = c00, c14 = c00, c15 = c00;
   for (int32_t r = kc & 3; r > 0; r--, pa += MR, pb += NR * 4) STEP(0, 0)
@@ -134,7 +130,7 @@ static NOINLINE void micro(int32_t kc, const float* pa, const float* pb, float* 
     wasm_v128_store((o) + 12, v3), wasm_v128_store((o) + 16, v4_);                                       \
   }
 
-static void splat_rows(float* dst, const float* rows, int32_t ld, int32_t kc, int32_t nc) {
+void splat_rows(float* dst, const float* rows, int32_t ld, int32_t kc, int32_t nc) {
   for (int32_t q = 0; q * NR < nc; q++) {
     float* out = dst + q * kc * NR * 4;
     const float* row = rows + q * NR;

@@ -105,4 +105,21 @@ INLINE void zero_floats(float* dst, int32_t n) {
   for (; i < n; i++) dst[i] = 0;
 }
 
+// ---- the GEMM's blocking and micro-kernel (gemm.c), shared with the
+// Winograd convolution (winograd.c) ----
+
+#define MR 8
+#define NR 6
+#define KC 256 // K block: an 8 KB A panel and a 24 KB B panel stay in L1
+#define NC 96  // columns per packed B block (16 panels, 384 KB at KC)
+
+// micro computes the MR×NR product of kc steps of an A panel (K groups of
+// MR values) and a splatted B panel (K groups of NR values, each repeated
+// 4 times) into t, column by column.
+void micro(int32_t kc, const float* pa, const float* pb, float* t);
+
+// splat_rows packs kc rows of a row block (stride ld, nc columns, whole
+// panels of NR readable) into splatted B panels of kc·NR·4 floats each.
+void splat_rows(float* dst, const float* rows, int32_t ld, int32_t kc, int32_t nc);
+
 #endif
