@@ -82,3 +82,11 @@ bench-wasinn: ## the wasi-nn path's cost per query (Fashion-MNIST CNN through th
 		$(if $(WASINN_BENCH_BASELINE),-args -nnort.baseline=$(WASINN_BENCH_BASELINE))
 
 BENCH_TARGETS += bench-wasinn
+
+# The Winograd convolutions against the GEMM on ResNet-50's 3×3 shapes, F(2×2)
+# and F(4×4) and their tile block sizes, in wazero (wall time, best of 5).
+.PHONY: onnx-wasm-bench-winograd
+
+onnx-wasm-bench-winograd: $(BIN)/wazero $(ONNX_WASM_LINK) ## Winograd 3x3 convolutions vs the GEMM in the WASM SIMD kernels (ResNet-50 shapes, wazero)
+	cd plugins/onnx/internal/kernels && WAZERO=$(BIN)/wazero ONNX_WASM_LINK=$(ONNX_WASM_LINK) GOOS=wasip1 GOARCH=wasm $(GO) test -exec $(CURDIR)/tools/onnxgen/wasip1_exec.sh \
+		-run '^$$' -bench 'SIMDWinograd' -benchtime 1x -count 5 .

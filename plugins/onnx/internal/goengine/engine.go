@@ -33,6 +33,10 @@ const (
 	OptKernel = "kernel"
 	// OptFuse turns load-time fusion off with "false" (for tests).
 	OptFuse = "fuse"
+	// OptWinograd selects when 3×3 stride-1 convolutions run as Winograd
+	// minimal filtering (the WASM build's SIMD kernels only): "auto"
+	// (default), "off", "f2" or "f4" (kernels.ParseWinogradMode).
+	OptWinograd = "winograd"
 	// OptMaxArenaMB bounds the activation arena of one plan, in MiB.
 	OptMaxArenaMB = "max_arena_mb"
 )
@@ -44,6 +48,8 @@ func (*Engine) OptionSpecs() []engine.OptionSpec {
 	return []engine.OptionSpec{
 		{Name: OptKernel, Type: "enum", Allowed: []string{"auto", "go"}, Default: "auto",
 			Doc: "go engine: GEMM micro-kernel, auto (the best this CPU runs) or go (portable)"},
+		{Name: OptWinograd, Type: "enum", Allowed: []string{"auto", "off", "f2", "f4"}, Default: "auto",
+			Doc: "go engine in WASM: 3×3 stride-1 convolutions as Winograd F(4×4,3×3) (auto), F(2×2,3×3) (f2, f4 forces F(4×4)) or on the GEMM (off, the direct convolution's rounding)"},
 		{Name: OptFuse, Type: "bool", Default: "true", Doc: "go engine: load-time fusion (off only for testing)"},
 		{Name: OptMaxArenaMB, Type: "uint", Doc: "go engine: memory budget of one plan in MiB (default 8192, 1024 in WASM)"},
 	}
@@ -73,6 +79,13 @@ func parseOptions(o engine.Options) (config, error) {
 		c.gemm = kernels.NewGemm()
 	default:
 		return c, fmt.Errorf("option %s=%q: want auto or go", OptKernel, k)
+	}
+	wino, err := kernels.ParseWinogradMode(o.Extra[OptWinograd])
+	if err != nil {
+		return c, fmt.Errorf("option %s: %w", OptWinograd, err)
+	}
+	if wino != kernels.WinogradAuto {
+		c.gemm = c.gemm.WithWinograd(wino)
 	}
 	if v, ok := o.Extra[OptFuse]; ok {
 		b, err := strconv.ParseBool(v)

@@ -99,6 +99,8 @@ func TestFixtures(t *testing.T) {
 		{name: "go-1thread", opts: engine.Options{Threads: 1, Extra: map[string]string{OptKernel: "go"}}},
 		{name: "auto-3threads", opts: engine.Options{Threads: 3}},
 		{name: "unfused", opts: engine.Options{Threads: 1, Extra: map[string]string{OptFuse: "false"}}},
+		// F(2×2, 3×3) where auto takes F(4×4) (Winograd runs in WASM only).
+		{name: "winograd-f2", opts: engine.Options{Threads: 1, Extra: map[string]string{OptWinograd: "f2"}}},
 	}
 	for _, f := range readFixtures(t) {
 		for _, cfg := range configs {

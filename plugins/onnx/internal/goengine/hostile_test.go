@@ -112,7 +112,7 @@ func TestOptionsErrors(t *testing.T) {
 	t.Parallel()
 	relu, in, out := reluModel()
 	m := model(relu, nil, in, out)
-	for _, extra := range []map[string]string{{OptKernel: "avx9000"}, {OptFuse: "maybe"}, {OptMaxArenaMB: "-1"}} {
+	for _, extra := range []map[string]string{{OptKernel: "avx9000"}, {OptFuse: "maybe"}, {OptMaxArenaMB: "-1"}, {OptWinograd: "f3"}} {
 		_, err := New().Load(context.Background(), m, engine.Options{Extra: extra})
 		require.Error(t, err, "%v", extra)
 	}

@@ -56,44 +56,36 @@ var (
 )
 
 // winogradTile picks the output tile for a convolution under mode, or 0
-// to keep the GEMM. Auto takes F(4×4, 3×3) where both channel counts are
-// at least 16: on ResNet-50's four 3×3 shapes (56×56×64 to 7×7×512,
-// batch 1 and 8) it ran 2.2–3.2× faster than the GEMM and 1.1–1.8×
-// faster than F(2×2, 3×3), even on 7×7 planes where its tiles cover 64
-// pixels for 49 (BENCHMARKS.md, "Winograd 3×3 convolutions"); with fewer
-// channels the transforms weigh more against the multiplies they save.
-func winogradTile(s *ConvShape, mode WinogradMode) int {
+// to keep the GEMM. Auto takes F(4×4, 3×3): on ResNet-50's four 3×3
+// shapes (56×56×64 to 7×7×512, batch 1 and 8) it ran 1.5–3.3× faster
+// than the GEMM and faster than F(2×2, 3×3) on all but one (256×14×14 at
+// batch 1, within the noise), even on 7×7 planes where its tiles cover 64
+// pixels for 49; with few channels (1 to 16 in, 4 to 32 out) it still ran
+// 1.2–4× faster, the GEMM paying its packing for little K
+// (BENCHMARKS.md, "Winograd 3×3 convolutions").
+func winogradTile(mode WinogradMode) int {
 	switch mode {
 	case WinogradOff:
 		return 0
 	case WinogradF2:
 		return 2
-	case WinogradF4:
-		return 4
-	}
-	if s.C < 16 || s.M < 16 {
-		return 0
 	}
 	return 4
 }
 
-// winogradBlock is the tiles per block: V and P of a block, (m+2)² ×
-// (C + M) × tiles floats, within about 512 KiB, in whole 12s (the 8×6
-// micro-kernel's panels and the 4-tile input transform), 12 to 96. On
-// ResNet-50's shapes blocks of 12–24 tiles ran fastest, 96 up to 1.5×
-// slower.
-func winogradBlock(s *ConvShape, m int) int {
-	const budget = 128 << 10 // floats
-	per := (m + 2) * (m + 2) * (s.C + ceilDiv(s.M, 8)*8)
-	return max(12, min(96, budget/per/12*12))
-}
+// winogradBlock is the tiles per block, a whole number of 12s (the 8×6
+// micro-kernel's panels and the 4-tile input transform). Blocks of 12,
+// 24, 48 and 96 tiles on ResNet-50's shapes differed by less than the
+// machine's noise (up to 30% between repeats) but for 96, up to 1.5×
+// slower; 24 was never far from the best.
+const winogradBlock = 24
 
 // planWinograd transforms and packs w ([M, C, 3, 3]) for F(m×m, 3×3):
 // frequency ξ = (m+2)·r + k holds U[ξ] = (G g Gᵀ)[r][k] for every output
 // and input channel as an M×C matrix packed in 8-row panels (PackA's
 // layout), the frequencies one after another.
 func planWinograd(s *ConvShape, w []float32, mode WinogradMode) (*winogradPlan, bool) {
-	m := winogradTile(s, mode)
+	m := winogradTile(mode)
 	if m == 0 {
 		return nil, false
 	}
@@ -122,7 +114,7 @@ func planWinograd(s *ConvShape, w []float32, mode WinogradMode) (*winogradPlan, 
 			}
 		}
 	}
-	return &winogradPlan{m: m, nt: winogradBlock(s, m), u: u}, true
+	return &winogradPlan{m: m, nt: winogradBlock, u: u}, true
 }
 
 func simdWinogradCall(c *Conv, n int, x, y, res []float32, s *Scratch) {

@@ -99,9 +99,8 @@ func TestSIMDWinogradMatchesDirect(t *testing.T) {
 	}
 }
 
-// TestSIMDWinogradDispatch: auto takes Winograd for 3×3 stride-1
-// convolutions of at least 16 channels each way (F(4×4)), off and the
-// ineligible shapes keep the GEMM.
+// TestSIMDWinogradDispatch: auto takes Winograd F(4×4) for 3×3 stride-1
+// convolutions of one group, off and the other shapes keep the GEMM.
 func TestSIMDWinogradDispatch(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -114,8 +113,8 @@ func TestSIMDWinogradDispatch(t *testing.T) {
 		{name: "resnet 14x14", s: sq3(256, 14, 14, 256, 1, 1, 1, 1), want: 4},
 		{name: "resnet 7x7", s: sq3(512, 7, 7, 512, 1, 1, 1, 1), want: 4},
 		{name: "off", s: sq3(64, 56, 56, 64, 1, 1, 1, 1), mode: WinogradOff},
-		{name: "few input channels", s: sq3(3, 32, 32, 64, 1, 1, 1, 1)},
-		{name: "few output channels", s: sq3(64, 32, 32, 8, 1, 1, 1, 1)},
+		{name: "one input channel", s: sq3(1, 32, 32, 64, 1, 1, 1, 1), want: 4},
+		{name: "few output channels", s: sq3(64, 32, 32, 3, 1, 1, 1, 1), want: 4},
 		{name: "few channels forced", s: sq3(3, 32, 32, 8, 1, 1, 1, 1), mode: WinogradF2, want: 2},
 		{name: "stride 2", s: ConvShape{C: 64, H: 56, W: 56, M: 64, KH: 3, KW: 3, SH: 2, SW: 2, DH: 1, DW: 1, PadT: 1, PadL: 1, PadB: 1, PadR: 1, Group: 1}, mode: WinogradF4},
 		{name: "dilated", s: ConvShape{C: 64, H: 56, W: 56, M: 64, KH: 3, KW: 3, SH: 1, SW: 1, DH: 2, DW: 2, PadT: 2, PadL: 2, PadB: 2, PadR: 2, Group: 1}, mode: WinogradF4},
@@ -139,14 +138,20 @@ func TestSIMDWinogradDispatch(t *testing.T) {
 	}
 }
 
-// BenchmarkSIMDWinograd: ResNet-50's 3×3 stride-1 convolutions on the
-// GEMM and as Winograd F(2×2) and F(4×4), and the tile block sizes, in
-// wazero (make onnx-wasm-bench-winograd).
+// BenchmarkSIMDWinograd: ResNet-50's 3×3 stride-1 convolutions and a few
+// with few channels (the Fashion-MNIST CNN's 16 to 32 on 14×14 among
+// them) on the GEMM and as Winograd F(2×2) and F(4×4), and the tile block
+// sizes, in wazero (make onnx-wasm-bench-winograd).
 func BenchmarkSIMDWinograd(b *testing.B) {
 	shapes := []ConvShape{sq3(64, 56, 56, 64, 1, 1, 1, 1), sq3(128, 28, 28, 128, 1, 1, 1, 1),
-		sq3(256, 14, 14, 256, 1, 1, 1, 1), sq3(512, 7, 7, 512, 1, 1, 1, 1)}
+		sq3(256, 14, 14, 256, 1, 1, 1, 1), sq3(512, 7, 7, 512, 1, 1, 1, 1),
+		sq3(1, 28, 28, 16, 1, 1, 1, 1), sq3(3, 56, 56, 32, 1, 1, 1, 1), sq3(4, 28, 28, 4, 1, 1, 1, 1), sq3(8, 28, 28, 8, 1, 1, 1, 1),
+		sq3(16, 14, 14, 32, 1, 1, 1, 1)}
 	for _, s := range shapes {
 		for _, n := range []int{1, 8} {
+			if s.C < 16 && n > 1 {
+				continue
+			}
 			r := rand.New(rand.NewPCG(1, 2))
 			x := centered(r, n*s.C*s.H*s.W)
 			w := centered(r, s.M*s.C*9)
