@@ -324,15 +324,8 @@ func simdDepthwiseCall(c *Conv, n int, x, y, res []float32, s *Scratch) {
 	sh := &c.s
 	oh, ow := sh.OutH(), sh.OutW()
 	planes := n * sh.C
-	need("input", x, planes*sh.H*sh.W)
-	need("output", y, planes*oh*ow)
+	needConv(x, y, res, c.bias, planes*sh.H*sh.W, planes*oh*ow, sh.C)
 	need("weights", c.dw, sh.C*sh.KH*sh.KW)
-	if res != nil {
-		need("residual", res, planes*oh*ow)
-	}
-	if c.bias != nil {
-		need("bias", c.bias, sh.C)
-	}
 	sc := &s.simd
 	d := &sc.dw
 	*d = simdDepthwiseDesc{n: int32(n), c: int32(sh.C), h: int32(sh.H), w: int32(sh.W), oh: int32(oh), ow: int32(ow),
@@ -350,6 +343,19 @@ func simdDepthwiseCall(c *Conv, n int, x, y, res []float32, s *Scratch) {
 	runtime.KeepAlive(y)
 	runtime.KeepAlive(res)
 	runtime.KeepAlive(c)
+}
+
+// needConv checks a convolution kernel's input, output, residual and
+// bias against the lengths the call reaches (see need).
+func needConv(x, y, res, bias []float32, xLen, yLen, biasLen int) {
+	need("input", x, xLen)
+	need("output", y, yLen)
+	if res != nil {
+		need("residual", res, yLen)
+	}
+	if bias != nil {
+		need("bias", bias, biasLen)
+	}
 }
 
 func simdSmallMCall(m *SmallM, s *Scratch) {

@@ -58,11 +58,10 @@ var (
 // winogradTile picks the output tile for a convolution under mode, or 0
 // to keep the GEMM. Auto takes F(4×4, 3×3): on ResNet-50's four 3×3
 // shapes (56×56×64 to 7×7×512, batch 1 and 8) it ran 1.5–3.3× faster
-// than the GEMM and faster than F(2×2, 3×3) on all but one (256×14×14 at
-// batch 1, within the noise), even on 7×7 planes where its tiles cover 64
-// pixels for 49; with few channels (1 to 16 in, 4 to 32 out) it still ran
-// 1.2–4× faster, the GEMM paying its packing for little K
-// (BENCHMARKS.md, "Winograd 3×3 convolutions").
+// than the GEMM and 1.1–2.3× faster than F(2×2, 3×3), even on 7×7 planes
+// where its tiles cover 64 pixels for 49; with few channels (1 to 16 in,
+// 4 to 32 out) it still ran 1.2–4× faster than the GEMM, which pays its
+// packing for little K (BENCHMARKS.md, "Winograd 3×3 convolutions").
 func winogradTile(mode WinogradMode) int {
 	switch mode {
 	case WinogradOff:
@@ -122,15 +121,8 @@ func simdWinogradCall(c *Conv, n int, x, y, res []float32, s *Scratch) {
 	p := c.wino
 	oh, ow := sh.OutH(), sh.OutW()
 	alpha := p.m + 2
-	need("input", x, n*sh.C*sh.H*sh.W)
-	need("output", y, n*sh.M*oh*ow)
+	needConv(x, y, res, c.bias, n*sh.C*sh.H*sh.W, n*sh.M*oh*ow, sh.M)
 	need("weights", p.u, alpha*alpha*ceilDiv(sh.M, 8)*8*sh.C)
-	if res != nil {
-		need("residual", res, n*sh.M*oh*ow)
-	}
-	if c.bias != nil {
-		need("bias", c.bias, sh.M)
-	}
 	sc := &s.simd
 	d := &sc.wino
 	*d = simdWinoDesc{n: int32(n), cin: int32(sh.C), h: int32(sh.H), w: int32(sh.W), cout: int32(sh.M),
