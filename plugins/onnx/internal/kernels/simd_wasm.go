@@ -332,13 +332,26 @@ func simdDepthwiseCall(c *Conv, n int, x, y, res []float32, s *Scratch) {
 		kh: int32(sh.KH), kw: int32(sh.KW), sh: int32(sh.SH), sw: int32(sh.SW), dh: int32(sh.DH), dw: int32(sh.DW),
 		padT: int32(sh.PadT), padL: int32(sh.PadL), x: addr(x), y: addr(y), wts: addr(c.dw), bias: addr(c.bias), res: addr(res)}
 	d.act, d.lo, d.hi = actDesc(c.act)
-	want := simdDepthwiseScratchLen(d.h, d.w, d.oh, d.ow, d.kh, d.kw, d.sh, d.sw, d.dh, d.dw, d.padT, d.padL)
+	d.scratch, d.scratchLen = sc.kernelScratch("depthwise",
+		simdDepthwiseScratchLen(d.h, d.w, d.oh, d.ow, d.kh, d.kw, d.sh, d.sw, d.dh, d.dw, d.padT, d.padL))
+	status("depthwise", simdDepthwise(unsafe.Pointer(d)))
+	keepConv(c, x, y, res)
+}
+
+// kernelScratch returns want scratch floats from a 16-byte boundary as a
+// descriptor's scratch and length; want < 0 is the kernel's answer for a
+// problem too large for its scratch.
+func (sc *simdScratch) kernelScratch(kernel string, want int32) (uint32, int32) {
 	if want < 0 {
-		panic("simd kernel depthwise: padded plane too large")
+		panic("simd kernel " + kernel + ": problem too large for its scratch")
 	}
 	f := sc.floatsN(int(want))
-	d.scratch, d.scratchLen = addr(f), int32(len(f))
-	status("depthwise", simdDepthwise(unsafe.Pointer(d)))
+	return addr(f), int32(len(f))
+}
+
+// keepConv keeps a convolution's slices alive until a kernel that reached
+// them by address has returned.
+func keepConv(c *Conv, x, y, res []float32) {
 	runtime.KeepAlive(x)
 	runtime.KeepAlive(y)
 	runtime.KeepAlive(res)

@@ -3,7 +3,6 @@
 package kernels
 
 import (
-	"runtime"
 	"structs"
 	"unsafe"
 )
@@ -129,15 +128,7 @@ func simdWinogradCall(c *Conv, n int, x, y, res []float32, s *Scratch) {
 		oh: int32(oh), ow: int32(ow), padT: int32(sh.PadT), padL: int32(sh.PadL), m: int32(p.m), nt: int32(p.nt),
 		x: addr(x), u: addr(p.u), y: addr(y), bias: addr(c.bias), res: addr(res)}
 	d.act, d.lo, d.hi = actDesc(c.act)
-	want := simdWinoScratchLen(d.n, d.cin, d.cout, d.oh, d.ow, d.m, d.nt)
-	if want < 0 {
-		panic("simd kernel winograd: problem too large for its scratch")
-	}
-	f := sc.floatsN(int(want))
-	d.scratch, d.scratchLen = addr(f), int32(len(f))
+	d.scratch, d.scratchLen = sc.kernelScratch("winograd", simdWinoScratchLen(d.n, d.cin, d.cout, d.oh, d.ow, d.m, d.nt))
 	status("winograd", simdWinograd(unsafe.Pointer(d)))
-	runtime.KeepAlive(x)
-	runtime.KeepAlive(y)
-	runtime.KeepAlive(res)
-	runtime.KeepAlive(c)
+	keepConv(c, x, y, res)
 }
