@@ -39,6 +39,10 @@ const (
 	OptWinograd = "winograd"
 	// OptMaxArenaMB bounds the activation arena of one plan, in MiB.
 	OptMaxArenaMB = "max_arena_mb"
+	// OptBatchSplit runs the sample-separable stretches of a batch's plan
+	// one sample at a time: "auto" (default: with one thread, where it
+	// was measured faster), "on" or "off".
+	OptBatchSplit = "batch_split"
 )
 
 var _ engine.Describer = (*Engine)(nil)
@@ -52,6 +56,8 @@ func (*Engine) OptionSpecs() []engine.OptionSpec {
 			Doc: "go engine in WASM: 3×3 stride-1 convolutions as Winograd F(4×4,3×3) (auto), F(2×2,3×3) (f2, f4 forces F(4×4)) or on the GEMM (off, the direct convolution's rounding)"},
 		{Name: OptFuse, Type: "bool", Default: "true", Doc: "go engine: load-time fusion (off only for testing)"},
 		{Name: OptMaxArenaMB, Type: "uint", Doc: "go engine: memory budget of one plan in MiB (default 8192, 1024 in WASM)"},
+		{Name: OptBatchSplit, Type: "enum", Allowed: []string{"auto", "on", "off"}, Default: "auto",
+			Doc: "go engine: run a batch's sample-separable layers one sample at a time, auto (with one thread), on or off"},
 	}
 }
 
@@ -62,6 +68,8 @@ type config struct {
 	gemm     *kernels.Gemm
 	fuse     bool
 	maxArena int64
+	// split runs batches split where the graph allows (OptBatchSplit).
+	split bool
 }
 
 func parseOptions(o engine.Options) (config, error) {
@@ -93,6 +101,14 @@ func parseOptions(o engine.Options) (config, error) {
 			return c, fmt.Errorf("option %s=%q: %w", OptFuse, v, err)
 		}
 		c.fuse = b
+	}
+	switch v := o.Extra[OptBatchSplit]; v {
+	case "", "auto":
+		c.split = c.threads == 1
+	case "on", "off":
+		c.split = v == "on"
+	default:
+		return c, fmt.Errorf("option %s=%q: want auto, on or off", OptBatchSplit, v)
 	}
 	if v, ok := o.Extra[OptMaxArenaMB]; ok {
 		mb, err := strconv.ParseInt(v, 10, 32)

@@ -24,6 +24,9 @@ type plan struct {
 	// budget is what planning may still allocate outside the arena, in
 	// bytes: inputs, folded constants, non-float values.
 	budget int64
+	// split, when not nil, runs stretches of the steps sample by sample
+	// (separable.go).
+	split *batchSplit
 }
 
 // allocate gives t storage, charging the plan's budget.

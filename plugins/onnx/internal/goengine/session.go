@@ -137,6 +137,9 @@ func (s *session) planFor(shapes [][]int) (*plan, error) {
 	if err := p.bind(s.env, s.arena); err != nil {
 		return nil, err
 	}
+	if s.cfg.split {
+		p.split = newBatchSplit(s.g, s.env, s.pool, p, s.cfg.maxArena-p.arenaBytes())
+	}
 	if len(s.plans) == maxPlans {
 		s.plans = slices.Delete(s.plans, 0, 1)
 	}
@@ -189,11 +192,8 @@ func (s *session) Run(ctx context.Context, inputs, outputs []engine.Tensor) erro
 	for i := range inputs {
 		decode(p.inputs[i], inputs[i].Data)
 	}
-	for _, st := range p.steps {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		st.step.run(s.pool)
+	if err := p.run(ctx, s.pool); err != nil {
+		return err
 	}
 	for i, t := range p.outputs {
 		o := &outputs[i]
