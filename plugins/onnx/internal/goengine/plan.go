@@ -149,12 +149,15 @@ func (p *plan) inferNode(n *node, env *bindEnv, pool *kernels.Pool) error {
 	return nil
 }
 
-// layout finds the steps to run, assigns arena offsets to the float
-// values they compute (greedy by size over lifetimes), and gives other
-// computed values their own storage.
+// layout finds the steps to run and places the values they compute.
 func (p *plan) layout(g *graph) error {
-	// Mark the nodes whose outputs are needed, backwards from the graph
-	// outputs.
+	p.schedule(g)
+	return p.place(g, nil)
+}
+
+// schedule finds the steps to run: the nodes whose outputs are needed,
+// backwards from the graph outputs, in graph order. It binds none.
+func (p *plan) schedule(g *graph) {
 	needed := make([]bool, len(g.values))
 	for _, id := range g.outputs {
 		needed[id] = true
@@ -180,7 +183,19 @@ func (p *plan) layout(g *graph) error {
 		}
 	}
 	slices.Reverse(live)
+	p.steps = make([]boundStep, len(live))
+	for i, n := range live {
+		p.steps[i].node = n
+	}
+}
 
+// place assigns arena offsets to the float values the steps compute
+// (greedy by size over lifetimes) and gives other computed values their
+// own storage. The steps of a split segment (segs, run sample by sample)
+// read every sample of their inputs until the segment's last step and
+// write every sample of their outputs from its first, so these values
+// live over the whole segment.
+func (p *plan) place(g *graph, segs []segment) error {
 	// Lifetimes in step indices: defined at its producer's step, used
 	// until its last consumer's; graph outputs live to the end.
 	def := make([]int, len(g.values))
@@ -188,7 +203,8 @@ func (p *plan) layout(g *graph) error {
 	for i := range def {
 		def[i], last[i] = -1, -2
 	}
-	for s, n := range live {
+	for s, st := range p.steps {
+		n := st.node
 		for _, id := range n.out {
 			if id != absent {
 				def[id], last[id] = s, s
@@ -202,7 +218,20 @@ func (p *plan) layout(g *graph) error {
 	}
 	for _, id := range g.outputs {
 		if def[id] >= 0 {
-			last[id] = len(live)
+			last[id] = len(p.steps)
+		}
+	}
+	for _, sg := range segs {
+		if !sg.split {
+			continue
+		}
+		for id := range def {
+			switch {
+			case def[id] < sg.lo && last[id] >= sg.lo:
+				last[id] = max(last[id], sg.hi-1)
+			case def[id] >= sg.lo && def[id] < sg.hi && last[id] >= sg.hi:
+				def[id] = sg.lo
+			}
 		}
 	}
 	var cands []int
@@ -242,10 +271,6 @@ func (p *plan) layout(g *graph) error {
 		p.offsets[id] = off
 		done = append(done, placed{off: off, end: off + size, def: def[id], last: last[id]})
 		p.arenaSize = max(p.arenaSize, off+size)
-	}
-	p.steps = make([]boundStep, len(live))
-	for i, n := range live {
-		p.steps[i].node = n
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/kernels"
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/onnxpb"
 )
 
 // A plan for a batch of n samples runs its steps layer by layer: each
@@ -14,7 +15,7 @@ import (
 // at a time on a plan for batch 1 with its own arena, so that a step reads
 // what the step before it has just written; the steps whose weights
 // outweigh one sample's activations (late convolutions, Gemm) still run
-// on the whole batch, reading their weights once. Only steps that treat
+// on the whole batch, reading their weights once for all samples. Only steps that treat
 // dimension 0 independently are split (sampleSeparable), so the result
 // is the same, to the bit, as the whole batch's.
 
@@ -107,9 +108,10 @@ func batchOf(shapes [][]int) int {
 	return n
 }
 
-// newBatchSplit plans p's split: a plan for batch 1 with its own arena of
-// at most budget bytes, the steps that are sample-separable, and the
-// segments to run sample by sample. It returns nil when nothing is
+// newBatchSplit plans the split of p (scheduled, not yet placed: its
+// placement must know the segments): a plan for batch 1 with its own
+// arena of at most budget bytes, the steps that are sample-separable, and
+// the segments to run sample by sample. It returns nil when nothing is
 // worth splitting (or the graph is not separable anywhere, or the plan
 // for batch 1 cannot be made).
 func newBatchSplit(g *graph, env *bindEnv, pool *kernels.Pool, p *plan, budget int64) *batchSplit {
@@ -117,7 +119,13 @@ func newBatchSplit(g *graph, env *bindEnv, pool *kernels.Pool, p *plan, budget i
 	if sub == nil {
 		return nil
 	}
-	segs := chooseSegments(separableSteps(p, sub, n), func(i int) bool { return activationsOutweigh(p.steps[i].node, sub) })
+	sep := separableSteps(p, sub, n)
+	gains, weighted := make([]bool, len(sep)), make([]bool, len(sep))
+	for i, st := range sub.steps {
+		act, w := stepBytes(st.node, sub)
+		gains[i], weighted[i] = sep[i] && act >= w, w > 0
+	}
+	segs := chooseSegments(gains, weighted)
 	if !slices.ContainsFunc(segs, func(s segment) bool { return s.split }) {
 		return nil
 	}
@@ -131,6 +139,14 @@ func newBatchSplit(g *graph, env *bindEnv, pool *kernels.Pool, p *plan, budget i
 		}
 	}
 	return &batchSplit{n: n, sub: sub, arena: arena, segs: segs}
+}
+
+// segments returns the split's segments; none for a nil split.
+func (bs *batchSplit) segments() []segment {
+	if bs == nil {
+		return nil
+	}
+	return bs.segs
 }
 
 // planOne plans, unbound, p's graph for batch 1: the inputs' dimension
@@ -171,60 +187,47 @@ func separableSteps(p, one *plan, batch int) []bool {
 	return ok
 }
 
-// chooseSegments cuts the steps into segments: in each maximal run of
-// separable steps, the stretch from the first to the last step that
-// gains from running alone is split, if it holds two steps or more (a
-// step alone finds nothing in cache that the whole batch would not); the
-// rest runs whole.
-func chooseSegments(separable []bool, gains func(int) bool) []segment {
+// chooseSegments cuts the steps into segments: each run of two or more
+// steps that gain from running sample by sample (gains: separable, and
+// one sample's activations outweigh the step's constants) is split if
+// one of its steps has weights (weighted); the rest runs whole. A step
+// alone finds nothing in cache that the whole batch would not, and a run
+// of weightless steps (pooling, reshapes) costs about the same either
+// way.
+func chooseSegments(gains, weighted []bool) []segment {
 	var segs []segment
 	add := func(lo, hi int, split bool) {
-		if lo >= hi {
-			return
-		}
 		if k := len(segs) - 1; k >= 0 && !segs[k].split && !split {
 			segs[k].hi = hi
 			return
 		}
 		segs = append(segs, segment{lo: lo, hi: hi, split: split})
 	}
-	for i := 0; i < len(separable); {
+	for i := 0; i < len(gains); {
 		j := i
-		for j < len(separable) && separable[j] {
+		for j < len(gains) && gains[j] {
 			j++
 		}
-		if j == i {
-			add(i, i+1, false)
-			i++
-			continue
-		}
-		first, last := -1, -1
-		for k := i; k < j; k++ {
-			if gains(k) {
-				if first < 0 {
-					first = k
-				}
-				last = k
-			}
-		}
-		if last-first < 1 { // none, or one step: nothing to find in cache
+		switch {
+		case j-i >= 2 && slices.Contains(weighted[i:j], true):
+			add(i, j, true)
+		case j == i:
+			j++
 			add(i, j, false)
-		} else {
-			add(i, first, false)
-			add(first, last+1, true)
-			add(last+1, j, false)
+		default:
+			add(i, j, false)
 		}
 		i = j
 	}
 	return segs
 }
 
-// activationsOutweigh reports whether one sample's activations that a
-// step reads and writes are at least its constant inputs (weights) in
-// bytes: such a step gains from finding its input in cache more than it
-// loses reading its weights once per sample.
-func activationsOutweigh(n *node, one *plan) bool {
-	var act, weights int64
+// stepBytes returns the bytes of one sample's activations a step reads
+// and writes (one being the plan for batch 1) and of its float constants
+// (weights). A step whose activations are at least its weights gains
+// from finding its input in cache more than it loses reading its weights
+// once per sample.
+func stepBytes(n *node, one *plan) (act, weights int64) {
 	for _, ids := range [][]int{n.in, n.out} {
 		for _, id := range ids {
 			if id == absent {
@@ -232,14 +235,15 @@ func activationsOutweigh(n *node, one *plan) bool {
 			}
 			t := one.vals[id]
 			b := int64(t.size()) * int64(elemSize(t.dt))
-			if t.konst {
-				weights += b
-			} else {
+			switch {
+			case !t.konst:
 				act += b
+			case t.dt == onnxpb.Float:
+				weights += b
 			}
 		}
 	}
-	return act >= weights
+	return act, weights
 }
 
 // segmentIO lists the values a split segment reads from before it and

@@ -2,7 +2,10 @@ package goengine
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -145,28 +148,28 @@ func TestChooseSegments(t *testing.T) {
 	t.Parallel()
 	seg := func(lo, hi int, split bool) segment { return segment{lo: lo, hi: hi, split: split} }
 	tests := []struct {
-		name      string
-		separable []bool
-		gains     []bool
-		want      []segment
+		name            string
+		gains, weighted []bool
+		want            []segment
 	}{
-		{"all gain", []bool{true, true, true}, []bool{true, true, true}, []segment{seg(0, 3, true)}},
-		{"none gains", []bool{true, true}, []bool{false, false}, []segment{seg(0, 2, false)}},
-		{"one step alone is not split", []bool{true, true}, []bool{true, false}, []segment{seg(0, 2, false)}},
+		{"all gain", []bool{true, true, true}, []bool{true, false, true}, []segment{seg(0, 3, true)}},
+		{"none gains", []bool{false, false}, []bool{true, true}, []segment{seg(0, 2, false)}},
+		{"one step alone is not split", []bool{false, true, false}, []bool{true, true, true}, []segment{seg(0, 3, false)}},
+		{"weightless steps are not split", []bool{true, true}, []bool{false, false}, []segment{seg(0, 2, false)}},
 		{
-			"split between the first and the last that gain", []bool{true, true, true, true, true},
-			[]bool{false, true, false, true, false}, []segment{seg(0, 1, false), seg(1, 4, true), seg(4, 5, false)},
+			"runs that gain, between steps that do not", []bool{true, true, false, false, true, true, true},
+			[]bool{true, true, true, true, false, true, false},
+			[]segment{seg(0, 2, true), seg(2, 4, false), seg(4, 7, true)},
 		},
 		{
-			"a step that is not separable ends a stretch", []bool{true, false, true, true},
-			[]bool{true, true, true, true}, []segment{seg(0, 2, false), seg(2, 4, true)},
+			"a weightless run after a split one runs whole", []bool{true, true, false, true, true},
+			[]bool{true, true, true, false, false}, []segment{seg(0, 2, true), seg(2, 5, false)},
 		},
-		{"nothing separable", []bool{false, false}, []bool{true, true}, []segment{seg(0, 2, false)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.want, chooseSegments(tt.separable, func(i int) bool { return tt.gains[i] }))
+			assert.Equal(t, tt.want, chooseSegments(tt.gains, tt.weighted))
 		})
 	}
 }
@@ -209,8 +212,9 @@ func TestBatchSplitMatchesWholeBatch(t *testing.T) {
 	for _, threads := range []int{1, 2} {
 		p := requireSplitMatchesWhole(t, m, threads, 3, []int64{3, 8, 8}, r)
 		require.NotNil(t, p.split)
-		// The convolutions and pooling run sample by sample; the Gemm and
-		// the Softmax after it run on the whole batch.
+		// The convolutions and pooling run sample by sample; the Gemm (its
+		// weights outweigh a sample's activations) and the Softmax after
+		// it run on the whole batch.
 		var split []string
 		for _, sg := range p.split.segs {
 			if sg.split {
@@ -256,4 +260,40 @@ func TestBatchSplitOption(t *testing.T) {
 	}
 	_, err := parseOptions(engine.Options{Extra: map[string]string{OptBatchSplit: "yes"}})
 	require.ErrorContains(t, err, "batch_split")
+}
+
+// TestBatchSplitFixtures runs every operator and model fixture with and
+// without the split, fused and not, and requires the same bits: the
+// unfused residual blocks put a split stretch's inputs and outputs where
+// a placement that ignored the split would let them share memory.
+func TestBatchSplitFixtures(t *testing.T) {
+	t.Parallel()
+	fixtures := readFixtures(t)
+	var split []string
+	for _, f := range fixtures {
+		for _, fuse := range []string{"true", "false"} {
+			dir := filepath.Join(fixtureDir, f.Name)
+			m, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
+			require.NoError(t, err)
+			ins := make([]engine.Tensor, f.Inputs)
+			for i := range ins {
+				ins[i] = readTensor(t, filepath.Join(dir, fmt.Sprintf("input_%d.pb", i)))
+			}
+			outs := map[string][]engine.Tensor{}
+			for _, mode := range []string{"off", "on"} {
+				s := load(t, m, engine.Options{Threads: 1, Extra: map[string]string{OptFuse: fuse, OptBatchSplit: mode}})
+				outs[mode] = make([]engine.Tensor, f.Outputs)
+				require.NoError(t, s.Run(context.Background(), ins, outs[mode]), "%s fuse=%s split=%s", f.Name, fuse, mode)
+				for _, p := range s.(*session).plans {
+					if p.split != nil && fuse == "false" {
+						split = append(split, f.Name)
+					}
+				}
+			}
+			for i := range outs["off"] {
+				assert.Equal(t, outs["off"][i].Data, outs["on"][i].Data, "%s fuse=%s output %d", f.Name, fuse, i)
+			}
+		}
+	}
+	assert.Contains(t, split, "model_mini_resnet_bn", "the fixture that shares memory across a split must split")
 }

@@ -122,8 +122,16 @@ func (s *session) planFor(shapes [][]int) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.layout(s.g); err != nil {
+	p.schedule(s.g)
+	var split *batchSplit
+	if s.cfg.split {
+		split = newBatchSplit(s.g, s.env, s.pool, p, s.cfg.maxArena)
+	}
+	if err := p.place(s.g, split.segments()); err != nil {
 		return nil, err
+	}
+	if split != nil && p.arenaBytes()+split.sub.arenaBytes() > s.cfg.maxArena {
+		split = nil // the whole batch's plan alone may still fit
 	}
 	if p.arenaBytes() > s.cfg.maxArena {
 		return nil, fmt.Errorf("%w: activations for input shapes %v need %d MiB, over the %d MiB limit (option %s)",
@@ -137,9 +145,7 @@ func (s *session) planFor(shapes [][]int) (*plan, error) {
 	if err := p.bind(s.env, s.arena); err != nil {
 		return nil, err
 	}
-	if s.cfg.split {
-		p.split = newBatchSplit(s.g, s.env, s.pool, p, s.cfg.maxArena-p.arenaBytes())
-	}
+	p.split = split
 	if len(s.plans) == maxPlans {
 		s.plans = slices.Delete(s.plans, 0, 1)
 	}
