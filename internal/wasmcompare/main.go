@@ -15,7 +15,8 @@
 //
 // With -baseline another build of the module (before a kernel change)
 // joins as the side "base", its go engine (or -base-engine's), interleaved
-// with the others.
+// with the others; -base-set gives the side base other plugin options (the
+// same module with batch_split=off: one option's effect alone).
 //
 // make bench-wasm runs it. With -gemm it times the SIMD kernels' GEMM alone
 // in wazero instead (make bench-wasm-gemm).
@@ -27,6 +28,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -53,8 +55,9 @@ func main() {
 
 type options struct {
 	plugin, raw, lib, models, only string
-	baseline                       []byte // -baseline's module, or nil
-	baseEngine                     string // the side base's engine
+	baseline                       []byte            // -baseline's module, or nil
+	baseEngine                     string            // the side base's engine
+	baseSet                        map[string]string // -base-set: the side base's extra plugin options
 	guard                          host.Guard
 	sides                          []string
 	batches                        []int
@@ -79,6 +82,7 @@ func run() error {
 	flag.IntVar(&o.slowRuns, "slow-runs", 1, "timed queries per round for the portable side (30-100x slower)")
 	baseline := flag.String("baseline", "", "another build of the plugin's module: adds the side base (its go engine), for before/after")
 	flag.StringVar(&o.baseEngine, "base-engine", "go", "the side base's engine: go or wasinn")
+	baseSet := flag.String("base-set", "", "the side base's extra plugin options, key=value[,key=value] (e.g. batch_split=off: the same module with another option)")
 	flag.StringVar((*string)(&o.guard), "guard", string(host.GuardLoops), "the host's hang guard for the WASM sides (loops, strict, off)")
 	gemm := flag.String("gemm", "", "instead: time the GEMM of this SIMD kernel module (onnx_simd.wasm) in wazero, in thread CPU time")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (go tool pprof) to this file")
@@ -117,6 +121,20 @@ func run() error {
 		o.sides = append(o.sides, "base")
 	} else if slices.Contains(o.sides, "base") {
 		return errors.New("side base needs -baseline")
+	}
+	o.baseSet = map[string]string{}
+	for _, kv := range strings.Split(*baseSet, ",") {
+		if kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("-base-set %q: want key=value", kv)
+		}
+		o.baseSet[k] = v
+	}
+	if *baseSet != "" && o.baseline == nil {
+		return errors.New("-base-set needs -baseline (the same module for an option alone)")
 	}
 	if !slices.Contains(sideNames[:3], o.baseEngine) {
 		return fmt.Errorf("-base-engine %q: want one of %v", o.baseEngine, sideNames[:3])
@@ -237,10 +255,11 @@ func compare(o options, module []byte, m model, batch int) (map[string]times, er
 	for _, s := range o.sides {
 		mod := module
 		side := s
+		var set map[string]string
 		if s == "base" {
-			mod, side = o.baseline, o.baseEngine
+			mod, side, set = o.baseline, o.baseEngine, o.baseSet
 		}
-		g, err := openGuest(mod, bytes, m, side, o.lib, o.guard, batch)
+		g, err := openGuest(mod, bytes, m, side, o.lib, o.guard, batch, set)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s, err)
 		}
@@ -276,10 +295,11 @@ type guest struct {
 	q *hostquery.Runner
 }
 
-func openGuest(module, bytes []byte, m model, side, lib string, guard host.Guard, batch int) (*guest, error) {
+func openGuest(module, bytes []byte, m model, side, lib string, guard host.Guard, batch int, set map[string]string) (*guest, error) {
 	ctx := context.Background()
 	cfg := host.Config{Instances: 1, CallTimeout: time.Hour, MemoryLimitMiB: 3072, Guard: guard}
 	opts := map[string]string{"batch": strconv.Itoa(batch), "threads": "1", "instances": "1", "engine": "go"}
+	maps.Copy(opts, set)
 	switch side {
 	case "portable":
 		opts["kernel"] = "go"
