@@ -31,6 +31,7 @@ var (
 	modelDir     = flag.String("models", "", "directory with resnet50.onnx and mobilenetv2.onnx to benchmark instead of the zoo's (make onnx-perf-models)")
 	benchThreads = flag.String("threads", "1,0", "comma-separated thread counts for BenchmarkModels; 0 is GOMAXPROCS")
 	benchBatches = flag.String("batches", "1,8", "comma-separated batch sizes for BenchmarkModels")
+	benchSplit   = flag.String("split", "auto", "comma-separated batch_split values for BenchmarkModels (auto, on, off)")
 )
 
 func intList(t testing.TB, s string) []int {
@@ -48,8 +49,9 @@ func intList(t testing.TB, s string) []int {
 
 // benchModel measures one inference of batch images: latency per run and
 // images per second.
-func benchModel(b *testing.B, m []byte, threads, batch int, kernel string) {
-	s, err := New().Load(context.Background(), m, engine.Options{Threads: threads, MaxBatch: batch, Extra: map[string]string{OptKernel: kernel}})
+func benchModel(b *testing.B, m []byte, threads, batch int, kernel, split string) {
+	s, err := New().Load(context.Background(), m, engine.Options{Threads: threads, MaxBatch: batch,
+		Extra: map[string]string{OptKernel: kernel, OptBatchSplit: split}})
 	require.NoError(b, err)
 	defer s.Close()
 	d := s.Inputs()[0]
@@ -70,7 +72,7 @@ func benchModel(b *testing.B, m []byte, threads, batch int, kernel string) {
 
 // BenchmarkModels runs the Fashion-MNIST CNN (committed) and the zoo's
 // random-weight MobileNetV2 and ResNet-50 v1.5 (or the files in -models)
-// for each of -threads and -batches.
+// for each of -threads, -batches and -split.
 func BenchmarkModels(b *testing.B) {
 	models := []struct {
 		name string
@@ -92,9 +94,15 @@ func BenchmarkModels(b *testing.B) {
 		}
 		for _, threads := range intList(b, *benchThreads) {
 			for _, batch := range intList(b, *benchBatches) {
-				b.Run(fmt.Sprintf("%s/threads=%d/batch=%d", mm.name, threads, batch), func(b *testing.B) {
-					benchModel(b, get(b), threads, batch, "auto")
-				})
+				for _, split := range strings.Split(*benchSplit, ",") {
+					name := fmt.Sprintf("%s/threads=%d/batch=%d", mm.name, threads, batch)
+					if *benchSplit != "auto" {
+						name += "/split=" + split
+					}
+					b.Run(name, func(b *testing.B) {
+						benchModel(b, get(b), threads, batch, "auto", split)
+					})
+				}
 			}
 		}
 	}
