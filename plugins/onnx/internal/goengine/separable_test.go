@@ -297,3 +297,16 @@ func TestBatchSplitFixtures(t *testing.T) {
 	}
 	assert.Contains(t, split, "model_mini_resnet_bn", "the fixture that shares memory across a split must split")
 }
+
+func TestBatchSplitAllocsNothing(t *testing.T) {
+	// Not parallel: AllocsPerRun refuses parallel tests.
+	r := rand.New(rand.NewPCG(17, 18))
+	s := load(t, cnn(r), engine.Options{Threads: 1, MaxBatch: 2, Extra: map[string]string{OptBatchSplit: "on"}})
+	in := []engine.Tensor{{DType: engine.Float32, Shape: []int64{2, 3, 8, 8}, Data: floatBytes(randFloats(r, 2*192))}}
+	outs := make([]engine.Tensor, 1)
+	ctx := context.Background()
+	require.NoError(t, s.Run(ctx, in, outs))
+	require.NotNil(t, s.(*session).plans[len(s.(*session).plans)-1].split)
+	allocs := testing.AllocsPerRun(10, func() { _ = s.Run(ctx, in, outs) })
+	assert.Zero(t, allocs)
+}
