@@ -208,15 +208,11 @@ func chooseSegments(gains, weighted []bool) []segment {
 		for j < len(gains) && gains[j] {
 			j++
 		}
-		switch {
-		case j-i >= 2 && slices.Contains(weighted[i:j], true):
-			add(i, j, true)
-		case j == i:
+		split := j-i >= 2 && slices.Contains(weighted[i:j], true)
+		if j == i { // a step that does not gain runs whole
 			j++
-			add(i, j, false)
-		default:
-			add(i, j, false)
 		}
+		add(i, j, split)
 		i = j
 	}
 	return segs
