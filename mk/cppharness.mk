@@ -1,11 +1,10 @@
-# tools/cppharness: a CPU vendor's kind of harness, the official C++
-# LoadGen (INFERENCE_REPO: a clone or bare mirror of mlcommons/inference)
-# driving ONNX Runtime through its C API, and `make bench-cpu-harness`, which
-# runs it and `mlperf-host run --plugin onnx-ort` on the same models,
-# samples, settings, threads and batch in interleaved rounds. Outside `make
-# test`; without INFERENCE_REPO or ONNX Runtime the benchmark skips.
-CPPHARNESS := $(BIN)/cppharness
-CPPH_BUILD := $(BIN)/cppharness-build
+# `make bench-cpu-harness`: a CPU vendor's kind of harness (CPPHARNESS, the
+# path of an already built program: tools/cppharness/harness.cc, linked with
+# the official C++ LoadGen, driving ONNX Runtime through its C API) and
+# `mlperf-host run --plugin onnx-ort` on the same models, samples, settings,
+# threads and batch in interleaved rounds. Outside `make test`; without
+# CPPHARNESS or ONNX Runtime the benchmark skips.
+CPPHARNESS ?=
 CPPH_WORK ?= $(BIN)/cppharness-work
 CPPH_ROUNDS ?= 3
 CPPH_DURATION_MS ?= 10000
@@ -20,16 +19,13 @@ CPPH_VARIANTS ?=
 # another build to compare (a directory with its mlperf-host and plugins/): the side base
 CPPH_BASELINE ?=
 
-.PHONY: cpp-harness bench-cpu-harness
+.PHONY: bench-cpu-harness
 
-cpp-harness: ## build bin/cppharness: the official C++ LoadGen of INFERENCE_REPO driving ONNX Runtime's C API
-	@test -n "$(INFERENCE_REPO)" || { echo "set INFERENCE_REPO to a clone or bare mirror of mlcommons/inference"; exit 2; }
-	INFERENCE_REPO=$(INFERENCE_REPO) tools/cppharness/build.sh $(CPPH_BUILD) $(CPPHARNESS)
-
-bench-cpu-harness: ## mlperf-host run --plugin onnx-ort against the C++ LoadGen + ONNX Runtime harness: Offline samples/s, SingleStream p50/p90 (INFERENCE_REPO=DIR, make ort; minutes)
-	@if [ -z "$(INFERENCE_REPO)" ] || [ ! -f $(ORT_LIB) ]; then \
-		echo "bench-cpu-harness: skipped (needs INFERENCE_REPO=DIR and ONNX Runtime from make ort)"; exit 0; fi; \
-	set -e; $(MAKE) --no-print-directory build cpp-harness; \
+bench-cpu-harness: ## mlperf-host run --plugin onnx-ort against a C++ LoadGen + ONNX Runtime harness given by path: Offline samples/s, SingleStream p50/p90 (CPPHARNESS=PATH, make ort; minutes)
+	@if [ -z "$(CPPHARNESS)" ] || [ ! -f $(ORT_LIB) ]; then \
+		echo "bench-cpu-harness: skipped (needs CPPHARNESS=PATH, an already built harness, and ONNX Runtime from make ort)"; exit 0; fi; \
+	test -x "$(CPPHARNESS)" || { echo "bench-cpu-harness: CPPHARNESS=$(CPPHARNESS) is not an executable program"; exit 2; }; \
+	set -e; $(MAKE) --no-print-directory build; \
 	test -f $(ONNX_PERF_DIR)/resnet50.onnx || $(MAKE) --no-print-directory onnx-perf-models; \
 	MLPERF_HOST=$(MLPERF_HOST) CPPHARNESS=$(CPPHARNESS) ORT_LIB=$(ORT_LIB) PLUGIN_DIRS=$(BIN)/plugins \
 		PERF_MODELS=$(ONNX_PERF_DIR) FASHION_MODEL=plugins/onnx/fashionmnist/data/model.onnx WORK=$(CPPH_WORK) \
