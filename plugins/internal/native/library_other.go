@@ -21,6 +21,9 @@ type Library struct {
 // still build so that the host can list them.
 func Open([]string) (*Library, error) { return nil, errPlatform }
 
+// Dlsym fails: nothing is loaded on this platform.
+func Dlsym(uintptr, string) (uintptr, error) { return 0, errPlatform }
+
 // Handle is the dlopen handle.
 func (l *Library) Handle() uintptr { return l.handle }
 

@@ -5,6 +5,7 @@ package native
 import (
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/ebitengine/purego"
 )
@@ -27,7 +28,7 @@ type Library struct {
 func Open(candidates []string) (*Library, error) {
 	last := errors.New("no candidate paths")
 	for _, c := range candidates {
-		h, err := purego.Dlopen(c, purego.RTLD_NOW|purego.RTLD_LOCAL)
+		h, err := dlopen(c)
 		if err == nil {
 			return &Library{Path: c, handle: h}, nil
 		}
@@ -36,13 +37,31 @@ func Open(candidates []string) (*Library, error) {
 	return nil, last
 }
 
+// dlopen opens path on one OS thread: dlerror's message is the calling
+// thread's, and purego calls dlopen and then dlerror as two calls between
+// which the goroutine may move to another thread (more often the busier
+// the machine), leaving the error empty or another call's.
+func dlopen(path string) (uintptr, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+}
+
+// Dlsym resolves name in the library of handle, on one OS thread for the
+// reason dlopen gives.
+func Dlsym(handle uintptr, name string) (uintptr, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return purego.Dlsym(handle, name)
+}
+
 // Handle is the dlopen handle, for callers that resolve symbols by name
 // in their own way.
 func (l *Library) Handle() uintptr { return l.handle }
 
 // Symbol returns the address of the C function name.
 func (l *Library) Symbol(name string) (uintptr, error) {
-	p, err := purego.Dlsym(l.handle, name)
+	p, err := Dlsym(l.handle, name)
 	if err == nil && p == 0 {
 		err = errors.New("nil address")
 	}

@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+
+	"github.com/mlperf-host/mlperf-host/plugins/internal/native"
 )
 
 // apiVersion is the OrtApi version requested from OrtGetApiBase: the one
@@ -131,7 +133,7 @@ func (a api) release(i apiIndex, h uintptr) {
 // loadAPI asks the library's OrtGetApiBase for the OrtApi table of
 // apiVersion and checks that every entry used here is present.
 func loadAPI(lib uintptr) (api, string, error) {
-	base, err := purego.Dlsym(lib, "OrtGetApiBase")
+	base, err := native.Dlsym(lib, "OrtGetApiBase")
 	if err != nil {
 		return api{}, "", fmt.Errorf("find OrtGetApiBase: %w", err)
 	}
