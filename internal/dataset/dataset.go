@@ -117,7 +117,8 @@ type Options struct {
 // Open opens a data set by path: a directory of .npy files, one per
 // sample (the MLPerf reference preprocessed form); a directory of stacked
 // .npy files, one per tensor, with lengths.npy or NAME.shape.npy side
-// files ([OpenStacked]); a directory of sample directories, one .npy per
+// files, or without them where the files are tensors of one shape rather
+// than samples ([OpenStacked], [IsStackedByShape]); a directory of sample directories, one .npy per
 // tensor in each ([OpenSampleDirs]); or a compact-format file.
 //
 // # Errors
@@ -138,6 +139,8 @@ func Open(path string, o Options) (Dataset, error) {
 			return OpenStacked(path)
 		case IsSampleDirs(path):
 			return OpenSampleDirs(path)
+		case o.LabelMap == "" && !fileExists(filepath.Join(path, DefaultLabelMap)) && IsStackedByShape(path):
+			return OpenStacked(path)
 		}
 		return OpenNPYDir(path, o.LabelMap)
 	}

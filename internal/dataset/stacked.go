@@ -24,13 +24,17 @@ import (
 //
 // Every other .npy file of the directory is a tensor, named after its file
 // and ordered by name. A directory is read in this form when it holds
-// lengths.npy or a .shape.npy file.
+// lengths.npy or a .shape.npy file, or when it holds no label map and its
+// files look like tensors rather than samples ([IsStackedByShape]): then
+// every sample has its tensors' padded shape, as a BERT set padded to 384
+// tokens needs no side file.
 const (
 	stackedLengths     = "lengths.npy"
 	stackedShapeSuffix = ".shape.npy"
 )
 
-// IsStacked reports whether dir holds a data set in the stacked form.
+// IsStacked reports whether dir holds a data set in the stacked form
+// marked by a side file.
 func IsStacked(dir string) bool {
 	if fileExists(filepath.Join(dir, stackedLengths)) {
 		return true
@@ -39,12 +43,53 @@ func IsStacked(dir string) bool {
 	return len(m) > 0
 }
 
+// IsStackedByShape reports whether dir, a directory of .npy files with no
+// label map and no side file, holds tensors stacked over samples rather
+// than one sample per file: two files or more, all of one shape whose
+// first axis (the samples) is longer than one, and names that are not
+// sample names. Sample files are named after their sample (an image's
+// name, a case number, an index), and every such name has a digit in it;
+// tensor names (input_ids, input_mask, segment_ids) need none. A file
+// whose header cannot be read makes it false: the per-sample reader then
+// names the file.
+func IsStackedByShape(dir string) bool {
+	m, err := filepath.Glob(filepath.Join(dir, "*.npy"))
+	if err != nil || len(m) < 2 {
+		return false
+	}
+	if !slices.ContainsFunc(m, func(p string) bool { return !hasDigit(strings.TrimSuffix(filepath.Base(p), ".npy")) }) {
+		return false
+	}
+	var shape []int
+	for _, p := range m {
+		h, err := readNPYFileHeader(p)
+		if err != nil {
+			return false
+		}
+		switch {
+		case shape == nil:
+			shape = h.Spec.Shape
+		case !slices.Equal(shape, h.Spec.Shape):
+			return false
+		}
+	}
+	return len(shape) >= 2 && shape[0] > 1
+}
+
+// hasDigit reports whether s has an ASCII digit.
+func hasDigit(s string) bool {
+	return strings.ContainsAny(s, "0123456789")
+}
+
 // stacked is an open stacked-form directory.
 type stacked struct {
 	dir    string
 	count  int
 	schema Schema
 	ts     []stackedTensor
+	// side is the side file that gives the samples' shapes: lengths.npy,
+	// .shape.npy files, or "" when every sample is padded-shaped.
+	side string
 }
 
 // stackedTensor is one tensor's file and each sample's shape in it.
@@ -86,6 +131,10 @@ func openStacked(dir string) (*stacked, error) {
 		if lengths, err = readIndexFile(p, 1); err != nil {
 			return d, err
 		}
+		d.side = stackedLengths
+	}
+	if shapes, _ := filepath.Glob(filepath.Join(dir, "*"+stackedShapeSuffix)); len(shapes) > 0 {
+		d.side = "NAME" + stackedShapeSuffix
 	}
 	for _, p := range m {
 		base := filepath.Base(p)
@@ -248,6 +297,16 @@ func readIndexFile(path string, rank int) ([]int64, error) {
 		out[i] = get(buf[i*size:])
 	}
 	return out, nil
+}
+
+// Form says how the directory was read, for `dataset info`.
+func (d *stacked) Form() string {
+	if d.side == "" {
+		return fmt.Sprintf("stacked .npy per tensor, %d samples, no side file: every sample has its padded shape "+
+			"(add %s or NAME%s when samples are shorter; a %s when each file is one sample)",
+			d.count, stackedLengths, stackedShapeSuffix, DefaultLabelMap)
+	}
+	return fmt.Sprintf("stacked .npy per tensor, %d samples, shapes from %s", d.count, d.side)
 }
 
 func (d *stacked) Name() string   { return d.dir }
