@@ -12,7 +12,7 @@ accuracy-fixtures: ## rewrite internal/accuracy/testdata from tools/accuracyref/
 	INFERENCE_REPO=$(INFERENCE_REPO) /usr/bin/python3 tools/accuracyref/make_fixtures.py
 	/usr/bin/python3 tools/accuracyref/llm_fixture.py internal/accuracy/testdata/rougelsum 12 14
 	/usr/bin/python3 tools/accuracyref/punkt_check.py "$$($(GO) list -m -f '{{.Dir}}' github.com/neurosnap/sentences)/data/english.json" \
-		fixture internal/accuracy/punkt/testdata/nltk_sentences.json
+		fixture internal/benchlib/punkt/testdata/nltk_sentences.json
 
 .PHONY: verify-logmel
 verify-logmel: ## rewrite Whisper's log-mel golden files in numpy (tools/accuracyref/logmel_golden.py), fail if they changed, run the Go front end on them

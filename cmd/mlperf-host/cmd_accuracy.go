@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
-	"github.com/mlperf-host/mlperf-host/internal/accuracy/punkt"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/punkt"
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"

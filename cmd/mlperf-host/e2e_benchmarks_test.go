@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/hftokenizer"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 	"github.com/mlperf-host/mlperf-host/internal/refdata"
 )
@@ -258,6 +259,6 @@ func writeLlamaFixture(targets []string) func(t *testing.T, dir string) {
 		for i := range vocab {
 			vocab[i] = "\u0120w" + strconv.Itoa(i)
 		}
-		require.NoError(t, refdata.WriteByteLevelTokenizer(filepath.Join(dir, "tokenizer.json"), vocab, map[int]string{0: "<unk>", 1: "<s>", 2: "</s>"}))
+		require.NoError(t, hftokenizer.WriteByteLevel(filepath.Join(dir, "tokenizer.json"), vocab, map[int]string{0: "<unk>", 1: "<s>", 2: "</s>"}))
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 )
 
 // AUCResult is the score of a DLRM accuracy log, as accuracy-dlrm.py
@@ -157,7 +159,7 @@ func rocAUC(truth, scores []float32) (float64, error) {
 		idx[i] = i
 	}
 	// Descending score; ties are one threshold, so their order is moot.
-	slices.SortStableFunc(idx, descending(func(i int) float32 { return scores[i] }))
+	slices.SortStableFunc(idx, py.Descending(func(i int) float32 { return scores[i] }))
 	for _, y := range truth {
 		if y != 0 && y != 1 {
 			return 0, fmt.Errorf("roc auc: label %v is neither 0 nor 1", y)

@@ -8,6 +8,8 @@ import (
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 )
 
 // This file is BERT's tokenizer as the SQuAD scorer uses it: the basic
@@ -32,7 +34,7 @@ func bertBasicTokenize(text string) []string {
 		}
 	}
 	var out []string
-	for _, tok := range pyFields(b.String()) {
+	for _, tok := range py.Fields(b.String()) {
 		tok = stripAccents(strings.ToLower(tok))
 		start := 0
 		rs := []rune(tok)
@@ -147,9 +149,3 @@ func (v Vocab) Tokenize(text string) []string {
 	}
 	return out
 }
-
-// pySpace is Python's str.isspace.
-func pySpace(r rune) bool { return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f }
-
-// pyFields is Python's str.split() with no argument.
-func pyFields(s string) []string { return strings.FieldsFunc(s, pySpace) }

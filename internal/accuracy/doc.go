@@ -6,12 +6,13 @@
 // match and F1 with BERT's tokenizer (accuracy-squad.py), KiTS19 mean
 // DICE (accuracy_kits.py), ROC AUC (accuracy-dlrm.py), ROUGE (the LLM
 // evaluation scripts, with ROUGE-Lsum over sentences split by NLTK's
-// Punkt algorithm, package punkt) and the word error rate after
+// Punkt algorithm) and the word error rate after
 // openai-whisper's English normalizer (accuracy_eval.py). [Scorers] lists
 // them; tools/accuracyref/verify.sh runs the official scripts against
 // them.
 //
 // Package accuracy imports only the standard library, golang.org/x/text,
-// benchmarks and its punkt package; it must never import host, loadgen,
-// sdk, plugins or cmd.
+// benchmarks and the shared parts (internal/benchlib: ROUGE, Punkt, COCO
+// evaluation, the LLM tokenizer's decoder); it must never import host,
+// loadgen, sdk, plugins or cmd.
 package accuracy

@@ -8,7 +8,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mlperf-host/mlperf-host/internal/accuracy/punkt"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/hftokenizer"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/punkt"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/rouge"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
@@ -64,10 +67,10 @@ func (r ROUGEResult) TokensPerSample() float64 {
 func (r ROUGEResult) Text() string {
 	if r.Script == Evaluation {
 		return fmt.Sprintf("{'rouge1': '%s', 'rouge2': '%s', 'rougeL': '%s', 'rougeLsum': '%s', 'gen_len': %d, 'gen_num': %d}",
-			pyFloat(r.Rouge1), pyFloat(r.Rouge2), pyFloat(r.RougeL), pyFloat(r.RougeLsum), r.GenLen, r.Samples)
+			py.Float(r.Rouge1), py.Float(r.Rouge2), py.Float(r.RougeL), py.Float(r.RougeLsum), r.GenLen, r.Samples)
 	}
 	return fmt.Sprintf("{'rouge1': %s, 'rouge2': %s, 'rougeL': %s, 'rougeLsum': %s, 'gen_len': %d, 'gen_num': %d, 'gen_tok_len': %d, 'tokens_per_sample': %s}",
-		pyFloat(r.Rouge1), pyFloat(r.Rouge2), pyFloat(r.RougeL), pyFloat(r.RougeLsum), r.GenLen, r.Samples, r.Tokens, pyFloat(r.TokensPerSample()))
+		py.Float(r.Rouge1), py.Float(r.Rouge2), py.Float(r.RougeL), py.Float(r.RougeLsum), r.GenLen, r.Samples, r.Tokens, py.Float(r.TokensPerSample()))
 }
 
 // Value implements Score.
@@ -98,7 +101,7 @@ func (r ROUGEResult) Value(m benchmarks.Metric) (float64, bool) {
 //
 // Wraps [ErrLog] for a malformed log, a qsl_idx without a target or data
 // that is not whole tokens; a token the tokenizer lacks.
-func ROUGE(log io.Reader, tok *LLMTokenizer, targets []string, dtype string, split *punkt.Tokenizer, script LLMScript) (ROUGEResult, error) {
+func ROUGE(log io.Reader, tok *hftokenizer.Tokenizer, targets []string, dtype string, split *punkt.Tokenizer, script LLMScript) (ROUGEResult, error) {
 	size := 8
 	switch dtype {
 	case "", "int64":
@@ -134,11 +137,11 @@ func ROUGE(log io.Reader, tok *LLMTokenizer, targets []string, dtype string, spl
 			return fmt.Errorf("rouge: qsl_idx %d: %w", e.QSLIdx, err)
 		}
 		predText, targetText := sentenceLines(split, text), sentenceLines(split, targets[e.QSLIdx])
-		pred, target := rougeTokens(predText), rougeTokens(targetText)
-		r1 = append(r1, rougeN(target, pred, 1))
-		r2 = append(r2, rougeN(target, pred, 2))
-		rl = append(rl, rougeL(target, pred))
-		rlsum = append(rlsum, rougeLsum(lineTokens(targetText), lineTokens(predText)))
+		pred, target := rouge.Tokens(predText), rouge.Tokens(targetText)
+		r1 = append(r1, rouge.N(target, pred, 1))
+		r2 = append(r2, rouge.N(target, pred, 2))
+		rl = append(rl, rouge.L(target, pred))
+		rlsum = append(rlsum, rouge.Lsum(rouge.Lines(targetText), rouge.Lines(predText)))
 		r.GenLen += utf8.RuneCountInString(predText)
 		r.Samples++
 		r.Tokens += len(ids)
@@ -147,10 +150,10 @@ func ROUGE(log io.Reader, tok *LLMTokenizer, targets []string, dtype string, spl
 	if err != nil {
 		return ROUGEResult{}, err
 	}
-	r.Rouge1 = numpyRound(numpyMean(r1)*100, 4)
-	r.Rouge2 = numpyRound(numpyMean(r2)*100, 4)
-	r.RougeL = numpyRound(numpyMean(rl)*100, 4)
-	r.RougeLsum = numpyRound(numpyMean(rlsum)*100, 4)
+	r.Rouge1 = py.NumpyRound(py.NumpyMean(r1)*100, 4)
+	r.Rouge2 = py.NumpyRound(py.NumpyMean(r2)*100, 4)
+	r.RougeL = py.NumpyRound(py.NumpyMean(rl)*100, 4)
+	r.RougeLsum = py.NumpyRound(py.NumpyMean(rlsum)*100, 4)
 	return r, nil
 }
 
@@ -158,16 +161,4 @@ func ROUGE(log io.Reader, tok *LLMTokenizer, targets []string, dtype string, spl
 // "\n".join(nltk.sent_tokenize(text.strip())).
 func sentenceLines(split *punkt.Tokenizer, text string) string {
 	return strings.Join(split.Sentences(punkt.PyStrip(text)), "\n")
-}
-
-// lineTokens is rouge_score's rougeLsum input: the text's non-empty
-// lines, tokenized.
-func lineTokens(text string) [][]string {
-	var out [][]string
-	for l := range strings.SplitSeq(text, "\n") {
-		if l != "" {
-			out = append(out, rougeTokens(l))
-		}
-	}
-	return out
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"slices"
+
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/cocoeval"
 )
 
 // MAPResult is the score of a RetinaNet (OpenImages) accuracy log, as
@@ -81,7 +83,7 @@ func ReadAnnotations(r io.Reader) (*Annotations, error) {
 func OpenImagesMAP(r io.Reader, ann *Annotations, invMap bool) (MAPResult, error) {
 	var res MAPResult
 	seen := map[uint64]bool{}
-	var dts []cocoBox
+	var dts []cocoeval.Box
 	var imgIDs []int64
 	// The inverse map is in file order, the evaluated categories sorted.
 	invCats := make([]int64, len(ann.Categories))
@@ -126,9 +128,9 @@ func OpenImagesMAP(r io.Reader, ann *Annotations, invMap bool) (MAPResult, error
 				label = invCats[label-1]
 			}
 			bw, bh := xmax-xmin, ymax-ymin
-			dts = append(dts, cocoBox{
-				id: int64(len(dts) + 1), image: img.ID, category: label,
-				bbox: [4]float64{xmin, ymin, bw, bh}, area: bw * bh, score: float64(v[5]),
+			dts = append(dts, cocoeval.Box{
+				ID: int64(len(dts) + 1), Image: img.ID, Category: label,
+				BBox: [4]float64{xmin, ymin, bw, bh}, Area: bw * bh, Score: float64(v[5]),
 			})
 		}
 		return nil
@@ -146,13 +148,13 @@ func OpenImagesMAP(r io.Reader, ann *Annotations, invMap bool) (MAPResult, error
 	for _, c := range catIDs {
 		inCats[c] = true
 	}
-	var gts []cocoBox
+	var gts []cocoeval.Box
 	for _, a := range ann.Annotations {
 		if inImages[a.ImageID] && inCats[a.Category] {
-			gts = append(gts, cocoBox{id: a.ID, image: a.ImageID, category: a.Category, bbox: a.BBox, area: a.Area, crowd: *a.IsCrowd != 0})
+			gts = append(gts, cocoeval.Box{ID: a.ID, Image: a.ImageID, Category: a.Category, BBox: a.BBox, Area: a.Area, Crowd: *a.IsCrowd != 0})
 		}
 	}
 	res.Images, res.Detections = len(imgIDs), len(dts)
-	res.MAP = 100 * cocoMAP(gts, dts, imgIDs, catIDs)
+	res.MAP = 100 * cocoeval.MAP(gts, dts, imgIDs, catIDs)
 	return res, nil
 }

@@ -9,7 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mlperf-host/mlperf-host/internal/accuracy/punkt"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/hftokenizer"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/punkt"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
@@ -233,7 +234,7 @@ func scoreROUGE(script LLMScript) func(io.Reader, Inputs) (Score, error) {
 		if in.Vocab == "" {
 			return nil, errors.New("rouge: no tokenizer.json given")
 		}
-		tok, err := ReadLLMTokenizer(in.Vocab)
+		tok, err := hftokenizer.Read(in.Vocab)
 		if err != nil {
 			return nil, err
 		}

@@ -7,10 +7,10 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
@@ -36,23 +36,11 @@ type SQuADResult struct {
 // Text is evaluate_v1.1.py's line, Python's json.dumps of its dict:
 // {"exact_match": 83.68022705771051, "f1": 90.87081895814865}.
 func (r SQuADResult) Text() string {
-	return fmt.Sprintf(`{"exact_match": %s, "f1": %s}`, pyFloat(r.ExactMatch), pyFloat(r.F1))
+	return fmt.Sprintf(`{"exact_match": %s, "f1": %s}`, py.Float(r.ExactMatch), py.Float(r.F1))
 }
 
 // Value implements Score.
 func (r SQuADResult) Value(m benchmarks.Metric) (float64, bool) { return r.F1, m == benchmarks.F1 }
-
-// pyFloat formats f as Python's repr does for values from 1e-4 to 1e16.
-func pyFloat(f float64) string {
-	if math.IsNaN(f) || math.IsInf(f, 0) || f != 0 && (math.Abs(f) < 1e-4 || math.Abs(f) >= 1e16) {
-		return strconv.FormatFloat(f, 'g', -1, 64)
-	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.Contains(s, ".") {
-		s += ".0"
-	}
-	return s
-}
 
 type squadQA struct {
 	ID       string `json:"id"`
@@ -271,7 +259,7 @@ func (s *SQuAD) Score(log io.Reader, dtype string) (SQuADResult, error) {
 				}
 			}
 		}
-		slices.SortStableFunc(cands, descending(func(c prelim) float64 { return c.sl + c.el }))
+		slices.SortStableFunc(cands, py.Descending(func(c prelim) float64 { return c.sl + c.el }))
 		// The prediction is the best candidate's text (the first of the
 		// reference's n-best list, which only dedupes after it).
 		best := squadNoAnswerTxt
@@ -280,7 +268,7 @@ func (s *SQuAD) Score(log io.Reader, dtype string) (SQuADResult, error) {
 			f := &s.features[c.feature]
 			tok := strings.Join(f.tokens[c.start:c.end+1], " ")
 			tok = strings.ReplaceAll(strings.ReplaceAll(tok, " ##", ""), "##", "")
-			tok = strings.Join(pyFields(tok), " ")
+			tok = strings.Join(py.Fields(tok), " ")
 			best = squadFinalText(tok, strings.Join(ex.docTokens[f.tokToOrig[c.start]:f.tokToOrig[c.end]+1], " "))
 		}
 		preds[ex.qa.ID] = best
@@ -317,7 +305,7 @@ func bestIndexes(l []float64) []int {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, descending(func(i int) float64 { return l[i] }))
+	slices.SortStableFunc(idx, py.Descending(func(i int) float64 { return l[i] }))
 	return idx[:min(len(idx), squadNBest)]
 }
 
@@ -439,7 +427,7 @@ func squadNormalize(s string) string {
 		}
 		i = j
 	}
-	return strings.Join(pyFields(out.String()), " ")
+	return strings.Join(py.Fields(out.String()), " ")
 }
 
 // pyWord is a character of Python's \w in a str pattern.
@@ -448,7 +436,7 @@ func pyWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsN
 // squadF1 is evaluate_v1.1.py's f1_score: token overlap of the
 // normalized answers.
 func squadF1(pred, truth string) float64 {
-	p, t := pyFields(squadNormalize(pred)), pyFields(squadNormalize(truth))
+	p, t := py.Fields(squadNormalize(pred)), py.Fields(squadNormalize(truth))
 	counts := map[string]int{}
 	for _, w := range t {
 		counts[w]++

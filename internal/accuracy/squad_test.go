@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 )
 
 func readSQuADFixture(t *testing.T) *SQuAD {
@@ -77,7 +79,7 @@ func TestSQuADHelpers(t *testing.T) {
 	assert.Zero(t, squadF1("dog", "cat"))
 
 	for f, want := range map[float64]string{100: "100.0", 0: "0.0", 33.333333333333336: "33.333333333333336", 1e-5: "1e-05"} {
-		assert.Equal(t, want, pyFloat(f))
+		assert.Equal(t, want, py.Float(f))
 	}
 	assert.InDelta(t, 1.5, halfOrSingle([]byte{0x00, 0x3e}, 2), 0)
 	assert.InDelta(t, -2.0, halfOrSingle([]byte{0x00, 0xc0}, 2), 0)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
@@ -37,7 +38,7 @@ func (r WERResult) WER() float64 { return float64(r.Errors) / float64(r.Words) }
 // Text is the script's line: "Word Error Rate: 2.06...%, accuracy=97.93...%".
 func (r WERResult) Text() string {
 	wer := r.WER()
-	return fmt.Sprintf("Word Error Rate: %s%%, accuracy=%s%%", pyFloat(wer*100), pyFloat((1-wer)*100))
+	return fmt.Sprintf("Word Error Rate: %s%%, accuracy=%s%%", py.Float(wer*100), py.Float((1-wer)*100))
 }
 
 // Value implements Score.
@@ -172,8 +173,8 @@ func WER(log io.Reader, refs []string, norm *EnglishNormalizer, dtype string) (W
 			}
 			text.WriteByte(WhisperLabels[c])
 		}
-		hyp := pyFields(norm.Normalize(text.String()))
-		ref := pyFields(norm.Normalize(refs[e.QSLIdx]))
+		hyp := py.Fields(norm.Normalize(text.String()))
+		ref := py.Fields(norm.Normalize(refs[e.QSLIdx]))
 		r.Errors += concatenatedWordErrors(hyp, ref)
 		r.Words += len(ref)
 		return nil

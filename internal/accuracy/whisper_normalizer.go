@@ -9,6 +9,8 @@ import (
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 )
 
 // EnglishNormalizer is openai-whisper's EnglishTextNormalizer, which the
@@ -125,7 +127,7 @@ func (n *EnglishNormalizer) Normalize(s string) string {
 
 // spell replaces each word by its American spelling.
 func (n *EnglishNormalizer) spell(s string) string {
-	words := pyFields(s)
+	words := py.Fields(s)
 	for i, w := range words {
 		if a, ok := n.spellings[w]; ok {
 			words[i] = a

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 )
 
 // The word tables of whisper's EnglishNumberNormalizer. Its quirks are
@@ -140,7 +142,7 @@ func normalizeNumbers(s string) string {
 		if i == len(segments)-1 {
 			continue
 		}
-		words := pyFields(seg)
+		words := py.Fields(seg)
 		last := words[len(words)-1]
 		if _, mul := numMultipliers[last]; isDecimalWord(last) || mul {
 			results = append(results, "point five")
@@ -153,7 +155,7 @@ func normalizeNumbers(s string) string {
 	s = reDigitLetter.ReplaceAllString(s, "${1} ${2}")
 	s = reNumberSuffix.ReplaceAllString(s, "${1}${2}")
 
-	s = strings.Join(numberWords(pyFields(s)), " ")
+	s = strings.Join(numberWords(py.Fields(s)), " ")
 
 	s = replaceSubmatches(reCents, s, func(g []string) string {
 		cents, _ := strconv.Atoi(g[3])

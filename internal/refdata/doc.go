@@ -16,7 +16,8 @@
 // reference preprocesses them ([PrepareImageNet], with OpenCV's INTER_AREA
 // resize in resize_area.go).
 //
-// Package refdata imports only the standard library and packages dataset
-// and accuracy (the SQuAD features its scorer cuts);
+// Package refdata imports only the standard library, packages dataset
+// and accuracy (the SQuAD features its scorer cuts) and the shared parts
+// (internal/benchlib: pickle, WAV, image decoding);
 // it must never import host, loadgen, sdk, plugins or cmd.
 package refdata

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
 
@@ -71,10 +72,10 @@ func readKiTSFileList(path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, ok := v.(*pyDict)
+	d, ok := v.(*pickle.Dict)
 	var list any
 	if ok {
-		list, ok = d.get("file_list")
+		list, ok = d.Get("file_list")
 	}
 	l, ok2 := list.(*[]any)
 	if !ok || !ok2 {
@@ -107,12 +108,12 @@ func readKiTSCase(path string) ([]int, dataset.DType, any, error) {
 		if len(*l) > 0 {
 			first = (*l)[0]
 		}
-	case pyTuple:
+	case pickle.Tuple:
 		if len(l) > 0 {
 			first = l[0]
 		}
 	}
-	a, ok := first.(*npArray)
+	a, ok := first.(*pickle.Array)
 	if !ok {
 		return nil, 0, nil, fmt.Errorf("%s: %w: want [image, label] numpy arrays", filepath.Base(path), dataset.ErrCorrupt)
 	}
@@ -120,57 +121,40 @@ func readKiTSCase(path string) ([]int, dataset.DType, any, error) {
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("%s: image: %w", filepath.Base(path), err)
 	}
-	if len(a.shape) != 4 || a.shape[0] != 1 {
-		return nil, 0, nil, fmt.Errorf("%s: %w: image of shape %v, want [1, D, H, W]", filepath.Base(path), dataset.ErrMismatch, a.shape)
+	if len(a.Shape) != 4 || a.Shape[0] != 1 {
+		return nil, 0, nil, fmt.Errorf("%s: %w: image of shape %v, want [1, D, H, W]", filepath.Base(path), dataset.ErrMismatch, a.Shape)
 	}
-	return a.shape, dt, a.data, nil
+	return a.Shape, dt, a.Data, nil
 }
 
 // checkArray checks that a numpy array is little-endian, C-ordered, of a
 // dtype the data sets hold, and that its data (bytes, or a span of its
 // file) is as long as its shape says.
-func checkArray(a *npArray) (dataset.DType, error) {
-	dt, err := dataset.ParseDType(npDescr(a.dtype))
+func checkArray(a *pickle.Array) (dataset.DType, error) {
+	dt, err := dataset.ParseDType(a.DType.Descr())
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", dataset.ErrMismatch, err)
 	}
-	if a.fortran && len(a.shape) > 1 {
+	if a.Fortran && len(a.Shape) > 1 {
 		return 0, fmt.Errorf("%w: a Fortran-ordered array", dataset.ErrMismatch)
 	}
 	n := int64(dt.Size())
-	for _, d := range a.shape {
+	for _, d := range a.Shape {
 		n *= int64(d)
 	}
 	var have int64
-	switch d := a.data.(type) {
-	case span:
-		have = d.length
+	switch d := a.Data.(type) {
+	case pickle.Span:
+		have = d.Length
 	case []byte:
 		have = int64(len(d))
 	default:
-		return 0, fmt.Errorf("%w: array data of %T", dataset.ErrCorrupt, a.data)
+		return 0, fmt.Errorf("%w: array data of %T", dataset.ErrCorrupt, a.Data)
 	}
 	if have != n {
-		return 0, fmt.Errorf("%w: %d data bytes for %s%v", dataset.ErrCorrupt, have, dt, a.shape)
+		return 0, fmt.Errorf("%w: %d data bytes for %s%v", dataset.ErrCorrupt, have, dt, a.Shape)
 	}
 	return dt, nil
-}
-
-// npDescr is a numpy dtype's descr string ("<f4"): a native byte order
-// ('=') is little endian on the machines that wrote the data sets.
-func npDescr(d npDType) string {
-	code := strings.TrimLeft(d.code, "<>=|")
-	order := d.order
-	if order == '=' {
-		order = '<'
-	}
-	if len(d.code) > 0 && strings.ContainsRune("<>|", rune(d.code[0])) {
-		order = d.code[0]
-	}
-	if order == '|' || strings.HasSuffix(code, "1") {
-		return "|" + code
-	}
-	return string(order) + code
 }
 
 func unpickleFile(path string) (any, error) {
@@ -186,7 +170,7 @@ func unpickleFile(path string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := unpickle(f, st.Size())
+	v, err := pickle.Load(f, st.Size())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", filepath.Base(path), dataset.ErrCorrupt, err)
 	}
@@ -237,16 +221,16 @@ func readData(path string, data any, dst []byte) error {
 		}
 		copy(dst, d)
 		return nil
-	case span:
-		if int64(len(dst)) != d.length {
-			return fmt.Errorf("buffer of %d bytes for %d", len(dst), d.length)
+	case pickle.Span:
+		if int64(len(dst)) != d.Length {
+			return fmt.Errorf("buffer of %d bytes for %d", len(dst), d.Length)
 		}
 		f, err := os.Open(path)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		if _, err := f.ReadAt(dst, d.offset); err != nil {
+		if _, err := f.ReadAt(dst, d.Offset); err != nil {
 			if errors.Is(err, io.EOF) {
 				err = fmt.Errorf("%w: truncated", dataset.ErrCorrupt)
 			}

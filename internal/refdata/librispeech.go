@@ -1,14 +1,17 @@
 package refdata
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/wav"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
 
@@ -32,6 +35,11 @@ const (
 	AudioTensor = "audio"
 	MelTensor   = "input_features"
 )
+
+// WhisperSampleRate is the rate of the reference's audio, in Hz: 16 kHz
+// mono 16-bit PCM (speech2text/utils/repackage_librispeech.py writes the
+// WAV files with soundfile), which the reference resamples nothing from.
+const WhisperSampleRate = 16000
 
 // The features option's values.
 const (
@@ -68,7 +76,7 @@ func IsLibriSpeech(path string) bool {
 type librispeech struct {
 	manifest string
 	files    []string
-	wav      []wavData
+	wav      []wav.Data
 	mel      *LogMel // nil: the audio itself
 }
 
@@ -118,9 +126,9 @@ func OpenLibriSpeech(path, features string) (dataset.Dataset, error) {
 
 // openUtterance finds an utterance's WAV file under dir and reads its
 // header.
-func openUtterance(dir string, u accuracy.WhisperUtterance) (string, wavData, error) {
+func openUtterance(dir string, u accuracy.WhisperUtterance) (string, wav.Data, error) {
 	if u.Audio == "" {
-		return "", wavData{}, fmt.Errorf("%w: no file of speed 1", dataset.ErrCorrupt)
+		return "", wav.Data{}, fmt.Errorf("%w: no file of speed 1", dataset.ErrCorrupt)
 	}
 	file := u.Audio
 	if !filepath.IsAbs(file) {
@@ -128,22 +136,22 @@ func openUtterance(dir string, u accuracy.WhisperUtterance) (string, wavData, er
 	}
 	f, err := os.Open(file)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", wavData{}, fmt.Errorf("%w: %w", dataset.ErrNotFound, err)
+		return "", wav.Data{}, fmt.Errorf("%w: %w", dataset.ErrNotFound, err)
 	}
 	if err != nil {
-		return "", wavData{}, err
+		return "", wav.Data{}, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return "", wavData{}, err
+		return "", wav.Data{}, err
 	}
-	w, err := parseWAV(f, st.Size())
+	w, err := wav.Parse(f, st.Size(), WhisperSampleRate)
 	if err == nil && w.Samples == 0 {
 		err = errors.New("no audio samples")
 	}
 	if err != nil {
-		return "", wavData{}, fmt.Errorf("%s: %w: %w", file, dataset.ErrCorrupt, err)
+		return "", wav.Data{}, fmt.Errorf("%s: %w: %w", file, dataset.ErrCorrupt, err)
 	}
 	return file, w, nil
 }
@@ -203,7 +211,7 @@ func (d *librispeech) ReadSample(i int, dst []byte) error {
 }
 
 // readWAVSamples reads the samples of a WAV file whose header said w.
-func readWAVSamples(file string, w wavData) ([]float32, error) {
+func readWAVSamples(file string, w wav.Data) ([]float32, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
@@ -214,6 +222,13 @@ func readWAVSamples(file string, w wavData) ([]float32, error) {
 		return nil, fmt.Errorf("%s: %w: %w", file, dataset.ErrCorrupt, err)
 	}
 	audio := make([]float32, w.Samples)
-	pcmToFloat(audio, pcm)
+	wav.PCMToFloat(audio, pcm)
 	return audio, nil
+}
+
+// putFloat32s writes v into dst as little-endian float32.
+func putFloat32s(dst []byte, v []float32) {
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(dst[4*i:], math.Float32bits(x))
+	}
 }

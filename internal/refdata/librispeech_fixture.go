@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/wav"
 )
 
 // LibriSpeechUtterance is one utterance of a LibriSpeech fixture.
@@ -85,7 +86,7 @@ func WriteLibriSpeech(dir string, utts []LibriSpeechUtterance) error {
 			return err
 		}
 		name := filepath.ToSlash(filepath.Join("dev-all-repack", fmt.Sprintf("%d-0_0.wav", i)))
-		if err := os.WriteFile(filepath.Join(dir, name), WriteWAV(audio), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), wav.Write(audio, WhisperSampleRate), 0o644); err != nil {
 			return err
 		}
 		d := float64(len(audio)) / WhisperSampleRate

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/wav"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
 
@@ -53,10 +54,10 @@ func TestLogMelGolden(t *testing.T) {
 
 	raw, err := os.ReadFile(filepath.Join("testdata", "logmel", "audio.wav"))
 	require.NoError(t, err)
-	w, err := parseWAV(bytes.NewReader(raw), int64(len(raw)))
+	w, err := wav.Parse(bytes.NewReader(raw), int64(len(raw)), WhisperSampleRate)
 	require.NoError(t, err)
 	audio := make([]float32, w.Samples)
-	pcmToFloat(audio, raw[w.Offset:])
+	wav.PCMToFloat(audio, raw[w.Offset:])
 	for _, mels := range []int{80, 128} {
 		shape, want := readGoldenNPY(t, fmt.Sprintf("mel%d.npy", mels))
 		require.Equal(t, mels, shape[0])

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/imaging"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
 
@@ -39,7 +40,7 @@ type PrepareOptions struct {
 // NAME.npy per image, float32, and dst/val_map.txt with the same lines,
 // which [dataset.OpenNPYDir] reads. Each image is preprocessed as the
 // reference's pre_process_vgg: decoded to RGB, its shorter side resized
-// to 256 with OpenCV's INTER_AREA (resize_area.go), center-cropped to
+// to 256 with OpenCV's INTER_AREA (package imaging), center-cropped to
 // 224×224, the channel means subtracted, transposed to CHW unless NHWC.
 // It returns the images written.
 //
@@ -121,7 +122,7 @@ func prepareImage(src, dst string, nhwc bool) error {
 	if err != nil {
 		return fmt.Errorf("imagenet image: %w", err)
 	}
-	rgb, w, h, err := decodeRGB(f)
+	rgb, w, h, err := imaging.DecodeRGB(f)
 	f.Close()
 	if err != nil {
 		return fmt.Errorf("imagenet image %s: %w", src, err)
@@ -148,7 +149,7 @@ func PreprocessVGG(rgb []uint8, w, h int, nhwc bool) ([]float32, dataset.Spec) {
 	} else {
 		rw = int(float64(imageNetResized*w) / float64(h))
 	}
-	resized := resizeArea(rgb, w, h, 3, rw, rh)
+	resized := imaging.ResizeArea(rgb, w, h, 3, rw, rh)
 	left, top := (rw-imageNetSide)/2, (rh-imageNetSide)/2
 	const n = imageNetSide
 	out := make([]float32, n*n*3)

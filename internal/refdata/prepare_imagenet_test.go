@@ -3,8 +3,6 @@ package refdata
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -16,42 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/imaging"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
-
-// TestResizeAreaOpenCV: testdata/resize_area.json holds small images and
-// what OpenCV's cv2.resize with INTER_AREA makes of them
-// (tools/prepareref/resize_fixture.py): a generic shrink, 2×2 and 3×3
-// integral shrinks with rounding ties, growth on both axes and on one.
-func TestResizeAreaOpenCV(t *testing.T) {
-	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("testdata", "resize_area.json"))
-	require.NoError(t, err)
-	var fx struct {
-		Cases []struct {
-			SW, SH, DW, DH int
-			Src, Dst       []uint8
-		}
-	}
-	require.NoError(t, json.Unmarshal(b, &fx))
-	require.NotEmpty(t, fx.Cases)
-	for _, c := range fx.Cases {
-		t.Run(fmt.Sprintf("%dx%d to %dx%d", c.SW, c.SH, c.DW, c.DH), func(t *testing.T) {
-			t.Parallel()
-			assert.Equal(t, c.Dst, resizeArea(c.Src, c.SW, c.SH, 3, c.DW, c.DH))
-		})
-	}
-}
-
-// TestResizeAreaWeights: a 3-pixel row shrunk to 2, worked by hand: each
-// output covers 1.5 pixels, 1 of the nearer and 0.5 of the middle one.
-func TestResizeAreaWeights(t *testing.T) {
-	t.Parallel()
-	assert.Equal(t, []uint8{30, 150}, resizeArea([]uint8{0, 90, 180}, 3, 1, 1, 2, 1))
-	// 2×2 integral: (1+2+3+4+2)>>2 = 3, a tie at 2.5 rounded up as
-	// OpenCV's SSE2 loop does.
-	assert.Equal(t, []uint8{3}, resizeArea([]uint8{1, 2, 3, 4}, 2, 2, 1, 1, 1))
-}
 
 // writePNG writes a w×h image whose pixels follow (x, y).
 func writePNG(t *testing.T, path string, w, h int) {
@@ -99,7 +64,7 @@ func TestPrepareImageNet(t *testing.T) {
 
 			f, err := os.Open(filepath.Join(src, "sub", "b.png"))
 			require.NoError(t, err)
-			rgb, w, h, err := decodeRGB(f)
+			rgb, w, h, err := imaging.DecodeRGB(f)
 			f.Close()
 			require.NoError(t, err)
 			want, _ := PreprocessVGG(rgb, w, h, tt.nhwc)
@@ -149,24 +114,6 @@ func TestPrepareImageNetErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "imagenet label map")
 }
 
-// FuzzDecodeRGB: any bytes decode to whole RGB pixels or an error.
-func FuzzDecodeRGB(f *testing.F) {
-	var buf bytes.Buffer
-	img := image.NewYCbCr(image.Rect(0, 0, 5, 3), image.YCbCrSubsampleRatio420)
-	require.NoError(f, jpeg.Encode(&buf, img, nil)) // 4:2:0 chroma
-	f.Add(buf.Bytes())
-	f.Add([]byte("\xff\xd8\xff\xe0"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if cfg, _, err := image.DecodeConfig(bytes.NewReader(b)); err != nil || cfg.Width*cfg.Height > 1<<20 {
-			return
-		}
-		rgb, w, h, err := decodeRGB(bytes.NewReader(b))
-		if err == nil {
-			assert.Len(t, rgb, w*h*3)
-		}
-	})
-}
-
 // BenchmarkPrepareImage: one 500×375 4:2:0 JPEG (ImageNet's typical
 // size) decoded and preprocessed into its NCHW sample.
 func BenchmarkPrepareImage(b *testing.B) {
@@ -178,7 +125,7 @@ func BenchmarkPrepareImage(b *testing.B) {
 	require.NoError(b, jpeg.Encode(&buf, img, &jpeg.Options{Quality: 90}))
 	b.ReportAllocs()
 	for b.Loop() {
-		rgb, w, h, err := decodeRGB(bytes.NewReader(buf.Bytes()))
+		rgb, w, h, err := imaging.DecodeRGB(bytes.NewReader(buf.Bytes()))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes internal/accuracy/testdata/porter/stems.txt: one "word stem" line
+"""Writes internal/benchlib/rouge/testdata/porter/stems.txt: one "word stem" line
 per word read from stdin (one a line) plus Porter's paper's examples, the
 stem being NLTK's PorterStemmer() (NLTK_EXTENSIONS, what rouge_score uses).
 Usage: tools/accuracyref/porter_fixture.py < words.txt"""
@@ -19,6 +19,6 @@ carefully dies died spied fully archaeology""".split()
 
 stemmer = porter.PorterStemmer()
 words = sorted(set(PAPER) | {w.strip() for w in sys.stdin if w.strip()})
-with open("internal/accuracy/testdata/porter/stems.txt", "w") as f:
+with open("internal/benchlib/rouge/testdata/porter/stems.txt", "w") as f:
     for w in words:
         f.write(f"{w} {stemmer.stem(w)}\n")

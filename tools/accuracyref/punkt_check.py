@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 """Splits texts into sentences with NLTK's own PunktSentenceTokenizer
 (Debian's python3-nltk: the algorithm, without NLTK's trained data),
-built from the English parameters internal/accuracy/punkt embeds
+built from the English parameters internal/benchlib/punkt embeds
 (github.com/neurosnap/sentences' data/english.json, read into NLTK's
 PunktParameters), and writes each text with its sentences as JSON, the
-golden form internal/accuracy/punkt's TestSentencesNLTK reads.
+golden form internal/benchlib/punkt's TestSentencesNLTK reads.
 
 Usage:
   punkt_check.py ENGLISH.json fixture OUT.json   the curated texts below

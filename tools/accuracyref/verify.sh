@@ -84,7 +84,7 @@ same kits19 '^Accuracy:' "$(mh --scorer kits19 --truth "$T/kits19" "$T/kits19/ml
 # NLTK's own Porter stemmer and Punkt tokenizer, the latter built from the
 # English parameters mlperf-host embeds (its docstring says what it stands
 # in for). punkt_check.py splits texts with that tokenizer: the golden
-# test of internal/accuracy/punkt runs on the curated fixture, generated
+# test of internal/benchlib/punkt runs on the curated fixture, generated
 # texts, random characters and the paragraphs of Markdown files.
 PUNKT=$(cd "$ROOT" && go list -m -f '{{.Dir}}' github.com/neurosnap/sentences)/data/english.json
 punkt() {
@@ -93,7 +93,7 @@ punkt() {
 	$PY "$ROOT/tools/accuracyref/punkt_check.py" "$PUNKT" "$@" >/dev/null
 	local json=${*: -1}
 	[[ $1 == files ]] && json=$2
-	if out=$(cd "$ROOT" && PUNKT_NLTK=$json go test ./internal/accuracy/punkt -run '^TestSentencesNLTK$' -count 1 -v 2>&1); then
+	if out=$(cd "$ROOT" && PUNKT_NLTK=$json go test ./internal/benchlib/punkt -run '^TestSentencesNLTK$' -count 1 -v 2>&1); then
 		printf 'same     %-22s %s\n' "punkt-$name" "$(grep -o '[0-9]* of [0-9]* texts split as NLTK splits them' <<<"$out")"
 	else
 		printf 'DIFFER   %-22s\n%s\n' "punkt-$name" "$(grep -v '^=== ' <<<"$out" | head -40)"

@@ -1,15 +1,15 @@
-package refdata
+package imaging
 
 import "math"
 
-// resizeArea resizes an 8-bit image of cn interleaved channels from sw×sh
+// ResizeArea resizes an 8-bit image of cn interleaved channels from sw×sh
 // to dw×dh as OpenCV's cv2.resize with INTER_AREA does on x86: shrinking
 // on both axes, each output pixel is the area-weighted mean of the source
 // pixels its cell covers, in float32, rounded half to even (OpenCV's
 // resizeArea_), or for integral factors the block's integer mean
 // (resizeAreaFast_); growing on either axis, OpenCV's bilinear resize
 // with area coefficients in 11-bit fixed point.
-func resizeArea(src []uint8, sw, sh, cn, dw, dh int) []uint8 {
+func ResizeArea(src []uint8, sw, sh, cn, dw, dh int) []uint8 {
 	// OpenCV's scale is 1/(dsize/ssize), not ssize/dsize: the same
 	// rounding keeps the cells' edges where OpenCV puts them.
 	invX, invY := float64(dw)/float64(sw), float64(dh)/float64(sh)

@@ -1,28 +1,22 @@
-package accuracy
+package cocoeval
 
 import (
 	"math"
 	"slices"
+
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 )
 
-// This file is COCO's bounding-box evaluation (pycocotools' COCOeval with
-// iouType "bbox" and its default parameters), written from the published
-// algorithm: per image and category, detections sorted by score are
-// matched greedily to the best unmatched ground truth at each IoU
-// threshold; precision is made monotone and sampled at 101 recall points;
-// the mAP is the mean of every sampled precision over thresholds,
-// recall points and categories that have ground truth (stats[0]).
-
-// cocoBox is one annotation or detection.
-type cocoBox struct {
-	id       int64
-	image    int64
-	category int64
-	// bbox is x, y, width, height.
-	bbox  [4]float64
-	area  float64
-	score float64
-	crowd bool
+// Box is one annotation (a ground truth) or detection.
+type Box struct {
+	ID       int64
+	Image    int64
+	Category int64
+	// BBox is x, y, width, height.
+	BBox  [4]float64
+	Area  float64
+	Score float64
+	Crowd bool
 }
 
 // linspace is numpy's: start + i*step, the last value exactly stop.
@@ -73,17 +67,17 @@ type cocoImageEval struct {
 
 // evaluateImage matches gts and dts of one image and category; dts are
 // in any order, gts in annotation order.
-func evaluateImage(gts, dts []cocoBox) *cocoImageEval {
+func evaluateImage(gts, dts []Box) *cocoImageEval {
 	if len(gts) == 0 && len(dts) == 0 {
 		return nil
 	}
 	// Ground truths not ignored first (a stable sort), detections by
 	// descending score (stable), at most cocoMaxDet.
-	ignore := func(g cocoBox) bool { return g.crowd || outOfArea(g.area) }
+	ignore := func(g Box) bool { return g.Crowd || outOfArea(g.Area) }
 	gts = slices.Clone(gts)
-	slices.SortStableFunc(gts, func(a, b cocoBox) int { return boolInt(ignore(a)) - boolInt(ignore(b)) })
+	slices.SortStableFunc(gts, func(a, b Box) int { return boolInt(ignore(a)) - boolInt(ignore(b)) })
 	dts = slices.Clone(dts)
-	slices.SortStableFunc(dts, descending(func(d cocoBox) float64 { return d.score }))
+	slices.SortStableFunc(dts, py.Descending(func(d Box) float64 { return d.Score }))
 	dts = dts[:min(len(dts), cocoMaxDet)]
 	e := &cocoImageEval{gtIgnore: make([]bool, len(gts))}
 	for i, g := range gts {
@@ -93,11 +87,11 @@ func evaluateImage(gts, dts []cocoBox) *cocoImageEval {
 	for d := range dts {
 		ious[d] = make([]float64, len(gts))
 		for g := range gts {
-			ious[d][g] = bboxIoU(dts[d].bbox, gts[g].bbox, gts[g].crowd)
+			ious[d][g] = bboxIoU(dts[d].BBox, gts[g].BBox, gts[g].Crowd)
 		}
 	}
 	for _, d := range dts {
-		e.scores = append(e.scores, d.score)
+		e.scores = append(e.scores, d.Score)
 	}
 	for range cocoIoUThrs {
 		e.matched = append(e.matched, make([]bool, len(dts)))
@@ -111,7 +105,7 @@ func evaluateImage(gts, dts []cocoBox) *cocoImageEval {
 		for d := range dts {
 			best, m := math.Min(thr, 1-1e-10), -1
 			for g := range gts {
-				if gtTaken[g] && !gts[g].crowd {
+				if gtTaken[g] && !gts[g].Crowd {
 					continue
 				}
 				// Past the ground truths that count, once one matched.
@@ -128,7 +122,7 @@ func evaluateImage(gts, dts []cocoBox) *cocoImageEval {
 			}
 			// pycocotools records the ground truth's id: an id of 0
 			// reads as "no match".
-			e.matched[t][d] = gts[m].id != 0
+			e.matched[t][d] = gts[m].ID != 0
 			e.ignored[t][d] = e.gtIgnore[m]
 			gtTaken[m] = true
 		}
@@ -136,7 +130,7 @@ func evaluateImage(gts, dts []cocoBox) *cocoImageEval {
 	// An unmatched detection outside the area range is ignored too.
 	for t := range e.matched {
 		for d := range dts {
-			if !e.matched[t][d] && outOfArea(dts[d].area) {
+			if !e.matched[t][d] && outOfArea(dts[d].Area) {
 				e.ignored[t][d] = true
 			}
 		}
@@ -154,18 +148,18 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// cocoMAP returns COCOeval's stats[0] (AP at IoU 0.50:0.95, all areas,
+// MAP returns COCOeval's stats[0] (AP at IoU 0.50:0.95, all areas,
 // 100 detections) over images and the sorted categories; -1 when no
 // category has ground truth, as pycocotools.
-func cocoMAP(gts, dts []cocoBox, images, categories []int64) float64 {
+func MAP(gts, dts []Box, images, categories []int64) float64 {
 	type key struct{ img, cat int64 }
-	gtBy, dtBy := map[key][]cocoBox{}, map[key][]cocoBox{}
+	gtBy, dtBy := map[key][]Box{}, map[key][]Box{}
 	for _, g := range gts {
-		k := key{g.image, g.category}
+		k := key{g.Image, g.Category}
 		gtBy[k] = append(gtBy[k], g)
 	}
 	for _, d := range dts {
-		k := key{d.image, d.category}
+		k := key{d.Image, d.Category}
 		dtBy[k] = append(dtBy[k], d)
 	}
 	sum, n := 0.0, 0
@@ -216,7 +210,7 @@ func categoryPrecision(evals []*cocoImageEval) []float64 {
 	if npig == 0 {
 		return nil
 	}
-	slices.SortStableFunc(all, descending(func(d det) float64 { return d.score }))
+	slices.SortStableFunc(all, py.Descending(func(d det) float64 { return d.score }))
 	out := make([]float64, 0, len(cocoIoUThrs)*len(cocoRecThrs))
 	rc := make([]float64, len(all))
 	pr := make([]float64, len(all))

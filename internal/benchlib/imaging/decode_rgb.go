@@ -1,4 +1,4 @@
-package refdata
+package imaging
 
 import (
 	"fmt"
@@ -9,14 +9,14 @@ import (
 	"io"
 )
 
-// decodeRGB decodes a JPEG (or PNG) into interleaved 8-bit RGB, as
+// DecodeRGB decodes a JPEG (or PNG) into interleaved 8-bit RGB, as
 // OpenCV's imread (libjpeg-turbo) and a BGR-to-RGB swap give it: YCbCr
 // with 4:2:0 or 4:2:2 chroma is upsampled with libjpeg's "fancy"
 // triangle filter and converted with libjpeg's fixed-point tables. The
 // coefficients are Go's image/jpeg's, whose inverse DCT is not libjpeg's:
 // a pixel may differ from libjpeg's by a level or two. Other chroma
 // layouts, grayscale and CMYK images go through Go's color conversion.
-func decodeRGB(r io.Reader) (rgb []uint8, w, h int, err error) {
+func DecodeRGB(r io.Reader) (rgb []uint8, w, h int, err error) {
 	img, _, err := image.Decode(r)
 	if err != nil {
 		return nil, 0, 0, err

@@ -1,4 +1,4 @@
-package accuracy
+package hftokenizer
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-// LLMTokenizer turns an LLM's token ids back into text as the evaluate
+// Tokenizer turns an LLM's token ids back into text as the evaluate
 // scripts' tokenizer.batch_decode(ids, skip_special_tokens=True) does,
 // from the model's Hugging Face tokenizer.json: ids to tokens (added
 // tokens included, special ones skipped), the file's decoder (ByteLevel,
@@ -19,20 +19,20 @@ import (
 // Fuse and Strip, as Llama 2's), then, where tokenizer_config.json beside
 // it sets clean_up_tokenization_spaces, transformers' clean-up of spaces
 // before punctuation and contractions.
-type LLMTokenizer struct {
+type Tokenizer struct {
 	tokens  map[int64]string
 	special map[int64]bool
 	decode  func(tokens []string) string
 	cleanUp bool
 }
 
-// ReadLLMTokenizer reads a tokenizer.json (and tokenizer_config.json in
+// Read reads a tokenizer.json (and tokenizer_config.json in
 // its directory, when there).
 //
 // # Errors
 //
 // An unreadable or malformed file, or a decoder it does not know.
-func ReadLLMTokenizer(path string) (*LLMTokenizer, error) {
+func Read(path string) (*Tokenizer, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("llm tokenizer: %w", err)
@@ -54,7 +54,7 @@ func ReadLLMTokenizer(path string) (*LLMTokenizer, error) {
 	if len(f.Model.Vocab) == 0 {
 		return nil, fmt.Errorf("llm tokenizer %s: no model.vocab", path)
 	}
-	t := &LLMTokenizer{tokens: make(map[int64]string, len(f.Model.Vocab)+len(f.Added)), special: map[int64]bool{}}
+	t := &Tokenizer{tokens: make(map[int64]string, len(f.Model.Vocab)+len(f.Added)), special: map[int64]bool{}}
 	for tok, id := range f.Model.Vocab {
 		t.tokens[id] = tok
 	}
@@ -80,7 +80,7 @@ func ReadLLMTokenizer(path string) (*LLMTokenizer, error) {
 }
 
 // Decode returns the text of ids; an id the tokenizer lacks is an error.
-func (t *LLMTokenizer) Decode(ids []int64) (string, error) {
+func (t *Tokenizer) Decode(ids []int64) (string, error) {
 	toks := make([]string, 0, len(ids))
 	for _, id := range ids {
 		tok, ok := t.tokens[id]

@@ -1,25 +1,17 @@
-package accuracy
+package rouge
 
 import (
-	"math"
 	"slices"
 	"strings"
 
-	"github.com/mlperf-host/mlperf-host/internal/accuracy/punkt"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/punkt"
 )
 
-// The ROUGE scores the LLM evaluate scripts compute through Hugging
-// Face's evaluate "rouge" metric, which is Google's rouge_score
-// (rouge_scorer.RougeScorer with use_stemmer=True, one reference per
-// prediction, use_aggregator=False): per pair the F-measure of unigrams
-// (rouge1), bigrams (rouge2) and the longest common subsequence (rougeL)
-// of the texts' tokens, then the mean over the pairs.
-
-// rougeTokens is rouge_score's tokenize with the Porter stemmer: lower
+// Tokens is rouge_score's tokenize with the Porter stemmer: lower
 // case (Python's: "İ" lowers to an i and a combining dot), every run of
 // characters other than a-z and 0-9 a separator, tokens of more than
 // three characters stemmed.
-func rougeTokens(text string) []string {
+func Tokens(text string) []string {
 	text = punkt.PyLower(text)
 	toks := strings.FieldsFunc(text, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') })
 	for i, t := range toks {
@@ -30,17 +22,17 @@ func rougeTokens(text string) []string {
 	return toks
 }
 
-// rougeF is rouge_score's fmeasure of a precision and a recall.
-func rougeF(p, r float64) float64 {
+// f is rouge_score's fmeasure of a precision and a recall.
+func f(p, r float64) float64 {
 	if p+r > 0 {
 		return 2 * p * r / (p + r)
 	}
 	return 0
 }
 
-// rougeN is rouge_score's _score_ngrams: the F-measure of the n-grams
+// N is rouge_score's _score_ngrams: the F-measure of the n-grams
 // shared (counted with multiplicity) by target and prediction.
-func rougeN(target, pred []string, n int) float64 {
+func N(target, pred []string, n int) float64 {
 	count := func(toks []string) (map[string]int, int) {
 		m := map[string]int{}
 		total := 0
@@ -56,12 +48,12 @@ func rougeN(target, pred []string, n int) float64 {
 	for g, c := range tc {
 		shared += min(c, pc[g])
 	}
-	return rougeF(float64(shared)/float64(max(pn, 1)), float64(shared)/float64(max(tn, 1)))
+	return f(float64(shared)/float64(max(pn, 1)), float64(shared)/float64(max(tn, 1)))
 }
 
-// rougeL is rouge_score's _score_lcs: the F-measure of the longest
+// L is rouge_score's _score_lcs: the F-measure of the longest
 // common subsequence's length over the prediction's and the target's.
-func rougeL(target, pred []string) float64 {
+func L(target, pred []string) float64 {
 	if len(target) == 0 || len(pred) == 0 {
 		return 0
 	}
@@ -77,61 +69,15 @@ func rougeL(target, pred []string) float64 {
 		prev, cur = cur, prev
 	}
 	lcs := float64(prev[len(pred)])
-	return rougeF(lcs/float64(len(pred)), lcs/float64(len(target)))
+	return f(lcs/float64(len(pred)), lcs/float64(len(target)))
 }
 
-// numpyMean is numpy.mean of float64 values: numpy's pairwise summation
-// (blocks of 128 summed with eight accumulators, halves beyond), divided
-// by the count.
-func numpyMean(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	return numpyPairwiseSum(v) / float64(len(v))
-}
-
-func numpyPairwiseSum(v []float64) float64 {
-	n := len(v)
-	switch {
-	case n < 8:
-		s := 0.0
-		for _, x := range v {
-			s += x
-		}
-		return s
-	case n <= 128:
-		var r [8]float64
-		copy(r[:], v[:8])
-		i := 8
-		for ; i < n-n%8; i += 8 {
-			for k := range 8 {
-				r[k] += v[i+k]
-			}
-		}
-		s := (r[0] + r[1]) + (r[2] + r[3]) + ((r[4] + r[5]) + (r[6] + r[7]))
-		for ; i < n; i++ {
-			s += v[i]
-		}
-		return s
-	}
-	n2 := n / 2
-	n2 -= n2 % 8
-	return numpyPairwiseSum(v[:n2]) + numpyPairwiseSum(v[n2:])
-}
-
-// numpyRound is numpy.round(x, decimals): x scaled, rounded half to
-// even, scaled back.
-func numpyRound(x float64, decimals int) float64 {
-	p := math.Pow(10, float64(decimals))
-	return math.RoundToEven(x*p) / p
-}
-
-// rougeLsum is rouge_score's _summary_level_lcs: for each target
+// Lsum is rouge_score's _summary_level_lcs: for each target
 // sentence the union of its longest common subsequences with every
 // predicted sentence, each token counted at most as often as both texts
 // hold it; the F-measure of those hits over the prediction's and the
 // target's token counts. Sentences are token lists.
-func rougeLsum(target, pred [][]string) float64 {
+func Lsum(target, pred [][]string) float64 {
 	m, n := 0, 0
 	targetCount, predCount := map[string]int{}, map[string]int{}
 	for _, s := range target {
@@ -165,7 +111,7 @@ func rougeLsum(target, pred [][]string) float64 {
 			}
 		}
 	}
-	return rougeF(float64(hits)/float64(n), float64(hits)/float64(m))
+	return f(float64(hits)/float64(n), float64(hits)/float64(m))
 }
 
 // lcsIndices is rouge_score's lcs_ind: the indices into ref of one
@@ -198,4 +144,16 @@ func lcsIndices(ref, can []string) []int {
 	}
 	slices.Reverse(idx)
 	return idx
+}
+
+// Lines is rouge_score's rougeLsum input: the text's non-empty lines,
+// tokenized.
+func Lines(text string) [][]string {
+	var out [][]string
+	for l := range strings.SplitSeq(text, "\n") {
+		if l != "" {
+			out = append(out, Tokens(l))
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package refdata
+package pickle
 
 import (
 	"bufio"
@@ -12,23 +12,14 @@ import (
 	"strings"
 )
 
-// The reference implementations store some preprocessed data sets as
-// Python pickles (KiTS19's case_XXXXX.pkl: [image, label] numpy arrays;
-// preprocessed_files.pkl: a dict). unpickle reads the subset of the
-// pickle protocols 2 to 5 those files use: Python's dicts, lists, tuples,
-// strings, bytes, numbers, booleans and None, and numpy arrays and
-// dtypes, never calling anything a pickle names. Byte strings of more
-// than lazyBytes bytes (an array's data) are not read but recorded as a
-// span of the file, so that a volume's shape is known without reading it.
-
-// pyDict is a Python dict, its keys in insertion order.
-type pyDict struct {
+// Dict is a Python dict, its keys in insertion order.
+type Dict struct {
 	keys []any
 	vals []any
 }
 
-// get returns the value of string key k.
-func (d *pyDict) get(k string) (any, bool) {
+// Get returns the value of string key k.
+func (d *Dict) Get(k string) (any, bool) {
 	for i, key := range d.keys {
 		if s, ok := key.(string); ok && s == k {
 			return d.vals[i], true
@@ -37,8 +28,8 @@ func (d *pyDict) get(k string) (any, bool) {
 	return nil, false
 }
 
-// pyTuple is a Python tuple.
-type pyTuple []any
+// Tuple is a Python tuple. A Python list is a *[]any.
+type Tuple []any
 
 // pyGlobal is a class or function a pickle names.
 type pyGlobal struct{ module, name string }
@@ -52,22 +43,39 @@ type pyObject struct {
 	state any
 }
 
-// span is a byte string left in the file: length bytes at offset.
-type span struct{ offset, length int64 }
+// Span is a byte string left in the file: Length bytes at Offset.
+type Span struct{ Offset, Length int64 }
 
-// npDType is a numpy dtype.
-type npDType struct {
-	code  string // "f4", "u1", ...
-	order byte   // '<', '>', '|' (or '=' before BUILD)
+// DType is a numpy dtype.
+type DType struct {
+	Code  string // "f4", "u1", ...
+	Order byte   // '<', '>', '|' (or '=' before BUILD)
 }
 
-// npArray is a numpy array: its dtype, shape, order and data (the bytes,
-// or a span of the file).
-type npArray struct {
-	dtype   npDType
-	shape   []int
-	fortran bool
-	data    any // []byte, span or []any (an object array)
+// Descr is the dtype's descr string ("<f4"): a native byte order ('=')
+// is little endian on the machines that wrote the data sets.
+func (d DType) Descr() string {
+	code := strings.TrimLeft(d.Code, "<>=|")
+	order := d.Order
+	if order == '=' {
+		order = '<'
+	}
+	if len(d.Code) > 0 && strings.ContainsRune("<>|", rune(d.Code[0])) {
+		order = d.Code[0]
+	}
+	if order == '|' || strings.HasSuffix(code, "1") {
+		return "|" + code
+	}
+	return string(order) + code
+}
+
+// Array is a numpy array: its dtype, shape, order and data (the bytes,
+// or a Span of the file).
+type Array struct {
+	DType   DType
+	Shape   []int
+	Fortran bool
+	Data    any // []byte, Span or []any (an object array)
 }
 
 // The numpy functions whose pickles unpickle reads.
@@ -98,8 +106,11 @@ type unpickler struct {
 	items int
 }
 
-// unpickle reads one pickle from f, size bytes from its start.
-func unpickle(f io.ReadSeeker, size int64) (any, error) {
+// Load reads one pickle from f, size bytes from its start: Python's
+// dicts ([*Dict]), lists (*[]any), tuples ([Tuple]), strings, bytes
+// ([]byte, or a [Span] of f when large), numbers (int64, *big.Int,
+// float64), booleans and nil, and numpy arrays ([*Array]) and dtypes.
+func Load(f io.ReadSeeker, size int64) (any, error) {
 	u := &unpickler{f: f, r: bufio.NewReaderSize(f, 1<<16), size: size, memo: map[int64]any{}}
 	v, err := u.run()
 	if err != nil {
@@ -156,7 +167,7 @@ func (u *unpickler) bytesOf(n int64) (any, error) {
 	if n > u.size-u.off {
 		return nil, fmt.Errorf("a %d-byte item past the end of the file", n)
 	}
-	s := span{offset: u.off, length: n}
+	s := Span{Offset: u.off, Length: n}
 	u.off += n
 	if _, err := u.f.Seek(u.off, io.SeekStart); err != nil {
 		return nil, err
@@ -295,24 +306,24 @@ func (u *unpickler) step(op byte) (done bool, err error) {
 			}
 		}
 	case '}':
-		err = u.push(&pyDict{})
+		err = u.push(&Dict{})
 	case ']':
 		err = u.push(&[]any{})
 	case ')':
-		err = u.push(pyTuple{})
+		err = u.push(Tuple{})
 	case 0x8f: // EMPTY_SET
 		err = u.push(&[]any{})
 	case 't': // TUPLE
 		var items []any
 		if items, err = u.popMark(); err == nil {
-			err = u.push(pyTuple(items))
+			err = u.push(Tuple(items))
 		}
 	case 0x85, 0x86, 0x87: // TUPLE1..3
 		n := int(op - 0x84)
 		if len(u.stack) < n {
 			return false, errors.New("stack underflow")
 		}
-		t := append(pyTuple(nil), u.stack[len(u.stack)-n:]...)
+		t := append(Tuple(nil), u.stack[len(u.stack)-n:]...)
 		u.stack = u.stack[:len(u.stack)-n]
 		err = u.push(t)
 	case 'a', 'e', 0x90: // APPEND, APPENDS, ADDITEMS
@@ -440,7 +451,7 @@ func (u *unpickler) setItems(op byte) error {
 	if err != nil {
 		return err
 	}
-	d, ok := t.(*pyDict)
+	d, ok := t.(*Dict)
 	if !ok {
 		return fmt.Errorf("set item of %T", t)
 	}
@@ -531,11 +542,11 @@ func (u *unpickler) reduce() error {
 	if !ok {
 		return fmt.Errorf("call of %T", f)
 	}
-	a, _ := args.(pyTuple)
+	a, _ := args.(Tuple)
 	name := g.String()
 	switch {
 	case npReconstruct[name]:
-		return u.push(&npArray{})
+		return u.push(&Array{})
 	case npDTypeClass[name]:
 		if len(a) == 0 {
 			return errors.New("numpy.dtype without arguments")
@@ -544,7 +555,7 @@ func (u *unpickler) reduce() error {
 		if !ok {
 			return fmt.Errorf("numpy.dtype(%v)", a[0])
 		}
-		return u.push(&npDType{code: code, order: '='})
+		return u.push(&DType{Code: code, Order: '='})
 	case npFromBuffer[name]:
 		return u.fromBuffer(a)
 	case codecsEncode[name]:
@@ -566,11 +577,11 @@ func (u *unpickler) reduce() error {
 
 // fromBuffer is numpy's protocol-5 _frombuffer(buffer, dtype, shape,
 // order).
-func (u *unpickler) fromBuffer(a pyTuple) error {
+func (u *unpickler) fromBuffer(a Tuple) error {
 	if len(a) != 4 {
 		return errors.New("_frombuffer needs 4 arguments")
 	}
-	dt, ok := a[1].(*npDType)
+	dt, ok := a[1].(*DType)
 	if !ok {
 		return fmt.Errorf("_frombuffer dtype %T", a[1])
 	}
@@ -579,7 +590,7 @@ func (u *unpickler) fromBuffer(a pyTuple) error {
 		return err
 	}
 	order, _ := a[3].(string)
-	return u.push(&npArray{dtype: *dt, shape: shape, fortran: order == "F", data: a[0]})
+	return u.push(&Array{DType: *dt, Shape: shape, Fortran: order == "F", Data: a[0]})
 }
 
 // build sets an object's state: a numpy dtype's byte order, a numpy
@@ -594,36 +605,36 @@ func (u *unpickler) build() error {
 		return err
 	}
 	switch o := obj.(type) {
-	case *npDType:
-		t, ok := state.(pyTuple)
+	case *DType:
+		t, ok := state.(Tuple)
 		if !ok || len(t) < 2 {
 			return errors.New("numpy dtype state")
 		}
 		if s, ok := t[1].(string); ok && len(s) == 1 {
-			o.order = s[0]
+			o.Order = s[0]
 		}
 		return nil
-	case *npArray:
-		t, ok := state.(pyTuple)
+	case *Array:
+		t, ok := state.(Tuple)
 		if !ok || len(t) != 5 {
 			return errors.New("numpy array state: want (version, shape, dtype, fortran, data)")
 		}
-		if o.shape, err = intTuple(t[1]); err != nil {
+		if o.Shape, err = intTuple(t[1]); err != nil {
 			return err
 		}
-		dt, ok := t[2].(*npDType)
+		dt, ok := t[2].(*DType)
 		if !ok {
 			return fmt.Errorf("numpy array dtype %T", t[2])
 		}
-		o.dtype = *dt
-		o.fortran, _ = t[3].(bool)
+		o.DType = *dt
+		o.Fortran, _ = t[3].(bool)
 		switch d := t[4].(type) {
-		case []byte, span:
-			o.data = d
+		case []byte, Span:
+			o.Data = d
 		case string: // protocol 2 under Python 2: latin-1 text
-			o.data = []byte(d)
+			o.Data = []byte(d)
 		case *[]any:
-			o.data = *d
+			o.Data = *d
 		default:
 			return fmt.Errorf("numpy array data %T", t[4])
 		}
@@ -631,8 +642,8 @@ func (u *unpickler) build() error {
 	case *pyObject:
 		o.state = state
 		return nil
-	case *pyDict:
-		if d, ok := state.(*pyDict); ok {
+	case *Dict:
+		if d, ok := state.(*Dict); ok {
 			o.keys, o.vals = append(o.keys, d.keys...), append(o.vals, d.vals...)
 			return nil
 		}
@@ -642,7 +653,7 @@ func (u *unpickler) build() error {
 
 // intTuple reads a tuple of non-negative integers (a shape).
 func intTuple(v any) ([]int, error) {
-	t, ok := v.(pyTuple)
+	t, ok := v.(Tuple)
 	if !ok {
 		return nil, fmt.Errorf("shape %T", v)
 	}

@@ -1,4 +1,4 @@
-package refdata
+package pickle
 
 import (
 	"bytes"
@@ -11,15 +11,37 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
 
-func unpickleBytes(t *testing.T, b []byte) any {
+func loadFile(t *testing.T, path string) any {
 	t.Helper()
-	v, err := unpickle(bytes.NewReader(b), int64(len(b)))
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	st, err := f.Stat()
+	require.NoError(t, err)
+	v, err := Load(f, st.Size())
 	require.NoError(t, err)
 	return v
+}
+
+// arrayBytes is an array's data: its bytes, or its span of the file.
+func arrayBytes(t *testing.T, path string, a *Array) []byte {
+	t.Helper()
+	switch d := a.Data.(type) {
+	case []byte:
+		return d
+	case Span:
+		f, err := os.Open(path)
+		require.NoError(t, err)
+		defer f.Close()
+		b := make([]byte, d.Length)
+		_, err = f.ReadAt(b, d.Offset)
+		require.NoError(t, err)
+		return b
+	}
+	t.Fatalf("array data of %T", a.Data)
+	return nil
 }
 
 // TestUnpickleNumpy reads KiTS19-like cases that Python's pickle wrote
@@ -44,18 +66,22 @@ func TestUnpickleNumpy(t *testing.T) {
 		t.Run(tt.file, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join("testdata", tt.file)
-			shape, dt, data, err := readKiTSCase(path)
-			require.NoError(t, err)
-			assert.Equal(t, tt.shape, shape)
-			assert.Equal(t, dataset.Float32, dt)
-			_, isSpan := data.(span)
+			l, ok := loadFile(t, path).(*[]any)
+			require.True(t, ok, "want a list")
+			require.Len(t, *l, 2)
+			img, ok := (*l)[0].(*Array)
+			require.True(t, ok, "want [image, label] arrays")
+			assert.Equal(t, tt.shape, img.Shape)
+			assert.Equal(t, "<f4", img.DType.Descr())
+			assert.False(t, img.Fortran)
+			_, isSpan := img.Data.(Span)
 			assert.Equal(t, tt.lazy, isSpan)
 			n := 1
-			for _, d := range shape {
+			for _, d := range img.Shape {
 				n *= d
 			}
-			buf := make([]byte, 4*n)
-			require.NoError(t, readData(path, data, buf))
+			buf := arrayBytes(t, path, img)
+			require.Len(t, buf, 4*n)
 			for i := range n {
 				require.Equal(t, tt.at(i), math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:])), "element %d", i) //nolint:testifylint // exact: the bytes read back
 			}
@@ -65,46 +91,46 @@ func TestUnpickleNumpy(t *testing.T) {
 
 func TestUnpickleDict(t *testing.T) {
 	t.Parallel()
-	cases, err := readKiTSFileList(filepath.Join("testdata", "files_p4.pkl"))
-	require.NoError(t, err)
-	assert.Equal(t, []string{"case_00000", "case_00001"}, cases)
-	b, err := os.ReadFile(filepath.Join("testdata", "files_p4.pkl"))
-	require.NoError(t, err)
-	d := unpickleBytes(t, b).(*pyDict)
-	c, _ := d.get("cases")
-	c0, _ := c.(*pyDict).get("case_00000")
-	mean, _ := c0.(*pyDict).get("mean")
-	neg, _ := c0.(*pyDict).get("neg")
+	d, ok := loadFile(t, filepath.Join("testdata", "files_p4.pkl")).(*Dict)
+	require.True(t, ok, "want a dict")
+	fl, _ := d.Get("file_list")
+	assert.Equal(t, &[]any{"case_00000", "case_00001"}, fl)
+	c, _ := d.Get("cases")
+	c0, _ := c.(*Dict).Get("case_00000")
+	mean, _ := c0.(*Dict).Get("mean")
+	neg, _ := c0.(*Dict).Get("neg")
 	assert.InDelta(t, 1.5, mean, 0)
 	assert.Equal(t, int64(-3), neg)
 }
 
-// TestPicklerRoundTrip: what the fixtures write, the reader reads; and
-// Python's pickle with numpy reads it as the same arrays, where Debian's
+// TestPicklerRoundTrip: what the Writer writes, Load reads; and Python's
+// pickle with numpy reads it as the same arrays, where Debian's
 // python3-numpy is installed.
 func TestPicklerRoundTrip(t *testing.T) {
 	t.Parallel()
 	shape := []int{1, 3, 4, 5}
-	img := make([]float32, 60)
+	img := make([]byte, 0, 240)
 	lab := make([]byte, 60)
-	for i := range img {
-		img[i], lab[i] = float32(i)*0.25-3, byte(i%3)
+	for i := range lab {
+		img = binary.LittleEndian.AppendUint32(img, math.Float32bits(float32(i)*0.25-3))
+		lab[i] = byte(i % 3)
 	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "case_00007.pkl")
-	f, err := os.Create(path)
-	require.NoError(t, err)
-	require.NoError(t, writeKiTSCase(f, shape, img, lab))
-	require.NoError(t, f.Close())
-	got, dt, data, err := readKiTSCase(path)
-	require.NoError(t, err)
-	assert.Equal(t, shape, got)
-	assert.Equal(t, dataset.Float32, dt)
-	buf := make([]byte, 240)
-	require.NoError(t, readData(path, data, buf))
-	for i, v := range img {
-		assert.Equal(t, v, math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:]))) //nolint:testifylint // exact: the bytes read back
-	}
+	var p Writer
+	p.Op(']', '(')
+	p.Array("<f4", shape, img)
+	p.Array("|u1", shape, lab)
+	p.Op('e')
+	var buf bytes.Buffer
+	require.NoError(t, p.Encode(&buf))
+	path := filepath.Join(t.TempDir(), "case_00007.pkl")
+	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+	l, ok := loadFile(t, path).(*[]any)
+	require.True(t, ok, "want a list")
+	got, ok := (*l)[0].(*Array)
+	require.True(t, ok)
+	assert.Equal(t, shape, got.Shape)
+	assert.Equal(t, "<f4", got.DType.Descr())
+	assert.Equal(t, img, arrayBytes(t, path, got))
 
 	py := "/usr/bin/python3"
 	if err := exec.Command(py, "-c", "import numpy").Run(); err != nil {

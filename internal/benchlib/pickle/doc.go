@@ -1,0 +1,15 @@
+// Package pickle reads and writes the Python pickles that some MLPerf
+// reference implementations store their preprocessed data sets in
+// (KiTS19's case_XXXXX.pkl: [image, label] numpy arrays;
+// preprocessed_files.pkl: a dict). [Load] reads the subset of the pickle
+// protocols 2 to 5 those files use: Python's dicts, lists, tuples,
+// strings, bytes, numbers, booleans and None, and numpy arrays and
+// dtypes, never calling anything a pickle names. Byte strings of more
+// than 4 KiB (an array's data) are not read but recorded as a [Span] of
+// the file, so that a volume's shape is known without reading it.
+// [Writer] writes protocol 4 as Python does, for the fixtures.
+//
+// Package pickle imports only the standard library; it must never import
+// a benchmark's room (internal/bench/...), host, loadgen, sdk, plugins or
+// cmd.
+package pickle
