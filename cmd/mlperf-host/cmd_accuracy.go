@@ -10,11 +10,11 @@ import (
 	"strings"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/bench"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/punkt"
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
-	"github.com/mlperf-host/mlperf-host/internal/refdata"
 	"github.com/mlperf-host/mlperf-host/internal/runner"
 )
 
@@ -27,7 +27,7 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 	cf.register(fs)
 	write := fs.String("write", "", "also write the result line to `FILE` (accuracy.txt)")
 	var in accuracy.Inputs
-	scorer := fs.String("scorer", "", "`NAME` of the scorer, one of "+strings.Join(accuracy.ScorerNames(), ", ")+" (default: the benchmark's)")
+	scorer := fs.String("scorer", "", "`NAME` of the scorer, one of "+strings.Join(bench.ScorerNames(), ", ")+" (default: the benchmark's)")
 	fs.StringVar(&in.Truth, "truth", "", "ground truth `PATH` the official script reads: openimages directory, SQuAD\ndev-v1.1.json, preprocessed KiTS19 directory, DLRM day-23 file (none when the log holds the labels),\nLLM prompts JSON with its output column, Whisper's LibriSpeech manifest (default: the configured data set's)")
 	fs.StringVar(&in.Vocab, "vocab", "", "tokenizer `FILE`: BERT's vocab.txt, an LLM's tokenizer.json; whisper: openai-whisper's\nnormalizers/english.json (the normalizer's spelling table)")
 	fs.StringVar(&in.Trace, "trace", "", "DLRM aggregation trace `FILE`, with --truth day_23")
@@ -50,7 +50,7 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 	default:
 		return exitcode.New(exitcode.Usage, fmt.Errorf("accuracy: want at most one LOG, got %d arguments", len(pos)), "")
 	}
-	sc, ok, err := accuracy.LookupScorer(*scorer, c.Benchmark.Name)
+	sc, ok, err := bench.LookupScorer(*scorer, c.Benchmark.Name)
 	if err != nil {
 		return exitcode.New(exitcode.Usage, err, "")
 	}
@@ -90,7 +90,7 @@ func scorerInputs(c *config.Config, sc accuracy.Scorer, flags accuracy.Inputs) (
 	var d dataset.Dataset
 	if c.Dataset != "" && !strings.HasPrefix(c.Dataset, runner.BuiltinPrefix) {
 		var err error
-		if d, err = refdata.Open(c.Dataset, refdata.Options{LabelMap: c.LabelMap, Features: c.AudioFeatures}); err != nil {
+		if d, err = bench.Open(c.Dataset, dataset.Options{LabelMap: c.LabelMap, Features: c.AudioFeatures}); err != nil {
 			return accuracy.Inputs{}, exitcode.New(exitcode.Dataset, fmt.Errorf("the data set the scorer reads its ground truth from: %w", err), "")
 		}
 		defer d.Close()

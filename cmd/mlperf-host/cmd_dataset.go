@@ -6,9 +6,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mlperf-host/mlperf-host/internal/bench"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
-	"github.com/mlperf-host/mlperf-host/internal/refdata"
 	"github.com/mlperf-host/mlperf-host/internal/runner"
 )
 
@@ -42,7 +42,7 @@ func (a *app) datasetInfo(args []string) error {
 	if len(pos) != 1 {
 		return exitcode.New(exitcode.Usage, fmt.Errorf("dataset info: want one PATH"), "")
 	}
-	d, err := openDatasetArg(pos[0], refdata.Options{LabelMap: *labelMap, Features: *features})
+	d, err := openDatasetArg(pos[0], dataset.Options{LabelMap: *labelMap, Features: *features})
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (a *app) datasetInfo(args []string) error {
 		labels = fmt.Sprintf("%d", len(l))
 	}
 	fmt.Fprintf(a.stdout, "data set %s\n", d.Name())
-	if f := refdata.Form(d); f != "" {
+	if f := dataset.Form(d); f != "" {
 		fmt.Fprintf(a.stdout, "form     %s\n", f)
 	}
 	fmt.Fprintf(a.stdout, "samples  %d\n", d.Len())
@@ -75,11 +75,11 @@ func (a *app) datasetInfo(args []string) error {
 	return nil
 }
 
-func openDatasetArg(path string, o refdata.Options) (dataset.Dataset, error) {
+func openDatasetArg(path string, o dataset.Options) (dataset.Dataset, error) {
 	if path == runner.BuiltinPrefix+"fashion-mnist" {
 		return runner.DemoDataset()
 	}
-	return refdata.Open(path, o)
+	return bench.Open(path, o)
 }
 
 func (a *app) datasetConvert(args []string) error {
@@ -93,7 +93,7 @@ func (a *app) datasetConvert(args []string) error {
 	if len(pos) != 2 {
 		return exitcode.New(exitcode.Usage, fmt.Errorf("dataset convert: want SRC and DST"), "")
 	}
-	d, err := openDatasetArg(pos[0], refdata.Options{LabelMap: *labelMap})
+	d, err := openDatasetArg(pos[0], dataset.Options{LabelMap: *labelMap})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
 // AUCResult is the score of a DLRM accuracy log, as accuracy-dlrm.py
@@ -32,6 +33,9 @@ func (r AUCResult) Text() string {
 	}
 	return fmt.Sprintf("AUC=%.3f%%, accuracy=%.3f%%, good=%d, total=%d, queries=%d", r.AUC, acc, r.Good, r.Total, r.Queries)
 }
+
+// Value implements Score.
+func (r AUCResult) Value(m benchmarks.Metric) (float64, bool) { return r.AUC, m == benchmarks.AUC }
 
 // DLRMLabels are the click labels of each sample (a sample is several
 // user-item pairs), for logs that hold predictions alone.

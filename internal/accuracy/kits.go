@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
 // DiceResult is the score of a 3D-UNet (KiTS19) accuracy log, as
@@ -25,6 +27,9 @@ type DiceResult struct {
 func (r DiceResult) Text() string {
 	return fmt.Sprintf("Accuracy: mean = %.5f, kidney = %.4f, tumor = %.4f", r.Mean, r.Kidney, r.Tumor)
 }
+
+// Value implements Score.
+func (r DiceResult) Value(m benchmarks.Metric) (float64, bool) { return r.Mean, m == benchmarks.DICE }
 
 // KiTSCase is one case's ground truth: its name (case_00000) and the
 // segmentation the preprocessing wrote.

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/cocoeval"
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
 // MAPResult is the score of a RetinaNet (OpenImages) accuracy log, as
@@ -23,6 +24,9 @@ type MAPResult struct {
 
 // Text is accuracy-openimages.py's result line: "mAP=37.551%".
 func (r MAPResult) Text() string { return fmt.Sprintf("mAP=%.3f%%", r.MAP) }
+
+// Value implements Score.
+func (r MAPResult) Value(m benchmarks.Metric) (float64, bool) { return r.MAP, m == benchmarks.MAP }
 
 // Annotations is a COCO-format annotation file (openimages-mlperf.json):
 // qsl_idx i is Images[i].

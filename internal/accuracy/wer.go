@@ -245,23 +245,3 @@ func levenshtein(a, b []string) int {
 	}
 	return cur[len(a)]
 }
-
-func scoreWER(log io.Reader, in Inputs) (Score, error) {
-	if in.Vocab == "" {
-		return nil, errors.New("whisper: no spelling table (--vocab): the normalizer reads openai-whisper's normalizers/english.json")
-	}
-	spellings, err := ReadSpellings(in.Vocab)
-	if err != nil {
-		return nil, err
-	}
-	f, err := openIn("whisper manifest (--truth)", in.Truth)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	refs, err := ReadWhisperManifest(f)
-	if err != nil {
-		return nil, fmt.Errorf("whisper manifest %s: %w", in.Truth, err)
-	}
-	return WER(log, refs, NewEnglishNormalizer(spellings), in.Dtype)
-}

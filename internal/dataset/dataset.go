@@ -106,12 +106,18 @@ func ReadAll(d Dataset, f func(i int, shapes [][]int, data []byte) error) error 
 	return nil
 }
 
-// Options tell Open how to read a data set.
+// Options tell Open, and a benchmark's [Reader], how to read a data set.
 type Options struct {
-	// LabelMap is the label map of a .npy directory; "" looks for
-	// val_map.txt in the directory, and without one the directory's .npy
-	// files are taken in name order, unlabeled.
+	// LabelMap is the file that lists the samples where a form has one
+	// beside the data: the label map of a .npy directory (ImageNet's
+	// val_map.txt), OpenImages' annotation JSON, DLRM's aggregation
+	// trace. "" looks for it in the directory; a .npy directory without
+	// val_map.txt is taken in name order, unlabeled.
 	LabelMap string
+	// Features is what a sample holds where a form offers a choice (a
+	// LibriSpeech data set: "audio", "mel128" or "mel80"); the forms of
+	// this package ignore it.
+	Features string
 }
 
 // Open opens a data set by path: a directory of .npy files, one per
@@ -139,7 +145,7 @@ func Open(path string, o Options) (Dataset, error) {
 			return OpenStacked(path)
 		case IsSampleDirs(path):
 			return OpenSampleDirs(path)
-		case o.LabelMap == "" && !fileExists(filepath.Join(path, DefaultLabelMap)) && IsStackedByShape(path):
+		case o.LabelMap == "" && !IsFile(filepath.Join(path, DefaultLabelMap)) && IsStackedByShape(path):
 			return OpenStacked(path)
 		}
 		return OpenNPYDir(path, o.LabelMap)

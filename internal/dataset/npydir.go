@@ -94,7 +94,7 @@ var _ Dataset = (*npyDir)(nil)
 func OpenNPYDir(dir, labelMap string) (Dataset, error) {
 	d := &npyDir{dir: dir}
 	if labelMap == "" {
-		if p := filepath.Join(dir, DefaultLabelMap); fileExists(p) {
+		if p := filepath.Join(dir, DefaultLabelMap); IsFile(p) {
 			labelMap = p
 		}
 	}
@@ -113,7 +113,7 @@ func OpenNPYDir(dir, labelMap string) (Dataset, error) {
 		slices.Sort(m)
 		d.files = m
 	}
-	h, err := readNPYFileHeader(d.files[0])
+	h, err := ReadNPYFileHeader(d.files[0])
 	if err != nil {
 		return nil, fmt.Errorf("data set %s: %w", dir, err)
 	}
@@ -161,29 +161,11 @@ func (d *npyDir) fromLabelMap(path string) error {
 // sampleFile finds the .npy file of a label map name, or "".
 func (d *npyDir) sampleFile(name string) string {
 	for _, c := range []string{name + ".npy", strings.TrimSuffix(name, filepath.Ext(name)) + ".npy", name} {
-		if p := filepath.Join(d.dir, c); strings.HasSuffix(c, ".npy") && fileExists(p) {
+		if p := filepath.Join(d.dir, c); strings.HasSuffix(c, ".npy") && IsFile(p) {
 			return p
 		}
 	}
 	return ""
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
-}
-
-func readNPYFileHeader(path string) (NPYHeader, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return NPYHeader{}, err
-	}
-	defer f.Close()
-	h, err := ReadNPYHeader(bufio.NewReaderSize(f, 256))
-	if err != nil {
-		return NPYHeader{}, fmt.Errorf("%s: %w", filepath.Base(path), err)
-	}
-	return h, nil
 }
 
 func (d *npyDir) Name() string   { return d.dir }

@@ -66,7 +66,7 @@ func OpenSampleDirs(dir string) (Dataset, error) {
 
 // list finds the samples: val_map.txt's names, else every subdirectory.
 func (d *sampleDirs) list() error {
-	if p := filepath.Join(d.dir, DefaultLabelMap); fileExists(p) {
+	if p := filepath.Join(d.dir, DefaultLabelMap); IsFile(p) {
 		f, err := os.Open(p)
 		if err != nil {
 			return err
@@ -134,7 +134,7 @@ func (d *sampleDirs) readHeaders(i int) error {
 	}
 	shapes := make([][]int, len(files))
 	for k, f := range files {
-		h, err := readNPYFileHeader(f)
+		h, err := ReadNPYFileHeader(f)
 		if err != nil {
 			return fail(err)
 		}

@@ -36,7 +36,7 @@ const (
 // IsStacked reports whether dir holds a data set in the stacked form
 // marked by a side file.
 func IsStacked(dir string) bool {
-	if fileExists(filepath.Join(dir, stackedLengths)) {
+	if IsFile(filepath.Join(dir, stackedLengths)) {
 		return true
 	}
 	m, _ := filepath.Glob(filepath.Join(dir, "*"+stackedShapeSuffix))
@@ -62,7 +62,7 @@ func IsStackedByShape(dir string) bool {
 	}
 	var shape []int
 	for _, p := range m {
-		h, err := readNPYFileHeader(p)
+		h, err := ReadNPYFileHeader(p)
 		if err != nil {
 			return false
 		}
@@ -127,7 +127,7 @@ func openStacked(dir string) (*stacked, error) {
 	slices.Sort(m)
 	d := &stacked{dir: dir, count: -1}
 	var lengths []int64
-	if p := filepath.Join(dir, stackedLengths); fileExists(p) {
+	if p := filepath.Join(dir, stackedLengths); IsFile(p) {
 		if lengths, err = readIndexFile(p, 1); err != nil {
 			return d, err
 		}
@@ -166,7 +166,7 @@ func openStacked(dir string) (*stacked, error) {
 // openTensor opens one stacked tensor file and checks its size.
 func (d *stacked) openTensor(path string) (stackedTensor, error) {
 	base := filepath.Base(path)
-	h, err := readNPYFileHeader(path)
+	h, err := ReadNPYFileHeader(path)
 	if err != nil {
 		return stackedTensor{}, err
 	}
@@ -204,7 +204,7 @@ func (d *stacked) openTensor(path string) (stackedTensor, error) {
 // lengths) and marks the dimensions that vary in the schema.
 func (d *stacked) cut(t *stackedTensor, name string, lengths []int64) error {
 	spec := &d.schema[len(d.schema)-1]
-	if p := filepath.Join(d.dir, name+stackedShapeSuffix); fileExists(p) {
+	if p := filepath.Join(d.dir, name+stackedShapeSuffix); IsFile(p) {
 		rows, err := readIndexFile(p, len(t.padded))
 		if err != nil {
 			return err
@@ -482,7 +482,7 @@ func WriteStacked(dir string, d Dataset) error {
 	}
 	for k, t := range schema {
 		spec := Spec{DType: t.DType, Shape: append([]int{n}, padded[k]...)}
-		if err := writeNPYFile(filepath.Join(dir, t.Name+".npy"), spec, stacks[k]); err != nil {
+		if err := WriteNPYFile(filepath.Join(dir, t.Name+".npy"), spec, stacks[k]); err != nil {
 			return err
 		}
 	}
@@ -504,7 +504,7 @@ func writeStackedShapes(dir string, schema Schema, all [][][]int) error {
 		for _, sh := range all {
 			lengths = binary.LittleEndian.AppendUint64(lengths, uint64(sh[0][0]))
 		}
-		return writeNPYFile(filepath.Join(dir, stackedLengths), Spec{DType: Int64, Shape: []int{len(all)}}, lengths)
+		return WriteNPYFile(filepath.Join(dir, stackedLengths), Spec{DType: Int64, Shape: []int{len(all)}}, lengths)
 	}
 	for k, t := range schema {
 		if t.Fixed() {
@@ -517,22 +517,9 @@ func writeStackedShapes(dir string, schema Schema, all [][][]int) error {
 			}
 		}
 		spec := Spec{DType: Int64, Shape: []int{len(all), len(t.Shape)}}
-		if err := writeNPYFile(filepath.Join(dir, t.Name+stackedShapeSuffix), spec, b); err != nil {
+		if err := WriteNPYFile(filepath.Join(dir, t.Name+stackedShapeSuffix), spec, b); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// writeNPYFile writes one array as a .npy file.
-func writeNPYFile(path string, spec Spec, data []byte) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	err = WriteNPY(f, spec, data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

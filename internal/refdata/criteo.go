@@ -5,11 +5,13 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
 
@@ -40,7 +42,7 @@ func criteoFiles(dir string) ([3]string, bool) {
 			filepath.Join(dir, criteoDay+"_sparse_multi_hot"+s+".npz"),
 			filepath.Join(dir, criteoDay+"_labels"+s+".npy"),
 		}
-		if fileExists(f[0]) {
+		if dataset.IsFile(f[0]) {
 			return f, true
 		}
 	}
@@ -74,7 +76,7 @@ func (a rowArray) rowBytes() int {
 
 // openRowArray reads the header of a .npy file of rows.
 func openRowArray(path string) (rowArray, error) {
-	h, err := npyHeader(path)
+	h, err := dataset.ReadNPYFileHeader(path)
 	if err != nil {
 		return rowArray{}, err
 	}
@@ -315,4 +317,38 @@ func (d *criteo) ReadSample(i int, dst []byte) error {
 		off += n
 	}
 	return nil
+}
+
+// CriteoReader reads the reference's multi-hot day 23 with its
+// aggregation trace (the label map, else the directory's).
+var CriteoReader = dataset.Reader{
+	Is:   func(p string, _ dataset.Options) bool { return IsCriteo(p) },
+	Open: func(p string, o dataset.Options) (dataset.Dataset, error) { return OpenCriteo(p, o.LabelMap) },
+}
+
+// DLRMScorer is DLRMv2's: accuracy-dlrm.py's ROC AUC.
+var DLRMScorer = accuracy.Scorer{Name: "dlrm", Script: "recommendation/dlrm_v2/pytorch/tools/accuracy-dlrm.py", Score: scoreDLRM}
+
+func scoreDLRM(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
+	if in.Dtype != "" && in.Dtype != "float32" {
+		return nil, fmt.Errorf("dlrm: response dtype %q: only float32 (the reference's) is read", in.Dtype)
+	}
+	if in.Truth == "" {
+		return accuracy.AUC(log, nil)
+	}
+	day, err := accuracy.OpenInput("dlrm day-23 file", in.Truth)
+	if err != nil {
+		return nil, err
+	}
+	defer day.Close()
+	trace, err := accuracy.OpenInput("dlrm aggregation trace", in.Trace)
+	if err != nil {
+		return nil, err
+	}
+	defer trace.Close()
+	labels, err := accuracy.ReadDLRMLabels(day, trace)
+	if err != nil {
+		return nil, err
+	}
+	return accuracy.AUC(log, labels)
 }

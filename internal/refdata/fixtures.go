@@ -44,7 +44,7 @@ func WriteImageNet(dir string, predicted, labels []int) error {
 		for k := 2; k < len(img); k++ {
 			img[k] = float32((i*31+k*7)%255)/255 - 0.5
 		}
-		if err := writeNPY(filepath.Join(dir, name+".npy"), spec, float32Bytes(img)); err != nil {
+		if err := dataset.WriteNPYFile(filepath.Join(dir, name+".npy"), spec, dataset.Float32Bytes(img)); err != nil {
 			return err
 		}
 		fmt.Fprintf(&vm, "%s %d\n", name, labels[i])
@@ -134,7 +134,7 @@ func WriteOpenImages(dir string, images []OpenImage, categories []int, slots int
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, im.FileName)), 0o755); err != nil {
 			return err
 		}
-		if err := writeNPY(filepath.Join(dir, im.FileName+".npy"), spec, float32Bytes(img)); err != nil {
+		if err := dataset.WriteNPYFile(filepath.Join(dir, im.FileName+".npy"), spec, dataset.Float32Bytes(img)); err != nil {
 			return err
 		}
 	}
@@ -280,10 +280,10 @@ func WriteCriteo(dir string, samples [][]CriteoRow, multiHot []int) error {
 		}
 		labels = binary.LittleEndian.AppendUint32(labels, uint32(row.Label))
 	}
-	if err := writeNPY(filepath.Join(dir, criteoDay+"_dense.npy"), dataset.Spec{DType: dataset.Float32, Shape: []int{n, 13}}, float32Bytes(dense)); err != nil {
+	if err := dataset.WriteNPYFile(filepath.Join(dir, criteoDay+"_dense.npy"), dataset.Spec{DType: dataset.Float32, Shape: []int{n, 13}}, dataset.Float32Bytes(dense)); err != nil {
 		return err
 	}
-	if err := writeNPY(filepath.Join(dir, criteoDay+"_labels.npy"), dataset.Spec{DType: dataset.Int32, Shape: []int{n, 1}}, labels); err != nil {
+	if err := dataset.WriteNPYFile(filepath.Join(dir, criteoDay+"_labels.npy"), dataset.Spec{DType: dataset.Int32, Shape: []int{n, 1}}, labels); err != nil {
 		return err
 	}
 	var z bytes.Buffer
@@ -308,26 +308,6 @@ func WriteCriteo(dir string, samples [][]CriteoRow, multiHot []int) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, CriteoTrace), trace.Bytes(), 0o644)
-}
-
-func writeNPY(path string, spec dataset.Spec, data []byte) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	err = dataset.WriteNPY(f, spec, data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-func float32Bytes(v []float32) []byte {
-	b := make([]byte, 0, 4*len(v))
-	for _, x := range v {
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
-	}
-	return b
 }
 
 // SQuADQuestion is one question of a SQuAD fixture, in a paragraph of

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
@@ -25,7 +26,7 @@ const (
 )
 
 // IsKiTS reports whether dir holds the reference's preprocessed KiTS19.
-func IsKiTS(dir string) bool { return fileExists(filepath.Join(dir, kitsFileList)) }
+func IsKiTS(dir string) bool { return dataset.IsFile(filepath.Join(dir, kitsFileList)) }
 
 // kits is an open KiTS19 directory.
 type kits struct {
@@ -239,4 +240,29 @@ func readData(path string, data any, dst []byte) error {
 		return nil
 	}
 	return fmt.Errorf("%w: array data of %T", dataset.ErrCorrupt, data)
+}
+
+// KiTSReader reads the reference's preprocessed KiTS19 directory.
+var KiTSReader = dataset.Reader{
+	Is:   func(p string, _ dataset.Options) bool { return IsKiTS(p) },
+	Open: func(p string, _ dataset.Options) (dataset.Dataset, error) { return OpenKiTS(p) },
+}
+
+// KiTSScorer is 3D-UNet's: accuracy_kits.py's mean DICE.
+var KiTSScorer = accuracy.Scorer{Name: "kits19", Script: "vision/medical_imaging/3d-unet-kits19/accuracy_kits.py",
+	Needs: []string{accuracy.NeedTruth}, Score: scoreKiTS}
+
+func scoreKiTS(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
+	if in.Truth == "" {
+		return nil, errors.New("kits19: no preprocessed data directory given")
+	}
+	cases, err := accuracy.ReadKiTSTruth(in.Truth)
+	if err != nil {
+		return nil, err
+	}
+	dtype := in.Dtype
+	if dtype == "" {
+		dtype = "uint8"
+	}
+	return accuracy.KiTSDice(log, cases, dtype)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -52,7 +53,7 @@ const (
 // dev-all-repack.json, or a JSON file whose first entry is a LibriSpeech
 // manifest's utterance (files and original_duration).
 func IsLibriSpeech(path string) bool {
-	if fileExists(filepath.Join(path, LibriSpeechManifest)) {
+	if dataset.IsFile(filepath.Join(path, LibriSpeechManifest)) {
 		return true
 	}
 	f, err := os.Open(path)
@@ -231,4 +232,35 @@ func putFloat32s(dst []byte, v []float32) {
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(dst[4*i:], math.Float32bits(x))
 	}
+}
+
+// LibriSpeechReader reads a LibriSpeech manifest (or the directory
+// holding dev-all-repack.json) with the features the options name.
+var LibriSpeechReader = dataset.Reader{
+	Is:   func(p string, _ dataset.Options) bool { return IsLibriSpeech(p) },
+	Open: func(p string, o dataset.Options) (dataset.Dataset, error) { return OpenLibriSpeech(p, o.Features) },
+}
+
+// WhisperScorer is Whisper's: accuracy_eval.py's word error rate.
+var WhisperScorer = accuracy.Scorer{Name: "whisper", Script: "speech2text/accuracy_eval.py", Needs: []string{accuracy.NeedTruth, accuracy.NeedVocab},
+	VocabIs: "openai-whisper's normalizers/english.json (its spelling table)", Score: scoreWER}
+
+func scoreWER(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
+	if in.Vocab == "" {
+		return nil, errors.New("whisper: no spelling table (--vocab): the normalizer reads openai-whisper's normalizers/english.json")
+	}
+	spellings, err := accuracy.ReadSpellings(in.Vocab)
+	if err != nil {
+		return nil, err
+	}
+	f, err := accuracy.OpenInput("whisper manifest (--truth)", in.Truth)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	refs, err := accuracy.ReadWhisperManifest(f)
+	if err != nil {
+		return nil, fmt.Errorf("whisper manifest %s: %w", in.Truth, err)
+	}
+	return accuracy.WER(log, refs, accuracy.NewEnglishNormalizer(spellings), in.Dtype)
 }

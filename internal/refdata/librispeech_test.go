@@ -33,11 +33,11 @@ func TestLibriSpeechAudio(t *testing.T) {
 	t.Parallel()
 	dir := librispeechFixture(t)
 	for _, path := range []string{dir, filepath.Join(dir, LibriSpeechManifest)} {
-		d, err := Open(path, Options{})
+		d, err := LibriSpeechReader.Open(path, dataset.Options{})
 		require.NoError(t, err)
 		assert.Equal(t, 2, d.Len())
-		assert.Equal(t, filepath.Join(dir, LibriSpeechManifest), Truth(d))
-		assert.Contains(t, Form(d), "LibriSpeech")
+		assert.Equal(t, filepath.Join(dir, LibriSpeechManifest), dataset.Truth(d))
+		assert.Contains(t, dataset.Form(d), "LibriSpeech")
 		assert.Equal(t, dataset.Schema{{Name: AudioTensor, DType: dataset.Float32, Shape: []int{dataset.Varies}}}, d.Schema())
 		samples := readAll(t, d)
 		for i, text := range []string{"hello world", "it's 5%"} {
@@ -57,7 +57,7 @@ func TestLibriSpeechAudio(t *testing.T) {
 // the features' units) below the pilot's, silence 2 below (the floor).
 func TestLibriSpeechMel(t *testing.T) {
 	t.Parallel()
-	d, err := Open(librispeechFixture(t), Options{Features: FeaturesMel80})
+	d, err := LibriSpeechReader.Open(librispeechFixture(t), dataset.Options{Features: FeaturesMel80})
 	require.NoError(t, err)
 	defer d.Close()
 	assert.Equal(t, dataset.Schema{{Name: MelTensor, DType: dataset.Float32, Shape: []int{80, MelFrames}}}, d.Schema())
@@ -85,7 +85,7 @@ func TestLibriSpeechErrors(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		change func(t *testing.T, dir string)
-		opts   Options
+		opts   dataset.Options
 		is     error
 		want   []string
 	}{
@@ -119,7 +119,7 @@ func TestLibriSpeechErrors(t *testing.T) {
 				require.NoError(t, os.WriteFile(p, []byte(strings.Replace(string(b), `"speed": 1`, `"speed": 1.1`, 1)), 0o644))
 			},
 			want: []string{"sample 0 (manifest entry 0)", "no file of speed 1"}},
-		{name: "features", opts: Options{Features: "mel64"}, want: []string{`features "mel64": want audio, mel128 or mel80`}},
+		{name: "features", opts: dataset.Options{Features: "mel64"}, want: []string{`features "mel64": want audio, mel128 or mel80`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -127,7 +127,7 @@ func TestLibriSpeechErrors(t *testing.T) {
 			if tt.change != nil {
 				tt.change(t, dir)
 			}
-			_, err := Open(dir, tt.opts)
+			_, err := LibriSpeechReader.Open(dir, tt.opts)
 			require.Error(t, err)
 			if tt.is != nil {
 				assert.ErrorIs(t, err, tt.is)
@@ -144,7 +144,7 @@ func TestIsLibriSpeech(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	prompts := filepath.Join(dir, "prompts.json")
-	require.NoError(t, WritePrompts(prompts, [][]int32{{1, 2}}, []string{"a"}))
+	require.NoError(t, os.WriteFile(prompts, []byte(`[{"input": "prompt 0", "tok_input": [1, 2], "output": "a"}]`), 0o644))
 	assert.False(t, IsLibriSpeech(prompts))
 	assert.False(t, IsLibriSpeech(dir))
 	_, err := WhisperToneAudio("Capital")

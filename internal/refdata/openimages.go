@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
 
@@ -33,7 +34,7 @@ func openImagesAnnotations(dir, labelMap string) string {
 	if filepath.Ext(labelMap) == ".json" {
 		return labelMap
 	}
-	if p := filepath.Join(dir, OpenImagesAnnotations); fileExists(p) {
+	if p := filepath.Join(dir, OpenImagesAnnotations); dataset.IsFile(p) {
 		return p
 	}
 	return ""
@@ -92,33 +93,20 @@ func OpenOpenImages(dir, annotations string) (dataset.Dataset, error) {
 	d := &openImages{dir: dir, ann: annotations}
 	for i, n := range names {
 		p := filepath.Join(dir, n+".npy")
-		if !fileExists(p) {
+		if !dataset.IsFile(p) {
 			p = filepath.Join(dir, filepath.Base(n)+".npy")
 		}
-		if !fileExists(p) {
+		if !dataset.IsFile(p) {
 			return nil, fmt.Errorf("data set %s: sample %d: %w: %s.npy (image %q of %s)", dir, i, dataset.ErrNotFound, n, n, filepath.Base(annotations))
 		}
 		d.files = append(d.files, p)
 	}
-	h, err := npyHeader(d.files[0])
+	h, err := dataset.ReadNPYFileHeader(d.files[0])
 	if err != nil {
 		return nil, fmt.Errorf("data set %s: sample 0: %w", dir, err)
 	}
 	d.spec = h.Spec
 	return d, nil
-}
-
-func npyHeader(path string) (dataset.NPYHeader, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return dataset.NPYHeader{}, err
-	}
-	defer f.Close()
-	h, err := dataset.ReadNPYHeader(bufio.NewReader(f))
-	if err != nil {
-		return h, fmt.Errorf("%s: %w", filepath.Base(path), err)
-	}
-	return h, nil
 }
 
 func (d *openImages) Name() string  { return d.dir }
@@ -177,4 +165,38 @@ func readNPYInto(path string, spec dataset.Spec, dst []byte) error {
 		return fmt.Errorf("%w: %s: bytes after the array", dataset.ErrCorrupt, filepath.Base(path))
 	}
 	return nil
+}
+
+// OpenImagesReader reads the preprocessed OpenImages of a directory
+// with its annotations (labelMap, else DIR/annotations/openimages-mlperf.json).
+// A directory is taken for it whenever the label map is a .json file.
+var OpenImagesReader = dataset.Reader{
+	Is: func(p string, o dataset.Options) bool {
+		return dataset.IsDir(p) && openImagesAnnotations(p, o.LabelMap) != "" && !dataset.IsStacked(p) && !dataset.IsSampleDirs(p)
+	},
+	Open: func(p string, o dataset.Options) (dataset.Dataset, error) {
+		return OpenOpenImages(p, openImagesAnnotations(p, o.LabelMap))
+	},
+	Last: true,
+}
+
+// OpenImagesScorer is RetinaNet's: accuracy-openimages.py's mAP.
+var OpenImagesScorer = accuracy.Scorer{Name: "openimages", Script: "vision/classification_and_detection/tools/accuracy-openimages.py",
+	Needs: []string{accuracy.NeedTruth}, Score: scoreOpenImages}
+
+func scoreOpenImages(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
+	path := in.Truth
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, "annotations", "openimages-mlperf.json")
+	}
+	f, err := accuracy.OpenInput("openimages annotations", path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ann, err := accuracy.ReadAnnotations(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return accuracy.OpenImagesMAP(log, ann, in.InvMap)
 }

@@ -131,7 +131,7 @@ func prepareImage(src, dst string, nhwc bool) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	if err := writeNPY(dst, spec, float32Bytes(img)); err != nil {
+	if err := dataset.WriteNPYFile(dst, spec, dataset.Float32Bytes(img)); err != nil {
 		_ = os.Remove(dst) // never a torn sample under its name
 		return fmt.Errorf("imagenet sample %s: %w", dst, err)
 	}

@@ -70,7 +70,7 @@ func TestPrepareImageNet(t *testing.T) {
 			want, _ := PreprocessVGG(rgb, w, h, tt.nhwc)
 			got := make([]byte, spec.Bytes())
 			require.NoError(t, d.ReadSample(1, got))
-			assert.Equal(t, float32Bytes(want), got)
+			assert.Equal(t, dataset.Float32Bytes(want), got)
 		})
 	}
 }

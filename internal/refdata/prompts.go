@@ -4,11 +4,17 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/hftokenizer"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/punkt"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
 
@@ -187,4 +193,60 @@ func (d *prompts) ReadSample(i int, dst []byte) error {
 		binary.LittleEndian.PutUint32(dst[4*k:], uint32(id))
 	}
 	return nil
+}
+
+// PromptsReader reads a prompts file: any .json file that no other
+// reader claims.
+var PromptsReader = dataset.Reader{
+	Is:   func(p string, _ dataset.Options) bool { return dataset.IsFile(p) && filepath.Ext(p) == ".json" },
+	Open: func(p string, _ dataset.Options) (dataset.Dataset, error) { return OpenPrompts(p) },
+	Last: true,
+}
+
+// The LLM scorers: ROUGEScorer is llama2-70b's evaluate-accuracy.py,
+// CNNDMScorer llama3.1-8b's evaluation.py.
+var (
+	ROUGEScorer = accuracy.Scorer{Name: "rouge", Script: "language/llama2-70b/evaluate-accuracy.py",
+		Needs: []string{accuracy.NeedTruth, accuracy.NeedVocab}, Targets: promptTargets, Tokens: true, Score: scoreROUGE(accuracy.EvaluateAccuracy)}
+	CNNDMScorer = accuracy.Scorer{Name: "cnndm", Script: "language/llama3.1-8b/evaluation.py",
+		Needs: []string{accuracy.NeedTruth, accuracy.NeedVocab}, Targets: promptTargets, Tokens: true, Score: scoreROUGE(accuracy.Evaluation)}
+)
+
+// promptTargets reads a prompts file's reference outputs.
+func promptTargets(truth string) ([]string, error) {
+	p, err := ReadPrompts(truth)
+	if err != nil {
+		return nil, fmt.Errorf("reference outputs: %w", err)
+	}
+	if p.Targets == nil {
+		return nil, fmt.Errorf("%s has no output column (the reference outputs)", truth)
+	}
+	return p.Targets, nil
+}
+
+// scoreROUGE scores as script does, splitting sentences with the Punkt
+// parameters of Inputs.Punkt, else the embedded English ones.
+func scoreROUGE(script accuracy.LLMScript) func(io.Reader, accuracy.Inputs) (accuracy.Score, error) {
+	return func(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
+		if in.Targets == nil {
+			return nil, errors.New("rouge: no reference outputs: the prompts file's output column holds them")
+		}
+		if in.Vocab == "" {
+			return nil, errors.New("rouge: no tokenizer.json given")
+		}
+		tok, err := hftokenizer.Read(in.Vocab)
+		if err != nil {
+			return nil, err
+		}
+		var p *punkt.Params
+		if in.Punkt != "" {
+			p, err = punkt.ReadTab(in.Punkt)
+		} else {
+			p, err = punkt.English()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("rouge: sentence splitter: %w", err)
+		}
+		return accuracy.ROUGE(log, tok, in.Targets, in.Dtype, punkt.NewTokenizer(p), script)
+	}
 }

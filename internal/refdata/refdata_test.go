@@ -35,10 +35,10 @@ func TestKiTS(t *testing.T) {
 		return c
 	}
 	require.NoError(t, WriteKiTS(dir, []KiTSCase{mk("case_00000", 2, 3, 4), mk("case_00003", 40, 10, 12)}))
-	d, err := Open(dir, Options{})
+	d, err := KiTSReader.Open(dir, dataset.Options{})
 	require.NoError(t, err)
 	defer d.Close()
-	assert.Contains(t, Form(d), "KiTS19")
+	assert.Contains(t, dataset.Form(d), "KiTS19")
 	assert.Equal(t, "image float32[1 -1 -1 -1]", d.Schema().String())
 	assert.Equal(t, 2, d.Len())
 	sh, err := d.Shapes(1)
@@ -53,14 +53,14 @@ func TestKiTS(t *testing.T) {
 
 	// A missing case names itself and its sample.
 	require.NoError(t, os.Remove(filepath.Join(dir, "case_00003.pkl")))
-	_, err = Open(dir, Options{})
+	_, err = KiTSReader.Open(dir, dataset.Options{})
 	require.ErrorIs(t, err, dataset.ErrNotFound)
 	assert.ErrorContains(t, err, "sample 1 (case_00003): case_00003.pkl")
 	// A truncated pickle is corrupt.
 	b, err := os.ReadFile(filepath.Join(dir, "case_00000.pkl"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "case_00003.pkl"), b[:len(b)/2], 0o644))
-	_, err = Open(dir, Options{})
+	_, err = KiTSReader.Open(dir, dataset.Options{})
 	require.ErrorIs(t, err, dataset.ErrCorrupt)
 	assert.ErrorContains(t, err, "sample 1 (case_00003)")
 }
@@ -73,10 +73,10 @@ func TestOpenImages(t *testing.T) {
 		{FileName: "sub/b.jpg", Width: 80, Height: 80},
 	}
 	require.NoError(t, WriteOpenImages(dir, images, []int{3, 5}, 2))
-	d, err := Open(dir, Options{})
+	d, err := OpenImagesReader.Open(dir, dataset.Options{})
 	require.NoError(t, err)
 	defer d.Close()
-	assert.Contains(t, Form(d), "OpenImages")
+	assert.Contains(t, dataset.Form(d), "OpenImages")
 	assert.Equal(t, "images float32[3 800 800]", d.Schema().String())
 	all := readAll(t, d)
 	f := func(b []byte, k int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:])) }
@@ -87,11 +87,11 @@ func TestOpenImages(t *testing.T) {
 	// The annotation file may live elsewhere (--label-map).
 	ann := filepath.Join(t.TempDir(), "ann.json")
 	require.NoError(t, os.Rename(filepath.Join(dir, OpenImagesAnnotations), ann))
-	d2, err := Open(dir, Options{LabelMap: ann})
+	d2, err := OpenImagesReader.Open(dir, dataset.Options{LabelMap: ann})
 	require.NoError(t, err)
 	d2.Close()
 	require.NoError(t, os.Remove(filepath.Join(dir, "sub", "b.jpg.npy")))
-	_, err = Open(dir, Options{LabelMap: ann})
+	_, err = OpenImagesReader.Open(dir, dataset.Options{LabelMap: ann})
 	require.ErrorIs(t, err, dataset.ErrNotFound)
 	assert.ErrorContains(t, err, `sample 1: not found: sub/b.jpg.npy (image "sub/b.jpg" of ann.json)`)
 }
@@ -102,10 +102,10 @@ func TestCriteo(t *testing.T) {
 	sizes := []int{3, 2, 1, 2, 6, 1, 1, 1, 1, 7, 3, 8, 1, 6, 9, 5, 1, 1, 1, 12, 100, 27, 10, 3, 1, 1}
 	samples := [][]CriteoRow{{{0.5, 1}, {0.25, 0}}, {{0.75, 1}}, {{0.1, 0}, {0.2, 0}, {0.3, 1}}}
 	require.NoError(t, WriteCriteo(dir, samples, sizes))
-	d, err := Open(dir, Options{})
+	d, err := CriteoReader.Open(dir, dataset.Options{})
 	require.NoError(t, err)
 	defer d.Close()
-	assert.Contains(t, Form(d), "Criteo")
+	assert.Contains(t, dataset.Form(d), "Criteo")
 	require.Len(t, d.Schema(), 28)
 	assert.Equal(t, "dense float32[-1 13]", d.Schema()[0].String())
 	assert.Equal(t, "sparse_20 int32[-1 100]", d.Schema()[21].String())
@@ -125,14 +125,14 @@ func TestCriteo(t *testing.T) {
 
 	// A trace beyond the data names the sample.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, CriteoTrace), []byte("0, 2, 2\n2, 9, 7\n"), 0o644))
-	_, err = Open(dir, Options{})
+	_, err = CriteoReader.Open(dir, dataset.Options{})
 	require.ErrorIs(t, err, dataset.ErrMismatch)
 	assert.ErrorContains(t, err, "trace's sample 1 ends at row 9")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, CriteoTrace), []byte("0, 2, 3\n"), 0o644))
-	_, err = Open(dir, Options{})
+	_, err = CriteoReader.Open(dir, dataset.Options{})
 	assert.ErrorContains(t, err, CriteoTrace+":1")
 	require.NoError(t, os.Remove(filepath.Join(dir, CriteoTrace)))
-	_, err = Open(dir, Options{})
+	_, err = CriteoReader.Open(dir, dataset.Options{})
 	assert.ErrorContains(t, err, "aggregation trace")
 }
 
@@ -144,7 +144,7 @@ func TestPrompts(t *testing.T) {
 	cols := filepath.Join(dir, "cols.json")
 	require.NoError(t, os.WriteFile(cols, []byte(`{"tok_input": {"1": [128000, 5], "0": [1, 2, 3]}, "output": {"0": "one", "1": "two"}}`), 0o644))
 	for _, p := range []string{recs, cols} {
-		d, err := Open(p, Options{})
+		d, err := PromptsReader.Open(p, dataset.Options{})
 		require.NoError(t, err, p)
 		assert.Equal(t, "input_ids int32[-1]", d.Schema().String())
 		all := readAll(t, d)
@@ -155,20 +155,9 @@ func TestPrompts(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`[{"tok_input": [1]}, {"tok_input": "x"}]`), 0o644))
-	_, err := Open(bad, Options{})
+	_, err := PromptsReader.Open(bad, dataset.Options{})
 	require.ErrorIs(t, err, dataset.ErrCorrupt)
 	assert.ErrorContains(t, err, "sample 1")
-}
-
-func TestOpenFallsBackToDataset(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	require.NoError(t, WriteImageNet(dir, []int{1, 2}, []int{1, 5}))
-	d, err := Open(dir, Options{})
-	require.NoError(t, err)
-	defer d.Close()
-	assert.Equal(t, []int{1, 5}, d.Labels())
-	assert.Empty(t, Form(d))
 }
 
 func TestSQuAD(t *testing.T) {
@@ -179,12 +168,12 @@ func TestSQuAD(t *testing.T) {
 		{ID: "b", Context: "Smith was born in 1895.", Question: "When was Smith born?", Answer: "1895"},
 	}
 	require.NoError(t, WriteSQuAD(dir, qs, 100))
-	d, err := Open(dir, Options{})
+	d, err := SQuADReader.Open(dir, dataset.Options{})
 	require.NoError(t, err)
 	defer d.Close()
-	assert.Contains(t, Form(d), "SQuAD v1.1")
-	assert.Equal(t, filepath.Join(dir, SQuADDevSet), Truth(d))
-	assert.Equal(t, filepath.Join(dir, SQuADVocab), Vocab(d))
+	assert.Contains(t, dataset.Form(d), "SQuAD v1.1")
+	assert.Equal(t, filepath.Join(dir, SQuADDevSet), dataset.Truth(d))
+	assert.Equal(t, filepath.Join(dir, SQuADVocab), dataset.Vocab(d))
 	assert.Equal(t, "input_ids int32[384], input_mask int32[384], segment_ids int32[384]", d.Schema().String())
 	require.Equal(t, 2, d.Len())
 	all := readAll(t, d)
@@ -200,7 +189,7 @@ func TestSQuAD(t *testing.T) {
 	assert.Equal(t, []uint32{0, 1, 1}, []uint32{at(s, 2, 7), at(s, 2, 8), at(s, 2, 14)})
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, SQuADDevSet), []byte(`{"data": [`), 0o644))
-	_, err = Open(dir, Options{})
+	_, err = SQuADReader.Open(dir, dataset.Options{})
 	require.ErrorIs(t, err, dataset.ErrCorrupt)
 	assert.ErrorContains(t, err, SQuADDevSet)
 }

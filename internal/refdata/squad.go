@@ -3,6 +3,7 @@ package refdata
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -24,7 +25,7 @@ const (
 
 // IsSQuAD reports whether dir holds dev-v1.1.json and vocab.txt.
 func IsSQuAD(dir string) bool {
-	return fileExists(filepath.Join(dir, SQuADDevSet)) && fileExists(filepath.Join(dir, SQuADVocab))
+	return dataset.IsFile(filepath.Join(dir, SQuADDevSet)) && dataset.IsFile(filepath.Join(dir, SQuADVocab))
 }
 
 // squad is an open SQuAD directory: every feature's inputs, already
@@ -112,4 +113,36 @@ func (d *squad) ReadSample(i int, dst []byte) error {
 	}
 	copy(dst, d.samples[i])
 	return nil
+}
+
+// SQuADReader reads a directory with dev-v1.1.json and vocab.txt.
+var SQuADReader = dataset.Reader{
+	Is:   func(p string, _ dataset.Options) bool { return IsSQuAD(p) },
+	Open: func(p string, _ dataset.Options) (dataset.Dataset, error) { return OpenSQuAD(p) },
+}
+
+// SQuADScorer is BERT's: accuracy-squad.py's exact match and F1.
+var SQuADScorer = accuracy.Scorer{Name: "squad", Script: "language/bert/accuracy-squad.py",
+	Needs: []string{accuracy.NeedTruth, accuracy.NeedVocab}, Score: scoreSQuAD}
+
+func scoreSQuAD(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
+	vf, err := accuracy.OpenInput("bert vocab.txt (--vocab)", in.Vocab)
+	if err != nil {
+		return nil, err
+	}
+	defer vf.Close()
+	vocab, err := accuracy.ReadVocab(vf)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Vocab, err)
+	}
+	df, err := accuracy.OpenInput("squad dev-v1.1.json (--truth)", in.Truth)
+	if err != nil {
+		return nil, err
+	}
+	defer df.Close()
+	s, err := accuracy.ReadSQuAD(df, vocab)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Truth, err)
+	}
+	return s.Score(log, in.Dtype)
 }

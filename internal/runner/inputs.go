@@ -7,13 +7,13 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/host"
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/bench"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/bridge"
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/conformance"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
-	"github.com/mlperf-host/mlperf-host/internal/refdata"
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/fashionmnist"
 )
 
@@ -48,7 +48,7 @@ func OpenDataset(c *config.Config) (dataset.Dataset, error) {
 		}
 		return DemoDataset()
 	}
-	d, err := refdata.Open(c.Dataset, refdata.Options{LabelMap: c.LabelMap, Features: c.AudioFeatures})
+	d, err := bench.Open(c.Dataset, dataset.Options{LabelMap: c.LabelMap, Features: c.AudioFeatures})
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/host"
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/bench"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/bridge"
 	"github.com/mlperf-host/mlperf-host/internal/config"
@@ -197,7 +198,7 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 // scoreAccuracy scores an accuracy run: with the data set's labels
 // (top-1), or with the benchmark's scorer.
 func (o *Outcome) scoreAccuracy(c *config.Config, d dataset.Dataset) error {
-	if sc, ok, _ := accuracy.LookupScorer("", c.Benchmark.Name); ok {
+	if sc, ok, _ := bench.LookupScorer("", c.Benchmark.Name); ok {
 		return o.scoreWithScorer(c, d, sc)
 	}
 	if c.Benchmark.Quality.Metric != benchmarks.Top1 {

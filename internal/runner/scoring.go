@@ -10,24 +10,23 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
-	"github.com/mlperf-host/mlperf-host/internal/refdata"
 )
 
 // ScorerInputs returns what a benchmark's scorer reads besides the
 // accuracy log: the accuracy.* keys, else the ground truth the data set's
-// own files hold (refdata.Truth: the OpenImages annotations, the KiTS19
+// own files hold (dataset.Truth: the OpenImages annotations, the KiTS19
 // segmentations, SQuAD's dev set, the prompts' reference outputs;
-// refdata.Vocab: SQuAD's vocab.txt). missing names, as a
-// hint, what the scorer needs and nobody gave; "" when nothing is
-// missing. An LLM scorer's reference outputs are read from the ground
-// truth, a prompts file; err says why they could not be.
+// dataset.Vocab: SQuAD's vocab.txt). missing names, as a hint, what the
+// scorer needs and nobody gave; "" when nothing is missing. An LLM
+// scorer's reference outputs are read from the ground truth, a prompts
+// file (Scorer.Targets); err says why they could not be.
 func ScorerInputs(c *config.Config, d dataset.Dataset, sc accuracy.Scorer) (in accuracy.Inputs, missing string, err error) {
 	in = accuracy.Inputs{Truth: c.Scoring.Truth, Vocab: c.Scoring.Vocab, Trace: c.Scoring.Trace, Dtype: c.Scoring.DType, Punkt: c.Scoring.Punkt}
 	if in.Truth == "" && d != nil {
-		in.Truth = refdata.Truth(d)
+		in.Truth = dataset.Truth(d)
 	}
 	if in.Vocab == "" && d != nil {
-		in.Vocab = refdata.Vocab(d)
+		in.Vocab = dataset.Vocab(d)
 	}
 	switch {
 	case slices.Contains(sc.Needs, accuracy.NeedTruth) && in.Truth == "":
@@ -39,17 +38,12 @@ func ScorerInputs(c *config.Config, d dataset.Dataset, sc accuracy.Scorer) (in a
 		}
 		return in, fmt.Sprintf("the %s scorer needs %s: --set %s=FILE", sc.Name, what, config.KeyAccuracyVocab), nil
 	}
-	if slices.Contains(sc.Needs, accuracy.NeedTargets) {
-		p, err := refdata.ReadPrompts(in.Truth)
-		if err != nil {
-			return in, "", fmt.Errorf("%s scorer: reference outputs: %w", sc.Name, err)
+	if sc.Targets != nil {
+		if in.Targets, err = sc.Targets(in.Truth); err != nil {
+			return in, "", fmt.Errorf("%s scorer: %w", sc.Name, err)
 		}
-		if p.Targets == nil {
-			return in, "", fmt.Errorf("%s scorer: %s has no output column (the reference outputs)", sc.Name, in.Truth)
-		}
-		in.Targets = p.Targets
 	}
-	if in.Dtype == "" && slices.Contains(sc.Needs, accuracy.NeedTargets) {
+	if in.Dtype == "" && sc.Tokens {
 		in.Dtype = c.TEST06DType // the plugin's token type
 	}
 	return in, "", nil

@@ -1,0 +1,51 @@
+package bench
+
+import (
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
+	"github.com/mlperf-host/mlperf-host/internal/dataset"
+	"github.com/mlperf-host/mlperf-host/internal/refdata"
+)
+
+// Row is one benchmark mlperf-host reads and scores.
+type Row struct {
+	// Names are the LoadGen model names (mlperf.conf's, a round row's
+	// Benchmark.Name) the row serves: every accuracy level and category
+	// of the benchmark ("bert" serves bert-99 and bert-99.9).
+	Names []string
+	// Room is the benchmark's package under internal/bench.
+	Room string
+	// Readers open its data set in the reference forms, tried by [Open]
+	// in table order (a reader marked Last after the others); none where
+	// package dataset's forms are the reference's (ImageNet's .npy
+	// directory).
+	Readers []dataset.Reader
+	// Scorer scores its accuracy logs as the official script does; nil
+	// for a classifier, which the runner scores top-1 against the data
+	// set's labels.
+	Scorer *accuracy.Scorer
+	// Doc is the heading of its section of docs/benchmarks.md.
+	Doc string
+}
+
+// table is the registry: a benchmark is its room, its row here and its
+// section of docs/benchmarks.md. `accuracy --scorer` lists the scorers in
+// table order.
+var table = []Row{
+	{Names: []string{"resnet50"}, Room: "resnet", Doc: "resnet (resnet50) and the fashion-mnist demo"},
+	{Names: []string{benchmarks.DemoName}, Room: "resnet", Doc: "resnet (resnet50) and the fashion-mnist demo"},
+	{Names: []string{"retinanet"}, Room: "retinanet", Doc: "retinanet",
+		Readers: []dataset.Reader{refdata.OpenImagesReader}, Scorer: &refdata.OpenImagesScorer},
+	{Names: []string{"3d-unet"}, Room: "unet3d", Doc: "3d-unet-99",
+		Readers: []dataset.Reader{refdata.KiTSReader}, Scorer: &refdata.KiTSScorer},
+	{Names: []string{"dlrm-v2"}, Room: "dlrmv2", Doc: "dlrm-v2-99",
+		Readers: []dataset.Reader{refdata.CriteoReader}, Scorer: &refdata.DLRMScorer},
+	{Names: []string{"bert"}, Room: "bert", Doc: "bert-99",
+		Readers: []dataset.Reader{refdata.SQuADReader}, Scorer: &refdata.SQuADScorer},
+	{Names: []string{"llama2-70b"}, Room: "llm", Doc: "llama2-70b, llama3.1-8b",
+		Readers: []dataset.Reader{refdata.PromptsReader}, Scorer: &refdata.ROUGEScorer},
+	{Names: []string{"llama3_1-8b", "llama3_1-8b-edge"}, Room: "llm", Doc: "llama2-70b, llama3.1-8b",
+		Readers: []dataset.Reader{refdata.PromptsReader}, Scorer: &refdata.CNNDMScorer},
+	{Names: []string{"whisper"}, Room: "whisper", Doc: "whisper",
+		Readers: []dataset.Reader{refdata.LibriSpeechReader}, Scorer: &refdata.WhisperScorer},
+}
