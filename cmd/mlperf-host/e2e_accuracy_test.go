@@ -17,6 +17,12 @@ func TestAccuracyScorers(t *testing.T) {
 	t.Parallel()
 	td, err := filepath.Abs(filepath.Join("..", "..", "internal", "accuracy", "testdata"))
 	require.NoError(t, err)
+	rooms, err := filepath.Abs(filepath.Join("..", "..", "internal", "bench"))
+	require.NoError(t, err)
+	// fixture is a file of a benchmark package's testdata.
+	fixture := func(room string, elem ...string) string {
+		return filepath.Join(append([]string{rooms, room, "testdata"}, elem...)...)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -28,7 +34,7 @@ func TestAccuracyScorers(t *testing.T) {
 			args: []string{"--round", "v5.1", "--benchmark", "dlrm-v2-99", filepath.Join(td, "dlrm", "mlperf_log_accuracy.json")},
 			want: []string{"AUC=80.000%, accuracy=70.833%, good=17, total=24, queries=8\n", "target AUC >= 79.5069 (99% of 80.31): PASS"}},
 		{name: "retinanet below target", code: exitcode.AccuracyBelowTarget,
-			args: []string{"--round", "v5.1", "--benchmark", "retinanet", "--truth", filepath.Join(td, "openimages"), filepath.Join(td, "openimages", "mlperf_log_accuracy.json")},
+			args: []string{"--round", "v5.1", "--benchmark", "retinanet", "--truth", fixture("retinanet", "openimages"), fixture("retinanet", "openimages", "mlperf_log_accuracy.json")},
 			want: []string{"mAP=22.413%\n", "FAIL"}},
 		{name: "squad", code: exitcode.AccuracyBelowTarget,
 			args: []string{"--benchmark", "bert-99", "--truth", filepath.Join(td, "squad", "dev-v1.1.json"), "--vocab", filepath.Join(td, "squad", "vocab.txt"),

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/hftokenizer"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 	"github.com/mlperf-host/mlperf-host/internal/refdata"
@@ -59,13 +60,13 @@ func benchFixtures() []benchFixture {
 		// at precision 1, AP 51/101), mAP (1+51/101)/2 = 75.248%.
 		{name: "retinanet", args: []string{"--round", "v5.1", "--benchmark", "retinanet"}, model: "retinanet-signature.onnx",
 			write: func(t *testing.T, dir string) {
-				images := []refdata.OpenImage{
+				images := []retinanet.OpenImage{
 					{FileName: "a.jpg", Width: 200, Height: 100,
-						Truth:      []refdata.Box{{X: 20, Y: 10, W: 60, H: 40, Category: 3}, {X: 100, Y: 50, W: 50, H: 30, Category: 5}},
-						Detections: []refdata.Detection{{XMin: 0.5, YMin: 0.5, XMax: 0.75, YMax: 0.8, Score: 0.9, Label: 5}, {XMin: 0.1, YMin: 0.1, XMax: 0.4, YMax: 0.5, Score: 0.8, Label: 3}}},
-					{FileName: "b.jpg", Width: 100, Height: 100, Truth: []refdata.Box{{X: 10, Y: 10, W: 30, H: 30, Category: 3}}},
+						Truth:      []retinanet.Box{{X: 20, Y: 10, W: 60, H: 40, Category: 3}, {X: 100, Y: 50, W: 50, H: 30, Category: 5}},
+						Detections: []retinanet.Detection{{XMin: 0.5, YMin: 0.5, XMax: 0.75, YMax: 0.8, Score: 0.9, Label: 5}, {XMin: 0.1, YMin: 0.1, XMax: 0.4, YMax: 0.5, Score: 0.8, Label: 3}}},
+					{FileName: "b.jpg", Width: 100, Height: 100, Truth: []retinanet.Box{{X: 10, Y: 10, W: 30, H: 30, Category: 3}}},
 				}
-				require.NoError(t, refdata.WriteOpenImages(dir, images, []int{3, 5}, 8))
+				require.NoError(t, retinanet.WriteOpenImages(dir, images, []int{3, 5}, 8))
 			},
 			scenarios: []string{"SingleStream", "MultiStream", "Offline"},
 			line:      "mAP=75.248%", code: exitcode.OK},

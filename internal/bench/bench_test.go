@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/internal/refdata"
 )
@@ -32,7 +33,7 @@ func TestOpenFindsEachForm(t *testing.T) {
 		write      func(dir string) (string, error)
 	}{
 		{name: "openimages", form: "OpenImages", write: func(dir string) (string, error) {
-			return dir, refdata.WriteOpenImages(dir, []refdata.OpenImage{{FileName: "a.jpg", Width: 10, Height: 10}}, []int{1}, 1)
+			return dir, retinanet.WriteOpenImages(dir, []retinanet.OpenImage{{FileName: "a.jpg", Width: 10, Height: 10}}, []int{1}, 1)
 		}},
 		{name: "kits19", form: "KiTS19", write: func(dir string) (string, error) {
 			return dir, refdata.WriteKiTS(dir, []refdata.KiTSCase{{Name: "case_00000", D: 1, H: 1, W: 2, Truth: []byte{0, 1}, Predicted: []byte{0, 1}}})

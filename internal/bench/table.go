@@ -2,6 +2,7 @@ package bench
 
 import (
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/internal/refdata"
@@ -35,7 +36,7 @@ var table = []Row{
 	{Names: []string{"resnet50"}, Room: "resnet", Doc: "resnet (resnet50) and the fashion-mnist demo"},
 	{Names: []string{benchmarks.DemoName}, Room: "resnet", Doc: "resnet (resnet50) and the fashion-mnist demo"},
 	{Names: []string{"retinanet"}, Room: "retinanet", Doc: "retinanet",
-		Readers: []dataset.Reader{refdata.OpenImagesReader}, Scorer: &refdata.OpenImagesScorer},
+		Readers: []dataset.Reader{retinanet.Reader}, Scorer: &retinanet.Scorer},
 	{Names: []string{"3d-unet"}, Room: "unet3d", Doc: "3d-unet-99",
 		Readers: []dataset.Reader{refdata.KiTSReader}, Scorer: &refdata.KiTSScorer},
 	{Names: []string{"dlrm-v2"}, Room: "dlrmv2", Doc: "dlrm-v2-99",

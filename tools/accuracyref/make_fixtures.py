@@ -12,6 +12,8 @@ import struct
 import numpy as np
 
 OUT = os.path.join("internal", "accuracy", "testdata")
+# BENCH/ROOM/testdata holds the fixtures of a benchmark's package.
+BENCH = os.path.join("internal", "bench")
 
 
 def write_log(path, entries):
@@ -52,7 +54,7 @@ def dlrm():
 
 
 def openimages():
-    d = os.path.join(OUT, "openimages")
+    d = os.path.join(BENCH, "retinanet", "testdata", "openimages")
     os.makedirs(os.path.join(d, "annotations"), exist_ok=True)
     rng = np.random.default_rng(800)
     cats = [7, 1, 3]  # file order is not sorted: --use-inv-map follows it

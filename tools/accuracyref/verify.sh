@@ -30,6 +30,8 @@ fi
 echo "official scripts: mlcommons/inference $(git -C "$REPO" rev-parse --short HEAD)"
 
 T=$ROOT/internal/accuracy/testdata
+# B/ROOM/testdata holds the fixtures of a benchmark's package.
+B=$ROOT/internal/bench
 fail=0
 # same NAME OFFICIAL_PATTERN OURS -- OFFICIAL...: compares the last line of
 # the official output matching the pattern with the first line of ours.
@@ -63,11 +65,11 @@ same dlrm-day-23 '^AUC=' "$(mh --scorer dlrm --truth "$T/dlrm/day_23" --trace "$
 
 OI=$REPO/vision/classification_and_detection/tools/accuracy-openimages.py
 export PYTHONPATH=$ROOT/tools/accuracyref/shims
-same openimages '^mAP=' "$(mh --scorer openimages --truth "$T/openimages" "$T/openimages/mlperf_log_accuracy.json")" -- \
-	$PY "$OI" --mlperf-accuracy-file "$T/openimages/mlperf_log_accuracy.json" --openimages-dir "$T/openimages" \
+same openimages '^mAP=' "$(mh --scorer openimages --truth "$B/retinanet/testdata/openimages" "$B/retinanet/testdata/openimages/mlperf_log_accuracy.json")" -- \
+	$PY "$OI" --mlperf-accuracy-file "$B/retinanet/testdata/openimages/mlperf_log_accuracy.json" --openimages-dir "$B/retinanet/testdata/openimages" \
 	--output-file "$WORK/openimages-results.json"
-same openimages-inv-map '^mAP=' "$(mh --scorer openimages --inv-map --truth "$T/openimages" "$T/openimages/inv_map_log.json")" -- \
-	$PY "$OI" --mlperf-accuracy-file "$T/openimages/inv_map_log.json" --openimages-dir "$T/openimages" \
+same openimages-inv-map '^mAP=' "$(mh --scorer openimages --inv-map --truth "$B/retinanet/testdata/openimages" "$B/retinanet/testdata/openimages/inv_map_log.json")" -- \
+	$PY "$OI" --mlperf-accuracy-file "$B/retinanet/testdata/openimages/inv_map_log.json" --openimages-dir "$B/retinanet/testdata/openimages" \
 	--output-file "$WORK/openimages-results.json" --use-inv-map
 same squad '^\{"exact_match"' "$(mh --scorer squad --truth "$T/squad/dev-v1.1.json" --vocab "$T/squad/vocab.txt" "$T/squad/mlperf_log_accuracy.json")" -- \
 	$PY "$REPO/language/bert/accuracy-squad.py" --vocab_file "$T/squad/vocab.txt" --val_data "$T/squad/dev-v1.1.json" \

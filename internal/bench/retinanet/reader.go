@@ -1,4 +1,4 @@
-package refdata
+package retinanet
 
 import (
 	"bufio"
@@ -167,10 +167,10 @@ func readNPYInto(path string, spec dataset.Spec, dst []byte) error {
 	return nil
 }
 
-// OpenImagesReader reads the preprocessed OpenImages of a directory
+// Reader reads the preprocessed OpenImages of a directory
 // with its annotations (labelMap, else DIR/annotations/openimages-mlperf.json).
 // A directory is taken for it whenever the label map is a .json file.
-var OpenImagesReader = dataset.Reader{
+var Reader = dataset.Reader{
 	Is: func(p string, o dataset.Options) bool {
 		return dataset.IsDir(p) && openImagesAnnotations(p, o.LabelMap) != "" && !dataset.IsStacked(p) && !dataset.IsSampleDirs(p)
 	},
@@ -180,8 +180,8 @@ var OpenImagesReader = dataset.Reader{
 	Last: true,
 }
 
-// OpenImagesScorer is RetinaNet's: accuracy-openimages.py's mAP.
-var OpenImagesScorer = accuracy.Scorer{Name: "openimages", Script: "vision/classification_and_detection/tools/accuracy-openimages.py",
+// Scorer is RetinaNet's: accuracy-openimages.py's mAP.
+var Scorer = accuracy.Scorer{Name: "openimages", Script: "vision/classification_and_detection/tools/accuracy-openimages.py",
 	Needs: []string{accuracy.NeedTruth}, Score: scoreOpenImages}
 
 func scoreOpenImages(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
@@ -194,9 +194,9 @@ func scoreOpenImages(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) 
 		return nil, err
 	}
 	defer f.Close()
-	ann, err := accuracy.ReadAnnotations(f)
+	ann, err := ReadAnnotations(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return accuracy.OpenImagesMAP(log, ann, in.InvMap)
+	return OpenImagesMAP(log, ann, in.InvMap)
 }

@@ -1,4 +1,4 @@
-package accuracy
+package retinanet
 
 import (
 	"encoding/binary"
@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/cocoeval"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
@@ -25,7 +26,7 @@ type MAPResult struct {
 // Text is accuracy-openimages.py's result line: "mAP=37.551%".
 func (r MAPResult) Text() string { return fmt.Sprintf("mAP=%.3f%%", r.MAP) }
 
-// Value implements Score.
+// Value implements accuracy.Score.
 func (r MAPResult) Value(m benchmarks.Metric) (float64, bool) { return r.MAP, m == benchmarks.MAP }
 
 // Annotations is a COCO-format annotation file (openimages-mlperf.json):
@@ -80,7 +81,7 @@ func ReadAnnotations(r io.Reader) (*Annotations, error) {
 //
 // # Errors
 //
-// Wraps [ErrLog] for a malformed log, a qsl_idx without an image, a
+// Wraps [accuracy.ErrLog] for a malformed log, a qsl_idx without an image, a
 // response that is not whole rows, a row whose image_idx is not its
 // qsl_idx (the script prints an error and goes on; a scorer must not), or
 // a label outside the inverse map.
@@ -97,13 +98,13 @@ func OpenImagesMAP(r io.Reader, ann *Annotations, invMap bool) (MAPResult, error
 	catIDs := slices.Clone(invCats)
 	slices.Sort(catIDs)
 	catIDs = slices.Compact(catIDs)
-	err := ReadLog(r, func(e Entry) error {
+	err := accuracy.ReadLog(r, func(e accuracy.Entry) error {
 		if seen[e.QSLIdx] {
 			return nil
 		}
 		seen[e.QSLIdx] = true
 		if e.QSLIdx >= uint64(len(ann.Images)) {
-			return fmt.Errorf("%w: qsl_idx %d has no image (the annotations have %d)", ErrLog, e.QSLIdx, len(ann.Images))
+			return fmt.Errorf("%w: qsl_idx %d has no image (the annotations have %d)", accuracy.ErrLog, e.QSLIdx, len(ann.Images))
 		}
 		img := ann.Images[e.QSLIdx]
 		imgIDs = append(imgIDs, img.ID)
@@ -112,7 +113,7 @@ func OpenImagesMAP(r io.Reader, ann *Annotations, invMap bool) (MAPResult, error
 			return nil
 		}
 		if len(e.Data)%(7*4) != 0 {
-			return fmt.Errorf("%w: qsl_idx %d: %d bytes, want rows of 7 float32", ErrLog, e.QSLIdx, len(e.Data))
+			return fmt.Errorf("%w: qsl_idx %d: %d bytes, want rows of 7 float32", accuracy.ErrLog, e.QSLIdx, len(e.Data))
 		}
 		for row := 0; row < len(e.Data); row += 7 * 4 {
 			var v [7]float32
@@ -120,14 +121,14 @@ func OpenImagesMAP(r io.Reader, ann *Annotations, invMap bool) (MAPResult, error
 				v[k] = math.Float32frombits(binary.LittleEndian.Uint32(e.Data[row+4*k:]))
 			}
 			if int64(v[0]) != int64(e.QSLIdx) {
-				return fmt.Errorf("%w: qsl_idx %d: a detection's image_idx is %v", ErrLog, e.QSLIdx, v[0])
+				return fmt.Errorf("%w: qsl_idx %d: a detection's image_idx is %v", accuracy.ErrLog, e.QSLIdx, v[0])
 			}
 			h, w := float64(img.Height), float64(img.Width)
 			ymin, xmin, ymax, xmax := float64(v[1])*h, float64(v[2])*w, float64(v[3])*h, float64(v[4])*w
 			label := int64(v[6])
 			if invMap {
 				if label < 1 || label > int64(len(invCats)) {
-					return fmt.Errorf("%w: qsl_idx %d: label %d outside the %d categories", ErrLog, e.QSLIdx, label, len(invCats))
+					return fmt.Errorf("%w: qsl_idx %d: label %d outside the %d categories", accuracy.ErrLog, e.QSLIdx, label, len(invCats))
 				}
 				label = invCats[label-1]
 			}

@@ -1,4 +1,4 @@
-package accuracy
+package retinanet
 
 import (
 	"os"
@@ -7,6 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/accuracy/accuracytest"
 )
 
 func openAnnotations(t *testing.T) *Annotations {
@@ -58,20 +61,20 @@ func TestOpenImagesMAPErrors(t *testing.T) {
 	ann := openAnnotations(t)
 	tests := []struct {
 		name    string
-		entries []Entry
+		entries []accuracy.Entry
 		inv     bool
 		err     string
 	}{
-		{name: "no image", entries: []Entry{{QSLIdx: 7, Data: nil}}, err: "qsl_idx 7 has no image"},
-		{name: "partial row", entries: []Entry{{QSLIdx: 0, Data: f32(0, 0, 0, 1, 1, 0.5, 1, 0)}}, err: "rows of 7 float32"},
-		{name: "image_idx disagrees", entries: []Entry{{QSLIdx: 0, Data: f32(3, 0, 0, 1, 1, 0.5, 1)}}, err: "image_idx is 3"},
-		{name: "label outside inverse map", entries: []Entry{{QSLIdx: 0, Data: f32(0, 0, 0, 1, 1, 0.5, 4)}}, inv: true, err: "label 4 outside the 3 categories"},
+		{name: "no image", entries: []accuracy.Entry{{QSLIdx: 7, Data: nil}}, err: "qsl_idx 7 has no image"},
+		{name: "partial row", entries: []accuracy.Entry{{QSLIdx: 0, Data: accuracytest.F32(0, 0, 0, 1, 1, 0.5, 1, 0)}}, err: "rows of 7 float32"},
+		{name: "image_idx disagrees", entries: []accuracy.Entry{{QSLIdx: 0, Data: accuracytest.F32(3, 0, 0, 1, 1, 0.5, 1)}}, err: "image_idx is 3"},
+		{name: "label outside inverse map", entries: []accuracy.Entry{{QSLIdx: 0, Data: accuracytest.F32(0, 0, 0, 1, 1, 0.5, 4)}}, inv: true, err: "label 4 outside the 3 categories"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := OpenImagesMAP(logOf(t, tt.entries), ann, tt.inv)
-			require.ErrorIs(t, err, ErrLog)
+			_, err := OpenImagesMAP(accuracytest.Log(t, tt.entries), ann, tt.inv)
+			require.ErrorIs(t, err, accuracy.ErrLog)
 			assert.Contains(t, err.Error(), tt.err)
 		})
 	}
