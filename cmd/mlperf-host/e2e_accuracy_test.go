@@ -67,10 +67,10 @@ func TestAccuracyScorers(t *testing.T) {
 			want: []string{"no spelling table (--vocab)", "hint: pass openai-whisper's normalizers/english.json (its spelling table) with --vocab"}},
 		// A scorer named for another benchmark prints its line and no verdict.
 		{name: "scorer without target", code: exitcode.OK,
-			args: []string{"--scorer", "kits19", "--truth", filepath.Join(td, "kits19"), filepath.Join(td, "kits19", "mlperf_log_accuracy.json")},
+			args: []string{"--scorer", "kits19", "--truth", fixture("unet3d", "kits19"), fixture("unet3d", "kits19", "mlperf_log_accuracy.json")},
 			want: []string{"Accuracy: mean = 0.77913, kidney = 0.8912, tumor = 0.6671\n", "which the kits19 scorer does not measure"}},
 		{name: "no ground truth", code: exitcode.Dataset,
-			args: []string{"--benchmark", "3d-unet-99", filepath.Join(td, "kits19", "mlperf_log_accuracy.json")},
+			args: []string{"--benchmark", "3d-unet-99", fixture("unet3d", "kits19", "mlperf_log_accuracy.json")},
 			want: []string{"no preprocessed data directory", "hint: pass the ground truth the official accuracy_kits.py reads with --truth"}},
 		{name: "unknown scorer", code: exitcode.Usage,
 			args: []string{"--scorer", "bleu", filepath.Join(td, "dlrm", "mlperf_log_accuracy.json")},

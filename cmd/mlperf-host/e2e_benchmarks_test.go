@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
+	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/hftokenizer"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 	"github.com/mlperf-host/mlperf-host/internal/refdata"
@@ -89,7 +90,7 @@ func benchFixtures() []benchFixture {
 		// get_dice_score over the same arrays in numpy.
 		{name: "3d-unet", args: []string{"--benchmark", "3d-unet-99"}, model: "unet3d-signature.onnx",
 			write: func(t *testing.T, dir string) {
-				require.NoError(t, refdata.WriteKiTS(dir, []refdata.KiTSCase{kitsCase("case_00000", 8, 8, 8, 11), kitsCase("case_00042", 12, 8, 16, 12)}))
+				require.NoError(t, unet3d.WriteKiTS(dir, []unet3d.FixtureCase{kitsCase("case_00000", 8, 8, 8, 11), kitsCase("case_00042", 12, 8, 16, 12)}))
 			},
 			scenarios: []string{"SingleStream", "Offline"},
 			line:      "Accuracy: mean = 0.91352, kidney = 0.9071, tumor = 0.9199", code: exitcode.OK},
@@ -183,9 +184,9 @@ var dlrmMultiHot = []int{3, 2, 1, 2, 6, 1, 1, 1, 1, 7, 3, 8, 1, 6, 9, 5, 1, 1, 1
 
 // kitsCase is a KiTS19 case whose voxel v is of class (v/7)%3, predicted
 // as the next class where v is a multiple of every.
-func kitsCase(name string, d, h, w, every int) refdata.KiTSCase {
+func kitsCase(name string, d, h, w, every int) unet3d.FixtureCase {
 	n := d * h * w
-	c := refdata.KiTSCase{Name: name, D: d, H: h, W: w, Truth: make([]byte, n), Predicted: make([]byte, n)}
+	c := unet3d.FixtureCase{Name: name, D: d, H: h, W: w, Truth: make([]byte, n), Predicted: make([]byte, n)}
 	for v := range n {
 		c.Truth[v] = byte((v / 7) % 3)
 		c.Predicted[v] = c.Truth[v]

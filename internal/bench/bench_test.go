@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
+	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/internal/refdata"
 )
@@ -36,7 +37,7 @@ func TestOpenFindsEachForm(t *testing.T) {
 			return dir, retinanet.WriteOpenImages(dir, []retinanet.OpenImage{{FileName: "a.jpg", Width: 10, Height: 10}}, []int{1}, 1)
 		}},
 		{name: "kits19", form: "KiTS19", write: func(dir string) (string, error) {
-			return dir, refdata.WriteKiTS(dir, []refdata.KiTSCase{{Name: "case_00000", D: 1, H: 1, W: 2, Truth: []byte{0, 1}, Predicted: []byte{0, 1}}})
+			return dir, unet3d.WriteKiTS(dir, []unet3d.FixtureCase{{Name: "case_00000", D: 1, H: 1, W: 2, Truth: []byte{0, 1}, Predicted: []byte{0, 1}}})
 		}},
 		{name: "criteo", form: "Criteo", write: func(dir string) (string, error) {
 			return dir, refdata.WriteCriteo(dir, [][]refdata.CriteoRow{{{Probability: 0.5, Label: 1}}}, make([]int, refdata.CriteoSparseFeatures))

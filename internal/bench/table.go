@@ -3,6 +3,7 @@ package bench
 import (
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
+	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/internal/refdata"
@@ -38,7 +39,7 @@ var table = []Row{
 	{Names: []string{"retinanet"}, Room: "retinanet", Doc: "retinanet",
 		Readers: []dataset.Reader{retinanet.Reader}, Scorer: &retinanet.Scorer},
 	{Names: []string{"3d-unet"}, Room: "unet3d", Doc: "3d-unet-99",
-		Readers: []dataset.Reader{refdata.KiTSReader}, Scorer: &refdata.KiTSScorer},
+		Readers: []dataset.Reader{unet3d.Reader}, Scorer: &unet3d.Scorer},
 	{Names: []string{"dlrm-v2"}, Room: "dlrmv2", Doc: "dlrm-v2-99",
 		Readers: []dataset.Reader{refdata.CriteoReader}, Scorer: &refdata.DLRMScorer},
 	{Names: []string{"bert"}, Room: "bert", Doc: "bert-99",

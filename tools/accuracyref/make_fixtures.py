@@ -107,7 +107,7 @@ def kits():
 
     import nibabel
 
-    d = os.path.join(OUT, "kits19")
+    d = os.path.join(BENCH, "unet3d", "testdata", "kits19")
     rng = np.random.default_rng(19)
     shapes = {"case_00003": (6, 5, 4), "case_00000": (4, 7, 3), "case_00012": (5, 5, 6)}
     names = sorted(shapes)

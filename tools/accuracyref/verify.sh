@@ -77,9 +77,9 @@ same squad '^\{"exact_match"' "$(mh --scorer squad --truth "$T/squad/dev-v1.1.js
 	--features_cache_file "$WORK/squad-features.pickle"
 unset PYTHONPATH
 
-same kits19 '^Accuracy:' "$(mh --scorer kits19 --truth "$T/kits19" "$T/kits19/mlperf_log_accuracy.json")" -- \
-	$PY "$REPO/vision/medical_imaging/3d-unet-kits19/accuracy_kits.py" --log_file "$T/kits19/mlperf_log_accuracy.json" \
-	--preprocessed_data_dir "$T/kits19" --postprocessed_data_dir "$WORK/kits19-post" --num_proc 1
+same kits19 '^Accuracy:' "$(mh --scorer kits19 --truth "$B/unet3d/testdata/kits19" "$B/unet3d/testdata/kits19/mlperf_log_accuracy.json")" -- \
+	$PY "$REPO/vision/medical_imaging/3d-unet-kits19/accuracy_kits.py" --log_file "$B/unet3d/testdata/kits19/mlperf_log_accuracy.json" \
+	--preprocessed_data_dir "$B/unet3d/testdata/kits19" --postprocessed_data_dir "$WORK/kits19-post" --num_proc 1
 
 # ROUGE: Debian lacks transformers, evaluate and NLTK's Punkt data, which
 # the LLM evaluation scripts need; rouge_check.py is their algorithm over

@@ -1,4 +1,4 @@
-package accuracy
+package unet3d
 
 import (
 	"encoding/binary"
@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
@@ -28,7 +29,7 @@ func (r DiceResult) Text() string {
 	return fmt.Sprintf("Accuracy: mean = %.5f, kidney = %.4f, tumor = %.4f", r.Mean, r.Kidney, r.Tumor)
 }
 
-// Value implements Score.
+// Value implements accuracy.Score.
 func (r DiceResult) Value(m benchmarks.Metric) (float64, bool) { return r.Mean, m == benchmarks.DICE }
 
 // KiTSCase is one case's ground truth: its name (case_00000) and the
@@ -89,35 +90,35 @@ func KiTSDtypes() []string {
 //
 // # Errors
 //
-// Wraps [ErrLog] for a malformed log, an unknown dtype, a qsl_idx
+// Wraps [accuracy.ErrLog] for a malformed log, an unknown dtype, a qsl_idx
 // without a case, a response of the wrong size, a class outside 0–2
 // (the script's one-hot encoding fails on it), a case answered twice or
 // not at all.
 func KiTSDice(r io.Reader, cases []KiTSCase, dtype string) (DiceResult, error) {
 	size, read, err := kitsType(dtype)
 	if err != nil {
-		return DiceResult{}, fmt.Errorf("%w: %w", ErrLog, err)
+		return DiceResult{}, fmt.Errorf("%w: %w", accuracy.ErrLog, err)
 	}
 	kidney := make([]float64, len(cases))
 	tumor := make([]float64, len(cases))
 	seen := make([]bool, len(cases))
-	err = ReadLog(r, func(e Entry) error {
+	err = accuracy.ReadLog(r, func(e accuracy.Entry) error {
 		if e.QSLIdx >= uint64(len(cases)) {
-			return fmt.Errorf("%w: qsl_idx %d has no case (the data set has %d)", ErrLog, e.QSLIdx, len(cases))
+			return fmt.Errorf("%w: qsl_idx %d has no case (the data set has %d)", accuracy.ErrLog, e.QSLIdx, len(cases))
 		}
 		c := cases[e.QSLIdx]
 		if seen[e.QSLIdx] {
-			return fmt.Errorf("%w: qsl_idx %d (%s) answered twice", ErrLog, e.QSLIdx, c.Name)
+			return fmt.Errorf("%w: qsl_idx %d (%s) answered twice", accuracy.ErrLog, e.QSLIdx, c.Name)
 		}
 		seen[e.QSLIdx] = true
 		if n := len(c.Truth.Labels); len(e.Data) != n*size {
-			return fmt.Errorf("%w: qsl_idx %d (%s): %d bytes, want %v voxels of %s", ErrLog, e.QSLIdx, c.Name, len(e.Data), c.Truth.Shape, dtype)
+			return fmt.Errorf("%w: qsl_idx %d (%s): %d bytes, want %v voxels of %s", accuracy.ErrLog, e.QSLIdx, c.Name, len(e.Data), c.Truth.Shape, dtype)
 		}
 		var inter, tsum, psum [3]float64
 		for i, t := range c.Truth.Labels {
 			p := uint8(read(e.Data[i*size:]))
 			if p > 2 || t > 2 {
-				return fmt.Errorf("%w: qsl_idx %d (%s): voxel %d: class %d/%d outside 0-2", ErrLog, e.QSLIdx, c.Name, i, p, t)
+				return fmt.Errorf("%w: qsl_idx %d (%s): voxel %d: class %d/%d outside 0-2", accuracy.ErrLog, e.QSLIdx, c.Name, i, p, t)
 			}
 			tsum[t]++
 			psum[p]++
@@ -133,7 +134,7 @@ func KiTSDice(r io.Reader, cases []KiTSCase, dtype string) (DiceResult, error) {
 		return DiceResult{}, err
 	}
 	if i := slices.Index(seen, false); i >= 0 {
-		return DiceResult{}, fmt.Errorf("%w: case %s (qsl_idx %d) has no response; an accuracy run answers all %d", ErrLog, cases[i].Name, i, len(cases))
+		return DiceResult{}, fmt.Errorf("%w: case %s (qsl_idx %d) has no response; an accuracy run answers all %d", accuracy.ErrLog, cases[i].Name, i, len(cases))
 	}
 	res := DiceResult{Cases: len(cases)}
 	for i := range cases {

@@ -1,4 +1,4 @@
-package accuracy
+package unet3d
 
 import (
 	"bytes"
@@ -11,6 +11,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/accuracy/accuracytest"
 )
 
 // The fixture testdata/kits19 (three cases of different shapes, written
@@ -45,14 +48,14 @@ func TestKiTSDiceByHand(t *testing.T) {
 		data        []byte
 	}{
 		{name: "uint8", dtype: "uint8", data: []byte{1, 1, 2, 2}},
-		{name: "float32", dtype: "float32", data: f32(1, 1, 2, 2)},
+		{name: "float32", dtype: "float32", data: accuracytest.F32(1, 1, 2, 2)},
 		{name: "int64", dtype: "int64", data: binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(
 			binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(nil, 1), 1), 2), 2)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			res, err := KiTSDice(logOf(t, []Entry{{QSLIdx: 0, Data: tt.data}}), cases, tt.dtype)
+			res, err := KiTSDice(accuracytest.Log(t, []accuracy.Entry{{QSLIdx: 0, Data: tt.data}}), cases, tt.dtype)
 			require.NoError(t, err)
 			assert.InDelta(t, (2+1e-6)/(4+1e-6), res.Kidney, 1e-15)
 			assert.InDelta(t, (2+1e-6)/(3+1e-6), res.Tumor, 1e-15)
@@ -69,21 +72,21 @@ func TestKiTSDiceErrors(t *testing.T) {
 	}
 	tests := []struct {
 		name, dtype string
-		entries     []Entry
+		entries     []accuracy.Entry
 		err         string
 	}{
 		{name: "dtype", dtype: "float16", err: `dtype "float16"`},
-		{name: "no case", dtype: "uint8", entries: []Entry{{QSLIdx: 2, Data: []byte{0, 0}}}, err: "qsl_idx 2 has no case"},
-		{name: "size", dtype: "uint8", entries: []Entry{{QSLIdx: 0, Data: []byte{0}}}, err: "1 bytes, want [1 1 2] voxels"},
-		{name: "class", dtype: "uint8", entries: []Entry{{QSLIdx: 0, Data: []byte{0, 3}}}, err: "outside 0-2"},
-		{name: "twice", dtype: "uint8", entries: []Entry{{QSLIdx: 0, Data: []byte{0, 1}}, {QSLIdx: 0, Data: []byte{0, 1}}}, err: "answered twice"},
-		{name: "missing", dtype: "uint8", entries: []Entry{{QSLIdx: 0, Data: []byte{0, 1}}}, err: "case_00001 (qsl_idx 1) has no response"},
+		{name: "no case", dtype: "uint8", entries: []accuracy.Entry{{QSLIdx: 2, Data: []byte{0, 0}}}, err: "qsl_idx 2 has no case"},
+		{name: "size", dtype: "uint8", entries: []accuracy.Entry{{QSLIdx: 0, Data: []byte{0}}}, err: "1 bytes, want [1 1 2] voxels"},
+		{name: "class", dtype: "uint8", entries: []accuracy.Entry{{QSLIdx: 0, Data: []byte{0, 3}}}, err: "outside 0-2"},
+		{name: "twice", dtype: "uint8", entries: []accuracy.Entry{{QSLIdx: 0, Data: []byte{0, 1}}, {QSLIdx: 0, Data: []byte{0, 1}}}, err: "answered twice"},
+		{name: "missing", dtype: "uint8", entries: []accuracy.Entry{{QSLIdx: 0, Data: []byte{0, 1}}}, err: "case_00001 (qsl_idx 1) has no response"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := KiTSDice(logOf(t, tt.entries), two, tt.dtype)
-			require.ErrorIs(t, err, ErrLog)
+			_, err := KiTSDice(accuracytest.Log(t, tt.entries), two, tt.dtype)
+			require.ErrorIs(t, err, accuracy.ErrLog)
 			assert.Contains(t, err.Error(), tt.err)
 		})
 	}

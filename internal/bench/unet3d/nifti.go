@@ -1,4 +1,4 @@
-package accuracy
+package unet3d
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package refdata
+package unet3d
 
 import (
 	"errors"
@@ -242,21 +242,21 @@ func readData(path string, data any, dst []byte) error {
 	return fmt.Errorf("%w: array data of %T", dataset.ErrCorrupt, data)
 }
 
-// KiTSReader reads the reference's preprocessed KiTS19 directory.
-var KiTSReader = dataset.Reader{
+// Reader reads the reference's preprocessed KiTS19 directory.
+var Reader = dataset.Reader{
 	Is:   func(p string, _ dataset.Options) bool { return IsKiTS(p) },
 	Open: func(p string, _ dataset.Options) (dataset.Dataset, error) { return OpenKiTS(p) },
 }
 
-// KiTSScorer is 3D-UNet's: accuracy_kits.py's mean DICE.
-var KiTSScorer = accuracy.Scorer{Name: "kits19", Script: "vision/medical_imaging/3d-unet-kits19/accuracy_kits.py",
+// Scorer is 3D-UNet's: accuracy_kits.py's mean DICE.
+var Scorer = accuracy.Scorer{Name: "kits19", Script: "vision/medical_imaging/3d-unet-kits19/accuracy_kits.py",
 	Needs: []string{accuracy.NeedTruth}, Score: scoreKiTS}
 
 func scoreKiTS(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
 	if in.Truth == "" {
 		return nil, errors.New("kits19: no preprocessed data directory given")
 	}
-	cases, err := accuracy.ReadKiTSTruth(in.Truth)
+	cases, err := ReadKiTSTruth(in.Truth)
 	if err != nil {
 		return nil, err
 	}
@@ -264,5 +264,5 @@ func scoreKiTS(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
 	if dtype == "" {
 		dtype = "uint8"
 	}
-	return accuracy.KiTSDice(log, cases, dtype)
+	return KiTSDice(log, cases, dtype)
 }
