@@ -31,7 +31,7 @@ func TestAccuracyScorers(t *testing.T) {
 	}{
 		// DLRM v2 and RetinaNet left the suite after round v5.1.
 		{name: "dlrm labels in the log", code: exitcode.OK,
-			args: []string{"--round", "v5.1", "--benchmark", "dlrm-v2-99", filepath.Join(td, "dlrm", "mlperf_log_accuracy.json")},
+			args: []string{"--round", "v5.1", "--benchmark", "dlrm-v2-99", fixture("dlrmv2", "dlrm", "mlperf_log_accuracy.json")},
 			want: []string{"AUC=80.000%, accuracy=70.833%, good=17, total=24, queries=8\n", "target AUC >= 79.5069 (99% of 80.31): PASS"}},
 		{name: "retinanet below target", code: exitcode.AccuracyBelowTarget,
 			args: []string{"--round", "v5.1", "--benchmark", "retinanet", "--truth", fixture("retinanet", "openimages"), fixture("retinanet", "openimages", "mlperf_log_accuracy.json")},
@@ -73,7 +73,7 @@ func TestAccuracyScorers(t *testing.T) {
 			args: []string{"--benchmark", "3d-unet-99", fixture("unet3d", "kits19", "mlperf_log_accuracy.json")},
 			want: []string{"no preprocessed data directory", "hint: pass the ground truth the official accuracy_kits.py reads with --truth"}},
 		{name: "unknown scorer", code: exitcode.Usage,
-			args: []string{"--scorer", "bleu", filepath.Join(td, "dlrm", "mlperf_log_accuracy.json")},
+			args: []string{"--scorer", "bleu", fixture("dlrmv2", "dlrm", "mlperf_log_accuracy.json")},
 			want: []string{`no scorer "bleu": want one of imagenet, openimages`}},
 	}
 	for _, tt := range tests {

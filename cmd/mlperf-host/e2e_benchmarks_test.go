@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/hftokenizer"
@@ -99,7 +100,7 @@ func benchFixtures() []benchFixture {
 		// right.
 		{name: "dlrm-v2", args: []string{"--round", "v5.1", "--benchmark", "dlrm-v2-99", "--set", "category=datacenter"}, model: "dlrm-signature.onnx",
 			write: func(t *testing.T, dir string) {
-				require.NoError(t, refdata.WriteCriteo(dir, [][]refdata.CriteoRow{
+				require.NoError(t, dlrmv2.WriteCriteo(dir, [][]dlrmv2.CriteoRow{
 					{{Probability: 0.9, Label: 1}, {Probability: 0.7, Label: 0}},
 					{{Probability: 0.3, Label: 0}},
 					{{Probability: 0.8, Label: 1}, {Probability: 0.2, Label: 0}, {Probability: 0.4, Label: 1}},

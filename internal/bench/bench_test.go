@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
@@ -40,7 +41,7 @@ func TestOpenFindsEachForm(t *testing.T) {
 			return dir, unet3d.WriteKiTS(dir, []unet3d.FixtureCase{{Name: "case_00000", D: 1, H: 1, W: 2, Truth: []byte{0, 1}, Predicted: []byte{0, 1}}})
 		}},
 		{name: "criteo", form: "Criteo", write: func(dir string) (string, error) {
-			return dir, refdata.WriteCriteo(dir, [][]refdata.CriteoRow{{{Probability: 0.5, Label: 1}}}, make([]int, refdata.CriteoSparseFeatures))
+			return dir, dlrmv2.WriteCriteo(dir, [][]dlrmv2.CriteoRow{{{Probability: 0.5, Label: 1}}}, make([]int, dlrmv2.CriteoSparseFeatures))
 		}},
 		{name: "squad", form: "SQuAD", write: func(dir string) (string, error) {
 			return dir, refdata.WriteSQuAD(dir, []refdata.SQuADQuestion{{ID: "a", Context: "To Paris.", Question: "Where?", Answer: "Paris"}}, 100)

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
@@ -41,7 +42,7 @@ var table = []Row{
 	{Names: []string{"3d-unet"}, Room: "unet3d", Doc: "3d-unet-99",
 		Readers: []dataset.Reader{unet3d.Reader}, Scorer: &unet3d.Scorer},
 	{Names: []string{"dlrm-v2"}, Room: "dlrmv2", Doc: "dlrm-v2-99",
-		Readers: []dataset.Reader{refdata.CriteoReader}, Scorer: &refdata.DLRMScorer},
+		Readers: []dataset.Reader{dlrmv2.Reader}, Scorer: &dlrmv2.Scorer},
 	{Names: []string{"bert"}, Room: "bert", Doc: "bert-99",
 		Readers: []dataset.Reader{refdata.SQuADReader}, Scorer: &refdata.SQuADScorer},
 	{Names: []string{"llama2-70b"}, Room: "llm", Doc: "llama2-70b, llama3.1-8b",

@@ -27,7 +27,7 @@ def write_log(path, entries):
 
 
 def dlrm():
-    d = os.path.join(OUT, "dlrm")
+    d = os.path.join(BENCH, "dlrmv2", "testdata", "dlrm")
     os.makedirs(d, exist_ok=True)
     rng = np.random.default_rng(23)
     counts = [3, 1, 5, 2, 4, 2, 6, 1]

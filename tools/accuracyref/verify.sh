@@ -57,11 +57,11 @@ same demo-imagenet '^accuracy=' "$(mh "$WORK/demo/mlperf_log_accuracy.json")" --
 	--mlperf-accuracy-file "$WORK/demo/mlperf_log_accuracy.json" --imagenet-val-file "$WORK/ds/val_map.txt"
 
 DLRM=$REPO/recommendation/dlrm_v2/pytorch/tools/accuracy-dlrm.py
-same dlrm-labels-in-log '^AUC=' "$(mh --scorer dlrm "$T/dlrm/mlperf_log_accuracy.json")" -- \
-	$PY "$DLRM" --mlperf-accuracy-file "$T/dlrm/mlperf_log_accuracy.json"
-same dlrm-day-23 '^AUC=' "$(mh --scorer dlrm --truth "$T/dlrm/day_23" --trace "$T/dlrm/trace.txt" "$T/dlrm/predictions_only.json")" -- \
-	$PY "$DLRM" --mlperf-accuracy-file "$T/dlrm/predictions_only.json" --day-23-file "$T/dlrm/day_23" \
-	--aggregation-trace-file "$T/dlrm/trace.txt"
+same dlrm-labels-in-log '^AUC=' "$(mh --scorer dlrm "$B/dlrmv2/testdata/dlrm/mlperf_log_accuracy.json")" -- \
+	$PY "$DLRM" --mlperf-accuracy-file "$B/dlrmv2/testdata/dlrm/mlperf_log_accuracy.json"
+same dlrm-day-23 '^AUC=' "$(mh --scorer dlrm --truth "$B/dlrmv2/testdata/dlrm/day_23" --trace "$B/dlrmv2/testdata/dlrm/trace.txt" "$B/dlrmv2/testdata/dlrm/predictions_only.json")" -- \
+	$PY "$DLRM" --mlperf-accuracy-file "$B/dlrmv2/testdata/dlrm/predictions_only.json" --day-23-file "$B/dlrmv2/testdata/dlrm/day_23" \
+	--aggregation-trace-file "$B/dlrmv2/testdata/dlrm/trace.txt"
 
 OI=$REPO/vision/classification_and_detection/tools/accuracy-openimages.py
 export PYTHONPATH=$ROOT/tools/accuracyref/shims

@@ -1,4 +1,4 @@
-package refdata
+package dlrmv2
 
 import (
 	"archive/zip"
@@ -319,22 +319,22 @@ func (d *criteo) ReadSample(i int, dst []byte) error {
 	return nil
 }
 
-// CriteoReader reads the reference's multi-hot day 23 with its
+// Reader reads the reference's multi-hot day 23 with its
 // aggregation trace (the label map, else the directory's).
-var CriteoReader = dataset.Reader{
+var Reader = dataset.Reader{
 	Is:   func(p string, _ dataset.Options) bool { return IsCriteo(p) },
 	Open: func(p string, o dataset.Options) (dataset.Dataset, error) { return OpenCriteo(p, o.LabelMap) },
 }
 
-// DLRMScorer is DLRMv2's: accuracy-dlrm.py's ROC AUC.
-var DLRMScorer = accuracy.Scorer{Name: "dlrm", Script: "recommendation/dlrm_v2/pytorch/tools/accuracy-dlrm.py", Score: scoreDLRM}
+// Scorer is DLRMv2's: accuracy-dlrm.py's ROC AUC.
+var Scorer = accuracy.Scorer{Name: "dlrm", Script: "recommendation/dlrm_v2/pytorch/tools/accuracy-dlrm.py", Score: scoreDLRM}
 
 func scoreDLRM(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
 	if in.Dtype != "" && in.Dtype != "float32" {
 		return nil, fmt.Errorf("dlrm: response dtype %q: only float32 (the reference's) is read", in.Dtype)
 	}
 	if in.Truth == "" {
-		return accuracy.AUC(log, nil)
+		return AUC(log, nil)
 	}
 	day, err := accuracy.OpenInput("dlrm day-23 file", in.Truth)
 	if err != nil {
@@ -346,9 +346,9 @@ func scoreDLRM(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
 		return nil, err
 	}
 	defer trace.Close()
-	labels, err := accuracy.ReadDLRMLabels(day, trace)
+	labels, err := ReadDLRMLabels(day, trace)
 	if err != nil {
 		return nil, err
 	}
-	return accuracy.AUC(log, labels)
+	return AUC(log, labels)
 }

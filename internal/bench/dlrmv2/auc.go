@@ -1,4 +1,4 @@
-package accuracy
+package dlrmv2
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
@@ -34,7 +35,7 @@ func (r AUCResult) Text() string {
 	return fmt.Sprintf("AUC=%.3f%%, accuracy=%.3f%%, good=%d, total=%d, queries=%d", r.AUC, acc, r.Good, r.Total, r.Queries)
 }
 
-// Value implements Score.
+// Value implements accuracy.Score.
 func (r AUCResult) Value(m benchmarks.Metric) (float64, bool) { return r.AUC, m == benchmarks.AUC }
 
 // DLRMLabels are the click labels of each sample (a sample is several
@@ -97,7 +98,7 @@ func ReadDLRMLabels(day23, trace io.Reader) (DLRMLabels, error) {
 //
 // # Errors
 //
-// Wraps [ErrLog] for a malformed log, a response that is not whole
+// Wraps [accuracy.ErrLog] for a malformed log, a response that is not whole
 // float32 records, a qsl_idx without labels or a pair count that differs
 // from the labels'; an error when the labels are all of one class (the
 // AUC is undefined, as sklearn says).
@@ -109,21 +110,21 @@ func AUC(r io.Reader, labels DLRMLabels) (AUCResult, error) {
 	if labels != nil {
 		width = 1
 	}
-	err := ReadLog(r, func(e Entry) error {
+	err := accuracy.ReadLog(r, func(e accuracy.Entry) error {
 		if seen[e.QSLIdx] {
 			return nil
 		}
 		seen[e.QSLIdx] = true
 		if len(e.Data)%(4*width) != 0 {
-			return fmt.Errorf("%w: qsl_idx %d: %d bytes, want float32 records of %d", ErrLog, e.QSLIdx, len(e.Data), width)
+			return fmt.Errorf("%w: qsl_idx %d: %d bytes, want float32 records of %d", accuracy.ErrLog, e.QSLIdx, len(e.Data), width)
 		}
 		n := len(e.Data) / (4 * width)
 		if labels != nil {
 			if e.QSLIdx >= uint64(len(labels)) {
-				return fmt.Errorf("%w: qsl_idx %d has no labels (the trace has %d samples)", ErrLog, e.QSLIdx, len(labels))
+				return fmt.Errorf("%w: qsl_idx %d has no labels (the trace has %d samples)", accuracy.ErrLog, e.QSLIdx, len(labels))
 			}
 			if len(labels[e.QSLIdx]) != n {
-				return fmt.Errorf("%w: qsl_idx %d: %d predictions, the trace says %d pairs", ErrLog, e.QSLIdx, n, len(labels[e.QSLIdx]))
+				return fmt.Errorf("%w: qsl_idx %d: %d predictions, the trace says %d pairs", accuracy.ErrLog, e.QSLIdx, n, len(labels[e.QSLIdx]))
 			}
 		}
 		for k := range n {

@@ -1,4 +1,4 @@
-package accuracy
+package dlrmv2
 
 import (
 	"os"
@@ -7,6 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/accuracy/accuracytest"
 )
 
 // The fixture testdata/dlrm is written by tools/accuracyref/make_fixtures.py;
@@ -81,19 +84,19 @@ func TestAUCErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
-		entries []Entry
+		entries []accuracy.Entry
 		labels  DLRMLabels
 		err     string
 	}{
-		{name: "odd record", entries: []Entry{{QSLIdx: 0, Data: f32(0.5)}}, err: "want float32 records of 2"},
-		{name: "no labels", entries: []Entry{{QSLIdx: 3, Data: f32(0.5)}}, labels: DLRMLabels{{1}}, err: "qsl_idx 3 has no labels"},
-		{name: "pair count", entries: []Entry{{QSLIdx: 0, Data: f32(0.5, 0.2)}}, labels: DLRMLabels{{1}}, err: "the trace says 1 pairs"},
+		{name: "odd record", entries: []accuracy.Entry{{QSLIdx: 0, Data: accuracytest.F32(0.5)}}, err: "want float32 records of 2"},
+		{name: "no labels", entries: []accuracy.Entry{{QSLIdx: 3, Data: accuracytest.F32(0.5)}}, labels: DLRMLabels{{1}}, err: "qsl_idx 3 has no labels"},
+		{name: "pair count", entries: []accuracy.Entry{{QSLIdx: 0, Data: accuracytest.F32(0.5, 0.2)}}, labels: DLRMLabels{{1}}, err: "the trace says 1 pairs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := AUC(logOf(t, tt.entries), tt.labels)
-			require.ErrorIs(t, err, ErrLog)
+			_, err := AUC(accuracytest.Log(t, tt.entries), tt.labels)
+			require.ErrorIs(t, err, accuracy.ErrLog)
 			assert.Contains(t, err.Error(), tt.err)
 		})
 	}
