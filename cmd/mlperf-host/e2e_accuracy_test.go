@@ -37,8 +37,8 @@ func TestAccuracyScorers(t *testing.T) {
 			args: []string{"--round", "v5.1", "--benchmark", "retinanet", "--truth", fixture("retinanet", "openimages"), fixture("retinanet", "openimages", "mlperf_log_accuracy.json")},
 			want: []string{"mAP=22.413%\n", "FAIL"}},
 		{name: "squad", code: exitcode.AccuracyBelowTarget,
-			args: []string{"--benchmark", "bert-99", "--truth", filepath.Join(td, "squad", "dev-v1.1.json"), "--vocab", filepath.Join(td, "squad", "vocab.txt"),
-				filepath.Join(td, "squad", "mlperf_log_accuracy.json")},
+			args: []string{"--benchmark", "bert-99", "--truth", fixture("bert", "squad", "dev-v1.1.json"), "--vocab", fixture("bert", "squad", "vocab.txt"),
+				fixture("bert", "squad", "mlperf_log_accuracy.json")},
 			want: []string{`{"exact_match": 33.333333333333336, "f1": 46.666666666666664}`}},
 		// Every target of the scenario the scorer measures is checked.
 		{name: "rouge", code: exitcode.AccuracyBelowTarget,

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/bench/bert"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
@@ -77,7 +78,7 @@ func benchFixtures() []benchFixture {
 		// "cello"): evaluate_v1.1.py scores 2 of 3 exact, F1 2/3.
 		{name: "bert", args: []string{"--benchmark", "bert-99"}, model: "bert-signature.onnx",
 			write: func(t *testing.T, dir string) {
-				require.NoError(t, refdata.WriteSQuAD(dir, []refdata.SQuADQuestion{
+				require.NoError(t, bert.WriteSQuAD(dir, []bert.SQuADQuestion{
 					{ID: "a", Context: "The river flows to Paris.", Question: "Where does the river flow?", Answer: "Paris"},
 					{ID: "c", Context: "Smith played the cello in 1895.", Question: "What did Smith play?", Answer: "cello"},
 					{ID: "b", Context: "Smith was born in 1895.", Question: "When was Smith born?", Answer: "1895"},

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/bench/bert"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
@@ -44,7 +45,7 @@ func TestOpenFindsEachForm(t *testing.T) {
 			return dir, dlrmv2.WriteCriteo(dir, [][]dlrmv2.CriteoRow{{{Probability: 0.5, Label: 1}}}, make([]int, dlrmv2.CriteoSparseFeatures))
 		}},
 		{name: "squad", form: "SQuAD", write: func(dir string) (string, error) {
-			return dir, refdata.WriteSQuAD(dir, []refdata.SQuADQuestion{{ID: "a", Context: "To Paris.", Question: "Where?", Answer: "Paris"}}, 100)
+			return dir, bert.WriteSQuAD(dir, []bert.SQuADQuestion{{ID: "a", Context: "To Paris.", Question: "Where?", Answer: "Paris"}}, 100)
 		}},
 		{name: "prompts", form: "LLM prompts", write: func(dir string) (string, error) {
 			p := filepath.Join(dir, "prompts.json")

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/bench/bert"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
@@ -44,7 +45,7 @@ var table = []Row{
 	{Names: []string{"dlrm-v2"}, Room: "dlrmv2", Doc: "dlrm-v2-99",
 		Readers: []dataset.Reader{dlrmv2.Reader}, Scorer: &dlrmv2.Scorer},
 	{Names: []string{"bert"}, Room: "bert", Doc: "bert-99",
-		Readers: []dataset.Reader{refdata.SQuADReader}, Scorer: &refdata.SQuADScorer},
+		Readers: []dataset.Reader{bert.Reader}, Scorer: &bert.Scorer},
 	{Names: []string{"llama2-70b"}, Room: "llm", Doc: "llama2-70b, llama3.1-8b",
 		Readers: []dataset.Reader{refdata.PromptsReader}, Scorer: &refdata.ROUGEScorer},
 	{Names: []string{"llama3_1-8b", "llama3_1-8b-edge"}, Room: "llm", Doc: "llama2-70b, llama3.1-8b",

@@ -162,7 +162,7 @@ def squad():
     import tokenization
     from create_squad_data import convert_examples_to_features, read_squad_examples
 
-    d = os.path.join(OUT, "squad")
+    d = os.path.join(BENCH, "bert", "testdata", "squad")
     os.makedirs(d, exist_ok=True)
     data = {"version": "1.1", "data": []}
     for title, pars in SQUAD_TEXT:

@@ -71,9 +71,9 @@ same openimages '^mAP=' "$(mh --scorer openimages --truth "$B/retinanet/testdata
 same openimages-inv-map '^mAP=' "$(mh --scorer openimages --inv-map --truth "$B/retinanet/testdata/openimages" "$B/retinanet/testdata/openimages/inv_map_log.json")" -- \
 	$PY "$OI" --mlperf-accuracy-file "$B/retinanet/testdata/openimages/inv_map_log.json" --openimages-dir "$B/retinanet/testdata/openimages" \
 	--output-file "$WORK/openimages-results.json" --use-inv-map
-same squad '^\{"exact_match"' "$(mh --scorer squad --truth "$T/squad/dev-v1.1.json" --vocab "$T/squad/vocab.txt" "$T/squad/mlperf_log_accuracy.json")" -- \
-	$PY "$REPO/language/bert/accuracy-squad.py" --vocab_file "$T/squad/vocab.txt" --val_data "$T/squad/dev-v1.1.json" \
-	--log_file "$T/squad/mlperf_log_accuracy.json" --out_file "$WORK/squad-predictions.json" \
+same squad '^\{"exact_match"' "$(mh --scorer squad --truth "$B/bert/testdata/squad/dev-v1.1.json" --vocab "$B/bert/testdata/squad/vocab.txt" "$B/bert/testdata/squad/mlperf_log_accuracy.json")" -- \
+	$PY "$REPO/language/bert/accuracy-squad.py" --vocab_file "$B/bert/testdata/squad/vocab.txt" --val_data "$B/bert/testdata/squad/dev-v1.1.json" \
+	--log_file "$B/bert/testdata/squad/mlperf_log_accuracy.json" --out_file "$WORK/squad-predictions.json" \
 	--features_cache_file "$WORK/squad-features.pickle"
 unset PYTHONPATH
 

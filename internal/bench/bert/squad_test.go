@@ -1,4 +1,4 @@
-package accuracy
+package bert
 
 import (
 	"os"
@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/accuracy/accuracytest"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 )
 
@@ -90,19 +92,19 @@ func TestSQuADErrors(t *testing.T) {
 	s := readSQuADFixture(t)
 	tests := []struct {
 		name, dtype string
-		entries     []Entry
+		entries     []accuracy.Entry
 		err         string
 	}{
 		{name: "dtype", dtype: "int8", err: `dtype "int8"`},
-		{name: "no feature", entries: []Entry{{QSLIdx: uint64(s.Features()), Data: f32(0, 0)}}, err: "has no feature"},
-		{name: "odd", entries: []Entry{{QSLIdx: 0, Data: f32(0, 0, 0)}}, err: "[start, end] pairs"},
-		{name: "too long", entries: []Entry{{QSLIdx: 0, Data: make([]byte, 8*385)}}, err: "at most 384"},
+		{name: "no feature", entries: []accuracy.Entry{{QSLIdx: uint64(s.Features()), Data: accuracytest.F32(0, 0)}}, err: "has no feature"},
+		{name: "odd", entries: []accuracy.Entry{{QSLIdx: 0, Data: accuracytest.F32(0, 0, 0)}}, err: "[start, end] pairs"},
+		{name: "too long", entries: []accuracy.Entry{{QSLIdx: 0, Data: make([]byte, 8*385)}}, err: "at most 384"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := s.Score(logOf(t, tt.entries), tt.dtype)
-			require.ErrorIs(t, err, ErrLog)
+			_, err := s.Score(accuracytest.Log(t, tt.entries), tt.dtype)
+			require.ErrorIs(t, err, accuracy.ErrLog)
 			assert.Contains(t, err.Error(), tt.err)
 		})
 	}

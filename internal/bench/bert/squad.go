@@ -1,4 +1,4 @@
-package accuracy
+package bert
 
 import (
 	"encoding/binary"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
@@ -39,7 +40,7 @@ func (r SQuADResult) Text() string {
 	return fmt.Sprintf(`{"exact_match": %s, "f1": %s}`, py.Float(r.ExactMatch), py.Float(r.F1))
 }
 
-// Value implements Score.
+// Value implements accuracy.Score.
 func (r SQuADResult) Value(m benchmarks.Metric) (float64, bool) { return r.F1, m == benchmarks.F1 }
 
 type squadQA struct {
@@ -195,7 +196,7 @@ func SQuADDtypes() []string { return []string{"float32", "float16"} }
 //
 // # Errors
 //
-// Wraps [ErrLog] for a malformed log, an unknown dtype, a qsl_idx without
+// Wraps [accuracy.ErrLog] for a malformed log, an unknown dtype, a qsl_idx without
 // a feature, or a response that is not whole [start, end] pairs of at
 // most 384.
 func (s *SQuAD) Score(log io.Reader, dtype string) (SQuADResult, error) {
@@ -206,17 +207,17 @@ func (s *SQuAD) Score(log io.Reader, dtype string) (SQuADResult, error) {
 	case "float16":
 		size = 2
 	default:
-		return SQuADResult{}, fmt.Errorf("%w: response dtype %q: want one of %s", ErrLog, dtype, strings.Join(SQuADDtypes(), ", "))
+		return SQuADResult{}, fmt.Errorf("%w: response dtype %q: want one of %s", accuracy.ErrLog, dtype, strings.Join(SQuADDtypes(), ", "))
 	}
 	type logits struct{ start, end []float64 }
 	results := map[int]logits{}
-	err := ReadLog(log, func(e Entry) error {
+	err := accuracy.ReadLog(log, func(e accuracy.Entry) error {
 		if e.QSLIdx >= uint64(len(s.features)) {
-			return fmt.Errorf("%w: qsl_idx %d has no feature (the data set has %d)", ErrLog, e.QSLIdx, len(s.features))
+			return fmt.Errorf("%w: qsl_idx %d has no feature (the data set has %d)", accuracy.ErrLog, e.QSLIdx, len(s.features))
 		}
 		n := len(e.Data) / (2 * size)
 		if len(e.Data)%(2*size) != 0 || n > squadMaxSeq {
-			return fmt.Errorf("%w: qsl_idx %d: %d bytes, want at most %d [start, end] pairs of %d-byte logits", ErrLog, e.QSLIdx, len(e.Data), squadMaxSeq, size)
+			return fmt.Errorf("%w: qsl_idx %d: %d bytes, want at most %d [start, end] pairs of %d-byte logits", accuracy.ErrLog, e.QSLIdx, len(e.Data), squadMaxSeq, size)
 		}
 		l := logits{make([]float64, squadMaxSeq), make([]float64, squadMaxSeq)}
 		for i := range squadMaxSeq {

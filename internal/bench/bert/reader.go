@@ -1,4 +1,4 @@
-package refdata
+package bert
 
 import (
 	"encoding/binary"
@@ -44,7 +44,7 @@ func OpenSQuAD(dir string) (dataset.Dataset, error) {
 		return nil, fmt.Errorf("data set %s: %w", dir, err)
 	}
 	defer vf.Close()
-	vocab, err := accuracy.ReadVocab(vf)
+	vocab, err := ReadVocab(vf)
 	if err != nil {
 		return nil, fmt.Errorf("data set %s: %s: %w: %w", dir, SQuADVocab, dataset.ErrCorrupt, err)
 	}
@@ -53,7 +53,7 @@ func OpenSQuAD(dir string) (dataset.Dataset, error) {
 		return nil, fmt.Errorf("data set %s: %w", dir, err)
 	}
 	defer df.Close()
-	s, err := accuracy.ReadSQuAD(df, vocab)
+	s, err := ReadSQuAD(df, vocab)
 	if err != nil {
 		return nil, fmt.Errorf("data set %s: %s: %w: %w", dir, SQuADDevSet, dataset.ErrCorrupt, err)
 	}
@@ -115,14 +115,14 @@ func (d *squad) ReadSample(i int, dst []byte) error {
 	return nil
 }
 
-// SQuADReader reads a directory with dev-v1.1.json and vocab.txt.
-var SQuADReader = dataset.Reader{
+// Reader reads a directory with dev-v1.1.json and vocab.txt.
+var Reader = dataset.Reader{
 	Is:   func(p string, _ dataset.Options) bool { return IsSQuAD(p) },
 	Open: func(p string, _ dataset.Options) (dataset.Dataset, error) { return OpenSQuAD(p) },
 }
 
-// SQuADScorer is BERT's: accuracy-squad.py's exact match and F1.
-var SQuADScorer = accuracy.Scorer{Name: "squad", Script: "language/bert/accuracy-squad.py",
+// Scorer is BERT's: accuracy-squad.py's exact match and F1.
+var Scorer = accuracy.Scorer{Name: "squad", Script: "language/bert/accuracy-squad.py",
 	Needs: []string{accuracy.NeedTruth, accuracy.NeedVocab}, Score: scoreSQuAD}
 
 func scoreSQuAD(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
@@ -131,7 +131,7 @@ func scoreSQuAD(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
 		return nil, err
 	}
 	defer vf.Close()
-	vocab, err := accuracy.ReadVocab(vf)
+	vocab, err := ReadVocab(vf)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Vocab, err)
 	}
@@ -140,7 +140,7 @@ func scoreSQuAD(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
 		return nil, err
 	}
 	defer df.Close()
-	s, err := accuracy.ReadSQuAD(df, vocab)
+	s, err := ReadSQuAD(df, vocab)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Truth, err)
 	}

@@ -1,4 +1,4 @@
-package accuracy
+package bert
 
 import (
 	"bufio"
