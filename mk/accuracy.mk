@@ -10,7 +10,7 @@ verify-accuracy: build ## run the official accuracy scripts and our scorers on t
 
 accuracy-fixtures: ## rewrite internal/accuracy/testdata from tools/accuracyref/make_fixtures.py (INFERENCE_REPO=checkout), llm_fixture.py and punkt_check.py
 	INFERENCE_REPO=$(INFERENCE_REPO) /usr/bin/python3 tools/accuracyref/make_fixtures.py
-	/usr/bin/python3 tools/accuracyref/llm_fixture.py internal/accuracy/testdata/rougelsum 12 14
+	/usr/bin/python3 tools/accuracyref/llm_fixture.py internal/bench/llm/testdata/rougelsum 12 14
 	/usr/bin/python3 tools/accuracyref/punkt_check.py "$$($(GO) list -m -f '{{.Dir}}' github.com/neurosnap/sentences)/data/english.json" \
 		fixture internal/benchlib/punkt/testdata/nltk_sentences.json
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/internal/bench/bert"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
+	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/hftokenizer"
@@ -258,7 +259,7 @@ func TestBenchmarksEndToEnd(t *testing.T) {
 func writeLlamaFixture(targets []string) func(t *testing.T, dir string) {
 	return func(t *testing.T, dir string) {
 		require.NoError(t, os.MkdirAll(dir, 0o755))
-		require.NoError(t, refdata.WritePrompts(filepath.Join(dir, "prompts.json"), [][]int32{{1, 20, 30}, {1, 40}, {1, 60}, {1, 50}}, targets))
+		require.NoError(t, llm.WritePrompts(filepath.Join(dir, "prompts.json"), [][]int32{{1, 20, 30}, {1, 40}, {1, 60}, {1, 50}}, targets))
 		vocab := make([]string, 64)
 		for i := range vocab {
 			vocab[i] = "\u0120w" + strconv.Itoa(i)

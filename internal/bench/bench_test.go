@@ -10,6 +10,7 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/internal/bench/bert"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
+	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
@@ -49,7 +50,7 @@ func TestOpenFindsEachForm(t *testing.T) {
 		}},
 		{name: "prompts", form: "LLM prompts", write: func(dir string) (string, error) {
 			p := filepath.Join(dir, "prompts.json")
-			return p, refdata.WritePrompts(p, [][]int32{{1, 2}}, []string{"a"})
+			return p, llm.WritePrompts(p, [][]int32{{1, 2}}, []string{"a"})
 		}},
 		{name: "librispeech manifest", form: "LibriSpeech", write: func(dir string) (string, error) {
 			return filepath.Join(dir, refdata.LibriSpeechManifest), refdata.WriteLibriSpeech(dir, []refdata.LibriSpeechUtterance{{Transcript: "a", Spoken: "a"}})

@@ -4,6 +4,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/bench/bert"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
+	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
@@ -47,9 +48,9 @@ var table = []Row{
 	{Names: []string{"bert"}, Room: "bert", Doc: "bert-99",
 		Readers: []dataset.Reader{bert.Reader}, Scorer: &bert.Scorer},
 	{Names: []string{"llama2-70b"}, Room: "llm", Doc: "llama2-70b, llama3.1-8b",
-		Readers: []dataset.Reader{refdata.PromptsReader}, Scorer: &refdata.ROUGEScorer},
+		Readers: []dataset.Reader{llm.Reader}, Scorer: &llm.ROUGEScorer},
 	{Names: []string{"llama3_1-8b", "llama3_1-8b-edge"}, Room: "llm", Doc: "llama2-70b, llama3.1-8b",
-		Readers: []dataset.Reader{refdata.PromptsReader}, Scorer: &refdata.CNNDMScorer},
+		Readers: []dataset.Reader{llm.Reader}, Scorer: &llm.CNNDMScorer},
 	{Names: []string{"whisper"}, Room: "whisper", Doc: "whisper",
 		Readers: []dataset.Reader{refdata.LibriSpeechReader}, Scorer: &refdata.WhisperScorer},
 }

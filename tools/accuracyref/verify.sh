@@ -109,11 +109,11 @@ mapfile -t MD < <(find "$REPO" "$ROOT/docs" -name '*.md' | sort)
 punkt markdown files "$WORK/punkt-files.json" "${MD[@]}"
 
 rouge() { $PY "$ROOT/tools/accuracyref/rouge_check.py" "$@" --punkt "$PUNKT"; }
-same rouge '^\{.rouge1' "$(mh --scorer rouge --truth "$T/rouge/prompts.json" --vocab "$T/rouge/tokenizer.json" --dtype int32 "$T/rouge/mlperf_log_accuracy.json")" -- \
-	rouge "$T/rouge/mlperf_log_accuracy.json" "$T/rouge/prompts.json" "$T/rouge/tokenizer.json" int32
+same rouge '^\{.rouge1' "$(mh --scorer rouge --truth "$B/llm/testdata/rouge/prompts.json" --vocab "$B/llm/testdata/rouge/tokenizer.json" --dtype int32 "$B/llm/testdata/rouge/mlperf_log_accuracy.json")" -- \
+	rouge "$B/llm/testdata/rouge/mlperf_log_accuracy.json" "$B/llm/testdata/rouge/prompts.json" "$B/llm/testdata/rouge/tokenizer.json" int32
 # Texts of many sentences: the committed fixture and a larger one.
 "$PY" "$ROOT/tools/accuracyref/llm_fixture.py" "$WORK/llm" 300 1
-for L in "$T/rougelsum" "$WORK/llm"; do
+for L in "$B/llm/testdata/rougelsum" "$WORK/llm"; do
 	n=$(basename "$L")
 	same "rouge-$n" '^\{.rouge1' "$(mh --scorer rouge --truth "$L/prompts.json" --vocab "$L/tokenizer.json" --dtype int32 "$L/mlperf_log_accuracy.json")" -- \
 		rouge "$L/mlperf_log_accuracy.json" "$L/prompts.json" "$L/tokenizer.json" int32

@@ -1,4 +1,4 @@
-package refdata
+package llm
 
 import (
 	"bytes"
@@ -126,27 +126,6 @@ func jsonTable(b []byte) ([]map[string]json.RawMessage, error) {
 	return rows, nil
 }
 
-// WritePrompts writes a prompts file as records.
-func WritePrompts(path string, tokens [][]int32, targets []string) error {
-	type rec struct {
-		Input  string  `json:"input"`
-		Tokens []int32 `json:"tok_input"`
-		Output string  `json:"output"`
-	}
-	recs := make([]rec, len(tokens))
-	for i, t := range tokens {
-		recs[i] = rec{Input: fmt.Sprintf("prompt %d", i), Tokens: t}
-		if i < len(targets) {
-			recs[i].Output = targets[i]
-		}
-	}
-	b, err := json.Marshal(recs)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, b, 0o644)
-}
-
 // prompts is an open prompts file.
 type prompts struct{ p *Prompts }
 
@@ -195,9 +174,9 @@ func (d *prompts) ReadSample(i int, dst []byte) error {
 	return nil
 }
 
-// PromptsReader reads a prompts file: any .json file that no other
+// Reader reads a prompts file: any .json file that no other
 // reader claims.
-var PromptsReader = dataset.Reader{
+var Reader = dataset.Reader{
 	Is:   func(p string, _ dataset.Options) bool { return dataset.IsFile(p) && filepath.Ext(p) == ".json" },
 	Open: func(p string, _ dataset.Options) (dataset.Dataset, error) { return OpenPrompts(p) },
 	Last: true,
@@ -207,9 +186,9 @@ var PromptsReader = dataset.Reader{
 // CNNDMScorer llama3.1-8b's evaluation.py.
 var (
 	ROUGEScorer = accuracy.Scorer{Name: "rouge", Script: "language/llama2-70b/evaluate-accuracy.py",
-		Needs: []string{accuracy.NeedTruth, accuracy.NeedVocab}, Targets: promptTargets, Tokens: true, Score: scoreROUGE(accuracy.EvaluateAccuracy)}
+		Needs: []string{accuracy.NeedTruth, accuracy.NeedVocab}, Targets: promptTargets, Tokens: true, Score: scoreROUGE(EvaluateAccuracy)}
 	CNNDMScorer = accuracy.Scorer{Name: "cnndm", Script: "language/llama3.1-8b/evaluation.py",
-		Needs: []string{accuracy.NeedTruth, accuracy.NeedVocab}, Targets: promptTargets, Tokens: true, Score: scoreROUGE(accuracy.Evaluation)}
+		Needs: []string{accuracy.NeedTruth, accuracy.NeedVocab}, Targets: promptTargets, Tokens: true, Score: scoreROUGE(Evaluation)}
 )
 
 // promptTargets reads a prompts file's reference outputs.
@@ -226,7 +205,7 @@ func promptTargets(truth string) ([]string, error) {
 
 // scoreROUGE scores as script does, splitting sentences with the Punkt
 // parameters of Inputs.Punkt, else the embedded English ones.
-func scoreROUGE(script accuracy.LLMScript) func(io.Reader, accuracy.Inputs) (accuracy.Score, error) {
+func scoreROUGE(script LLMScript) func(io.Reader, accuracy.Inputs) (accuracy.Score, error) {
 	return func(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
 		if in.Targets == nil {
 			return nil, errors.New("rouge: no reference outputs: the prompts file's output column holds them")
@@ -247,6 +226,6 @@ func scoreROUGE(script accuracy.LLMScript) func(io.Reader, accuracy.Inputs) (acc
 		if err != nil {
 			return nil, fmt.Errorf("rouge: sentence splitter: %w", err)
 		}
-		return accuracy.ROUGE(log, tok, in.Targets, in.Dtype, punkt.NewTokenizer(p), script)
+		return ROUGE(log, tok, in.Targets, in.Dtype, punkt.NewTokenizer(p), script)
 	}
 }

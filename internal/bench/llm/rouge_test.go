@@ -1,4 +1,4 @@
-package refdata
+package llm
 
 import (
 	"encoding/json"
@@ -21,7 +21,7 @@ import (
 // prints on them.
 func TestROUGEFixture(t *testing.T) {
 	t.Parallel()
-	td := filepath.Join("..", "accuracy", "testdata", "rouge")
+	td := filepath.Join("testdata", "rouge")
 	sc := ROUGEScorer
 	log, err := os.Open(filepath.Join(td, "mlperf_log_accuracy.json"))
 	require.NoError(t, err)
@@ -31,10 +31,10 @@ func TestROUGEFixture(t *testing.T) {
 	s, err := sc.Score(log, accuracy.Inputs{Vocab: filepath.Join(td, "tokenizer.json"), Targets: targets, Dtype: "int32"})
 	require.NoError(t, err)
 	assert.Equal(t, "{'rouge1': 74.7436, 'rouge2': 59.2657, 'rougeL': 69.7436, 'rougeLsum': 69.7436, 'gen_len': 128, 'gen_num': 4, 'gen_tok_len': 29, 'tokens_per_sample': 7.2}", s.Text())
-	v, ok := s.Value(accuracy.ROUGE1)
+	v, ok := s.Value(ROUGE1)
 	assert.True(t, ok)
 	assert.InDelta(t, 74.7436, v, 1e-9)
-	v, _ = s.Value(accuracy.TokensPerSample)
+	v, _ = s.Value(TokensPerSample)
 	assert.InDelta(t, 7.2, v, 1e-9)
 
 	_, err = sc.Score(log, accuracy.Inputs{Vocab: filepath.Join(td, "tokenizer.json")})
@@ -49,7 +49,7 @@ func TestROUGEFixture(t *testing.T) {
 // script.
 func TestROUGELsumFixture(t *testing.T) {
 	t.Parallel()
-	td := filepath.Join("..", "accuracy", "testdata", "rougelsum")
+	td := filepath.Join("testdata", "rougelsum")
 	b, err := os.ReadFile(filepath.Join(td, "prompts.json"))
 	require.NoError(t, err)
 	var prompts []struct {
@@ -81,13 +81,13 @@ func TestROUGELsumFixture(t *testing.T) {
 			s, err := sc.Score(log, accuracy.Inputs{Vocab: filepath.Join(td, "tokenizer.json"), Targets: targets, Dtype: "int32"})
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, s.Text())
-			v, ok := s.Value(accuracy.ROUGELSUM)
+			v, ok := s.Value(ROUGELSUM)
 			assert.True(t, ok)
 			assert.InDelta(t, tt.lsum, v, 1e-9)
-			v, ok = s.Value(accuracy.GenLen)
+			v, ok = s.Value(GenLen)
 			assert.True(t, ok)
 			assert.InDelta(t, float64(tt.genLen), v, 0)
-			_, ok = s.Value(accuracy.TokensPerSample)
+			_, ok = s.Value(TokensPerSample)
 			assert.Equal(t, tt.benchmark == "llama2-70b", ok, "tokens_per_sample is in evaluate-accuracy.py's line only")
 		})
 	}
@@ -101,7 +101,7 @@ func TestROUGELsumPunktDir(t *testing.T) {
 	for _, f := range []string{punkt.AbbrevFile, punkt.CollocationsFile, punkt.SentStartersFile, punkt.OrthoFile} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), nil, 0o644))
 	}
-	td := filepath.Join("..", "accuracy", "testdata", "rouge")
+	td := filepath.Join("testdata", "rouge")
 	sc := CNNDMScorer
 	targets := []string{"Mr. Smith sat. He left.", "b", "c", "d"}
 	score := func() (accuracy.Score, error) {

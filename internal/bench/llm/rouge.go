@@ -1,4 +1,4 @@
-package accuracy
+package llm
 
 import (
 	"encoding/binary"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/hftokenizer"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/punkt"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
@@ -73,7 +74,7 @@ func (r ROUGEResult) Text() string {
 		py.Float(r.Rouge1), py.Float(r.Rouge2), py.Float(r.RougeL), py.Float(r.RougeLsum), r.GenLen, r.Samples, r.Tokens, py.Float(r.TokensPerSample()))
 }
 
-// Value implements Score.
+// Value implements accuracy.Score.
 func (r ROUGEResult) Value(m benchmarks.Metric) (float64, bool) {
 	switch m {
 	case ROUGE1:
@@ -99,7 +100,7 @@ func (r ROUGEResult) Value(m benchmarks.Metric) (float64, bool) {
 //
 // # Errors
 //
-// Wraps [ErrLog] for a malformed log, a qsl_idx without a target or data
+// Wraps [accuracy.ErrLog] for a malformed log, a qsl_idx without a target or data
 // that is not whole tokens; a token the tokenizer lacks.
 func ROUGE(log io.Reader, tok *hftokenizer.Tokenizer, targets []string, dtype string, split *punkt.Tokenizer, script LLMScript) (ROUGEResult, error) {
 	size := 8
@@ -113,16 +114,16 @@ func ROUGE(log io.Reader, tok *hftokenizer.Tokenizer, targets []string, dtype st
 	r := ROUGEResult{Script: script}
 	var r1, r2, rl, rlsum []float64
 	seen := map[uint64]bool{}
-	err := ReadLog(log, func(e Entry) error {
+	err := accuracy.ReadLog(log, func(e accuracy.Entry) error {
 		if seen[e.QSLIdx] {
 			return nil
 		}
 		seen[e.QSLIdx] = true
 		if e.QSLIdx >= uint64(len(targets)) {
-			return fmt.Errorf("%w: qsl_idx %d: the data set has %d reference outputs", ErrLog, e.QSLIdx, len(targets))
+			return fmt.Errorf("%w: qsl_idx %d: the data set has %d reference outputs", accuracy.ErrLog, e.QSLIdx, len(targets))
 		}
 		if len(e.Data)%size != 0 {
-			return fmt.Errorf("%w: qsl_idx %d: %d bytes are not whole %s tokens", ErrLog, e.QSLIdx, len(e.Data), dtype)
+			return fmt.Errorf("%w: qsl_idx %d: %d bytes are not whole %s tokens", accuracy.ErrLog, e.QSLIdx, len(e.Data), dtype)
 		}
 		ids := make([]int64, len(e.Data)/size)
 		for i := range ids {
