@@ -16,6 +16,6 @@ accuracy-fixtures: ## rewrite internal/accuracy/testdata from tools/accuracyref/
 
 .PHONY: verify-logmel
 verify-logmel: ## rewrite Whisper's log-mel golden files in numpy (tools/accuracyref/logmel_golden.py), fail if they changed, run the Go front end on them
-	/usr/bin/python3 tools/accuracyref/logmel_golden.py internal/refdata/testdata/logmel
-	git diff --exit-code -- internal/refdata/testdata/logmel
-	$(GO) test -count=1 -run 'TestLogMelGolden' ./internal/refdata/
+	/usr/bin/python3 tools/accuracyref/logmel_golden.py internal/bench/whisper/testdata/logmel
+	git diff --exit-code -- internal/bench/whisper/testdata/logmel
+	$(GO) test -count=1 -run 'TestLogMelGolden' ./internal/bench/whisper/

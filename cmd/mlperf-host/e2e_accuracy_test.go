@@ -15,8 +15,6 @@ import (
 // obtained), then the verdict of the benchmark's quality target.
 func TestAccuracyScorers(t *testing.T) {
 	t.Parallel()
-	td, err := filepath.Abs(filepath.Join("..", "..", "internal", "accuracy", "testdata"))
-	require.NoError(t, err)
 	rooms, err := filepath.Abs(filepath.Join("..", "..", "internal", "bench"))
 	require.NoError(t, err)
 	// fixture is a file of a benchmark package's testdata.
@@ -59,11 +57,11 @@ func TestAccuracyScorers(t *testing.T) {
 				"--punkt", fixture("llm"), fixture("llm", "rougelsum", "mlperf_log_accuracy.json")},
 			want: []string{"sentence splitter: punkt parameters: open " + fixture("llm", "abbrev_types.txt"), "hint: --punkt (accuracy.punkt) names NLTK's punkt_tab"}},
 		{name: "whisper", code: exitcode.AccuracyBelowTarget,
-			args: []string{"--benchmark", "whisper", "--truth", filepath.Join(td, "whisper", "manifest.json"), "--vocab", filepath.Join(td, "whisper", "english.json"),
-				filepath.Join(td, "whisper", "mlperf_log_accuracy.json")},
+			args: []string{"--benchmark", "whisper", "--truth", fixture("whisper", "whisper", "manifest.json"), "--vocab", fixture("whisper", "whisper", "english.json"),
+				fixture("whisper", "whisper", "mlperf_log_accuracy.json")},
 			want: []string{"Word Error Rate: 10.666666666666668%, accuracy=89.33333333333333%\n", "target ACCURACY >= 96.9536 (99% of 97.9329): FAIL"}},
 		{name: "whisper without spelling table", code: exitcode.Dataset,
-			args: []string{"--benchmark", "whisper", "--truth", filepath.Join(td, "whisper", "manifest.json"), filepath.Join(td, "whisper", "mlperf_log_accuracy.json")},
+			args: []string{"--benchmark", "whisper", "--truth", fixture("whisper", "whisper", "manifest.json"), fixture("whisper", "whisper", "mlperf_log_accuracy.json")},
 			want: []string{"no spelling table (--vocab)", "hint: pass openai-whisper's normalizers/english.json (its spelling table) with --vocab"}},
 		// A scorer named for another benchmark prints its line and no verdict.
 		{name: "scorer without target", code: exitcode.OK,

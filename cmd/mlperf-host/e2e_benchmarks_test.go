@@ -14,6 +14,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
+	"github.com/mlperf-host/mlperf-host/internal/bench/whisper"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/hftokenizer"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 	"github.com/mlperf-host/mlperf-host/internal/refdata"
@@ -143,7 +144,7 @@ func benchFixtures() []benchFixture {
 			args: []string{"--benchmark", "whisper", "--set", "audio_features=mel80", "--set", "onnx-ort.decoder_prompt=43",
 				"--set", "onnx-ort.eos_token_id=42", "--set", "accuracy.vocab=data/english.json"},
 			write: func(t *testing.T, dir string) {
-				require.NoError(t, refdata.WriteLibriSpeech(dir, []refdata.LibriSpeechUtterance{
+				require.NoError(t, whisper.WriteLibriSpeech(dir, []whisper.LibriSpeechUtterance{
 					{Transcript: "hello world", Spoken: "hello world"},
 					{Transcript: "the colour is red", Spoken: "the color is read"},
 					{Transcript: "far too long", Spoken: "far", Duration: 31},

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/bench/whisper"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
-	"github.com/mlperf-host/mlperf-host/internal/refdata"
 )
 
 // TestDatasetInfoLibriSpeech: `dataset info` describes a LibriSpeech data
@@ -18,7 +18,7 @@ import (
 func TestDatasetInfoLibriSpeech(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	require.NoError(t, refdata.WriteLibriSpeech(filepath.Join(dir, "ls"), []refdata.LibriSpeechUtterance{
+	require.NoError(t, whisper.WriteLibriSpeech(filepath.Join(dir, "ls"), []whisper.LibriSpeechUtterance{
 		{Transcript: "ab", Spoken: "ab"}, {Transcript: "too long", Spoken: "a", Duration: 40}, {Transcript: "abc d", Spoken: "abc d"},
 	}))
 	r := mlperfHost(t, dir, "dataset", "info", "ls")

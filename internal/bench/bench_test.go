@@ -13,6 +13,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
+	"github.com/mlperf-host/mlperf-host/internal/bench/whisper"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/internal/refdata"
 )
@@ -53,10 +54,10 @@ func TestOpenFindsEachForm(t *testing.T) {
 			return p, llm.WritePrompts(p, [][]int32{{1, 2}}, []string{"a"})
 		}},
 		{name: "librispeech manifest", form: "LibriSpeech", write: func(dir string) (string, error) {
-			return filepath.Join(dir, refdata.LibriSpeechManifest), refdata.WriteLibriSpeech(dir, []refdata.LibriSpeechUtterance{{Transcript: "a", Spoken: "a"}})
+			return filepath.Join(dir, whisper.LibriSpeechManifest), whisper.WriteLibriSpeech(dir, []whisper.LibriSpeechUtterance{{Transcript: "a", Spoken: "a"}})
 		}},
 		{name: "librispeech directory", form: "LibriSpeech", write: func(dir string) (string, error) {
-			return dir, refdata.WriteLibriSpeech(dir, []refdata.LibriSpeechUtterance{{Transcript: "a", Spoken: "a"}})
+			return dir, whisper.WriteLibriSpeech(dir, []whisper.LibriSpeechUtterance{{Transcript: "a", Spoken: "a"}})
 		}},
 	}
 	for _, tt := range tests {

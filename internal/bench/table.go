@@ -7,9 +7,9 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
+	"github.com/mlperf-host/mlperf-host/internal/bench/whisper"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
-	"github.com/mlperf-host/mlperf-host/internal/refdata"
 )
 
 // Row is one benchmark mlperf-host reads and scores.
@@ -52,5 +52,5 @@ var table = []Row{
 	{Names: []string{"llama3_1-8b", "llama3_1-8b-edge"}, Room: "llm", Doc: "llama2-70b, llama3.1-8b",
 		Readers: []dataset.Reader{llm.Reader}, Scorer: &llm.CNNDMScorer},
 	{Names: []string{"whisper"}, Room: "whisper", Doc: "whisper",
-		Readers: []dataset.Reader{refdata.LibriSpeechReader}, Scorer: &refdata.WhisperScorer},
+		Readers: []dataset.Reader{whisper.Reader}, Scorer: &whisper.Scorer},
 }

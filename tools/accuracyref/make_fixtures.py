@@ -229,7 +229,7 @@ def whisper():
     EnglishTextNormalizer (numbers, currency, contractions, titles,
     fillers, spellings, concatenated words), a tiny spelling table in
     english.json's form and an int64 log of character indices."""
-    d = os.path.join(OUT, "whisper")
+    d = os.path.join(BENCH, "whisper", "testdata", "whisper")
     os.makedirs(d, exist_ok=True)
     utts = [
         ("mister smith paid twenty five dollars and ten cents for the colour tv", "mr smith paid $25 and 10 cents for the color tv"),

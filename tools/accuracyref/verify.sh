@@ -124,7 +124,7 @@ done
 # WER: openai-whisper is not installable here; shims/whisper stands in for
 # its EnglishTextNormalizer (its docstring says how it was written), so
 # that accuracy_eval.py's own decoding and WER code run unchanged.
-W=$T/whisper
+W=$B/whisper/testdata/whisper
 same whisper '^Word Error Rate' "$(mh --scorer whisper --truth "$W/manifest.json" --vocab "$W/english.json" "$W/mlperf_log_accuracy.json")" -- \
 	env PYTHONPATH="$ROOT/tools/accuracyref/shims" WHISPER_SPELLINGS="$W/english.json" \
 	bash -c 'cd "$1/speech2text" && '$PY' accuracy_eval.py --log_dir "$2" --dataset_dir "$2" --manifest "$2/manifest.json"' _ "$REPO" "$W"

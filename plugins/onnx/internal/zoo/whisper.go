@@ -18,7 +18,7 @@ const (
 // start-of-transcript token, then the tokens so far) in, the next
 // token's "logits" float32 [N, 1, 44] out.
 //
-// It reads the fixtures' tone code (refdata.WhisperToneAudio): the
+// It reads the fixtures' tone code (internal/bench/whisper.WhisperToneAudio): the
 // features' largest value of each frame, less that of frame 5 (the
 // pilot tone's 0.1 s), at frame 10T+5 (the middle of the 0.1 s after the
 // T-th) is -(c+1)/40 for character c, -2 (the spectrogram's floor) for

@@ -1,4 +1,4 @@
-package accuracy
+package whisper
 
 import (
 	"encoding/json"

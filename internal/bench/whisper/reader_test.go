@@ -1,4 +1,4 @@
-package refdata
+package whisper
 
 import (
 	"encoding/binary"
@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
+	"github.com/mlperf-host/mlperf-host/internal/dataset/datasettest"
 )
 
 // librispeechFixture: two samples around an utterance over 30 s and one
@@ -33,13 +33,13 @@ func TestLibriSpeechAudio(t *testing.T) {
 	t.Parallel()
 	dir := librispeechFixture(t)
 	for _, path := range []string{dir, filepath.Join(dir, LibriSpeechManifest)} {
-		d, err := LibriSpeechReader.Open(path, dataset.Options{})
+		d, err := Reader.Open(path, dataset.Options{})
 		require.NoError(t, err)
 		assert.Equal(t, 2, d.Len())
 		assert.Equal(t, filepath.Join(dir, LibriSpeechManifest), dataset.Truth(d))
 		assert.Contains(t, dataset.Form(d), "LibriSpeech")
 		assert.Equal(t, dataset.Schema{{Name: AudioTensor, DType: dataset.Float32, Shape: []int{dataset.Varies}}}, d.Schema())
-		samples := readAll(t, d)
+		samples := datasettest.ReadAll(t, d)
 		for i, text := range []string{"hello world", "it's 5%"} {
 			want, err := WhisperToneAudio(text)
 			require.NoError(t, err)
@@ -57,11 +57,11 @@ func TestLibriSpeechAudio(t *testing.T) {
 // the features' units) below the pilot's, silence 2 below (the floor).
 func TestLibriSpeechMel(t *testing.T) {
 	t.Parallel()
-	d, err := LibriSpeechReader.Open(librispeechFixture(t), dataset.Options{Features: FeaturesMel80})
+	d, err := Reader.Open(librispeechFixture(t), dataset.Options{Features: FeaturesMel80})
 	require.NoError(t, err)
 	defer d.Close()
 	assert.Equal(t, dataset.Schema{{Name: MelTensor, DType: dataset.Float32, Shape: []int{80, MelFrames}}}, d.Schema())
-	samples := readAll(t, d)
+	samples := datasettest.ReadAll(t, d)
 	frameMax := func(sample []byte, f int) float64 {
 		m := math.Inf(-1)
 		for b := range 80 {
@@ -74,7 +74,7 @@ func TestLibriSpeechMel(t *testing.T) {
 	for p, ch := range text + "\x00" {
 		want := -2.0
 		if ch != 0 {
-			want = -float64(strings.IndexRune(accuracy.WhisperLabels, ch)+1) / 40
+			want = -float64(strings.IndexRune(WhisperLabels, ch)+1) / 40
 		}
 		assert.InDelta(t, want, frameMax(samples[0], 10*(p+1)+5)-pilot, 2e-3, "character %d", p)
 	}
@@ -127,7 +127,7 @@ func TestLibriSpeechErrors(t *testing.T) {
 			if tt.change != nil {
 				tt.change(t, dir)
 			}
-			_, err := LibriSpeechReader.Open(dir, tt.opts)
+			_, err := Reader.Open(dir, tt.opts)
 			require.Error(t, err)
 			if tt.is != nil {
 				assert.ErrorIs(t, err, tt.is)

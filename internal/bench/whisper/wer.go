@@ -1,4 +1,4 @@
-package accuracy
+package whisper
 
 import (
 	"encoding/binary"
@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
@@ -41,7 +42,7 @@ func (r WERResult) Text() string {
 	return fmt.Sprintf("Word Error Rate: %s%%, accuracy=%s%%", py.Float(wer*100), py.Float((1-wer)*100))
 }
 
-// Value implements Score.
+// Value implements accuracy.Score.
 func (r WERResult) Value(m benchmarks.Metric) (float64, bool) {
 	return (1 - r.WER()) * 100, m == WordAccuracy
 }
@@ -138,7 +139,7 @@ var whisperDtypeSize = map[string]int{"int8": 1, "int16": 2, "int32": 8, "int64"
 //
 // # Errors
 //
-// Wraps [ErrLog] for a malformed log, a qsl_idx without a reference, data
+// Wraps [accuracy.ErrLog] for a malformed log, a qsl_idx without a reference, data
 // that is not whole values or an index outside the alphabet; an error for
 // references without a word.
 func WER(log io.Reader, refs []string, norm *EnglishNormalizer, dtype string) (WERResult, error) {
@@ -150,12 +151,12 @@ func WER(log io.Reader, refs []string, norm *EnglishNormalizer, dtype string) (W
 		return WERResult{}, fmt.Errorf("whisper: response dtype %q: want int8, int16, int32 or int64", dtype)
 	}
 	var r WERResult
-	err := ReadLog(log, func(e Entry) error {
+	err := accuracy.ReadLog(log, func(e accuracy.Entry) error {
 		if e.QSLIdx >= uint64(len(refs)) {
-			return fmt.Errorf("%w: qsl_idx %d: the manifest has %d utterances of at most 30 s", ErrLog, e.QSLIdx, len(refs))
+			return fmt.Errorf("%w: qsl_idx %d: the manifest has %d utterances of at most 30 s", accuracy.ErrLog, e.QSLIdx, len(refs))
 		}
 		if len(e.Data)%size != 0 {
-			return fmt.Errorf("%w: qsl_idx %d: %d bytes are not whole %d-byte %s values", ErrLog, e.QSLIdx, len(e.Data), size, dtype)
+			return fmt.Errorf("%w: qsl_idx %d: %d bytes are not whole %d-byte %s values", accuracy.ErrLog, e.QSLIdx, len(e.Data), size, dtype)
 		}
 		var text strings.Builder
 		for i := 0; i < len(e.Data); i += size {
@@ -169,7 +170,7 @@ func WER(log io.Reader, refs []string, norm *EnglishNormalizer, dtype string) (W
 				c = int64(binary.LittleEndian.Uint64(e.Data[i:]))
 			}
 			if c < 0 || c >= int64(len(WhisperLabels)) {
-				return fmt.Errorf("%w: qsl_idx %d: character index %d is outside the %d-character alphabet", ErrLog, e.QSLIdx, c, len(WhisperLabels))
+				return fmt.Errorf("%w: qsl_idx %d: character index %d is outside the %d-character alphabet", accuracy.ErrLog, e.QSLIdx, c, len(WhisperLabels))
 			}
 			text.WriteByte(WhisperLabels[c])
 		}

@@ -1,4 +1,4 @@
-package refdata
+package whisper
 
 import (
 	"bytes"
@@ -22,15 +22,15 @@ import (
 // here).
 func TestWhisperFixture(t *testing.T) {
 	t.Parallel()
-	td := filepath.Join("..", "accuracy", "testdata", "whisper")
-	sc := WhisperScorer
+	td := filepath.Join("testdata", "whisper")
+	sc := Scorer
 	in := accuracy.Inputs{Truth: filepath.Join(td, "manifest.json"), Vocab: filepath.Join(td, "english.json")}
 	log, err := os.ReadFile(filepath.Join(td, "mlperf_log_accuracy.json"))
 	require.NoError(t, err)
 	s, err := sc.Score(bytes.NewReader(log), in)
 	require.NoError(t, err)
 	assert.Equal(t, "Word Error Rate: 10.666666666666668%, accuracy=89.33333333333333%", s.Text())
-	v, ok := s.Value(accuracy.WordAccuracy)
+	v, ok := s.Value(WordAccuracy)
 	assert.True(t, ok)
 	assert.InDelta(t, 89.333333, v, 1e-6)
 

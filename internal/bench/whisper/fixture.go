@@ -1,4 +1,4 @@
-package refdata
+package whisper
 
 import (
 	"encoding/json"
@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/wav"
 )
 
@@ -29,7 +28,7 @@ type LibriSpeechUtterance struct {
 // of a 1 kHz tone (an FFT bin's centre at n_fft 400, so that a frame's
 // power spectrum does not depend on the tone's phase), the first at full
 // amplitude (the pilot), then one per character, character c of the
-// alphabet (accuracy.WhisperLabels) c+1 dB below the pilot, then silence.
+// alphabet (WhisperLabels) c+1 dB below the pilot, then silence.
 const (
 	whisperToneSegment = WhisperSampleRate / 10
 	whisperToneHz      = 1000
@@ -42,7 +41,7 @@ func WhisperToneAudio(text string) ([]int16, error) {
 	for seg := range len(text) + 1 {
 		amp := whisperPilot
 		if seg > 0 {
-			c := strings.IndexByte(accuracy.WhisperLabels, text[seg-1])
+			c := strings.IndexByte(WhisperLabels, text[seg-1])
 			if c < 0 {
 				return nil, fmt.Errorf("whisper fixture: %q is not in the alphabet", text[seg-1])
 			}

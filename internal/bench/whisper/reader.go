@@ -1,4 +1,4 @@
-package refdata
+package whisper
 
 import (
 	"encoding/binary"
@@ -22,7 +22,7 @@ import (
 // speed 1, a relative fname taken under the manifest's directory (the
 // reference's --dataset_dir). The samples are the utterances the
 // reference's Manifest keeps, which are the ones its accuracy_eval.py
-// scores ([accuracy.ReadWhisperUtterances]: none over 30 s, none whose
+// scores ([ReadWhisperUtterances]: none over 30 s, none whose
 // transcript is not a string), in manifest order.
 //
 // A sample is one tensor, by the data set's features option: the audio
@@ -108,7 +108,7 @@ func OpenLibriSpeech(path, features string) (dataset.Dataset, error) {
 		return nil, fmt.Errorf("data set %s: %w", path, err)
 	}
 	defer f.Close()
-	utts, err := accuracy.ReadWhisperUtterances(f)
+	utts, err := ReadWhisperUtterances(f)
 	if err != nil {
 		return nil, fmt.Errorf("data set %s: %w: %w", manifest, dataset.ErrCorrupt, err)
 	}
@@ -127,7 +127,7 @@ func OpenLibriSpeech(path, features string) (dataset.Dataset, error) {
 
 // openUtterance finds an utterance's WAV file under dir and reads its
 // header.
-func openUtterance(dir string, u accuracy.WhisperUtterance) (string, wav.Data, error) {
+func openUtterance(dir string, u WhisperUtterance) (string, wav.Data, error) {
 	if u.Audio == "" {
 		return "", wav.Data{}, fmt.Errorf("%w: no file of speed 1", dataset.ErrCorrupt)
 	}
@@ -234,22 +234,22 @@ func putFloat32s(dst []byte, v []float32) {
 	}
 }
 
-// LibriSpeechReader reads a LibriSpeech manifest (or the directory
+// Reader reads a LibriSpeech manifest (or the directory
 // holding dev-all-repack.json) with the features the options name.
-var LibriSpeechReader = dataset.Reader{
+var Reader = dataset.Reader{
 	Is:   func(p string, _ dataset.Options) bool { return IsLibriSpeech(p) },
 	Open: func(p string, o dataset.Options) (dataset.Dataset, error) { return OpenLibriSpeech(p, o.Features) },
 }
 
-// WhisperScorer is Whisper's: accuracy_eval.py's word error rate.
-var WhisperScorer = accuracy.Scorer{Name: "whisper", Script: "speech2text/accuracy_eval.py", Needs: []string{accuracy.NeedTruth, accuracy.NeedVocab},
+// Scorer is Whisper's: accuracy_eval.py's word error rate.
+var Scorer = accuracy.Scorer{Name: "whisper", Script: "speech2text/accuracy_eval.py", Needs: []string{accuracy.NeedTruth, accuracy.NeedVocab},
 	VocabIs: "openai-whisper's normalizers/english.json (its spelling table)", Score: scoreWER}
 
 func scoreWER(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
 	if in.Vocab == "" {
 		return nil, errors.New("whisper: no spelling table (--vocab): the normalizer reads openai-whisper's normalizers/english.json")
 	}
-	spellings, err := accuracy.ReadSpellings(in.Vocab)
+	spellings, err := ReadSpellings(in.Vocab)
 	if err != nil {
 		return nil, err
 	}
@@ -258,9 +258,9 @@ func scoreWER(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
 		return nil, err
 	}
 	defer f.Close()
-	refs, err := accuracy.ReadWhisperManifest(f)
+	refs, err := ReadWhisperManifest(f)
 	if err != nil {
 		return nil, fmt.Errorf("whisper manifest %s: %w", in.Truth, err)
 	}
-	return accuracy.WER(log, refs, accuracy.NewEnglishNormalizer(spellings), in.Dtype)
+	return WER(log, refs, NewEnglishNormalizer(spellings), in.Dtype)
 }
