@@ -8,6 +8,6 @@ verify-prepare: build ## compare `dataset prepare imagenet` with the ResNet-50 r
 
 .PHONY: bench-prepare
 bench-prepare: ## decode and preprocess one ImageNet-sized JPEG (BENCHMARKS.md, data set preparation)
-	$(GO) test ./internal/refdata -run '^$$' -bench 'BenchmarkPrepareImage' -benchtime 50x -count 3
+	$(GO) test ./internal/bench/resnet -run '^$$' -bench 'BenchmarkPrepareImage' -benchtime 50x -count 3
 
 BENCH_TARGETS += bench-prepare

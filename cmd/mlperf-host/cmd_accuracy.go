@@ -11,6 +11,7 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/bench"
+	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/punkt"
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
@@ -64,7 +65,7 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 	if in.Dtype != "" {
 		// accuracy-imagenet.py's --dtype names the class's type.
 		c.AccuracyOutput = "class-" + in.Dtype
-		if _, err := accuracy.ParseOutput(c.AccuracyOutput); err != nil {
+		if _, err := resnet.ParseOutput(c.AccuracyOutput); err != nil {
 			return exitcode.New(exitcode.Usage, fmt.Errorf("--dtype %q: want float32, int32 or int64", in.Dtype), "")
 		}
 	}
@@ -165,7 +166,7 @@ func (a *app) scoreWith(sc accuracy.Scorer, c *config.Config, log string, in acc
 
 // printAccuracy prints a result and returns AccuracyBelowTarget when it
 // fails.
-func (a *app) printAccuracy(target string, res accuracy.Result) error {
+func (a *app) printAccuracy(target string, res resnet.Result) error {
 	verdict := "PASS"
 	if !res.Pass {
 		verdict = "FAIL"

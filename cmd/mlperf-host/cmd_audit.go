@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
@@ -146,7 +147,7 @@ func copyLogged(l submission.Layout, t benchmarks.Test) (string, error) {
 // baselineAccuracy writes baseline_accuracy.txt and compliance_accuracy.txt
 // (the accuracy run's responses to the samples TEST01 logged, as
 // create_accuracy_baseline.sh selects them, and TEST01's own, scored).
-func baselineAccuracy(c *config.Config, l submission.Layout, compliance accuracy.Result) error {
+func baselineAccuracy(c *config.Config, l submission.Layout, compliance resnet.Result) error {
 	accDir := l.ComplianceAccuracyDir(benchmarks.TEST01)
 	want := map[uint64]bool{}
 	f, err := os.Open(filepath.Join(accDir, submission.AccuracyFile))
@@ -203,9 +204,9 @@ func test01DType(c *config.Config) submission.DType {
 		return submission.Byte
 	}
 	switch runner.AccuracyOutput(c) {
-	case accuracy.ClassInt32:
+	case resnet.ClassInt32:
 		return submission.Int32
-	case accuracy.ClassInt64:
+	case resnet.ClassInt64:
 		return submission.Int64
 	}
 	return submission.Float32

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
-	"github.com/mlperf-host/mlperf-host/internal/refdata"
 )
 
 // datasetPrepare writes a benchmark's data set in its reference
@@ -29,7 +29,7 @@ func (a *app) datasetPrepare(ctx context.Context, args []string) error {
 	if *layout != "NCHW" && *layout != "NHWC" {
 		return exitcode.New(exitcode.Usage, fmt.Errorf("dataset prepare: --layout %q: want NCHW or NHWC", *layout), "")
 	}
-	n, err := refdata.PrepareImageNet(ctx, pos[1], pos[2], refdata.PrepareOptions{
+	n, err := resnet.PrepareImageNet(ctx, pos[1], pos[2], resnet.PrepareOptions{
 		LabelMap: *labelMap, NHWC: *layout == "NHWC", Count: *count})
 	if err != nil {
 		return exitcode.New(exitcode.Dataset, fmt.Errorf("dataset prepare imagenet: %w", err), "")

@@ -12,12 +12,12 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/bert"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
 	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
+	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
 	"github.com/mlperf-host/mlperf-host/internal/bench/whisper"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/hftokenizer"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
-	"github.com/mlperf-host/mlperf-host/internal/refdata"
 )
 
 // benchConf makes the performance runs of TestBenchmarksEndToEnd short:
@@ -56,7 +56,7 @@ func benchFixtures() []benchFixture {
 		// prints this line on the run's log (docs/benchmarks.md).
 		{name: "resnet", args: []string{"--benchmark", "resnet"}, model: "resnet50-signature.onnx",
 			write: func(t *testing.T, dir string) {
-				require.NoError(t, refdata.WriteImageNet(dir, []int{0, 1, 2, 3, 4, 5, 6, 7}, []int{0, 1, 2, 3, 4, 5, 6, 8}))
+				require.NoError(t, resnet.WriteImageNet(dir, []int{0, 1, 2, 3, 4, 5, 6, 7}, []int{0, 1, 2, 3, 4, 5, 6, 8}))
 			},
 			scenarios: []string{"SingleStream", "MultiStream", "Offline"},
 			line:      "accuracy=87.500%, good=7, total=8", code: exitcode.OK},

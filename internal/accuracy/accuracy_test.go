@@ -12,8 +12,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -74,74 +72,6 @@ func TestReadLogErrors(t *testing.T) {
 		})
 	}
 	require.NoError(t, ReadLog(strings.NewReader("[]\n"), func(Entry) error { return nil }))
-}
-
-func logOf(t *testing.T, entries []Entry) *bytes.Reader {
-	t.Helper()
-	var b bytes.Buffer
-	require.NoError(t, WriteLog(&b, entries))
-	return bytes.NewReader(b.Bytes())
-}
-
-func TestTop1(t *testing.T) {
-	t.Parallel()
-	labels := []int{0, 1, 2, 3}
-	q := benchmarks.Quality{Metric: benchmarks.Top1, Reference: 80, Fraction: 0.9} // target 72%
-	tests := []struct {
-		name    string
-		out     Output
-		entries []Entry
-		want    Result
-		err     string
-	}{
-		{name: "logits all right", out: LogitsFloat32, entries: []Entry{
-			{0, 0, f32(9, 1, 1), 0}, {1, 1, f32(1, 9, 1), 0}, {2, 2, f32(1, 1, 9), 0}, {3, 3, f32(0, 0, 0, 1), 0},
-		}, want: Result{Good: 4, Total: 4, Accuracy: 100, Target: 72, Pass: true, DatasetSize: 4, Complete: true}},
-		{name: "class float 3 of 4", out: ClassFloat32, entries: []Entry{
-			{0, 0, f32(0), 0}, {1, 1, f32(1), 0}, {2, 2, f32(2), 0}, {3, 3, f32(0), 0},
-		}, want: Result{Good: 3, Total: 4, Accuracy: 75, Target: 72, Pass: true, DatasetSize: 4, Complete: true}},
-		// A duplicate is not scored twice, and a missing sample fails the run.
-		{name: "duplicates and missing", out: ClassInt64, entries: []Entry{
-			{0, 0, []byte{0, 0, 0, 0, 0, 0, 0, 0}, 0}, {1, 0, []byte{5, 0, 0, 0, 0, 0, 0, 0}, 0},
-		}, want: Result{Good: 1, Total: 1, Duplicates: 1, Accuracy: 100, Target: 72, DatasetSize: 4}},
-		{name: "below target", out: ClassInt32, entries: []Entry{
-			{0, 0, []byte{0, 0, 0, 0}, 0}, {1, 1, []byte{0, 0, 0, 0}, 0}, {2, 2, []byte{0, 0, 0, 0}, 0}, {3, 3, []byte{3, 0, 0, 0}, 0},
-		}, want: Result{Good: 2, Total: 4, Accuracy: 50, Target: 72, DatasetSize: 4, Complete: true}},
-		{name: "index without label", out: ClassInt32, entries: []Entry{{0, 4, []byte{0, 0, 0, 0}, 0}}, err: "qsl_idx 4 has no label"},
-		{name: "short response", out: ClassInt64, entries: []Entry{{0, 1, []byte{0}, 0}}, err: "want an int64"},
-		{name: "NaN class", out: ClassFloat32, entries: []Entry{{0, 1, f32(float32(math.NaN())), 0}}, err: "not a class index"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			res, err := Top1(logOf(t, tt.entries), labels, tt.out, q)
-			if tt.err != "" {
-				require.ErrorIs(t, err, ErrLog)
-				assert.Contains(t, err.Error(), tt.err)
-				return
-			}
-			require.NoError(t, err)
-			assert.InDelta(t, tt.want.Target, res.Target, 1e-9)
-			res.Target = tt.want.Target
-			assert.Equal(t, tt.want, res)
-		})
-	}
-	_, err := Top1(logOf(t, nil), labels, ClassInt32, benchmarks.Quality{Metric: benchmarks.MAP})
-	require.ErrorContains(t, err, "cannot check a mAP")
-}
-
-func TestResultText(t *testing.T) {
-	t.Parallel()
-	assert.Equal(t, "accuracy=88.700%, good=887, total=1000", Result{Good: 887, Total: 1000, Accuracy: 88.7}.Text())
-}
-
-func TestParseOutput(t *testing.T) {
-	t.Parallel()
-	o, err := ParseOutput("logits-float32")
-	require.NoError(t, err)
-	assert.Equal(t, LogitsFloat32, o)
-	_, err = ParseOutput("argmax")
-	require.ErrorContains(t, err, "want one of class-float32")
 }
 
 func FuzzReadLog(f *testing.F) {

@@ -1,18 +1,13 @@
-// Package accuracy reads MLPerf accuracy logs (mlperf_log_accuracy.json)
-// and scores them as the official accuracy scripts of mlcommons/inference
-// do, each scorer printing its script's result line (the accuracy.txt
-// line the submission checker reads), one file per metric: top-1
-// (accuracy-imagenet.py), COCO mAP (accuracy-openimages.py), SQuAD exact
-// match and F1 with BERT's tokenizer (accuracy-squad.py), KiTS19 mean
-// DICE (accuracy_kits.py), ROC AUC (accuracy-dlrm.py), ROUGE (the LLM
-// evaluation scripts, with ROUGE-Lsum over sentences split by NLTK's
-// Punkt algorithm) and the word error rate after
-// openai-whisper's English normalizer (accuracy_eval.py). [Scorers] lists
-// them; tools/accuracyref/verify.sh runs the official scripts against
-// them.
+// Package accuracy reads and writes MLPerf accuracy logs
+// (mlperf_log_accuracy.json, [ReadLog], [WriteLog]) and says what a
+// benchmark's scorer is ([Scorer]: the official script it stands for,
+// the inputs it needs besides the log, [Inputs], and the [Score] it
+// finds: the result line the script prints, which accuracy.txt holds and
+// the submission checker reads, and the values the quality targets
+// check). The scorers themselves are the benchmarks' packages'
+// (internal/bench/...); the registry (internal/bench) finds them.
 //
-// Package accuracy imports only the standard library, golang.org/x/text,
-// benchmarks and the shared parts (internal/benchlib: ROUGE, Punkt, COCO
-// evaluation, the LLM tokenizer's decoder); it must never import host,
-// loadgen, sdk, plugins or cmd.
+// Package accuracy imports only the standard library and package
+// benchmarks (the metrics); it must never import a benchmark's package,
+// the registry, host, loadgen, sdk, plugins or cmd.
 package accuracy

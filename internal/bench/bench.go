@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
 
@@ -47,8 +48,8 @@ func Open(path string, o dataset.Options) (dataset.Dataset, error) {
 
 // Top1Scorer is the name of the top-1 scorer (`accuracy --scorer
 // imagenet`), which the rows without a Scorer are scored with: the
-// runner's, against the data set's labels.
-const Top1Scorer = "imagenet"
+// runner's, against the data set's labels (resnet.Top1).
+const Top1Scorer = resnet.ScorerName
 
 // ErrNoScorer is wrapped by LookupScorer's errors.
 var ErrNoScorer = errors.New("no scorer")

@@ -11,17 +11,17 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/bert"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
 	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
+	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
 	"github.com/mlperf-host/mlperf-host/internal/bench/whisper"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
-	"github.com/mlperf-host/mlperf-host/internal/refdata"
 )
 
 func TestOpenFallsBackToDataset(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	require.NoError(t, refdata.WriteImageNet(dir, []int{1, 2}, []int{1, 5}))
+	require.NoError(t, resnet.WriteImageNet(dir, []int{1, 2}, []int{1, 5}))
 	d, err := Open(dir, dataset.Options{})
 	require.NoError(t, err)
 	defer d.Close()

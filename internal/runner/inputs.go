@@ -6,8 +6,8 @@ import (
 	"os"
 
 	"github.com/mlperf-host/mlperf-host/host"
-	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/bench"
+	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/bridge"
 	"github.com/mlperf-host/mlperf-host/internal/config"
@@ -84,35 +84,35 @@ func Model(c *config.Config) (path string, bytes []byte, err error) {
 // AccuracyOutput returns how the benchmark's responses encode the class:
 // the accuracy_output key, else a float32 class index, as MLPerf's
 // ResNet-50 reference writes it and the bundled demo model answers.
-func AccuracyOutput(c *config.Config) accuracy.Output {
+func AccuracyOutput(c *config.Config) resnet.Output {
 	if c.AccuracyOutput != "" {
-		return accuracy.Output(c.AccuracyOutput)
+		return resnet.Output(c.AccuracyOutput)
 	}
-	return accuracy.ClassFloat32
+	return resnet.ClassFloat32
 }
 
 // ScoreAccuracy scores an accuracy log with the configured data set's
 // labels against the benchmark's quality target.
-func ScoreAccuracy(c *config.Config, log string) (accuracy.Result, error) {
+func ScoreAccuracy(c *config.Config, log string) (resnet.Result, error) {
 	d, err := OpenDataset(c)
 	if err != nil {
-		return accuracy.Result{}, err
+		return resnet.Result{}, err
 	}
 	defer d.Close()
 	labels := d.Labels()
 	if labels == nil {
-		return accuracy.Result{}, exitcode.New(exitcode.Dataset,
+		return resnet.Result{}, exitcode.New(exitcode.Dataset,
 			fmt.Errorf("data set %s has no labels", d.Name()), "pass --label-map FILE (val_map.txt: one \"NAME LABEL\" per sample)")
 	}
 	f, err := os.Open(log)
 	if err != nil {
-		return accuracy.Result{}, exitcode.New(exitcode.Dataset, fmt.Errorf("accuracy log: %w", err),
+		return resnet.Result{}, exitcode.New(exitcode.Dataset, fmt.Errorf("accuracy log: %w", err),
 			"run with --mode accuracy first, or pass the log's path")
 	}
 	defer f.Close()
-	res, err := accuracy.Top1(f, labels, AccuracyOutput(c), c.Benchmark.Quality)
+	res, err := resnet.Top1(f, labels, AccuracyOutput(c), c.Benchmark.Quality)
 	if err != nil {
-		return accuracy.Result{}, fmt.Errorf("accuracy log %s: %w", log, err)
+		return resnet.Result{}, fmt.Errorf("accuracy log %s: %w", log, err)
 	}
 	return res, nil
 }

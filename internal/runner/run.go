@@ -11,6 +11,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/host"
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/bench"
+	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/bridge"
 	"github.com/mlperf-host/mlperf-host/internal/config"
@@ -59,7 +60,7 @@ type Outcome struct {
 	CloseErr error
 	// Accuracy is the score of an accuracy run (AccuracyOnly or
 	// SubmissionRun) of a top-1 benchmark; nil otherwise.
-	Accuracy *accuracy.Result
+	Accuracy *resnet.Result
 	// Score is the score of an accuracy run of a benchmark with another
 	// scorer, ScorePass whether it meets every quality target of the
 	// scenario that the scorer measures (ScoreFailed the ones it misses);

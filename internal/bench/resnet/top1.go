@@ -1,4 +1,4 @@
-package accuracy
+package resnet
 
 import (
 	"encoding/binary"
@@ -7,8 +7,14 @@ import (
 	"math"
 	"strings"
 
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
+
+// ScorerName is the top-1 scorer's name (`accuracy --scorer imagenet`):
+// accuracy-imagenet.py's, which the runner scores resnet50 and the demo
+// with, against the data set's labels.
+const ScorerName = "imagenet"
 
 // Output is how a classification response encodes its prediction.
 type Output string
@@ -110,7 +116,7 @@ func (r Result) Text() string {
 //
 // # Errors
 //
-// Wraps [ErrLog] for a malformed log, a qsl_idx without a label, or a
+// Wraps [accuracy.ErrLog] for a malformed log, a qsl_idx without a label, or a
 // response that does not decode as out.
 func Top1(r io.Reader, labels []int, out Output, quality benchmarks.Quality) (Result, error) {
 	if quality.Metric != benchmarks.Top1 {
@@ -118,9 +124,9 @@ func Top1(r io.Reader, labels []int, out Output, quality benchmarks.Quality) (Re
 	}
 	seen := make([]bool, len(labels))
 	res := Result{Target: quality.Target(), DatasetSize: len(labels)}
-	err := ReadLog(r, func(e Entry) error {
+	err := accuracy.ReadLog(r, func(e accuracy.Entry) error {
 		if e.QSLIdx >= uint64(len(labels)) {
-			return fmt.Errorf("%w: qsl_idx %d has no label (the data set has %d)", ErrLog, e.QSLIdx, len(labels))
+			return fmt.Errorf("%w: qsl_idx %d has no label (the data set has %d)", accuracy.ErrLog, e.QSLIdx, len(labels))
 		}
 		if seen[e.QSLIdx] {
 			res.Duplicates++
@@ -129,7 +135,7 @@ func Top1(r io.Reader, labels []int, out Output, quality benchmarks.Quality) (Re
 		seen[e.QSLIdx] = true
 		p, err := out.Predict(e.Data)
 		if err != nil {
-			return fmt.Errorf("%w: qsl_idx %d: response as %s: %w", ErrLog, e.QSLIdx, out, err)
+			return fmt.Errorf("%w: qsl_idx %d: response as %s: %w", accuracy.ErrLog, e.QSLIdx, out, err)
 		}
 		res.Total++
 		if p == labels[e.QSLIdx] {
