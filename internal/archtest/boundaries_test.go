@@ -27,6 +27,11 @@ type rule struct {
 	// thirdParty lists module prefixes allowed among all (transitive) deps;
 	// nil means any, empty means standard library only.
 	thirdParty []string
+	// rooms applies the rule to each package below prefix on its own (a
+	// benchmark's package): its own subtree is allowed, its siblings and
+	// the package at prefix are not. exact applies it to the package at
+	// prefix alone.
+	rooms, exact bool
 }
 
 // sdkDeps are the third-party modules the SDK links (go-plugin, gRPC,
@@ -76,7 +81,24 @@ var rules = []rule{
 	// Punkt's parameters, never a room.
 	{name: "the shared parts import only each other", prefix: "internal/benchlib", ours: []string{},
 		thirdParty: []string{"github.com/neurosnap/sentences/data"}},
+	// A benchmark is one package under internal/bench (docs/benchmarks.md,
+	// "Adding a benchmark"): its readers, response, scorer and fixtures,
+	// over the shared parts; the registry at internal/bench imports them.
+	{name: "a benchmark's package imports only the shared parts, no other benchmark's", prefix: "internal/bench", rooms: true,
+		ours: benchShared, thirdParty: benchThirdParty},
+	{name: "the benchmarks' registry imports only their packages and what they share", prefix: "internal/bench", exact: true,
+		ours: benchShared, thirdParty: benchThirdParty},
+	// accuracytest, the scorers' test kit, links testify.
+	{name: "accuracy imports only benchmarks", prefix: "internal/accuracy", ours: []string{"internal/benchmarks"}, thirdParty: testKit},
 }
+
+// benchShared are what the benchmarks' packages share: the data set and
+// accuracy log contracts, the rounds' rules and the shared parts.
+var benchShared = []string{"internal/dataset", "internal/accuracy", "internal/benchmarks", "internal/benchlib"}
+
+// benchThirdParty are the modules the shared parts and BERT's tokenizer
+// link.
+var benchThirdParty = []string{"golang.org/x/text", "github.com/neurosnap/sentences/data"}
 
 type pkg struct {
 	ImportPath   string
@@ -112,10 +134,28 @@ func listPackages(t *testing.T, env ...string) []pkg {
 	return pkgs
 }
 
-// allowsOurs reports whether the rule's packages may import dep, one of
-// ours (relative to the module): their own subtree and the rule's list.
-func (r rule) allowsOurs(dep string) bool {
-	return under(dep, r.prefix) || slices.ContainsFunc(r.ours, func(o string) bool { return under(dep, o) })
+// applies reports whether the rule governs package rel (relative to the
+// module).
+func (r rule) applies(rel string) bool {
+	switch {
+	case r.exact:
+		return rel == r.prefix
+	case r.rooms:
+		return under(rel, r.prefix) && rel != r.prefix
+	}
+	return under(rel, r.prefix)
+}
+
+// allowsOurs reports whether package rel of the rule may import dep, one
+// of ours (relative to the module): its own subtree (for rooms, the
+// room's) and the rule's list.
+func (r rule) allowsOurs(rel, dep string) bool {
+	own := r.prefix
+	if r.rooms {
+		room, _, _ := strings.Cut(strings.TrimPrefix(rel, r.prefix+"/"), "/")
+		own = r.prefix + "/" + room
+	}
+	return under(dep, own) || slices.ContainsFunc(r.ours, func(o string) bool { return under(dep, o) })
 }
 
 // under reports whether rel is prefix or a package below it.
@@ -136,7 +176,7 @@ func TestBoundaries(t *testing.T) {
 			t.Parallel()
 			for _, p := range pkgs {
 				rel, ok := strings.CutPrefix(p.ImportPath, module+"/")
-				if !ok || !under(rel, r.prefix) {
+				if !ok || !r.applies(rel) {
 					continue
 				}
 				for _, imp := range p.Imports {
@@ -144,7 +184,7 @@ func TestBoundaries(t *testing.T) {
 					if !ours {
 						continue
 					}
-					if !r.allowsOurs(dep) {
+					if !r.allowsOurs(rel, dep) {
 						t.Errorf("%s imports %s: %s", rel, dep, r.name)
 					}
 				}

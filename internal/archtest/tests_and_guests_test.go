@@ -44,12 +44,12 @@ func TestTestImports(t *testing.T) {
 			t.Parallel()
 			for _, p := range pkgs {
 				rel, ok := strings.CutPrefix(p.ImportPath, module+"/")
-				if !ok || !under(rel, r.prefix) {
+				if !ok || !r.applies(rel) {
 					continue
 				}
 				for _, imp := range slices.Concat(p.TestImports, p.XTestImports) {
 					if dep, ours := strings.CutPrefix(imp, module+"/"); ours {
-						if !r.allowsOurs(dep) && !testException(rel, dep) {
+						if !r.allowsOurs(rel, dep) && !testException(rel, dep) {
 							t.Errorf("%s's tests import %s: %s", rel, dep, r.name)
 						}
 						continue
