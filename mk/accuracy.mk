@@ -1,4 +1,4 @@
-# The accuracy scorers (internal/accuracy) against the official MLPerf
+# The accuracy scorers (internal/bench/*) against the official MLPerf
 # scripts, outside `make test`: INFERENCE_REPO is a clone or bare mirror of
 # mlcommons/inference. See tools/accuracyref/verify.sh.
 INFERENCE_REPO ?=
@@ -8,7 +8,7 @@ INFERENCE_REPO ?=
 verify-accuracy: build ## run the official accuracy scripts and our scorers on the same logs (INFERENCE_REPO=DIR)
 	INFERENCE_REPO=$(INFERENCE_REPO) MLPERF_HOST=$(MLPERF_HOST) tools/accuracyref/verify.sh
 
-accuracy-fixtures: ## rewrite internal/accuracy/testdata from tools/accuracyref/make_fixtures.py (INFERENCE_REPO=checkout), llm_fixture.py and punkt_check.py
+accuracy-fixtures: ## rewrite the benchmarks' fixtures (internal/bench/*/testdata) from tools/accuracyref/make_fixtures.py (INFERENCE_REPO=checkout), llm_fixture.py and punkt_check.py
 	INFERENCE_REPO=$(INFERENCE_REPO) /usr/bin/python3 tools/accuracyref/make_fixtures.py
 	/usr/bin/python3 tools/accuracyref/llm_fixture.py internal/bench/llm/testdata/rougelsum 12 14
 	/usr/bin/python3 tools/accuracyref/punkt_check.py "$$($(GO) list -m -f '{{.Dir}}' github.com/neurosnap/sentences)/data/english.json" \

@@ -5,6 +5,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/bert"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
 	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
+	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
 	"github.com/mlperf-host/mlperf-host/internal/bench/whisper"
@@ -18,8 +19,8 @@ type Row struct {
 	// Benchmark.Name) the row serves: every accuracy level and category
 	// of the benchmark ("bert" serves bert-99 and bert-99.9).
 	Names []string
-	// Room is the benchmark's package under internal/bench.
-	Room string
+	// Package is the benchmark's package under internal/bench.
+	Package string
 	// Readers open its data set in the reference forms, tried by [Open]
 	// in table order (a reader marked Last after the others); none where
 	// package dataset's forms are the reference's (ImageNet's .npy
@@ -29,28 +30,31 @@ type Row struct {
 	// for a classifier, which the runner scores top-1 against the data
 	// set's labels.
 	Scorer *accuracy.Scorer
+	// Response is what a response holds, as the official script reads
+	// it: the first words of the section's **Response**.
+	Response string
 	// Doc is the heading of its section of docs/benchmarks.md.
 	Doc string
 }
 
-// table is the registry: a benchmark is its room, its row here and its
+// table is the registry: a benchmark is its package, its row here and its
 // section of docs/benchmarks.md. `accuracy --scorer` lists the scorers in
 // table order.
 var table = []Row{
-	{Names: []string{"resnet50"}, Room: "resnet", Doc: "resnet (resnet50) and the fashion-mnist demo"},
-	{Names: []string{benchmarks.DemoName}, Room: "resnet", Doc: "resnet (resnet50) and the fashion-mnist demo"},
-	{Names: []string{"retinanet"}, Room: "retinanet", Doc: "retinanet",
+	{Names: []string{"resnet50"}, Package: "resnet", Response: resnet.Response, Doc: "resnet (resnet50) and the fashion-mnist demo"},
+	{Names: []string{benchmarks.DemoName}, Package: "resnet", Response: resnet.Response, Doc: "resnet (resnet50) and the fashion-mnist demo"},
+	{Names: []string{"retinanet"}, Package: "retinanet", Response: retinanet.Response, Doc: "retinanet",
 		Readers: []dataset.Reader{retinanet.Reader}, Scorer: &retinanet.Scorer},
-	{Names: []string{"3d-unet"}, Room: "unet3d", Doc: "3d-unet-99",
+	{Names: []string{"3d-unet"}, Package: "unet3d", Response: unet3d.Response, Doc: "3d-unet-99",
 		Readers: []dataset.Reader{unet3d.Reader}, Scorer: &unet3d.Scorer},
-	{Names: []string{"dlrm-v2"}, Room: "dlrmv2", Doc: "dlrm-v2-99",
+	{Names: []string{"dlrm-v2"}, Package: "dlrmv2", Response: dlrmv2.Response, Doc: "dlrm-v2-99",
 		Readers: []dataset.Reader{dlrmv2.Reader}, Scorer: &dlrmv2.Scorer},
-	{Names: []string{"bert"}, Room: "bert", Doc: "bert-99",
+	{Names: []string{"bert"}, Package: "bert", Response: bert.Response, Doc: "bert-99",
 		Readers: []dataset.Reader{bert.Reader}, Scorer: &bert.Scorer},
-	{Names: []string{"llama2-70b"}, Room: "llm", Doc: "llama2-70b, llama3.1-8b",
+	{Names: []string{"llama2-70b"}, Package: "llm", Response: llm.Response, Doc: "llama2-70b, llama3.1-8b",
 		Readers: []dataset.Reader{llm.Reader}, Scorer: &llm.ROUGEScorer},
-	{Names: []string{"llama3_1-8b", "llama3_1-8b-edge"}, Room: "llm", Doc: "llama2-70b, llama3.1-8b",
+	{Names: []string{"llama3_1-8b", "llama3_1-8b-edge"}, Package: "llm", Response: llm.Response, Doc: "llama2-70b, llama3.1-8b",
 		Readers: []dataset.Reader{llm.Reader}, Scorer: &llm.CNNDMScorer},
-	{Names: []string{"whisper"}, Room: "whisper", Doc: "whisper",
+	{Names: []string{"whisper"}, Package: "whisper", Response: whisper.Response, Doc: "whisper",
 		Readers: []dataset.Reader{whisper.Reader}, Scorer: &whisper.Scorer},
 }

@@ -15,14 +15,15 @@ type Reader struct {
 	Last bool
 }
 
-// Former is implemented by the data sets in a benchmark's reference form:
-// Form says, for `dataset info`, which form the data set is in.
+// Former is implemented by the data sets that say, for `dataset info`,
+// which form they are in (a benchmark's reference form, or how the
+// stacked form was read).
 type Former interface {
 	Form() string
 }
 
-// Form describes the form a data set is in, for `dataset info`; "" for
-// the forms of this package.
+// Form describes the form a data set is in, for `dataset info`; "" when
+// it does not say.
 func Form(d Dataset) string {
 	if f, ok := d.(Former); ok {
 		return f.Form()

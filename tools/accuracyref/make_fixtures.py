@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the accuracy scorers' fixtures under internal/accuracy/testdata/.
+"""Writes the accuracy scorers' fixtures under internal/bench/PACKAGE/testdata/.
 
 Deterministic (fixed seeds); run from the repository root with Debian's
 python3 (numpy). The expected numbers in the Go tests are what the official
@@ -11,8 +11,7 @@ import struct
 
 import numpy as np
 
-OUT = os.path.join("internal", "accuracy", "testdata")
-# BENCH/ROOM/testdata holds the fixtures of a benchmark's package.
+# BENCH/PACKAGE/testdata holds the fixtures of a benchmark's package.
 BENCH = os.path.join("internal", "bench")
 
 

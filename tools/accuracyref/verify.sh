@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the official MLPerf accuracy scripts and `mlperf-host accuracy` on
 # the same logs (the demo's accuracy run, the fixtures under
-# internal/accuracy/testdata and the benchmarks' end-to-end runs) and
+# internal/bench/*/testdata and the benchmarks' end-to-end runs) and
 # fails unless every pair prints the same result line. Outside `make test`: it needs a clone of mlcommons/inference
 # (INFERENCE_REPO: a checkout or a bare mirror) and Debian's python3 with
 # numpy, sklearn, nibabel and pandas, which it installs when run as root.
@@ -29,8 +29,7 @@ else
 fi
 echo "official scripts: mlcommons/inference $(git -C "$REPO" rev-parse --short HEAD)"
 
-T=$ROOT/internal/accuracy/testdata
-# B/ROOM/testdata holds the fixtures of a benchmark's package.
+# B/PACKAGE/testdata holds the fixtures of a benchmark's package.
 B=$ROOT/internal/bench
 fail=0
 # same NAME OFFICIAL_PATTERN OURS -- OFFICIAL...: compares the last line of

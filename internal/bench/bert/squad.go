@@ -15,6 +15,10 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
+// Response is what a response holds, as the official script reads it
+// (docs/benchmarks.md says it at length).
+const Response = "the feature's start and end logits, [seq][2] float32 (start, end interleaved), seq ≤ 384"
+
 // The reference's feature parameters (accuracy-squad.py, create_squad_data.py)
 // and post-processing ones (write_predictions' n_best_size, max_answer_length).
 const (

@@ -15,6 +15,10 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
+// Response is what a response holds, as the official script reads it
+// (docs/benchmarks.md says it at length).
+const Response = "per pair, the click probability and the label as two float32"
+
 // AUCResult is the score of a DLRM accuracy log, as accuracy-dlrm.py
 // computes it.
 type AUCResult struct {

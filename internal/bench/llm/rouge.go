@@ -16,6 +16,10 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
+// Response is what a response holds, as the official script reads it
+// (docs/benchmarks.md says it at length).
+const Response = "the generated token ids, int32 as the onnx plugin writes them"
+
 // Metrics of the LLM benchmarks' quality targets.
 const (
 	ROUGE1          benchmarks.Metric = "ROUGE1"

@@ -11,6 +11,10 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
+// Response is what a response holds, as the official script reads it
+// (docs/benchmarks.md says it at length).
+const Response = "the predicted class as one float32 (4 bytes), the class index of val_map.txt (0–999)"
+
 // ScorerName is the top-1 scorer's name (`accuracy --scorer imagenet`):
 // accuracy-imagenet.py's, which the runner scores resnet50 and the demo
 // with, against the data set's labels.

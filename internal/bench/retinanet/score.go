@@ -13,6 +13,10 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
+// Response is what a response holds, as the official script reads it
+// (docs/benchmarks.md says it at length).
+const Response = "detections as rows of seven float32, [image_idx, ymin, xmin, ymax, xmax, score, label], the box in [0, 1] of the image's height and width"
+
 // MAPResult is the score of a RetinaNet (OpenImages) accuracy log, as
 // accuracy-openimages.py computes it.
 type MAPResult struct {

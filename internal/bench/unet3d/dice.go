@@ -14,6 +14,10 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
+// Response is what a response holds, as the official script reads it
+// (docs/benchmarks.md says it at length).
+const Response = "the predicted segmentation, one value per voxel of the case's shape in C order, class 0 (background), 1 (kidney) or 2 (tumor), uint8 by default"
+
 // DiceResult is the score of a 3D-UNet (KiTS19) accuracy log, as
 // accuracy_kits.py computes it: per case the DICE of kidney (class 1) and
 // tumor (class 2), their mean the case's composite, each averaged over

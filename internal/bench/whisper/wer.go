@@ -13,6 +13,10 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
+// Response is what a response holds, as the official script reads it
+// (docs/benchmarks.md says it at length).
+const Response = "the transcript as character indices into the script's 42-label alphabet"
+
 // WordAccuracy is the Whisper benchmark's quality metric: 100 minus the
 // word error rate in percent (the submission checker's "ACCURACY").
 const WordAccuracy benchmarks.Metric = "ACCURACY"
