@@ -120,6 +120,10 @@ func (n stripNormalizer) normalize(s string) string {
 	return s
 }
 
+type nfcNormalizer struct{}
+
+func (nfcNormalizer) normalize(s string) string { return nfc(s) }
+
 type byteLevelNormalizer struct{}
 
 func (byteLevelNormalizer) normalize(s string) string { return byteLevelString(s) }
@@ -191,8 +195,10 @@ func parseNormalizer(field string, raw json.RawMessage) (normalizer, error) {
 			return nil, err
 		}
 		return stripNormalizer{v.Left, v.Right}, nil
+	case "NFC":
+		return nfcNormalizer{}, nil
 	case "ByteLevel":
 		return byteLevelNormalizer{}, nil
 	}
-	return nil, fieldErrf(field+".type", "normalizer %q is not supported (Prepend, Replace, Strip, ByteLevel, Sequence are)", typ)
+	return nil, fieldErrf(field+".type", "normalizer %q is not supported (NFC, Prepend, Replace, Strip, ByteLevel, Sequence are)", typ)
 }
