@@ -29,7 +29,7 @@ func (av *addedVocab) build(n normalizer) error {
 		}
 		pat := tok.Content
 		if n != nil {
-			pat = n.normalize(pat)
+			pat, _ = n.normalize(pat)
 			if pat != tok.Content {
 				av.normalizedForm[tok.ID] = pat
 			}

@@ -151,15 +151,7 @@ type replaceDecoder struct {
 func (d *replaceDecoder) decodeChain(toks []string) []string {
 	out := make([]string, len(toks))
 	for i, tok := range toks {
-		if d.pattern.re == nil {
-			if d.pattern.literal == "" {
-				out[i] = tok
-			} else {
-				out[i] = strings.ReplaceAll(tok, d.pattern.literal, d.content)
-			}
-			continue
-		}
-		out[i] = replaceAll(&d.pattern, tok, d.content)
+		out[i], _ = replaceAll(&d.pattern, tok, d.content)
 	}
 	return out
 }

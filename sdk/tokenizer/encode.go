@@ -23,7 +23,9 @@ func (t *Tokenizer) encode(dst []int32, text string, s encodeSettings) []int32 {
 			continue
 		}
 		if t.normalizer != nil {
-			p.text = t.normalizer.normalize(p.text)
+			var kept bool
+			p.text, kept = t.normalizer.normalize(p.text)
+			p.atStart = p.atStart && kept
 		}
 		if p.text == "" {
 			continue

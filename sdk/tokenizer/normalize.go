@@ -7,9 +7,11 @@ import (
 	"unicode"
 )
 
-// normalizer rewrites a piece of text before pre-tokenization.
+// normalizer rewrites a piece of text before pre-tokenization. kept
+// reports whether the result still starts where s did (nothing removed
+// from its start), which Metaspace's prepend_scheme "first" reads.
 type normalizer interface {
-	normalize(s string) string
+	normalize(s string) (out string, kept bool)
 }
 
 // patternJSON is a Split or Replace pattern: {"String": s} or {"Regex": re}.
@@ -60,20 +62,23 @@ func (p *textPattern) matches(s string, stack *[]thread, fn func(start, end int)
 
 type normalizerSeq []normalizer
 
-func (n normalizerSeq) normalize(s string) string {
+func (n normalizerSeq) normalize(s string) (string, bool) {
+	kept := true
 	for _, x := range n {
-		s = x.normalize(s)
+		var k bool
+		s, k = x.normalize(s)
+		kept = kept && k
 	}
-	return s
+	return s, kept
 }
 
 type prependNormalizer struct{ prepend string }
 
-func (n prependNormalizer) normalize(s string) string {
+func (n prependNormalizer) normalize(s string) (string, bool) {
 	if s == "" {
-		return s
+		return s, true
 	}
-	return n.prepend + s
+	return n.prepend + s, true
 }
 
 type replaceNormalizer struct {
@@ -81,52 +86,54 @@ type replaceNormalizer struct {
 	content string
 }
 
-func (n *replaceNormalizer) normalize(s string) string {
-	if n.pattern.re == nil {
-		if n.pattern.literal == "" {
-			return s
-		}
-		return strings.ReplaceAll(s, n.pattern.literal, n.content)
-	}
-	return replaceAll(&n.pattern, s, n.content)
+func (n *replaceNormalizer) normalize(s string) (string, bool) {
+	out, atStart := replaceAll(&n.pattern, s, n.content)
+	return out, !atStart || n.content != ""
 }
 
-// replaceAll replaces each match of p in s with content.
-func replaceAll(p *textPattern, s, content string) string {
+// replaceAll replaces each match of p in s with content; atStart reports
+// a non-empty match at the start of s.
+func replaceAll(p *textPattern, s, content string) (out string, atStart bool) {
 	var b strings.Builder
 	prev := 0
 	var stack []thread
 	p.matches(s, &stack, func(start, end int) {
+		if start == 0 && end > 0 {
+			atStart = true
+		}
 		b.WriteString(s[prev:start])
 		b.WriteString(content)
 		prev = end
 	})
 	if prev == 0 && b.Len() == 0 {
-		return s
+		return s, false
 	}
 	b.WriteString(s[prev:])
-	return b.String()
+	return b.String(), atStart
 }
 
 type stripNormalizer struct{ left, right bool }
 
-func (n stripNormalizer) normalize(s string) string {
+func (n stripNormalizer) normalize(s string) (string, bool) {
+	kept := true
 	if n.left {
-		s = strings.TrimLeftFunc(s, unicode.IsSpace)
+		t := strings.TrimLeftFunc(s, unicode.IsSpace)
+		kept = len(t) == len(s)
+		s = t
 	}
 	if n.right {
 		s = strings.TrimRightFunc(s, unicode.IsSpace)
 	}
-	return s
+	return s, kept
 }
 
 type nfcNormalizer struct{}
 
-func (nfcNormalizer) normalize(s string) string { return nfc(s) }
+func (nfcNormalizer) normalize(s string) (string, bool) { return nfc(s), true }
 
 type byteLevelNormalizer struct{}
 
-func (byteLevelNormalizer) normalize(s string) string { return byteLevelString(s) }
+func (byteLevelNormalizer) normalize(s string) (string, bool) { return byteLevelString(s), true }
 
 func parseNormalizer(field string, raw json.RawMessage) (normalizer, error) {
 	if isNull(raw) {

@@ -1,0 +1,96 @@
+// Command tokenizercheck compares sdk/tokenizer with Hugging Face's
+// tokenizers library: it writes the corpus (-gen), and compares our
+// encodes and decodes of it with reference.js's output for each
+// vocabulary (NAME=DIR pairs: DIR holds tokenizer.json, the reference's
+// output is DIR/reference.jsonl), printing one table line per
+// vocabulary. It exits 1 when any string differs.
+//
+// Usage:
+//
+//	tokenizercheck -gen CORPUS -root REPO [-n N] [-seed S] [-specials DIR,...]
+//	tokenizercheck -corpus CORPUS NAME=DIR...
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mlperf-host/mlperf-host/sdk/tokenizer"
+)
+
+func main() {
+	gen := flag.String("gen", "", "write the corpus to this file and exit")
+	root := flag.String("root", ".", "repository root (its texts seed the corpus)")
+	n := flag.Int("n", 100000, "corpus strings")
+	seed := flag.Uint64("seed", 1, "corpus seed")
+	specials := flag.String("specials", "", "comma-separated tokenizer directories whose special tokens the corpus embeds")
+	corpusPath := flag.String("corpus", "", "the corpus to compare on")
+	maxReport := flag.Int("show", 10, "mismatches shown per vocabulary")
+	flag.Parse()
+	if *gen != "" {
+		if err := writeCorpus(*gen, *root, *n, *seed, splitList(*specials)); err != nil {
+			fmt.Fprintln(os.Stderr, "tokenizercheck:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *corpusPath == "" || flag.NArg() == 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	corpus, err := readCorpus(*corpusPath)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tokenizercheck:", err)
+		os.Exit(1)
+	}
+	var results []result
+	for _, arg := range flag.Args() {
+		name, dir, ok := strings.Cut(arg, "=")
+		if !ok {
+			fmt.Fprintf(os.Stderr, "tokenizercheck: %q: want NAME=DIR\n", arg)
+			os.Exit(2)
+		}
+		tok, err := tokenizer.Open(filepath.Join(dir, "tokenizer.json"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "tokenizercheck:", err)
+			os.Exit(1)
+		}
+		f, err := os.Open(filepath.Join(dir, "reference.jsonl"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "tokenizercheck:", err)
+			os.Exit(1)
+		}
+		r, err := compare(name, tok, corpus, f, os.Stdout, *maxReport)
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "tokenizercheck: %s: %v\n", name, err)
+			os.Exit(1)
+		}
+		results = append(results, r)
+	}
+	fmt.Printf("\n%-12s %9s %11s %10s %10s %10s %10s %12s\n", "vocabulary", "strings", "tokens", "encode", "no-special", "decode", "skip-spec", "speed vs ref")
+	bad := 0
+	for _, r := range results {
+		speed := "-"
+		if r.refNs > 0 && r.goNs > 0 {
+			speed = fmt.Sprintf("%.2fx", float64(r.refNs)/float64(r.goNs))
+		}
+		fmt.Printf("%-12s %9d %11d %10d %10d %10d %10d %12s\n", r.name, r.strings, r.tokens,
+			r.encodeMiss, r.plainMis, r.decodeMiss, r.skipMiss, speed)
+		bad += r.mismatches()
+	}
+	fmt.Printf("mismatches: %d\n", bad)
+	if bad > 0 {
+		os.Exit(1)
+	}
+}
+
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
