@@ -44,6 +44,7 @@ func (av *addedVocab) build(n normalizer) error {
 // trie matches a set of strings leftmost-longest.
 type trie struct {
 	nodes []trieNode
+	first [256]bool // bytes a string of the set starts with
 }
 
 type trieNode struct {
@@ -51,11 +52,15 @@ type trieNode struct {
 	token int // index in addedVocab.list, -1 for none
 }
 
-func (t *trie) reset() { t.nodes = []trieNode{{token: -1}} }
+func (t *trie) reset() {
+	t.nodes = []trieNode{{token: -1}}
+	t.first = [256]bool{}
+}
 
 func (t *trie) empty() bool { return len(t.nodes) <= 1 }
 
 func (t *trie) insert(s string, token int) {
+	t.first[s[0]] = true
 	n := 0
 	for i := 0; i < len(s); i++ {
 		nx, ok := t.nodes[n].next[s[i]]
@@ -106,6 +111,10 @@ func (av *addedVocab) splitAdded(dst []piece, s string, atStart bool, set *trie)
 	}
 	prev := 0 // end of the previous split
 	for i := 0; i < len(s); {
+		if !set.first[s[i]] {
+			i++
+			continue
+		}
 		k, n := set.longest(s[i:])
 		if k < 0 {
 			i++

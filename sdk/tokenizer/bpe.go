@@ -192,15 +192,6 @@ func (b *bpe) tokenize(dst []int32, word string, sc *scratch) []int32 {
 	if word == "" {
 		return dst
 	}
-	if b.ignoreMerge {
-		vocab := b.vocab
-		if b.byteDomain {
-			vocab = b.rawVocab
-		}
-		if id, ok := vocab[word]; ok {
-			return append(dst, id)
-		}
-	}
 	cacheable := len(word) < maxCachedWord
 	var slot *atomic.Pointer[cacheEntry]
 	if cacheable {
@@ -210,11 +201,28 @@ func (b *bpe) tokenize(dst []int32, word string, sc *scratch) []int32 {
 		}
 	}
 	start := len(dst)
-	dst = b.mergeWord(dst, word, sc)
+	if id, ok := b.wholeWord(word); ok {
+		dst = append(dst, id)
+	} else {
+		dst = b.mergeWord(dst, word, sc)
+	}
 	if cacheable {
 		slot.Store(&cacheEntry{word: strings.Clone(word), ids: append([]int32(nil), dst[start:]...)})
 	}
 	return dst
+}
+
+// wholeWord is ignore_merges: a word the vocabulary has is one token.
+func (b *bpe) wholeWord(word string) (int32, bool) {
+	if !b.ignoreMerge {
+		return 0, false
+	}
+	vocab := b.vocab
+	if b.byteDomain {
+		vocab = b.rawVocab
+	}
+	id, ok := vocab[word]
+	return id, ok
 }
 
 // symbol is a part of a word during merging: a token id, the byte length

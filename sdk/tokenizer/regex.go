@@ -80,8 +80,32 @@ func compileRegex(src string) (*regex, error) {
 	if p.pos < len(p.src) {
 		return nil, fmt.Errorf("pattern %q: unmatched ) at offset %d", src, p.pos)
 	}
-	return &regex{src: src, prog: compileNode(n)}, nil
+	prog := compileNode(n)
+	if size := prog.size(); size > maxProgram {
+		return nil, fmt.Errorf("pattern %q: %d instructions once its counted repeats are expanded, more than %d", src, size, maxProgram)
+	}
+	return &regex{src: src, prog: prog}, nil
 }
+
+// maxProgram bounds a compiled pattern's instructions, sub-programs
+// included.
+const maxProgram = 1 << 14
+
+func (p *program) size() int {
+	n := len(p.insts)
+	for i := range p.insts {
+		if sub := p.insts[i].sub; sub != nil {
+			n += sub.size()
+		}
+	}
+	return n
+}
+
+// memoAfter is how many steps a run takes before it remembers the states
+// it has explored: a state explored once cannot match later in the same
+// run, so each is explored at most once from then on and a pathological
+// pattern costs at most instructions x input, never exponential time.
+const memoAfter = 1 << 12
 
 // findAll calls fn with the byte offsets of each successive match in s, as
 // Oniguruma's iterator in the onig crate yields them: leftmost matches, an
@@ -127,12 +151,26 @@ func (p *program) run(s string, pos int, stack *[]thread) (int, bool) {
 	base := len(*stack)
 	defer func() { *stack = (*stack)[:base] }()
 	*stack = append(*stack, thread{0, pos})
+	steps := 0
+	var seen []uint64 // explored (pc, at) states, once steps pass memoAfter
+	width := len(s) - pos + 1
 	for len(*stack) > base {
 		t := (*stack)[len(*stack)-1]
 		*stack = (*stack)[:len(*stack)-1]
 		pc, at := t.pc, t.pos
 	thread:
 		for {
+			steps++
+			if steps > memoAfter {
+				if seen == nil {
+					seen = make([]uint64, (len(p.insts)*width+63)/64)
+				}
+				k := pc*width + at - pos
+				if seen[k/64]&(1<<(k%64)) != 0 {
+					break thread
+				}
+				seen[k/64] |= 1 << (k % 64)
+			}
 			in := &p.insts[pc]
 			switch in.op {
 			case opClass:
