@@ -64,3 +64,22 @@ tokenizer-vocabs-optional:
 		echo "warning: fetching the tokenizer vocabularies failed; sdk/tokenizer's vocabulary tests will skip"
 
 TEST_DEPS += tokenizer-vocabs-optional
+
+TOKENIZER_BENCH_STRINGS ?= 20000
+TOKENIZER_BENCH_ROUNDS ?= 3
+TOKENIZER_BENCH_PASSES ?= 2
+
+bench-tokenizer: tokenizer-deps $(TOKENIZER_CHECK) ## sdk/tokenizer's encode speed against the official tokenizers (Node binding, one thread) on the first TOKENIZER_BENCH_STRINGS corpus strings, rounds interleaved: tokens/s and the ratio per vocabulary
+	@test -f $(TOKENIZER_DIR)/corpus.jsonl || $(TOKENIZER_CHECK) -gen $(TOKENIZER_DIR)/corpus.jsonl -root . -n $(TOKENIZER_CORPUS) -seed $(TOKENIZER_SEED) \
+		-specials $$(echo $(TOKENIZER_VOCABS) | sed 's|\([^ ]*\)|$(TOKENIZER_DIR)/\1/models|g; s| |,|g')
+	@head -n $(TOKENIZER_BENCH_STRINGS) $(TOKENIZER_DIR)/corpus.jsonl > $(TOKENIZER_DIR)/bench-corpus.jsonl
+	@rm -f $(TOKENIZER_DIR)/bench.txt; uptime
+	@for r in $$(seq $(TOKENIZER_BENCH_ROUNDS)); do for v in $(TOKENIZER_VOCABS); do \
+		TOKENIZERS_PARALLELISM=false node tools/tokenizerref/bench.js $(TOKENIZER_DIR)/tokenizers $(TOKENIZER_DIR)/$$v/models/tokenizer.json \
+			$(TOKENIZER_DIR)/bench-corpus.jsonl $$v $(TOKENIZER_BENCH_PASSES) | tee -a $(TOKENIZER_DIR)/bench.txt || exit 1; \
+		$(TOKENIZER_CHECK) -corpus $(TOKENIZER_DIR)/bench-corpus.jsonl -bench $(TOKENIZER_BENCH_PASSES) $$v=$(TOKENIZER_DIR)/$$v/models \
+			| tee -a $(TOKENIZER_DIR)/bench.txt || exit 1; \
+	done; done
+	@$(TOKENIZER_CHECK) -summarize $(TOKENIZER_DIR)/bench.txt
+
+BENCH_TARGETS += bench-tokenizer

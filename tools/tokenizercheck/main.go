@@ -9,6 +9,8 @@
 //
 //	tokenizercheck -gen CORPUS -root REPO [-n N] [-seed S] [-specials DIR,...]
 //	tokenizercheck -corpus CORPUS NAME=DIR...
+//	tokenizercheck -corpus CORPUS -bench PASSES NAME=DIR...
+//	tokenizercheck -summarize BENCH_LINES
 package main
 
 import (
@@ -29,7 +31,21 @@ func main() {
 	specials := flag.String("specials", "", "comma-separated tokenizer directories whose special tokens the corpus embeds")
 	corpusPath := flag.String("corpus", "", "the corpus to compare on")
 	maxReport := flag.Int("show", 10, "mismatches shown per vocabulary")
+	summary := flag.String("summarize", "", "print the median rates and ratios of a file of bench lines and exit")
+	benchPasses := flag.Int("bench", 0, "time this many encode passes of the corpus per vocabulary instead of comparing")
 	flag.Parse()
+	if *summary != "" {
+		f, err := os.Open(*summary)
+		if err == nil {
+			err = summarize(f, os.Stdout)
+			f.Close()
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "tokenizercheck:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *gen != "" {
 		if err := writeCorpus(*gen, *root, *n, *seed, splitList(*specials)); err != nil {
 			fmt.Fprintln(os.Stderr, "tokenizercheck:", err)
@@ -58,6 +74,10 @@ func main() {
 			fmt.Fprintln(os.Stderr, "tokenizercheck:", err)
 			os.Exit(1)
 		}
+		if *benchPasses > 0 {
+			bench(os.Stdout, name, tok, corpus, *benchPasses)
+			continue
+		}
 		f, err := os.Open(filepath.Join(dir, "reference.jsonl"))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "tokenizercheck:", err)
@@ -70,6 +90,9 @@ func main() {
 			os.Exit(1)
 		}
 		results = append(results, r)
+	}
+	if *benchPasses > 0 {
+		return
 	}
 	fmt.Printf("\n%-12s %9s %11s %10s %10s %10s %10s %12s\n", "vocabulary", "strings", "tokens", "encode", "no-special", "decode", "skip-spec", "speed vs ref")
 	bad := 0
