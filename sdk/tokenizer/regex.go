@@ -80,32 +80,52 @@ func compileRegex(src string) (*regex, error) {
 	if p.pos < len(p.src) {
 		return nil, fmt.Errorf("pattern %q: unmatched ) at offset %d", src, p.pos)
 	}
-	prog := compileNode(n)
-	if size := prog.size(); size > maxProgram {
-		return nil, fmt.Errorf("pattern %q: %d instructions once its counted repeats are expanded, more than %d", src, size, maxProgram)
+	if size := nodeSize(n); size > maxProgram {
+		return nil, fmt.Errorf("pattern %q: %d or more instructions once its counted repeats are expanded, more than %d", src, size, maxProgram)
 	}
-	return &regex{src: src, prog: prog}, nil
+	return &regex{src: src, prog: compileNode(n)}, nil
+}
+
+// nodeSize is how many instructions n compiles to (sub-programs
+// included), saturating past maxProgram.
+func nodeSize(n *node) int {
+	sat := func(x int) int { return min(x, maxProgram+1) }
+	switch n.kind {
+	case nClass, nAssert:
+		return 1
+	case nConcat, nAlt:
+		total := 0
+		for _, sub := range n.subs {
+			total = sat(total + nodeSize(sub) + 2)
+		}
+		return total
+	case nRepeat:
+		body := nodeSize(n.subs[0])
+		copies := n.min
+		if n.max == -1 {
+			copies++
+		} else {
+			copies = n.max
+		}
+		return sat(body*copies + copies + 1)
+	}
+	return sat(nodeSize(n.subs[0]) + 2)
 }
 
 // maxProgram bounds a compiled pattern's instructions, sub-programs
 // included.
 const maxProgram = 1 << 14
 
-func (p *program) size() int {
-	n := len(p.insts)
-	for i := range p.insts {
-		if sub := p.insts[i].sub; sub != nil {
-			n += sub.size()
-		}
-	}
-	return n
-}
-
-// memoAfter is how many steps a run takes before it remembers the states
-// it has explored: a state explored once cannot match later in the same
-// run, so each is explored at most once from then on and a pathological
-// pattern costs at most instructions x input, never exponential time.
-const memoAfter = 1 << 12
+// A run that takes more than memoBase + memoPerByte x (the input left)
+// steps remembers the states it has explored from then on: a state
+// explored once cannot match later in the same run, so each is explored
+// at most once and a pathological pattern costs at most instructions x
+// input, never exponential time. The tokenizers' own patterns take a few
+// steps per byte and never get there.
+const (
+	memoBase    = 1 << 12
+	memoPerByte = 16
+)
 
 // findAll calls fn with the byte offsets of each successive match in s, as
 // Oniguruma's iterator in the onig crate yields them: leftmost matches, an
@@ -130,10 +150,14 @@ func (re *regex) findAll(s string, stack *[]thread, fn func(start, end int)) {
 	}
 }
 
-// search finds the leftmost match starting at or after from.
+// search finds the leftmost match starting at or after from. The runs
+// from successive positions share one budget and, past it, one memory of
+// explored states: every state a failed run explored fails from any start.
 func (re *regex) search(s string, from int, stack *[]thread) (start, end int, ok bool) {
+	m := memo{from: from, width: len(s) - from + 1}
+	m.budget = memoBase + memoPerByte*m.width
 	for at := from; at <= len(s); {
-		if e, ok := re.prog.run(s, at, stack); ok {
+		if e, ok := re.prog.run(s, at, stack, &m); ok {
 			return at, e, true
 		}
 		if at == len(s) {
@@ -145,31 +169,45 @@ func (re *regex) search(s string, from int, stack *[]thread) (start, end int, ok
 	return 0, 0, false
 }
 
+// memo counts a search's steps and, once they pass its budget, remembers
+// the (pc, position) states explored.
+type memo struct {
+	steps, budget int
+	from, width   int
+	seen          []uint64
+}
+
+// visit reports whether state (pc, at) was explored before, marking it.
+func (m *memo) visit(pc, at, insts int) bool {
+	m.steps++
+	if m.steps <= m.budget {
+		return false
+	}
+	if m.seen == nil {
+		m.seen = make([]uint64, (insts*m.width+63)/64)
+	}
+	k := pc*m.width + at - m.from
+	if m.seen[k/64]&(1<<(k%64)) != 0 {
+		return true
+	}
+	m.seen[k/64] |= 1 << (k % 64)
+	return false
+}
+
 // run matches the program anchored at pos and returns where the first
 // match (in backtracking order) ends.
-func (p *program) run(s string, pos int, stack *[]thread) (int, bool) {
+func (p *program) run(s string, pos int, stack *[]thread, m *memo) (int, bool) {
 	base := len(*stack)
 	defer func() { *stack = (*stack)[:base] }()
 	*stack = append(*stack, thread{0, pos})
-	steps := 0
-	var seen []uint64 // explored (pc, at) states, once steps pass memoAfter
-	width := len(s) - pos + 1
 	for len(*stack) > base {
 		t := (*stack)[len(*stack)-1]
 		*stack = (*stack)[:len(*stack)-1]
 		pc, at := t.pc, t.pos
 	thread:
 		for {
-			steps++
-			if steps > memoAfter {
-				if seen == nil {
-					seen = make([]uint64, (len(p.insts)*width+63)/64)
-				}
-				k := pc*width + at - pos
-				if seen[k/64]&(1<<(k%64)) != 0 {
-					break thread
-				}
-				seen[k/64] |= 1 << (k % 64)
+			if m.visit(pc, at, len(p.insts)) {
+				break thread
 			}
 			in := &p.insts[pc]
 			switch in.op {
@@ -194,12 +232,12 @@ func (p *program) run(s string, pos int, stack *[]thread) (int, bool) {
 			case opMatch:
 				return at, true
 			case opLook:
-				if _, ok := in.sub.run(s, at, stack); ok == in.neg {
+				if _, ok := in.sub.runAt(s, at, stack); ok == in.neg {
 					break thread
 				}
 				pc++
 			case opAtomic:
-				e, ok := in.sub.run(s, at, stack)
+				e, ok := in.sub.runAt(s, at, stack)
 				if !ok {
 					break thread
 				}
@@ -214,6 +252,14 @@ func (p *program) run(s string, pos int, stack *[]thread) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// runAt runs a sub-program (lookahead, atomic group) at pos with a memory
+// of its own.
+func (p *program) runAt(s string, pos int, stack *[]thread) (int, bool) {
+	m := memo{from: pos, width: len(s) - pos + 1}
+	m.budget = memoBase + memoPerByte*m.width
+	return p.run(s, pos, stack, &m)
 }
 
 func assertAt(k assertKind, s string, at int) bool {
