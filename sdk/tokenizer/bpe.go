@@ -40,9 +40,10 @@ type cacheEntry struct {
 	ids  []int32
 }
 
-// cacheSize is the number of words the per-tokenizer cache holds (one
-// slot per hash; a new word replaces the one in its slot).
-const cacheSize = 1 << 14
+// cacheSize is the number of words the per-tokenizer cache holds: a word
+// may sit in either of the two slots of its hash's pair, and a new one
+// takes the pair's empty slot or, the hash decides which, replaces one.
+const cacheSize = 1 << 15
 
 // maxCachedWord is the longest word (bytes) cached, as the library's.
 const maxCachedWord = 256
@@ -109,25 +110,25 @@ func parseModel(field string, raw json.RawMessage, byteDomain bool) (*bpe, error
 	}
 	b.merges = make(map[uint64]mergeRule, len(pairs))
 	for i, p := range pairs {
-		f := fmt.Sprintf("%s.merges[%d]", field, i)
+		f := mergeAt{field, i}
 		a, ok := b.vocab[p[0]]
 		if !ok {
-			return nil, fieldErrf(f, "%q is not in the vocabulary", p[0])
+			return nil, fieldErrf(f.String(), "%q is not in the vocabulary", p[0])
 		}
 		c, ok := b.vocab[p[1]]
 		if !ok {
-			return nil, fieldErrf(f, "%q is not in the vocabulary", p[1])
+			return nil, fieldErrf(f.String(), "%q is not in the vocabulary", p[1])
 		}
 		second := p[1]
+		if b.prefix != "" && !strings.HasPrefix(second, b.prefix) {
+			return nil, fieldErrf(f.String(), "%q does not start with continuing_subword_prefix %q", second, b.prefix)
+		}
 		if b.prefix != "" {
-			if !strings.HasPrefix(second, b.prefix) {
-				return nil, fieldErrf(f, "%q does not start with continuing_subword_prefix %q", second, b.prefix)
-			}
 			second = second[len(b.prefix):]
 		}
 		id, ok := b.vocab[p[0]+second]
 		if !ok {
-			return nil, fieldErrf(f, "the merged token %q is not in the vocabulary", p[0]+second)
+			return nil, fieldErrf(f.String(), "the merged token %q is not in the vocabulary", p[0]+second)
 		}
 		// A pair listed twice keeps its last rank, as the library's map.
 		b.merges[pairKey(a, c)] = mergeRule{rank: int32(i), id: id}
@@ -153,6 +154,15 @@ func parseModel(field string, raw json.RawMessage, byteDomain bool) (*bpe, error
 	return b, nil
 }
 
+// mergeAt names merge i in an error, formatted only when needed.
+
+type mergeAt struct {
+	field string
+	i     int
+}
+
+func (m mergeAt) String() string { return fmt.Sprintf("%s.merges[%d]", m.field, m.i) }
+
 // parseMerges reads merges as ["a b", ...] (the older form) or
 // [["a", "b"], ...].
 func parseMerges(field string, raw json.RawMessage) ([][2]string, error) {
@@ -177,11 +187,11 @@ func parseMerges(field string, raw json.RawMessage) ([][2]string, error) {
 	}
 	out := make([][2]string, len(lines))
 	for i, l := range lines {
-		parts := strings.Split(l, " ")
-		if len(parts) != 2 {
+		a, b, ok := strings.Cut(l, " ")
+		if !ok || strings.Contains(b, " ") {
 			return nil, fieldErrf(fmt.Sprintf("%s[%d]", field, i), "%q: want two tokens separated by one space", l)
 		}
-		out[i] = [2]string{parts[0], parts[1]}
+		out[i] = [2]string{a, b}
 	}
 	return out, nil
 }
@@ -195,9 +205,20 @@ func (b *bpe) tokenize(dst []int32, word string, sc *scratch) []int32 {
 	cacheable := len(word) < maxCachedWord
 	var slot *atomic.Pointer[cacheEntry]
 	if cacheable {
-		slot = &b.cache[maphash.String(b.seed, word)&(cacheSize-1)]
-		if e := slot.Load(); e != nil && e.word == word {
-			return append(dst, e.ids...)
+		h := maphash.String(b.seed, word)
+		pair := b.cache[h&(cacheSize-2) : h&(cacheSize-2)+2]
+		e0, e1 := pair[0].Load(), pair[1].Load()
+		switch {
+		case e0 != nil && e0.word == word:
+			return append(dst, e0.ids...)
+		case e1 != nil && e1.word == word:
+			return append(dst, e1.ids...)
+		case e0 == nil:
+			slot = &pair[0]
+		case e1 == nil:
+			slot = &pair[1]
+		default:
+			slot = &pair[h>>63]
 		}
 	}
 	start := len(dst)
