@@ -5,8 +5,10 @@
 # corpus of TOKENIZER_CORPUS strings (tools/tokenizercheck), encodes and
 # decodes it with the reference (tools/tokenizerref/reference.js) and with
 # ours, and prints a table per vocabulary: strings, tokens, mismatches, and
-# our encode speed as a ratio to the reference's on the same corpus. It
-# fails on any mismatch. Not part of make test (minutes; npm).
+# our encode speed as a ratio to the reference's on the same corpus; then
+# compares our pattern classes and NFC with the library's on every code
+# point (tools/tokenizerref/unicode.js, TestUnicodeReference). It fails on
+# any mismatch. Not part of make test (minutes; npm).
 TOKENIZER_DIR := third_party/tokenizers
 TOKENIZER_CORPUS ?= 100000
 TOKENIZER_SEED ?= 1
@@ -44,6 +46,9 @@ verify-tokenizers: tokenizer-deps $(TOKENIZER_CHECK) ## sdk/tokenizer against th
 	done
 	$(TOKENIZER_CHECK) -corpus $(TOKENIZER_DIR)/corpus.jsonl \
 		$(foreach v,$(TOKENIZER_VOCABS),$(v)=$(TOKENIZER_DIR)/$(v)/models)
+	@echo "reference: pattern classes and NFC on every code point"
+	node tools/tokenizerref/unicode.js $(TOKENIZER_DIR)/tokenizers $(TOKENIZER_DIR)/unicode-probe.json
+	set -o pipefail; $(GO) test -count=1 -run '^TestUnicodeReference$$' -v ./sdk/tokenizer | grep -E '^(--- |ok|FAIL)'
 
 TOKENIZER_TESTDATA := sdk/tokenizer/testdata
 TOKENIZER_FIXTURES := $(basename $(notdir $(wildcard $(TOKENIZER_TESTDATA)/fixtures/*.json)))
