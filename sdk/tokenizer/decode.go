@@ -2,7 +2,6 @@ package tokenizer
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -254,69 +253,28 @@ func (d stripDecoder) decodeChain(toks []string) []string {
 }
 
 func parseDecoder(field string, raw json.RawMessage) (decoder, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	typ, err := typeOf(field, raw)
-	if err != nil {
+	typ, err := componentType(field, raw)
+	if typ == "" {
 		return nil, err
 	}
 	switch typ {
 	case "Sequence":
-		var v struct {
-			Decoders *[]json.RawMessage `json:"decoders"`
-		}
-		if err := unmarshal(field, raw, &v); err != nil {
-			return nil, err
-		}
-		if v.Decoders == nil {
-			return nil, fieldErrf(field+".decoders", "missing")
-		}
-		seq := decoderSeq{}
-		for i, sub := range *v.Decoders {
-			f := fmt.Sprintf("%s.decoders[%d]", field, i)
-			d, err := parseDecoder(f, sub)
-			if err != nil {
-				return nil, err
-			}
-			if d == nil {
-				return nil, fieldErrf(f, "null")
-			}
-			seq = append(seq, d)
-		}
-		return seq, nil
+		seq, err := parseList(field, "decoders", raw, parseDecoder)
+		return decoderSeq(seq), err
 	case "ByteLevel":
 		return byteLevelDecoder{}, nil
 	case "Metaspace":
-		var v struct {
-			Replacement    *string `json:"replacement"`
-			AddPrefixSpace *bool   `json:"add_prefix_space"`
-			PrependScheme  *string `json:"prepend_scheme"`
-		}
-		if err := unmarshal(field, raw, &v); err != nil {
-			return nil, err
-		}
-		m, err := parseMetaspace(field, v.Replacement, v.AddPrefixSpace, v.PrependScheme)
+		m, err := parseMetaspaceJSON(field, raw)
 		if err != nil {
 			return nil, err
 		}
 		return metaspaceDecoder{replacement: m.replacement, strip: m.scheme != "never"}, nil
 	case "Replace":
-		var v struct {
-			Pattern *patternJSON `json:"pattern"`
-			Content *string      `json:"content"`
-		}
-		if err := unmarshal(field, raw, &v); err != nil {
-			return nil, err
-		}
-		if v.Pattern == nil || v.Content == nil {
-			return nil, fieldErrf(field, "want pattern and content")
-		}
-		p, err := parsePattern(field+".pattern", *v.Pattern)
+		p, content, err := parseReplace(field, raw)
 		if err != nil {
 			return nil, err
 		}
-		return &replaceDecoder{pattern: p, content: *v.Content}, nil
+		return &replaceDecoder{pattern: p, content: content}, nil
 	case "ByteFallback":
 		return byteFallbackDecoder{}, nil
 	case "Fuse":

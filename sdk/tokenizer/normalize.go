@@ -2,7 +2,6 @@ package tokenizer
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"unicode"
 )
@@ -24,6 +23,23 @@ type patternJSON struct {
 type textPattern struct {
 	literal string
 	re      *regex
+}
+
+// parseReplace reads a Replace normalizer's or decoder's pattern and
+// content.
+func parseReplace(field string, raw json.RawMessage) (textPattern, string, error) {
+	var v struct {
+		Pattern *patternJSON `json:"pattern"`
+		Content *string      `json:"content"`
+	}
+	if err := unmarshal(field, raw, &v); err != nil {
+		return textPattern{}, "", err
+	}
+	if v.Pattern == nil || v.Content == nil {
+		return textPattern{}, "", fieldErrf(field, "want pattern and content")
+	}
+	p, err := parsePattern(field+".pattern", *v.Pattern)
+	return p, *v.Content, err
 }
 
 func parsePattern(field string, p patternJSON) (textPattern, error) {
@@ -136,36 +152,14 @@ type byteLevelNormalizer struct{}
 func (byteLevelNormalizer) normalize(s string) (string, bool) { return byteLevelString(s), true }
 
 func parseNormalizer(field string, raw json.RawMessage) (normalizer, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	typ, err := typeOf(field, raw)
-	if err != nil {
+	typ, err := componentType(field, raw)
+	if typ == "" {
 		return nil, err
 	}
 	switch typ {
 	case "Sequence":
-		var v struct {
-			Normalizers *[]json.RawMessage `json:"normalizers"`
-		}
-		if err := unmarshal(field, raw, &v); err != nil {
-			return nil, err
-		}
-		if v.Normalizers == nil {
-			return nil, fieldErrf(field+".normalizers", "missing")
-		}
-		seq := normalizerSeq{}
-		for i, sub := range *v.Normalizers {
-			n, err := parseNormalizer(fmt.Sprintf("%s.normalizers[%d]", field, i), sub)
-			if err != nil {
-				return nil, err
-			}
-			if n == nil {
-				return nil, fieldErrf(fmt.Sprintf("%s.normalizers[%d]", field, i), "null")
-			}
-			seq = append(seq, n)
-		}
-		return seq, nil
+		seq, err := parseList(field, "normalizers", raw, parseNormalizer)
+		return normalizerSeq(seq), err
 	case "Prepend":
 		var v struct {
 			Prepend *string `json:"prepend"`
@@ -178,21 +172,11 @@ func parseNormalizer(field string, raw json.RawMessage) (normalizer, error) {
 		}
 		return prependNormalizer{*v.Prepend}, nil
 	case "Replace":
-		var v struct {
-			Pattern *patternJSON `json:"pattern"`
-			Content *string      `json:"content"`
-		}
-		if err := unmarshal(field, raw, &v); err != nil {
-			return nil, err
-		}
-		if v.Pattern == nil || v.Content == nil {
-			return nil, fieldErrf(field, "want pattern and content")
-		}
-		p, err := parsePattern(field+".pattern", *v.Pattern)
+		p, content, err := parseReplace(field, raw)
 		if err != nil {
 			return nil, err
 		}
-		return &replaceNormalizer{pattern: p, content: *v.Content}, nil
+		return &replaceNormalizer{pattern: p, content: content}, nil
 	case "Strip":
 		var v struct {
 			Left  bool `json:"strip_left"`

@@ -73,6 +73,15 @@ func isNull(raw []byte) bool {
 	return len(raw) == 0 || string(raw) == "null"
 }
 
+// componentType reads the type of the component at field: "" and no
+// error for null (no component).
+func componentType(field string, raw []byte) (string, error) {
+	if isNull(raw) {
+		return "", nil
+	}
+	return typeOf(field, raw)
+}
+
 // typeOf reads a component's "type".
 func typeOf(field string, raw []byte) (string, error) {
 	var t struct {
@@ -81,10 +90,39 @@ func typeOf(field string, raw []byte) (string, error) {
 	if err := unmarshal(field, raw, &t); err != nil {
 		return "", err
 	}
-	if t.Type == nil {
+	if t.Type == nil || *t.Type == "" {
 		return "", fieldErrf(field+".type", "missing")
 	}
 	return *t.Type, nil
+}
+
+// parseList reads the list under key of a Sequence component at field,
+// each element with parse; a missing list or a null element is an error.
+func parseList[T any](field, key string, raw []byte, parse func(string, json.RawMessage) (T, error)) ([]T, error) {
+	var v map[string]json.RawMessage
+	if err := unmarshal(field, raw, &v); err != nil {
+		return nil, err
+	}
+	if isNull(v[key]) {
+		return nil, fieldErrf(field+"."+key, "missing")
+	}
+	var list []json.RawMessage
+	if err := unmarshal(field+"."+key, v[key], &list); err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(list))
+	for i, sub := range list {
+		f := fmt.Sprintf("%s.%s[%d]", field, key, i)
+		if isNull(sub) {
+			return nil, fieldErrf(f, "null")
+		}
+		x, err := parse(f, sub)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 // maxTokenID bounds the ids a file may use: ids index a table.

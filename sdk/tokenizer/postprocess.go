@@ -14,7 +14,7 @@ type postProcessor struct {
 
 func parsePostProcessor(field string, raw json.RawMessage, t *Tokenizer) (*postProcessor, error) {
 	if isNull(raw) {
-		return nil, nil
+		return nil, nil // no post-processor
 	}
 	p := &postProcessor{}
 	if err := p.parse(field, raw, t); err != nil {
@@ -36,21 +36,10 @@ func (p *postProcessor) parse(field string, raw json.RawMessage, t *Tokenizer) e
 	}
 	switch typ {
 	case "Sequence":
-		var v struct {
-			Processors *[]json.RawMessage `json:"processors"`
-		}
-		if err := unmarshal(field, raw, &v); err != nil {
-			return err
-		}
-		if v.Processors == nil {
-			return fieldErrf(field+".processors", "missing")
-		}
-		for i, sub := range *v.Processors {
-			if err := p.parse(fmt.Sprintf("%s.processors[%d]", field, i), sub, t); err != nil {
-				return err
-			}
-		}
-		return nil
+		_, err := parseList(field, "processors", raw, func(f string, sub json.RawMessage) (struct{}, error) {
+			return struct{}{}, p.parse(f, sub, t)
+		})
+		return err
 	case "ByteLevel":
 		return nil // offsets only
 	case "TemplateProcessing":

@@ -2,7 +2,6 @@ package tokenizer
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -287,37 +286,14 @@ func parsePreTokenizerTop(raw json.RawMessage) (preTokenizer, bool, error) {
 }
 
 func parsePreTokenizer(field string, raw json.RawMessage) (preTokenizer, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	typ, err := typeOf(field, raw)
-	if err != nil {
+	typ, err := componentType(field, raw)
+	if typ == "" {
 		return nil, err
 	}
 	switch typ {
 	case "Sequence":
-		var v struct {
-			PreTokenizers *[]json.RawMessage `json:"pretokenizers"`
-		}
-		if err := unmarshal(field, raw, &v); err != nil {
-			return nil, err
-		}
-		if v.PreTokenizers == nil {
-			return nil, fieldErrf(field+".pretokenizers", "missing")
-		}
-		seq := preSeq{}
-		for i, sub := range *v.PreTokenizers {
-			f := fmt.Sprintf("%s.pretokenizers[%d]", field, i)
-			p, err := parsePreTokenizer(f, sub)
-			if err != nil {
-				return nil, err
-			}
-			if p == nil {
-				return nil, fieldErrf(f, "null")
-			}
-			seq = append(seq, p)
-		}
-		return seq, nil
+		seq, err := parseList(field, "pretokenizers", raw, parsePreTokenizer)
+		return preSeq(seq), err
 	case "Split":
 		var v struct {
 			Pattern  *patternJSON `json:"pattern"`
@@ -361,21 +337,7 @@ func parsePreTokenizer(field string, raw json.RawMessage) (preTokenizer, error) 
 		}
 		return b, nil
 	case "Metaspace":
-		var v struct {
-			Replacement    *string `json:"replacement"`
-			AddPrefixSpace *bool   `json:"add_prefix_space"`
-			PrependScheme  *string `json:"prepend_scheme"`
-			Split          *bool   `json:"split"`
-		}
-		if err := unmarshal(field, raw, &v); err != nil {
-			return nil, err
-		}
-		m, err := parseMetaspace(field, v.Replacement, v.AddPrefixSpace, v.PrependScheme)
-		if err != nil {
-			return nil, err
-		}
-		m.splitWords = v.Split == nil || *v.Split
-		return m, nil
+		return parseMetaspaceJSON(field, raw)
 	case "Digits":
 		var v struct {
 			Individual bool `json:"individual_digits"`
@@ -386,6 +348,25 @@ func parsePreTokenizer(field string, raw json.RawMessage) (preTokenizer, error) 
 		return digitsPre{v.Individual}, nil
 	}
 	return nil, fieldErrf(field+".type", "pre-tokenizer %q is not supported (Split, ByteLevel, Metaspace, Digits, Sequence are)", typ)
+}
+
+// parseMetaspaceJSON reads a Metaspace pre-tokenizer or decoder.
+func parseMetaspaceJSON(field string, raw json.RawMessage) (*metaspacePre, error) {
+	var v struct {
+		Replacement    *string `json:"replacement"`
+		AddPrefixSpace *bool   `json:"add_prefix_space"`
+		PrependScheme  *string `json:"prepend_scheme"`
+		Split          *bool   `json:"split"`
+	}
+	if err := unmarshal(field, raw, &v); err != nil {
+		return nil, err
+	}
+	m, err := parseMetaspace(field, v.Replacement, v.AddPrefixSpace, v.PrependScheme)
+	if err != nil {
+		return nil, err
+	}
+	m.splitWords = v.Split == nil || *v.Split
+	return m, nil
 }
 
 // parseMetaspace reads what the Metaspace pre-tokenizer and decoder share.

@@ -736,6 +736,14 @@ func (p *parser) parseProperty() (*unicode.RangeTable, bool, error) {
 	return t, neg, nil
 }
 
+// classEscape reads an escape inside a class, after its backslash.
+func (p *parser) classEscape() (*charClass, rune, error) {
+	if !p.more() {
+		return nil, 0, p.errorf("trailing backslash")
+	}
+	return p.parseClassEscape()
+}
+
 // parseClass parses a bracket expression after its [.
 func (p *parser) parseClass() (*charClass, error) {
 	cls := &charClass{}
@@ -771,10 +779,7 @@ func (p *parser) parseClass() (*charClass, error) {
 			}
 			lo = c
 		case '\\':
-			if !p.more() {
-				return nil, p.errorf("trailing backslash")
-			}
-			sub, r, err := p.parseClassEscape()
+			sub, r, err := p.classEscape()
 			if err != nil {
 				return nil, err
 			}
@@ -794,10 +799,7 @@ func (p *parser) parseClass() (*charClass, error) {
 			c := p.next()
 			switch c {
 			case '\\':
-				if !p.more() {
-					return nil, p.errorf("trailing backslash")
-				}
-				sub, r, err := p.parseClassEscape()
+				sub, r, err := p.classEscape()
 				if err != nil {
 					return nil, err
 				}
