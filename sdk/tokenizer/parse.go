@@ -194,7 +194,7 @@ func (t *Tokenizer) addTokens(list []addedTokenJSON) error {
 		if a.Content == "" {
 			continue
 		}
-		normalized := a.Special == false
+		normalized := !a.Special
 		if a.Normalized != nil {
 			normalized = *a.Normalized
 		}

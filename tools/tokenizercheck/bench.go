@@ -13,7 +13,7 @@ import (
 // bench times our encodes of the corpus as bench.js times the
 // reference's: one untimed pass, then passes timed, without special
 // tokens, one goroutine. It prints "ours NAME ns=N tokens=T passes=P".
-func bench(w io.Writer, name string, tok *tokenizer.Tokenizer, corpus []string, passes int) {
+func bench(name string, tok *tokenizer.Tokenizer, corpus []string, passes int) {
 	var dst []int32
 	pass := func() int {
 		tokens := 0
@@ -29,13 +29,13 @@ func bench(w io.Writer, name string, tok *tokenizer.Tokenizer, corpus []string, 
 	for range passes {
 		tokens += pass()
 	}
-	fmt.Fprintf(w, "ours %s ns=%d tokens=%d passes=%d\n", name, time.Since(t0).Nanoseconds(), tokens, passes)
+	fmt.Printf("ours %s ns=%d tokens=%d passes=%d\n", name, time.Since(t0).Nanoseconds(), tokens, passes)
 }
 
 // summarize reads bench lines ("ours|reference NAME ns=N tokens=T
 // passes=P", rounds interleaved) and prints per vocabulary the median
 // tokens/s of each side and their ratio.
-func summarize(r io.Reader, w io.Writer) error {
+func summarize(r io.Reader) error {
 	rates := map[string]map[string][]float64{} // name → side → tokens/s per round
 	var names []string
 	sc := bufio.NewScanner(r)
@@ -57,14 +57,14 @@ func summarize(r io.Reader, w io.Writer) error {
 	if err := sc.Err(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%-12s %7s %16s %16s %8s\n", "vocabulary", "rounds", "ours tokens/s", "reference", "ratio")
+	fmt.Printf("%-12s %7s %16s %16s %8s\n", "vocabulary", "rounds", "ours tokens/s", "reference", "ratio")
 	for _, name := range names {
 		ours, ref := rates[name]["ours"], rates[name]["reference"]
 		if len(ours) == 0 || len(ref) == 0 {
 			return fmt.Errorf("%s: want lines of both sides", name)
 		}
 		mo, mr := median(ours), median(ref)
-		fmt.Fprintf(w, "%-12s %7d %16.0f %16.0f %7.2fx\n", name, min(len(ours), len(ref)), mo, mr, mo/mr)
+		fmt.Printf("%-12s %7d %16.0f %16.0f %7.2fx\n", name, min(len(ours), len(ref)), mo, mr, mo/mr)
 	}
 	return nil
 }

@@ -35,7 +35,7 @@ func (r result) mismatches() int { return r.encodeMiss + r.plainMis + r.decodeMi
 
 // compare encodes and decodes every corpus string with tok and checks each
 // against the reference's line.
-func compare(name string, tok *tokenizer.Tokenizer, corpus []string, ref io.Reader, report io.Writer, maxReport int) (result, error) {
+func compare(name string, tok *tokenizer.Tokenizer, corpus []string, ref io.Reader, maxReport int) (result, error) {
 	r := result{name: name}
 	sc := bufio.NewScanner(ref)
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
@@ -72,7 +72,7 @@ func compare(name string, tok *tokenizer.Tokenizer, corpus []string, ref io.Read
 			return
 		}
 		shown++
-		fmt.Fprintf(report, "%s: string %d %q: %s\n  reference %v\n  ours      %v\n", name, i, clip(corpus[i]), what, want, have)
+		fmt.Printf("%s: string %d %q: %s\n  reference %v\n  ours      %v\n", name, i, clip(corpus[i]), what, want, have)
 	}
 	for i, s := range corpus {
 		l := refs[i]

@@ -37,7 +37,7 @@ func main() {
 	if *summary != "" {
 		f, err := os.Open(*summary)
 		if err == nil {
-			err = summarize(f, os.Stdout)
+			err = summarize(f)
 			f.Close()
 		}
 		if err != nil {
@@ -75,7 +75,7 @@ func main() {
 			os.Exit(1)
 		}
 		if *benchPasses > 0 {
-			bench(os.Stdout, name, tok, corpus, *benchPasses)
+			bench(name, tok, corpus, *benchPasses)
 			continue
 		}
 		f, err := os.Open(filepath.Join(dir, "reference.jsonl"))
@@ -83,7 +83,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "tokenizercheck:", err)
 			os.Exit(1)
 		}
-		r, err := compare(name, tok, corpus, f, os.Stdout, *maxReport)
+		r, err := compare(name, tok, corpus, f, *maxReport)
 		f.Close()
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "tokenizercheck: %s: %v\n", name, err)
