@@ -4,11 +4,10 @@
 # and sha256-checked, into third_party/tokenizers/ (git-ignored), writes a
 # corpus of TOKENIZER_CORPUS strings (tools/tokenizercheck), encodes and
 # decodes it with the reference (tools/tokenizerref/reference.js) and with
-# ours, and prints a table per vocabulary: strings, tokens, mismatches, and
-# our encode speed as a ratio to the reference's on the same corpus; then
-# compares our pattern classes and NFC with the library's on every code
+# ours, and prints a table per vocabulary: strings, tokens, mismatches
+# (speed is `make bench-tokenizer`'s); then compares our pattern classes and NFC with the library's on every code
 # point (tools/tokenizerref/unicode.js, TestUnicodeReference). It fails on
-# any mismatch. Not part of make test (minutes; npm).
+# any mismatch. Not part of make test (about half an hour on 2 cores; npm).
 TOKENIZER_DIR := third_party/tokenizers
 TOKENIZER_CORPUS ?= 100000
 TOKENIZER_SEED ?= 1

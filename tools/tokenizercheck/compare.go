@@ -8,18 +8,16 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/mlperf-host/mlperf-host/sdk/tokenizer"
 )
 
 // refLine is one line of reference.js's output.
 type refLine struct {
-	S        []int32 `json:"s"`
-	N        []int32 `json:"n"`
-	D        *string `json:"d"`
-	K        *string `json:"k"`
-	EncodeNs *int64  `json:"encode_ns"`
+	S []int32 `json:"s"`
+	N []int32 `json:"n"`
+	D *string `json:"d"`
+	K *string `json:"k"`
 }
 
 // result is one vocabulary's comparison.
@@ -28,7 +26,6 @@ type result struct {
 	strings, tokens      int
 	encodeMiss, plainMis int
 	decodeMiss, skipMiss int
-	goNs, refNs          int64
 }
 
 func (r result) mismatches() int { return r.encodeMiss + r.plainMis + r.decodeMiss + r.skipMiss }
@@ -45,10 +42,6 @@ func compare(name string, tok *tokenizer.Tokenizer, corpus []string, ref io.Read
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			return r, fmt.Errorf("reference line %d: %w", len(refs)+1, err)
 		}
-		if l.EncodeNs != nil {
-			r.refNs = *l.EncodeNs
-			continue
-		}
 		refs = append(refs, l)
 	}
 	if err := sc.Err(); err != nil {
@@ -57,15 +50,12 @@ func compare(name string, tok *tokenizer.Tokenizer, corpus []string, ref io.Read
 	if len(refs) != len(corpus) {
 		return r, fmt.Errorf("the reference has %d lines, the corpus %d strings", len(refs), len(corpus))
 	}
-	// Time our two encodes of the corpus as the reference timed its own.
 	withSpecial := make([][]int32, len(corpus))
 	without := make([][]int32, len(corpus))
-	t0 := time.Now()
 	for i, s := range corpus {
 		withSpecial[i] = tok.Encode(s)
 		without[i] = tok.Encode(s, tokenizer.AddSpecialTokens(false))
 	}
-	r.goNs = time.Since(t0).Nanoseconds()
 	shown := 0
 	show := func(i int, what string, want, have any) {
 		if shown >= maxReport {
@@ -74,7 +64,7 @@ func compare(name string, tok *tokenizer.Tokenizer, corpus []string, ref io.Read
 		shown++
 		fmt.Printf("%s: string %d %q: %s\n  reference %v\n  ours      %v\n", name, i, clip(corpus[i]), what, want, have)
 	}
-	for i, s := range corpus {
+	for i := range corpus {
 		l := refs[i]
 		r.strings++
 		r.tokens += len(l.N)
@@ -97,7 +87,6 @@ func compare(name string, tok *tokenizer.Tokenizer, corpus []string, ref io.Read
 			r.skipMiss++
 			show(i, "decode skipping special tokens", *l.K, d)
 		}
-		_ = s
 	}
 	return r, nil
 }
