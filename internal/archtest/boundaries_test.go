@@ -93,8 +93,9 @@ var rules = []rule{
 }
 
 // benchShared are what the benchmarks' packages share: the data set and
-// accuracy log contracts, the rounds' rules and the shared parts.
-var benchShared = []string{"internal/dataset", "internal/accuracy", "internal/benchmarks", "internal/benchlib"}
+// accuracy log contracts, the rounds' rules, the shared parts, and the
+// SDK's tokenizer (the LLM scorers decode with the one plugins encode with).
+var benchShared = []string{"internal/dataset", "internal/accuracy", "internal/benchmarks", "internal/benchlib", "sdk/tokenizer"}
 
 // benchThirdParty are the modules the shared parts and BERT's tokenizer
 // link.

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Writes an LLM accuracy fixture whose texts have many sentences, for
 ROUGE-Lsum and gen_len: DIR/tokenizer.json (byte-level, one token per
-byte: ids 3..258, <unk> <s> </s> 0..2 special), DIR/prompts.json (N
+byte: ids 3..258, <unk> <s> </s> 0..2 special, a file the tokenizers
+library loads), DIR/prompts.json (N
 reference outputs, punkt_check.py's generated texts) and
 DIR/mlperf_log_accuracy.json (int32 token ids: each prediction its
 target with sentences dropped, repeated or reordered and words changed,
@@ -41,9 +42,15 @@ def main():
     out, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     rng = random.Random(seed)
     os.makedirs(out, exist_ok=True)
+    specials = ["<unk>", "<s>", "</s>"]
     vocab = {BYTE_CHAR[b]: 3 + b for b in range(256)}
-    tok = {"added_tokens": [{"id": i, "content": c, "special": True} for i, c in enumerate(["<unk>", "<s>", "</s>"])],
-           "decoder": {"type": "ByteLevel"}, "model": {"type": "BPE", "vocab": vocab}}
+    vocab.update({c: i for i, c in enumerate(specials)})  # as Llama 2's vocabulary holds them
+    tok = {"version": "1.0", "truncation": None, "padding": None,
+           "added_tokens": [{"id": i, "content": c, "single_word": False, "lstrip": False, "rstrip": False,
+                             "normalized": False, "special": True} for i, c in enumerate(specials)],
+           "normalizer": None, "pre_tokenizer": None, "post_processor": None,
+           "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+           "model": {"type": "BPE", "vocab": vocab, "merges": []}}
     with open(os.path.join(out, "tokenizer.json"), "w") as f:
         json.dump(tok, f, ensure_ascii=False)
     targets = [gen_text(rng) for _ in range(count)]

@@ -13,9 +13,9 @@ import (
 	"strconv"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
-	"github.com/mlperf-host/mlperf-host/internal/benchlib/hftokenizer"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/punkt"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
+	"github.com/mlperf-host/mlperf-host/sdk/tokenizer"
 )
 
 // LLM prompts as the Llama 3.1 8B reference reads them
@@ -213,7 +213,7 @@ func scoreROUGE(script LLMScript) func(io.Reader, accuracy.Inputs) (accuracy.Sco
 		if in.Vocab == "" {
 			return nil, errors.New("rouge: no tokenizer.json given")
 		}
-		tok, err := hftokenizer.Read(in.Vocab)
+		tok, err := tokenizer.Open(in.Vocab)
 		if err != nil {
 			return nil, err
 		}

@@ -9,11 +9,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
-	"github.com/mlperf-host/mlperf-host/internal/benchlib/hftokenizer"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/punkt"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/rouge"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
+	"github.com/mlperf-host/mlperf-host/sdk/tokenizer"
 )
 
 // Response is what a response holds, as the official script reads it
@@ -99,14 +99,16 @@ func (r ROUGEResult) Value(m benchmarks.Metric) (float64, bool) {
 
 // ROUGE scores an LLM accuracy log as script does: each distinct
 // qsl_idx's first entry is its generated token ids (of dtype int32 or
-// int64), decoded with tok; it and targets[qsl_idx] are stripped and
-// split into sentences with split, one a line, then scored.
+// int64), decoded with tok as the script's tokenizer.batch_decode(ids,
+// skip_special_tokens=True) does (transformers' clean-up of spaces where
+// tokenizer_config.json asks for it); it and targets[qsl_idx] are
+// stripped and split into sentences with split, one a line, then scored.
 //
 // # Errors
 //
 // Wraps [accuracy.ErrLog] for a malformed log, a qsl_idx without a target or data
 // that is not whole tokens; a token the tokenizer lacks.
-func ROUGE(log io.Reader, tok *hftokenizer.Tokenizer, targets []string, dtype string, split *punkt.Tokenizer, script LLMScript) (ROUGEResult, error) {
+func ROUGE(log io.Reader, tok *tokenizer.Tokenizer, targets []string, dtype string, split *punkt.Tokenizer, script LLMScript) (ROUGEResult, error) {
 	size := 8
 	switch dtype {
 	case "", "int64":
@@ -129,18 +131,18 @@ func ROUGE(log io.Reader, tok *hftokenizer.Tokenizer, targets []string, dtype st
 		if len(e.Data)%size != 0 {
 			return fmt.Errorf("%w: qsl_idx %d: %d bytes are not whole %s tokens", accuracy.ErrLog, e.QSLIdx, len(e.Data), dtype)
 		}
-		ids := make([]int64, len(e.Data)/size)
+		ids := make([]int32, len(e.Data)/size)
 		for i := range ids {
-			if size == 4 {
-				ids[i] = int64(int32(binary.LittleEndian.Uint32(e.Data[4*i:])))
-			} else {
-				ids[i] = int64(binary.LittleEndian.Uint64(e.Data[8*i:]))
+			id := int64(int32(binary.LittleEndian.Uint32(e.Data[4*i:])))
+			if size == 8 {
+				id = int64(binary.LittleEndian.Uint64(e.Data[8*i:]))
 			}
+			if _, ok := tok.Token(int32(id)); !ok || id != int64(int32(id)) {
+				return fmt.Errorf("rouge: qsl_idx %d: token id %d is not in the tokenizer", e.QSLIdx, id)
+			}
+			ids[i] = int32(id)
 		}
-		text, err := tok.Decode(ids)
-		if err != nil {
-			return fmt.Errorf("rouge: qsl_idx %d: %w", e.QSLIdx, err)
-		}
+		text := tok.Decode(ids, true, tokenizer.CleanUpSpaces(tok.Config().CleanUpTokenizationSpaces))
 		predText, targetText := sentenceLines(split, text), sentenceLines(split, targets[e.QSLIdx])
 		pred, target := rouge.Tokens(predText), rouge.Tokens(targetText)
 		r1 = append(r1, rouge.N(target, pred, 1))

@@ -116,14 +116,16 @@ func TestTranscriptErrors(t *testing.T) {
 
 // TestTokenText: a byte-level BPE vocabulary decodes as the reference
 // SUT's vLLM text, special tokens skipped, then lower case, stripped and
-// mapped onto the alphabet ("é", "." and "!" dropped).
+// mapped onto the alphabet ("é", "." and "!" dropped); a malformed
+// tokenizer.json is an error naming the field.
 func TestTokenText(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "tokenizer.json")
 	require.NoError(t, os.WriteFile(path, []byte(`{
 		"added_tokens": [{"id": 8, "content": "<|endoftext|>", "special": true}, {"id": 9, "content": "!", "special": false}],
 		"decoder": {"type": "ByteLevel"},
-		"model": {"type": "BPE", "vocab": {"Ġhello": 0, "ĠWorld": 1, ".": 2, "Ġit": 3, "'s": 4, "Ġ5": 5, "%": 6, "Ã©": 7, "Ċ": 10}}}`), 0o644))
+		"model": {"type": "BPE", "merges": [], "vocab": {"Ġhello": 0, "ĠWorld": 1, ".": 2, "Ġit": 3, "'s": 4, "Ġ5": 5, "%": 6, "Ã©": 7,
+			"<|endoftext|>": 8, "!": 9, "Ċ": 10}}}`), 0o644))
 	tt, err := readTokenText(path)
 	require.NoError(t, err)
 	assert.Equal(t, " hello World.é!\n", tt.text([]int64{0, 1, 2, 8, 7, 9, 10}))
@@ -139,7 +141,7 @@ func TestTokenText(t *testing.T) {
 
 	require.NoError(t, os.WriteFile(path, []byte(`{"decoder": {"type": "Metaspace"}, "model": {"vocab": {"a": 0}}}`), 0o644))
 	_, err = readTokenText(path)
-	assert.ErrorContains(t, err, "want a byte-level BPE tokenizer")
+	assert.ErrorContains(t, err, "model.merges: missing")
 }
 
 // TestTranscriptTokenizer: with a tokenizer, the model's tokens are
@@ -155,7 +157,7 @@ func TestTranscriptTokenizer(t *testing.T) {
 		}
 		vocab[strings.ToUpper(tok)] = i // upper case: the transcript is lowered
 	}
-	b, err := json.Marshal(map[string]any{"decoder": map[string]string{"type": "ByteLevel"}, "model": map[string]any{"vocab": vocab},
+	b, err := json.Marshal(map[string]any{"decoder": map[string]string{"type": "ByteLevel"}, "model": map[string]any{"vocab": vocab, "merges": []string{}},
 		"added_tokens": []map[string]any{{"id": 42, "content": "<|endoftext|>", "special": true}}})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, b, 0o644))
@@ -169,7 +171,7 @@ func TestTranscriptTokenizer(t *testing.T) {
 	assert.Equal(t, int64(7), c.tokens[0])
 
 	_, err = loadTranscriber(t, map[string]string{OptDecoderPrompt: "43", OptTokenizer: filepath.Join(t.TempDir(), "none.json")})
-	assert.ErrorContains(t, err, "option tokenizer: open")
+	assert.ErrorContains(t, err, "option tokenizer: tokenizer: open")
 }
 
 // loadTranscriber loads the whisper signature model with opts.
