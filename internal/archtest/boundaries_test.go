@@ -77,7 +77,7 @@ var rules = []rule{
 	{name: "examples import only sdk and abi", prefix: "examples", ours: []string{"sdk", "abi"}, thirdParty: sdkDeps},
 	// The benchmarks' shared parts (npy aside: package dataset's): pickle,
 	// WAV, ROUGE, Punkt, COCO evaluation, image decoding, the LLM
-	// tokenizer's decoder, Python's semantics. They import each other and
+	// fixtures' tokenizer files, Python's semantics. They import each other and
 	// Punkt's parameters, never a room.
 	{name: "the shared parts import only each other", prefix: "internal/benchlib", ours: []string{},
 		thirdParty: []string{"github.com/neurosnap/sentences/data"}},

@@ -5,7 +5,7 @@
 // JSON), the response the official scripts read (the generated token
 // ids, int32 as the plugins answer), the scorers ([ROUGEScorer],
 // [CNNDMScorer]: the ids decoded with the model's tokenizer.json,
-// package hftokenizer; sentences split by package punkt; ROUGE by
+// package sdk/tokenizer; sentences split by package punkt; ROUGE by
 // package rouge) and the fixtures the end-to-end tests run
 // ([WritePrompts]).
 //
