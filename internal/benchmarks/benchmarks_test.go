@@ -218,3 +218,39 @@ func TestResultFieldsAndExtraFiles(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, wan.AccuracyExtraFiles["videos"], "130")
 }
+
+func TestCheckerModel(t *testing.T) {
+	t.Parallel()
+	r := MustRound("v5.1")
+	tests := []struct {
+		name, dir string
+		extra     map[string]string
+		want      string
+		ok        bool
+	}{
+		{name: "the checker's own name", dir: "llama3.1-8b", want: "llama3.1-8b", ok: true},
+		{name: "the round's mapping", dir: "resnet50", want: "resnet", ok: true},
+		{name: "the round's mapping, llama", dir: "llama3_1-405b", want: "llama3.1-405b", ok: true},
+		{name: "the submitter's mapping", dir: "llama3_1-70b-fp8_trtllm", extra: map[string]string{"llama3_1-70b-fp8_trtllm": "llama2-70b-99"},
+			want: "llama2-70b-99", ok: true},
+		{name: "guessed from a part", dir: "mobilenet-v2-int8", want: "resnet", ok: true},
+		{name: "guessed, bert-99.9 before bert-99", dir: "x-bert-99.9-int8", want: "bert-99.9", ok: true},
+		{name: "unknown", dir: "gptj-99", want: "gptj-99"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b, name, ok := r.CheckerModel(tt.dir, tt.extra)
+			assert.Equal(t, tt.want, name)
+			assert.Equal(t, tt.ok, ok)
+			if ok {
+				assert.Equal(t, tt.want, b.SubmissionName)
+			}
+		})
+	}
+	assert.Equal(t, []string{"1.11.1"}, r.Power.PTDVersions)
+	assert.Equal(t, 77, r.Power.Meters["YokogawaWT330_multichannel"])
+	assert.Contains(t, r.Power.PowerFiles, "ptd_logs.txt")
+	assert.NotEmpty(t, r.Power.SourcesChecksums)
+	assert.Contains(t, r.NetworkFields, "network_type")
+}

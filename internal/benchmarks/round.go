@@ -65,8 +65,55 @@ type Round struct {
 	AccuracyPatterns map[Metric]string
 	// EarlyStopping lists the scenarios judged by early stopping.
 	EarlyStopping []Scenario
+	// NetworkFields are the keys a system description with is_network
+	// set must have as well.
+	NetworkFields []string
+	// ModelMapping maps benchmark directory names the checker accepts in
+	// place of its own ("resnet50") to its names ("resnet").
+	ModelMapping map[string]string
+	// Power is what the checker's power checks accept.
+	Power PowerRules
 
 	benchmarks []Benchmark
+}
+
+// PowerRules are the tables of the checker's power checks
+// (checks/power/power_checker.py and the constants of the files a power
+// run holds).
+type PowerRules struct {
+	// PerformanceFiles are the files a power run's run_1 and ranging
+	// directories hold besides the round's PerformanceFiles (spl.txt);
+	// OptionalPerformanceFiles those they may hold.
+	PerformanceFiles         []string `json:"performance_files"`
+	OptionalPerformanceFiles []string `json:"optional_performance_files"`
+	// PowerFiles are the files of the power directory (the PTD client's
+	// and server's logs and session descriptions).
+	PowerFiles []string `json:"power_files"`
+	// PTDVersions are the PTD versions accepted; Meters the power
+	// analyzers, by name, with their PTD device numbers.
+	PTDVersions []string       `json:"ptd_versions"`
+	Meters      map[string]int `json:"meters"`
+	// ResultPaths are the files (relative to the performance directory)
+	// whose checksums the session descriptions must record.
+	ResultPaths []string `json:"result_paths"`
+	// RangingErrors are the PTD errors tolerated during ranging;
+	// TestingErrors those tolerated (as warnings) during testing;
+	// TestingWarningsAsErrors the warnings (regular expressions) that fail
+	// the testing phase.
+	RangingErrors           []string `json:"ranging_errors"`
+	TestingErrors           []string `json:"testing_errors"`
+	TestingWarningsAsErrors []string `json:"testing_warnings_as_errors"`
+	// TimeDeltaToleranceMS is the largest difference of a phase's start
+	// between client and server.
+	TimeDeltaToleranceMS int `json:"time_delta_tolerance_ms"`
+	// Replies are the PTD replies expected to commands starting with a
+	// prefix ({"SR,A", "Range A changed"}); ThirdStopReply the one expected
+	// to the third Stop.
+	Replies        [][2]string `json:"replies"`
+	ThirdStopReply string      `json:"third_stop_reply"`
+	// SourcesChecksums are the accepted checksum sets of the PTD client's
+	// and server's sources.
+	SourcesChecksums []map[string]string `json:"sources_checksums"`
 }
 
 // roundJSON is the file format scripts/rounds/gen_rounds.py writes.
@@ -91,6 +138,9 @@ type roundJSON struct {
 	ResultFields               map[Scenario]string          `json:"result_fields"`
 	AccuracyPatterns           map[Metric]string            `json:"accuracy_patterns"`
 	EarlyStopping              []Scenario                   `json:"early_stopping_scenarios"`
+	NetworkFields              []string                     `json:"system_network_fields"`
+	ModelMapping               map[string]string            `json:"model_mapping"`
+	Power                      PowerRules                   `json:"power"`
 	MLPerfConf                 map[string]string            `json:"mlperf_conf"`
 	AuditConfigs               map[string]map[string]string `json:"audit_configs"`
 	Models                     []modelJSON                  `json:"models"`
@@ -181,6 +231,7 @@ func parseRound(b []byte) (*Round, error) {
 		CompliancePerformanceFiles: j.CompliancePerformanceFiles, TEST01AccuracyFiles: j.TEST01AccuracyFiles,
 		MaxAccuracyLogSize: j.MaxAccuracyLogSize, MinDuration: time.Duration(j.MinDurationMS) * time.Millisecond,
 		ResultFields: j.ResultFields, AccuracyPatterns: j.AccuracyPatterns, EarlyStopping: j.EarlyStopping,
+		NetworkFields: j.NetworkFields, ModelMapping: j.ModelMapping, Power: j.Power,
 	}
 	for _, m := range j.Models {
 		b := Benchmark{
@@ -325,6 +376,52 @@ func (r *Round) Lookup(name string) (Benchmark, error) {
 		alts = append(alts, b.SubmissionName)
 	}
 	return Benchmark{}, fmt.Errorf("%w %q in round %s: it names %s; pick one", ErrUnknown, name, r.Name, strings.Join(alts, " and "))
+}
+
+// CheckerModel returns the benchmark a results directory named dir
+// stands for, as the checker's get_mlperf_model reads the name: the
+// checker's own name, else the round's model mapping ("resnet50"), else
+// the submitter's (open/SUBMITTER/model_mapping.json, extra), else the
+// name the checker guesses from a part of it ("mobilenet-edge" is
+// resnet). name is the checker's name for it, whether or not the round
+// has such a benchmark; ok reports whether it has.
+func (r *Round) CheckerModel(dir string, extra map[string]string) (b Benchmark, name string, ok bool) {
+	name = r.checkerName(dir, extra)
+	for _, b := range r.benchmarks {
+		if b.SubmissionName == name {
+			return b, name, true
+		}
+	}
+	return Benchmark{}, name, false
+}
+
+func (r *Round) checkerName(dir string, extra map[string]string) string {
+	for _, b := range r.benchmarks {
+		if b.SubmissionName == dir {
+			return dir
+		}
+	}
+	if m := r.ModelMapping[dir]; m != "" {
+		return m
+	}
+	if m := extra[dir]; m != "" {
+		return m
+	}
+	guess := dir
+	switch {
+	case strings.Contains(dir, "mobilenet"), strings.Contains(dir, "efficientnet"), strings.Contains(dir, "resnet50"):
+		guess = "resnet"
+	case strings.Contains(dir, "bert-99.9"):
+		guess = "bert-99.9"
+	case strings.Contains(dir, "bert-99"):
+		guess = "bert-99"
+	case strings.Contains(dir, "llama3_1-405b"):
+		guess = "llama3.1-405b"
+	}
+	if m, ok := r.ModelMapping[guess]; ok {
+		return m
+	}
+	return guess
 }
 
 // Names lists the benchmarks' submission names, in table order.

@@ -13,7 +13,10 @@ fact has one source a reader can check:
     commit, ROUNDS below): every setting it gives a model and scenario, with
     the line pattern that wins under LoadGen's own precedence;
   - the compliance tests' audit.config files of the round (TEST01 per model,
-    TEST04, TEST06).
+    TEST04, TEST06);
+  - the power checks' tables (the checker's checks/power/power_checker.py
+    and sources_checksums.json at HEAD): the PTD versions, meters and replies
+    it accepts, the files a power run holds, the PTD log messages it tolerates.
 
 Usage (Debian's python3; nothing beyond the standard library):
 
@@ -42,6 +45,8 @@ ROUNDS = {
 CHECKER = "tools/submission/submission_checker/constants.py"
 MLPERF_CONF = "loadgen/mlperf.conf"
 CONFIGURATION = "tools/submission/submission_checker/configuration/configuration.py"
+POWER_CHECKER = "tools/submission/submission_checker/checks/power/power_checker.py"
+POWER_SOURCES = "tools/submission/submission_checker/checks/power/sources_checksums.json"
 LOADGEN_VERSION = "loadgen/VERSION.txt"
 
 # The checker names a model by its submission directory ("resnet",
@@ -158,7 +163,7 @@ def delta_perc(cfg, model, metric):
     return 0.1 if "99.9" in model else 1
 
 
-def round_table(repo, name, spec, ns, exprs, llm):
+def round_table(repo, name, spec, ns, exprs, llm, power):
     cfg = ns["MODEL_CONFIG"][name]
     commit = spec["commit"]
     conf_text = git_show(repo, commit, MLPERF_CONF)
@@ -230,15 +235,19 @@ def round_table(repo, name, spec, ns, exprs, llm):
     paths = {}
     for const in ("PERFORMANCE_LOG_PATH", "PERFORMANCE_SUMMARY_PATH", "ACCURACY_LOG_PATH", "ACCURACY_RESULT_PATH",
                   "ACCURACY_JSON_PATH", "MEASUREMENTS_PATH", "TEST01_PERF_PATH", "TEST01_ACC_PATH",
-                  "TEST04_PERF_PATH", "TEST06_ACC_PATH", "COMPLIANCE_PATH", "SYSTEM_PATH", "SRC_PATH"):
+                  "TEST04_PERF_PATH", "TEST06_ACC_PATH", "COMPLIANCE_PATH", "SYSTEM_PATH", "SRC_PATH",
+                  "POWER_DIR_PATH"):
         table = ns[const]
         paths[const.lower()] = table.get(name, table["default"])
+    if name in ns["NAMEPLATE_POWER_PATH"]:
+        paths["nameplate_power_path"] = ns["NAMEPLATE_POWER_PATH"][name]
     return {
         "round": name,
         "sources": {
             "checker": f"{CHECKER} at {git_rev(repo, 'HEAD')[:8]}, MODEL_CONFIG[\"{name}\"] and module constants",
             "mlperf_conf": f"{MLPERF_CONF} at {git_rev(repo, commit)[:8]} ({commit})",
             "audit_config": f"{comp}/TEST0*/audit.config at {git_rev(repo, commit)[:8]}",
+            "power": f"{POWER_CHECKER} and {os.path.basename(POWER_SOURCES)} at {git_rev(repo, 'HEAD')[:8]}",
         },
         "loadgen_version": git_show(repo, commit, LOADGEN_VERSION).strip(),
         "seeds": {k: str(v) for k, v in cfg["seeds"].items()},
@@ -247,6 +256,10 @@ def round_table(repo, name, spec, ns, exprs, llm):
         "availabilities": ns["VALID_AVAILABILITIES"],
         "system_required_fields": ns["SYSTEM_DESC_REQUIRED_FIELDS"],
         "system_meaningful_fields": ns["SYSTEM_DESC_MEANINGFUL_RESPONSE_REQUIRED_FIELDS"],
+        "system_network_fields": ns["SYSTEM_DESC_REQUIRED_FIELDS_NETWORK_MODE"],
+        "model_mapping": cfg.get("model_mapping", {}),
+        "power": dict(power, performance_files=ns["REQUIRED_PERF_POWER_FILES"], power_files=ns["REQUIRED_POWER_FILES"],
+                      optional_performance_files=ns["OPTIONAL_PERF_FILES"]),
         "measurements_fields": ns["SYSTEM_IMP_REQUIRED_FILES"],
         "measurements_files": ns["REQUIRED_MEASURE_FILES"],
         "performance_files": ns["REQUIRED_PERF_FILES"],
@@ -261,6 +274,47 @@ def round_table(repo, name, spec, ns, exprs, llm):
         "mlperf_conf": conf,
         "audit_configs": audit_configs,
         "models": models,
+    }
+
+
+def power_tables(src, sources):
+    """The power checks' tables: module constants of power_checker.py, the replies its
+    ptd_messages_check expects (its check_reply calls, and the reply it expects of the
+    third Stop), and the accepted source checksums."""
+    ns = {}
+    tree = ast.parse(src)
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            try:  # literals, and expressions of the constants before them
+                ns[node.targets[0].id] = eval(compile(ast.Expression(node.value), POWER_CHECKER, "eval"),
+                                              {"__builtins__": {}}, ns)
+            except (NameError, AttributeError, TypeError):
+                pass
+    replies, third_stop = [], None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "check_reply":
+            replies.append([ast.literal_eval(a) for a in node.args])
+        if isinstance(node, ast.FunctionDef) and node.name == "check_reply":
+            for n in ast.walk(node):
+                if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "reply":
+                    third_stop = ast.literal_eval(n.value)
+    warn = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "WARNING_NEEDS_TO_BE_ERROR_TESTING_RE":
+            warn = [ast.literal_eval(c.args[0]) for c in node.value.elts]
+    if not replies or third_stop is None or not warn:
+        sys.exit(f"{POWER_CHECKER}: its replies or warnings have moved")
+    return {
+        "ptd_versions": ns["SUPPORTED_VERSION"],
+        "meters": ns["SUPPORTED_MODEL"],
+        "result_paths": ns["RESULT_PATHS"],
+        "ranging_errors": ns["COMMON_ERROR_RANGING"],
+        "testing_errors": ns["COMMON_ERROR_TESTING"],
+        "testing_warnings_as_errors": warn,
+        "time_delta_tolerance_ms": ns["TIME_DELTA_TOLERANCE"],
+        "replies": replies,
+        "third_stop_reply": third_stop,
+        "sources_checksums": json.loads(sources),
     }
 
 
@@ -285,9 +339,11 @@ def main():
     if src is None:
         sys.exit(f"{args.repo}: no {CHECKER} at HEAD")
     ns, exprs = load_checker(src)
+    power = power_tables(git_show(args.repo, "HEAD", POWER_CHECKER), git_show(args.repo, "HEAD", POWER_SOURCES))
     os.makedirs(args.out, exist_ok=True)
     for name, spec in ROUNDS.items():
-        table = round_table(args.repo, name, spec, ns, exprs, llm_models(git_show(args.repo, "HEAD", CONFIGURATION)))
+        table = round_table(args.repo, name, spec, ns, exprs, llm_models(git_show(args.repo, "HEAD", CONFIGURATION)),
+                            power)
         with open(os.path.join(args.out, name + ".json"), "w") as f:
             json.dump(table, f, indent=1, sort_keys=True)
             f.write("\n")
