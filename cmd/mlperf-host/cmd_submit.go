@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -28,7 +30,10 @@ func (a *app) cmdSubmit(ctx context.Context, args []string) error {
 	cf.register(fs)
 	root := fs.String("submission", "mlperf-submission", "submission tree `DIR`")
 	backup := fs.String("backup", "", "`DIR` for the accuracy logs before truncation (default: DIR of --submission + \".backup\")")
-	checkOnly := fs.Bool("check-only", false, "only check the tree in --submission")
+	checkOnly := fs.Bool("check-only", false, "only check the tree in --submission, as the round's official checker does")
+	strict := fs.Bool("strict", false, "with --check-only: refuse the tree on mlperf-host's own rules too, which the official checker "+
+		"does not enforce (else they are warnings; a tree submit writes is held to them)")
+	asJSON := fs.Bool("json", false, "with --check-only: print every result's verdict, metric and problems as JSON")
 	scenarios := fs.String("scenarios", "", "comma-separated `SCENARIOS` to run (default: those the category requires)")
 	acknowledge := fs.String("acknowledge", "", "comma-separated plugin `OPTIONS` (start_from_device, end_on_device) "+
 		"the closed division allows only with the committee's approval, acknowledged as approved for this system")
@@ -51,16 +56,94 @@ func (a *app) cmdSubmit(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	problems := submission.Check(*root, c.Round)
-	for _, p := range problems {
-		fmt.Fprintf(a.stdout, "problem: %s\n", p)
+	// A tree mlperf-host wrote is held to its own rules as well.
+	return a.checkTree(*root, c.Round, *strict || !*checkOnly, *asJSON)
+}
+
+// checkTree checks the submission tree at root, prints its problems (and
+// mlperf-host's own rules' warnings, unless strict refuses on them) or,
+// asJSON, every result's verdict, and returns the submission-invalid
+// error when the tree has problems.
+func (a *app) checkTree(root string, r *benchmarks.Round, strict, asJSON bool) error {
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		return exitcode.New(exitcode.Usage, fmt.Errorf("submission %s: not a directory", root), "give the tree with --submission DIR")
 	}
-	if len(problems) > 0 {
-		return exitcode.New(exitcode.SubmissionInvalid, fmt.Errorf("submission %s: %d problems under round %s's rules", *root, len(problems), c.Round.Name),
+	rep := submission.Check(root, r)
+	errs := rep.Errors(strict)
+	if asJSON {
+		if err := writeCheckJSON(a.stdout, rep, r, strict); err != nil {
+			return err
+		}
+	} else {
+		for _, p := range errs {
+			fmt.Fprintf(a.stdout, "problem: %s\n", p)
+		}
+		if !strict {
+			for _, p := range rep.Warnings() {
+				fmt.Fprintf(a.stdout, "warning: %s\n", p)
+			}
+		}
+		refused := 0
+		for _, res := range rep.Results {
+			if len(rep.Refusals(res.Path, strict)) > 0 {
+				refused++
+			}
+		}
+		fmt.Fprintf(a.stdout, "%d results: %d accepted, %d refused\n", len(rep.Results), len(rep.Results)-refused, refused)
+	}
+	if len(errs) > 0 {
+		return exitcode.New(exitcode.SubmissionInvalid, fmt.Errorf("submission %s: %d problems under round %s's rules", root, len(errs), r.Name),
 			"fix each problem listed above")
 	}
-	fmt.Fprintf(a.stdout, "submission %s passes the checks of round %s\n", *root, c.Round.Name)
+	if !asJSON {
+		fmt.Fprintf(a.stdout, "submission %s passes the checks of round %s\n", root, r.Name)
+	}
 	return nil
+}
+
+// checkJSON is submit --check-only --json's output.
+type checkJSON struct {
+	Round    string               `json:"round"`
+	Strict   bool                 `json:"strict"`
+	Results  []resultJSON         `json:"results"`
+	Problems []submission.Problem `json:"problems"`
+}
+
+type resultJSON struct {
+	submission.Result
+	Accepted bool     `json:"accepted"`
+	Problems []string `json:"problems,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+func writeCheckJSON(w io.Writer, rep *submission.Report, r *benchmarks.Round, strict bool) error {
+	out := checkJSON{Round: r.Name, Strict: strict, Results: []resultJSON{}, Problems: []submission.Problem{}}
+	for _, res := range rep.Results {
+		j := resultJSON{Result: res}
+		for _, p := range rep.Problems {
+			if !slices.Contains(p.Results, res.Path) {
+				continue
+			}
+			if strict || !p.Strict {
+				j.Problems = append(j.Problems, p.String())
+			} else {
+				j.Warnings = append(j.Warnings, p.String())
+			}
+		}
+		j.Accepted = len(j.Problems) == 0
+		if !res.HasMetric {
+			j.Metric, j.Unit = 0, ""
+		}
+		out.Results = append(out.Results, j)
+	}
+	for _, p := range rep.Problems {
+		if len(p.Results) == 0 {
+			out.Problems = append(out.Problems, p)
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(out)
 }
 
 // submitDirs are where submit writes: the tree and the accuracy logs'

@@ -14,27 +14,117 @@ import (
 // Problem is one rule a submission tree breaks.
 type Problem struct {
 	// Path is the file or directory at fault, relative to the root.
-	Path string
-	Msg  string
+	Path string `json:"path"`
+	Msg  string `json:"message"`
+	// Strict marks a rule of mlperf-host's own that the official checker
+	// does not enforce: a warning, unless the tree is checked strictly.
+	Strict bool `json:"strict,omitempty"`
+	// Results are the results the problem refuses (their Result.Path);
+	// none for a problem of the tree as a whole.
+	Results []string `json:"results,omitempty"`
 }
 
 // String reads "closed/org/results/...: message".
 func (p Problem) String() string { return p.Path + ": " + p.Msg }
 
-// checker accumulates problems.
+// Result is one result as the official checker counts them: a scenario
+// directory of a system's benchmark.
+type Result struct {
+	// Path is DIVISION/SUBMITTER/results/SYSTEM/BENCHMARK/SCENARIO, as
+	// the directories are named.
+	Path string `json:"result"`
+	// Benchmark is the checker's name of the benchmark ("resnet" for a
+	// resnet50 directory), Scenario the directory's scenario in MLPerf's
+	// spelling ("Offline" for offline); empty when the checker knows
+	// none.
+	Benchmark string              `json:"benchmark,omitempty"`
+	Scenario  benchmarks.Scenario `json:"scenario,omitempty"`
+	// Metric is the result as the checker reports it, in Unit
+	// ("tokens/s", "samples/s", "ms"); HasMetric false when the
+	// performance log gives none.
+	Metric    float64 `json:"metric,omitempty"`
+	Unit      string  `json:"unit,omitempty"`
+	HasMetric bool    `json:"-"`
+	// Inferred marks a result the checker infers from a run of another
+	// scenario (SingleStream standing for MultiStream, say).
+	Inferred bool `json:"inferred,omitempty"`
+	// Power is the power metric (W for Offline, Server and Interactive, mJ
+	// per query for SingleStream and MultiStream), when the result has
+	// power measurements.
+	Power     float64 `json:"power,omitempty"`
+	PowerUnit string  `json:"power_unit,omitempty"`
+}
+
+// Report is what Check finds: every result of the tree, and every problem.
+type Report struct {
+	Results  []Result  `json:"-"`
+	Problems []Problem `json:"-"`
+}
+
+// Problems returns the problems that make the tree invalid: those the
+// official checker finds, and mlperf-host's own (Strict) when strict.
+func (r *Report) Errors(strict bool) []Problem {
+	var out []Problem
+	for _, p := range r.Problems {
+		if strict || !p.Strict {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Warnings returns the problems of mlperf-host's own rules, which refuse
+// nothing unless the tree is checked strictly.
+func (r *Report) Warnings() []Problem {
+	var out []Problem
+	for _, p := range r.Problems {
+		if p.Strict {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Refusals returns the problems that refuse the result at path: the
+// official checker's, and mlperf-host's own when strict.
+func (r *Report) Refusals(path string, strict bool) []Problem {
+	var out []Problem
+	for _, p := range r.Errors(strict) {
+		if slices.Contains(p.Results, path) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// checker accumulates problems. scope is the results a problem found now
+// refuses.
 type checker struct {
 	root     string
 	round    *benchmarks.Round
-	problems []Problem
+	report   *Report
+	scope    []string
+	byResult map[string]int
 }
 
-func (c *checker) add(path, format string, args ...any) {
+func (c *checker) problem(strict bool, path, format string, args ...any) {
 	rel, err := filepath.Rel(c.root, path)
 	if err != nil {
 		rel = path
 	}
-	c.problems = append(c.problems, Problem{Path: rel, Msg: fmt.Sprintf(format, args...)})
+	c.report.Problems = append(c.report.Problems, Problem{Path: filepath.ToSlash(rel), Msg: fmt.Sprintf(format, args...),
+		Strict: strict, Results: slices.Clone(c.scope)})
 }
+
+// add records a problem the official checker finds too.
+func (c *checker) add(path, format string, args ...any) { c.problem(false, path, format, args...) }
+
+// strict records a problem of mlperf-host's own rules; its message says
+// what the official checker does instead.
+func (c *checker) strict(path, format string, args ...any) { c.problem(true, path, format, args...) }
+
+// result returns the result at path (relative to the root), to fill in.
+func (c *checker) result(path string) *Result { return &c.report.Results[c.byResult[path]] }
 
 // exists reports whether path exists and, for a file, is not empty.
 func (c *checker) exists(path, what string) bool {
@@ -50,256 +140,148 @@ func (c *checker) exists(path, what string) bool {
 	return true
 }
 
+// subdirs lists the directories in dir, sorted, as the checker's list_dir
+// does (a link to a directory counts).
 func subdirs(dir string) []string {
 	es, _ := os.ReadDir(dir)
 	var out []string
 	for _, e := range es {
-		if e.IsDir() {
+		if st, err := os.Stat(filepath.Join(dir, e.Name())); err == nil && st.IsDir() {
 			out = append(out, e.Name())
 		}
 	}
 	return out
 }
 
+// files lists the files in dir, sorted, as the checker's list_files does.
 func files(dir string) []string {
 	es, _ := os.ReadDir(dir)
 	var out []string
 	for _, e := range es {
-		if !e.IsDir() {
+		if st, err := os.Stat(filepath.Join(dir, e.Name())); err == nil && !st.IsDir() {
 			out = append(out, e.Name())
 		}
 	}
 	return out
 }
 
-// Check checks the submission tree at root against round r's rules and
-// returns every problem found, or none. It enforces what the round's
-// official submission checker enforces on a LoadGen submission without
-// power measurements (tools/submission/submission_checker: its
-// performance, accuracy, system, measurements and compliance checks; each
-// message names the check it mirrors), and more: every performance and
-// compliance run VALID and free of LoadGen errors, the logs' scenario that
-// of their directory, the accuracy logs truncated with a hash in both
-// divisions, and documentation/calibration.md in the closed division.
-func Check(root string, r *benchmarks.Round) []Problem {
-	c := &checker{root: root, round: r}
+// Check checks the submission tree at root against round r's rules, as
+// the round's official submission checker does
+// (tools/submission/submission_checker: its system, performance,
+// accuracy, measurements, power and compliance checks, each message
+// naming the check it mirrors), result by result: a result is a scenario
+// directory, read with the checker's own lookups (benchmark directory
+// names it maps, open/SUBMITTER/model_mapping.json, lower-case scenario
+// names, the measurements file it picks, Interactive directories holding
+// a Server run, results inferred from another scenario's run).
+//
+// Problems the official checker does not find but mlperf-host's rules do
+// are marked Strict: a performance run that is not VALID or has LoadGen
+// errors, an accuracy directory whose log is not an accuracy run, an
+// Interactive run over Interactive's own token latency limits, accuracy
+// logs without their hash in the open division or in TEST01, no
+// calibration.md in the closed division.
+func Check(root string, r *benchmarks.Round) *Report {
+	c := &checker{root: root, round: r, report: &Report{}, byResult: map[string]int{}}
 	divisions := subdirs(root)
 	if len(divisions) == 0 {
 		c.add(root, "no division directory (%s)", strings.Join(r.Divisions, ", "))
 	}
 	for _, div := range divisions {
 		if !slices.Contains(r.Divisions, div) {
-			c.add(filepath.Join(root, div), "unknown division: want one of %s (the checker ignores this directory)", strings.Join(r.Divisions, ", "))
+			c.strict(filepath.Join(root, div), "unknown division: want one of %s (the checker ignores this directory)", strings.Join(r.Divisions, ", "))
 			continue
 		}
 		for _, org := range subdirs(filepath.Join(root, div)) {
 			c.org(div, org)
 		}
 	}
-	return c.problems
+	return c.report
+}
+
+// resultsOf lists the result paths under dir (a system's results
+// directory, or one of its benchmarks) and records each as a result.
+func (c *checker) resultsOf(div, org, sys string, benches ...string) []string {
+	base := filepath.Join(c.root, div, org, "results", sys)
+	if len(benches) == 0 {
+		benches = subdirs(base)
+	}
+	var out []string
+	for _, b := range benches {
+		for _, sc := range subdirs(filepath.Join(base, b)) {
+			p := strings.Join([]string{div, org, "results", sys, b, sc}, "/")
+			if _, ok := c.byResult[p]; !ok {
+				c.byResult[p] = len(c.report.Results)
+				c.report.Results = append(c.report.Results, Result{Path: p})
+			}
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func (c *checker) org(div, org string) {
 	base := filepath.Join(c.root, div, org)
 	results := filepath.Join(base, "results")
-	if !c.exists(results, "results directory") {
+	c.scope = nil
+	if !c.exists(results, "results directory (the checker stops on this tree)") {
 		return
 	}
-	l := Layout{Root: c.root, Division: div, Submitter: org, Round: c.round}
+	var all []string
+	for _, sys := range subdirs(results) {
+		all = append(all, c.resultsOf(div, org, sys)...)
+	}
+	mapping := c.modelMapping(div, org, all)
 	if div != "open" {
-		c.exists(l.CalibrationFile(), "calibration documentation of the closed division")
+		c.scope = nil
+		c.calibration(base)
 	}
 	for _, sys := range subdirs(results) {
-		l.System = sys
+		l := Layout{Root: c.root, Division: div, Submitter: org, System: sys, Round: c.round}
+		c.scope = c.resultsOf(div, org, sys)
 		sysDesc := c.system(l)
 		for _, name := range subdirs(filepath.Join(results, sys)) {
-			b, err := c.round.Lookup(name)
-			if err != nil || b.SubmissionName != name {
-				c.add(filepath.Join(results, sys, name), "unknown benchmark directory in round %s: want one of %s",
-					c.round.Name, strings.Join(c.round.Names(), ", "))
-				continue
-			}
-			l.Benchmark = b
-			c.benchmark(l, sysDesc)
+			c.benchmark(l, name, mapping, sysDesc)
 		}
 	}
 }
 
-// system checks the system description (the checker's SystemCheck) and
-// returns it, nil when it cannot be read.
-func (c *checker) system(l Layout) map[string]any {
-	path := l.SystemFile()
-	if !c.exists(path, "system description (SystemCheck.missing_check)") {
+// modelMapping reads open/SUBMITTER/model_mapping.json, which maps the
+// open division's benchmark directory names to the checker's.
+func (c *checker) modelMapping(div, org string, results []string) map[string]string {
+	if div != "open" {
 		return nil
 	}
+	path := filepath.Join(c.root, div, org, "model_mapping.json")
 	b, err := os.ReadFile(path)
 	if err != nil {
-		c.add(path, "%v", err)
 		return nil
 	}
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
-		c.add(path, "not JSON: %v", err)
+		c.scope = results
+		c.add(path, "not a JSON object: %v (the checker stops on this tree)", err)
 		return nil
 	}
-	for _, p := range CheckSystem(m, c.round, l.Division, l.Submitter) {
-		c.add(path, "%s", p)
-	}
-	return m
-}
-
-// CheckSystem returns what the checker's SystemCheck finds wrong with a
-// system description of division and submitter.
-func CheckSystem(m map[string]any, r *benchmarks.Round, division, submitter string) []string {
-	var out []string
-	status, _ := m["status"].(string)
-	if !slices.Contains(r.Availabilities, strings.ToLower(status)) {
-		out = append(out, fmt.Sprintf("status %q: want one of %s (availability_check)", status, strings.Join(r.Availabilities, ", ")))
-	}
-	st, _ := m["system_type"].(string)
-	if !slices.Contains(categoryNames(), st) && st != "edge,datacenter" {
-		out = append(out, fmt.Sprintf("system_type %q: want one of %s (system_type_check)", st, strings.Join(categoryNames(), ", ")))
-	}
-	network := isNetwork(m)
-	if division == "closed" && network {
-		out = append(out, "is_network is true in the closed division (network_check)")
-	}
-	if division == "network" && !network {
-		out = append(out, "the network division needs is_network true (network_check)")
-	}
-	var missing, empty []string
-	for _, f := range r.SystemFields {
-		v, ok := m[f]
-		switch {
-		case !ok:
-			missing = append(missing, f)
-		case slices.Contains(r.MeaningfulFields, f) && !pyTruthy(v):
-			empty = append(empty, f)
+	out := map[string]string{}
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			out[k] = s
 		}
-	}
-	if len(missing) > 0 {
-		out = append(out, "missing fields "+strings.Join(missing, ", ")+" (required_fields_check)")
-	}
-	if len(empty) > 0 {
-		out = append(out, "fields "+strings.Join(empty, ", ")+" need a meaningful value, not empty or 0 (required_fields_check)")
-	}
-	if s, _ := m["submitter"].(string); !strings.EqualFold(s, submitter) {
-		out = append(out, fmt.Sprintf("submitter %q does not match the directory %s (submitter_check)", s, submitter))
-	}
-	if d, _ := m["division"].(string); !strings.EqualFold(d, division) {
-		out = append(out, fmt.Sprintf("division %q does not match the directory %s (division_check)", d, division))
 	}
 	return out
 }
 
-func categoryNames() []string {
-	var out []string
-	for _, c := range benchmarks.Categories() {
-		out = append(out, string(c))
-	}
-	return out
-}
-
-// isNetwork is the checker's reading of is_network: the string "true".
-func isNetwork(m map[string]any) bool {
-	s, _ := m["is_network"].(string)
-	return strings.EqualFold(s, "true")
-}
-
-// pyTruthy is Python's truth of a JSON value.
-func pyTruthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case float64:
-		return x != 0
-	case string:
-		return x != ""
-	case []any:
-		return len(x) > 0
-	case map[string]any:
-		return len(x) > 0
-	}
-	return true
-}
-
-// benchmark checks one benchmark directory of a system: its scenarios
-// against the category (closed and network divisions, as the checker's
-// Loader.check_scenarios), then each scenario.
-func (c *checker) benchmark(l Layout, sysDesc map[string]any) {
-	dir := filepath.Join(l.Root, l.Division, l.Submitter, "results", l.System, l.Benchmark.SubmissionName)
-	have := subdirs(dir)
-	if sysDesc != nil && l.Division != "open" {
-		st, _ := sysDesc["system_type"].(string)
-		if st == "edge,datacenter" {
-			st = string(benchmarks.DatacenterEdge)
-		}
-		cat := benchmarks.Category(st)
-		req, ok := l.Benchmark.Requires(cat)
-		switch {
-		case !slices.Contains(benchmarks.Categories(), cat):
-		case !ok:
-			c.add(dir, "%s is not a %s benchmark in round %s (the checker stops on this tree)", l.Benchmark.SubmissionName, cat, c.round.Name)
-		default:
-			for _, sc := range req {
-				if !slices.Contains(have, string(sc)) {
-					c.add(dir, "%s systems must submit %s: it is missing (check_scenarios)", cat, sc)
-				}
-			}
-			for _, s := range have {
-				if !l.Benchmark.Allows(cat, benchmarks.Scenario(s)) {
-					c.add(filepath.Join(dir, s), "scenario not allowed for %s systems (check_scenarios)", cat)
-				}
-			}
-			opt := l.Benchmark.Optional[cat]
-			if slices.Contains(opt, benchmarks.Server) && slices.Contains(opt, benchmarks.Interactive) &&
-				!slices.Contains(have, string(benchmarks.Server)) && !slices.Contains(have, string(benchmarks.Interactive)) {
-				c.add(dir, "%s systems must submit one of Interactive or Server (check_scenarios)", cat)
-			}
+// calibration is mlperf-host's rule that the closed division documents
+// its calibration: calibration.md at the submitter's root, where
+// published submissions have it, or in documentation/, where mlperf-host
+// writes it. The checker does not look for it.
+func (c *checker) calibration(base string) {
+	for _, p := range []string{filepath.Join(base, "calibration.md"), filepath.Join(base, "documentation", "calibration.md")} {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Size() > 0 {
+			return
 		}
 	}
-	for _, s := range have {
-		sc := benchmarks.Scenario(s)
-		if !slices.Contains(benchmarks.Scenarios(), sc) {
-			c.add(filepath.Join(dir, s), "scenario directory mlperf-host cannot check: want one of SingleStream, MultiStream, Server, Offline")
-			continue
-		}
-		l.Scenario = sc
-		c.scenario(l, sysDesc)
-	}
-}
-
-func (c *checker) scenario(l Layout, sysDesc map[string]any) {
-	c.performance(l, l.PerformanceDir(), sysDesc, "")
-	c.accuracy(l)
-	c.measurements(l)
-	if l.Division != "open" {
-		c.compliance(l, sysDesc)
-	}
-}
-
-// measurements is the checker's MeasurementsCheck.
-func (c *checker) measurements(l Layout) {
-	path := l.MeasurementsFile()
-	if c.exists(path, "measurements description (MeasurementsCheck.missing_check)") {
-		var m map[string]any
-		b, _ := os.ReadFile(path)
-		if err := json.Unmarshal(b, &m); err != nil {
-			c.add(path, "not JSON: %v", err)
-		} else {
-			for _, f := range c.round.MeasurementsFields {
-				if v, ok := m[f]; !ok {
-					c.add(path, "field %s is missing (required_fields_check)", f)
-				} else if !pyTruthy(v) {
-					c.add(path, "field %s needs a meaningful value (required_fields_check)", f)
-				}
-			}
-		}
-	}
-	for _, f := range c.round.MeasurementsFiles {
-		c.exists(filepath.Join(l.MeasurementsDir(), f), "measurements file (required_files_check)")
-	}
-	c.exists(l.SrcDir(), "source directory (directory_exist_check)")
+	c.strict(filepath.Join(base, "documentation", "calibration.md"),
+		"missing calibration documentation of the closed division, here or as calibration.md above (mlperf-host's rule; the checker does not look for it)")
 }

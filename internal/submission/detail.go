@@ -73,6 +73,29 @@ func (d *detailLog) num(key string) (float64, bool) {
 	return f, err == nil
 }
 
+// number returns a value that is a JSON number, as the checker compares
+// them: a string holding a number is not one.
+func (d *detailLog) number(key string) (float64, bool) {
+	raw, ok := d.first[key]
+	if !ok {
+		return 0, false
+	}
+	var f float64
+	if json.Unmarshal(raw, &f) != nil {
+		return 0, false
+	}
+	return f, true
+}
+
+// raw returns a value's JSON text, "None" when absent.
+func (d *detailLog) raw(key string) string {
+	raw, ok := d.first[key]
+	if !ok {
+		return "None"
+	}
+	return strings.TrimSpace(string(raw))
+}
+
 // truthy is Python's truth of the value: false, 0, "", null and absent are
 // false.
 func (d *detailLog) truthy(key string) bool {

@@ -19,10 +19,12 @@
 // and write their verify_*.txt; [TruncateAccuracyLog] truncates an
 // accuracy log and records its hash as truncate_accuracy_log.py does;
 // [DetectSystem] and [DescribeSystem] make the system description; [Check]
-// checks a whole tree against everything the round's checker enforces,
-// and more.
+// checks a whole tree result by result as the round's official checker
+// does (its lookups, Interactive, inferred results, the power checks:
+// [CheckPTDSession]) and reports mlperf-host's stricter rules apart, as
+// warnings unless the tree is checked strictly.
 //
-// Package submission imports only the standard library and mlperf-host's
-// benchmarks and mllog packages; it must never import host, loadgen, sdk,
-// plugins or cmd.
+// Package submission imports only the standard library, mlperf-host's
+// benchmarks and mllog packages and a YAML parser (the nameplate power
+// file); it must never import host, loadgen, sdk, plugins or cmd.
 package submission

@@ -69,3 +69,38 @@ func FuzzReadChars(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLoadgenTime: a time loadgenTime reads is the one it reads back from
+// its canonical spelling.
+func FuzzLoadgenTime(f *testing.F) {
+	f.Add("07-25-2025 15:30:43.020")
+	f.Add("1-2-2025 3:4:5.6")
+	f.Add("02-30-2025 00:00:00.0")
+	f.Fuzz(func(t *testing.T, s string) {
+		tm, err := loadgenTime(s)
+		if err != nil {
+			return
+		}
+		again, err := loadgenTime(tm.Format("01-02-2006 15:04:05.000000"))
+		if err != nil || !again.Equal(tm) {
+			t.Fatalf("loadgenTime(%q) = %v, but its canonical form reads %v, %v", s, tm, again, err)
+		}
+	})
+}
+
+// FuzzCheckPTDSession feeds a PTD session any server.json and PTD log:
+// the Power WG's checks never panic, and refuse what is not a session.
+func FuzzCheckPTDSession(f *testing.F) {
+	f.Add([]byte(`{"version": "1.0"}`), []byte("07-25-2025 10:00:01.000: ERROR: x\n"))
+	f.Add([]byte(`[]`), []byte("WARNING:\nERROR:"))
+	f.Fuzz(func(t *testing.T, server, log []byte) {
+		perf := t.TempDir()
+		detail(t, filepath.Join(perf, "run_1"), perfLogOf(v51, "Offline"))
+		addPower(t, perf, ptdSession{})
+		write(t, filepath.Join(perf, "power", "server.json"), string(server))
+		write(t, filepath.Join(perf, "power", "ptd_logs.txt"), string(log))
+		if len(CheckPTDSession(perf, v51.Power)) == 0 && !bytes.Contains(server, []byte("ptd_messages")) {
+			t.Fatalf("a session without PTD messages passed: %q", server)
+		}
+	})
+}

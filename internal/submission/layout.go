@@ -15,11 +15,22 @@ type Layout struct {
 	Round                             *benchmarks.Round
 	Benchmark                         benchmarks.Benchmark
 	Scenario                          benchmarks.Scenario
+	// BenchmarkDir and ScenarioName are the directories' names when they
+	// are not the benchmark's submission name and the scenario's MLPerf
+	// spelling (a published tree's "resnet50" and "offline").
+	BenchmarkDir, ScenarioName string
 }
 
 // path fills the checker's template named name, under Root.
 func (l Layout) path(name string) string {
-	p := l.Round.Path(name, l.Division, l.Submitter, l.System, l.Benchmark.SubmissionName, string(l.Scenario))
+	bench, sc := l.Benchmark.SubmissionName, string(l.Scenario)
+	if l.BenchmarkDir != "" {
+		bench = l.BenchmarkDir
+	}
+	if l.ScenarioName != "" {
+		sc = l.ScenarioName
+	}
+	p := l.Round.Path(name, l.Division, l.Submitter, l.System, bench, sc)
 	return filepath.Join(l.Root, filepath.FromSlash(p))
 }
 
@@ -49,9 +60,10 @@ func (l Layout) PerformanceDir() string { return filepath.Dir(l.path("performanc
 // AccuracyDir is results/.../accuracy.
 func (l Layout) AccuracyDir() string { return filepath.Dir(l.path("accuracy_json_path")) }
 
-// MeasurementsFile is measurements.json next to the results (v6.x), or
+// MeasurementsFile is where mlperf-host writes the measurements
+// description: measurements.json next to the results (v6.x), or
 // measurements/.../SYSTEM_mlperf-host_SCENARIO.json (v5.1, whose checker
-// takes any SYSTEM*_SCENARIO.json there).
+// takes the first SYSTEM*.json there: [FindMeasurementsFile]).
 func (l Layout) MeasurementsFile() string {
 	p := l.path("measurements_path")
 	if strings.HasSuffix(p, "{file}") {
@@ -60,8 +72,39 @@ func (l Layout) MeasurementsFile() string {
 	return p
 }
 
+// FindMeasurementsFile returns the measurements description the checker
+// reads: measurements.json next to the results (v6.x); in v5.1's
+// measurements/SYSTEM/BENCHMARK/SCENARIO/, the first file, in sorted
+// order, whose name starts with the system's and ends in .json (the
+// checker looks for SYSTEM*_SCENARIO.json, else SYSTEM*.json, but takes
+// the first of either it lists: SYSTEM.json before SYSTEM_Offline.json).
+// found is false when there is none.
+func (l Layout) FindMeasurementsFile() (path string, found bool) {
+	p := l.path("measurements_path")
+	if !strings.HasSuffix(p, "{file}") {
+		return p, true
+	}
+	dir := filepath.Dir(p)
+	for _, f := range files(dir) {
+		if strings.HasPrefix(f, l.System) && strings.HasSuffix(f, ".json") {
+			return filepath.Join(dir, f), true
+		}
+	}
+	return dir, false
+}
+
 // MeasurementsDir holds measurements.json, user.conf and README.md.
 func (l Layout) MeasurementsDir() string { return filepath.Dir(l.MeasurementsFile()) }
+
+// PowerDir is results/.../performance/power: a power submission's PTD
+// logs and session descriptions.
+func (l Layout) PowerDir() string { return l.path("power_dir_path") }
+
+// RangingDir is results/.../performance/ranging: the power submission's
+// ranging run.
+func (l Layout) RangingDir() string {
+	return filepath.Join(filepath.Dir(l.PerformanceDir()), "ranging")
+}
 
 // ComplianceDir is the directory of compliance test t: results/.../TEST0N
 // (v6.x) or compliance/.../TEST0N (v5.1).
