@@ -7,7 +7,10 @@ VERIFY_WORK ?= $(CURDIR)/out/verify-submission
 VERIFY_MIN_DURATION_MS ?= 600000
 VERIFY_ARGS ?=
 
-.PHONY: rounds verify-rounds verify-official verify-submission
+SWEEP_WORK ?= $(CURDIR)/out/sweep-submissions
+SWEEP_ARGS ?=
+
+.PHONY: rounds verify-rounds verify-official verify-submission sweep-submissions sweep-broken
 
 define need-inference
 	@test -n "$(INFERENCE_REPO)" || { echo "set INFERENCE_REPO to a checkout (or bare clone) of mlcommons/inference"; exit 2; }
@@ -40,3 +43,15 @@ verify-submission: build ## the demo's submission (closed; edge and datacenter; 
 	$(need-inference)
 	$(PYTHON3) scripts/submission/verify_submission.py --repo $(INFERENCE_REPO) --binary $(MLPERF_HOST) \
 		--work $(VERIFY_WORK) --min-duration-ms $(VERIFY_MIN_DURATION_MS) $(VERIFY_ARGS)
+
+sweep-submissions: build ## the official checker (INFERENCE: mlcommons/inference) and submit --check-only on every result of RESULTS (a published results repository, v5.1: checkout or bare clone); prints the agreement table (minutes, CPU heavy)
+	@test -n "$(RESULTS)" -a -n "$(INFERENCE)" || { echo "set RESULTS to a results repository (mlcommons/inference_results_v5.1) and INFERENCE to mlcommons/inference (checkouts or bare clones)"; exit 2; }
+	nice -n 10 $(PYTHON3) scripts/submission/sweep_submissions.py --results $(RESULTS) --inference $(INFERENCE) \
+		--binary $(MLPERF_HOST) --work $(SWEEP_WORK) $(SWEEP_ARGS)
+
+sweep-broken: build ## the published trees of ../shared/real-submissions broken one way each (internal/submission's cases) through the official checker (INFERENCE) and submit --check-only
+	@test -n "$(INFERENCE)" || { echo "set INFERENCE to mlcommons/inference (a checkout or bare clone)"; exit 2; }
+	rm -rf $(SWEEP_WORK)/broken && mkdir -p $(SWEEP_WORK)/broken
+	go test ./internal/submission/ -run 'TestCheckRealSubmissionsBroken' -count=1 -broken-out $(SWEEP_WORK)/broken
+	nice -n 10 $(PYTHON3) scripts/submission/sweep_submissions.py --trees $(SWEEP_WORK)/broken --inference $(INFERENCE) \
+		--binary $(MLPERF_HOST) --work $(SWEEP_WORK)/broken-checked --round v5.1
