@@ -64,7 +64,7 @@ def git(gitdir, *args, **kw):
 def copy_out(gitdir, dest, exclude):
     """Copies HEAD of a bare clone into dest file by file (git archive stops
     at the first blob a mirror lacks); returns the paths it lacked."""
-    head = git(gitdir, "rev-parse", "HEAD", text=True).strip()
+    head = git(gitdir, "rev-parse", "HEAD", text=True).strip()[:8]
     stamp = os.path.join(dest + ".commit")
     absent_list = dest + ".absent"
     if os.path.exists(stamp) and open(stamp).read().strip() == head:
@@ -249,7 +249,7 @@ def main():
     if not args.results:
         sys.exit("give --results or --trees")
     if os.path.isdir(os.path.join(args.results, "closed")) or os.path.isdir(os.path.join(args.results, "open")):
-        tree, commit, absent = args.results, "(a checkout)", []
+        tree, commit, absent = args.results, revision(args.results), []
     else:
         tree = os.path.join(work, "results")
         commit, absent = copy_out(args.results, tree, exclude)
@@ -292,7 +292,8 @@ def main():
         print(f"tree problem: {prob}")
     judged = len(results) - len(left_out)
     acc = sum(1 for r in results if r not in left_out and theirs.get(r, (None,))[0])
-    print(f"\nresults repository {commit}; official checker of {inference} --version {args.round}")
+    print(f"\nresults repository at {commit}; official checker of mlcommons/inference at {revision(args.inference)}, "
+          f"--version {args.round}; mlperf-host {revision('.')}")
     print(f"{len(results)} results, {len(left_out)} left out (the copy lacks a file a checker opens), "
           f"{judged} judged: official accepts {acc}, refuses {judged - acc}")
     print(", ".join(f"{k} {v}" for k, v in counts.items()))
@@ -322,6 +323,18 @@ def sweep_trees(args, inference, binary, work):
             bad += not same
     print(f"\n{len(list_dirs(args.trees))} trees, {judged} results, {bad} verdicts or metrics differ")
     return 1 if bad else 0
+
+
+def revision(repo):
+    """The commit a checkout or bare clone is at, or "(unknown)"."""
+    for flag in ("-C", "--git-dir"):
+        r = subprocess.run(["git", flag, repo, "rev-parse", "HEAD"], capture_output=True, text=True)
+        if r.returncode == 0:
+            rev = r.stdout.strip()[:8]
+            dirty = subprocess.run(["git", flag, repo, "status", "--porcelain", "--untracked-files=no"],
+                                   capture_output=True, text=True).stdout.strip()
+            return rev + (" with uncommitted changes" if flag == "-C" and dirty else "")
+    return "(unknown)"
 
 
 def copy_out_paths(gitdir, dest, prefixes):
