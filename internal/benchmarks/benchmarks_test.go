@@ -254,3 +254,48 @@ func TestCheckerModel(t *testing.T) {
 	assert.NotEmpty(t, r.Power.SourcesChecksums)
 	assert.Contains(t, r.NetworkFields, "network_type")
 }
+
+func TestResultOf(t *testing.T) {
+	t.Parallel()
+	r := MustRound("v5.1")
+	llama, err := r.Lookup("llama2-70b-99")
+	require.NoError(t, err)
+	resnet, err := r.Lookup("resnet")
+	require.NoError(t, err)
+	log := map[string]float64{
+		"result_samples_per_second": 371.4, "result_tokens_per_second": 101527, "result_completed_tokens_per_second": 99123,
+		"result_completed_samples_per_sec": 360, "early_stopping_latency_ss": 513395, "early_stopping_latency_ms": 185351,
+		"result_qps_without_loadgen_overhead": 2000, "effective_samples_per_query": 8, "result_mean_query_latency_ns": 4e6,
+	}
+	value := func(k string) (float64, bool) { v, ok := log[k]; return v, ok }
+	tests := []struct {
+		name     string
+		b        Benchmark
+		run, dir Scenario
+		want     ResultMetric
+	}{
+		{name: "LLM Offline: tokens", b: llama, run: Offline, dir: Offline, want: ResultMetric{Key: "result_tokens_per_second", Value: 101527, Unit: "tokens/s"}},
+		{name: "Interactive holds a Server run", b: llama, run: Server, dir: Interactive,
+			want: ResultMetric{Key: "result_completed_tokens_per_second", Value: 99123, Unit: "tokens/s"}},
+		{name: "SingleStream: the early-stopping estimate in ms", b: resnet, run: SingleStream, dir: SingleStream,
+			want: ResultMetric{Key: "early_stopping_latency_ss", Value: 0.513395, Unit: "ms", Latency: true}},
+		{name: "MultiStream from SingleStream", b: resnet, run: SingleStream, dir: MultiStream,
+			want: ResultMetric{Key: "early_stopping_latency_ms", Value: 1.482808, Unit: "ms", Latency: true, Inferred: true}},
+		{name: "Offline from SingleStream", b: resnet, run: SingleStream, dir: Offline,
+			want: ResultMetric{Key: "result_qps_without_loadgen_overhead", Value: 2000, Unit: "samples/s", Inferred: true}},
+		{name: "Offline from MultiStream", b: resnet, run: MultiStream, dir: Offline,
+			want: ResultMetric{Key: "result_mean_query_latency_ns", Value: 2000, Unit: "samples/s", Inferred: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := r.ResultOf(tt.b, tt.run, tt.dir, value)
+			require.NoError(t, err)
+			assert.InDelta(t, tt.want.Value, got.Value, 1e-9)
+			got.Value = tt.want.Value
+			assert.Equal(t, tt.want, got)
+		})
+	}
+	_, err = r.ResultOf(resnet, Offline, Offline, func(string) (float64, bool) { return 0, false })
+	assert.ErrorContains(t, err, "no result result_samples_per_second")
+}

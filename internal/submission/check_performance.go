@@ -193,64 +193,14 @@ func llmCheck(d *detailLog, b benchmarks.Benchmark, run benchmarks.Scenario, fix
 	}
 }
 
-// metricOf is the checker's get_performance_metric_check: the round's
-// result field of the run's scenario (the benchmark's own where it has
-// one: tokens per second), in ms for SingleStream and MultiStream, and
-// for an inferred result the checker's conversion.
+// metricOf is the checker's get_performance_metric_check: the result as
+// [benchmarks.Round.ResultOf] computes it.
 func metricOf(d *detailLog, r *benchmarks.Round, b benchmarks.Benchmark, logSc, fixed string, p *perfResult, add func(string, ...any)) {
-	run := benchmarks.Scenario(logSc)
-	field := r.ResultFields[run]
-	if field == "" {
-		add("no result field for a %s run in round %s (get_performance_metric_check)", orNone(logSc), r.Name)
+	dir, _ := scenarioOf(fixed)
+	m, err := r.ResultOf(b, benchmarks.Scenario(logSc), dir, d.number)
+	if err != nil {
+		add("%v (get_performance_metric_check)", err)
 		return
 	}
-	if f, ok := b.ResultFields[run]; ok {
-		field = f
-	}
-	v, ok := d.number(field)
-	if !ok {
-		add("no result %s (get_performance_metric_check)", field)
-		return
-	}
-	unit := "samples/s"
-	if strings.Contains(field, "tokens") {
-		unit = "tokens/s"
-	}
-	if run == benchmarks.SingleStream || run == benchmarks.MultiStream {
-		v, unit = v/1e6, "ms"
-		if b.SubmissionName == "wan-2.2-t2v-a14b" {
-			v, unit = v/1e3, "s"
-		}
-	}
-	if p.inferred {
-		to, _ := scenarioOf(fixed)
-		switch {
-		case run == benchmarks.SingleStream && to == benchmarks.Offline:
-			v, ok = d.number("result_qps_without_loadgen_overhead")
-			unit = "samples/s"
-			if !ok {
-				add("no result_qps_without_loadgen_overhead to infer Offline from (get_performance_metric_check)")
-				return
-			}
-		case run == benchmarks.MultiStream && to == benchmarks.Offline:
-			spq, ok1 := d.number("effective_samples_per_query")
-			mean, ok2 := d.number("result_mean_query_latency_ns")
-			if !ok1 || !ok2 || mean == 0 {
-				add("no samples per query and mean query latency to infer Offline from (get_performance_metric_check)")
-				return
-			}
-			v, unit = spq*1000/(mean/1e6), "samples/s"
-		case run == benchmarks.SingleStream && to == benchmarks.MultiStream:
-			es, ok := d.number("early_stopping_latency_ms")
-			switch {
-			case !ok:
-				add("no early_stopping_latency_ms to infer MultiStream from (get_performance_metric_check)")
-				return
-			case es == 0:
-				add("not enough queries for an early-stopping estimate to infer MultiStream from (get_performance_metric_check)")
-			}
-			v, unit = es*8/1e6, "ms"
-		}
-	}
-	p.metric, p.unit, p.hasMetric = v, unit, true
+	p.metric, p.unit, p.hasMetric = m.Value, m.Unit, true
 }
