@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 	"github.com/mlperf-host/mlperf-host/internal/report"
 )
@@ -21,9 +22,17 @@ func (a *app) cmdReport(ctx context.Context, args []string) error {
 			"compare the runs side by side: key metrics with ratios against the first run, the result\n"+
 			"metric and the latency percentiles of every run in one chart, then each run's charts.")
 	out := fs.String("html", "", "output `FILE` (default DIR/report.html for one run, ./"+compareFile+" for several)")
+	roundName := fs.String("round", "", "the `ROUND` whose rules the page reads: the result metric, token latency limits, "+
+		"accuracy metrics (default: the newest round that has the run's benchmark)")
 	dirs, err := parse(fs, args)
 	if err != nil {
 		return err
+	}
+	var round *benchmarks.Round
+	if *roundName != "" {
+		if round, err = benchmarks.LookupRound(*roundName); err != nil {
+			return exitcode.New(exitcode.Usage, fmt.Errorf("report: %w", err), "")
+		}
 	}
 	if len(dirs) == 0 {
 		return exitcode.New(exitcode.Usage, errors.New("report: want the log directory of a run, or of several to compare"),
@@ -32,7 +41,7 @@ func (a *app) cmdReport(ctx context.Context, args []string) error {
 	runs := make([]*report.Run, len(dirs))
 	abs := make([]string, len(dirs))
 	for i, dir := range dirs {
-		if runs[i], err = report.Load(dir); err != nil {
+		if runs[i], err = report.Load(dir, round); err != nil {
 			return exitcode.New(exitcode.Dataset, fmt.Errorf("report: %w", err), "pass the --out directory of a run")
 		}
 		if abs[i], err = filepath.Abs(dir); err != nil {

@@ -210,11 +210,19 @@ func (c *chart) vline(x float64, class, label string, row int) {
 		xx, c.padT, xx, c.h-c.padB, class, xx+3, c.padT+10+float64(row)*12, class, esc(label))
 }
 
+// legendChar is the width of a legend character, in user units: about
+// that of a digit or an upper-case letter at 12 px.
+const legendChar = 7.0
+
 // legend adds one entry to the legend above the plot.
 func (c *chart) legend(class, label string) {
+	// An entry that would run past the plot is cut to the room left.
+	if room := int((chartW - padR - c.legendX - 22) / legendChar); room < len([]rune(label)) {
+		label = shorten(label, max(room, 6))
+	}
 	fmt.Fprintf(&c.b, `<line x1="%.0f" y1="14" x2="%.0f" y2="14" class="%s"/><text x="%.0f" y="18" class="lg">%s</text>`,
 		c.legendX, c.legendX+18, class, c.legendX+22, esc(label))
-	c.legendX += 22 + 6.2*float64(len([]rune(label))) + 16
+	c.legendX += 22 + legendChar*float64(len([]rune(label))) + 14
 }
 
 func (c *chart) html() template.HTML {

@@ -36,7 +36,7 @@ func Check(runs []*Run) (warnings []string, err error) {
 	for _, what := range []struct {
 		name string
 		of   func(*Run) string
-	}{{"benchmark", (*Run).Benchmark}, {"scenario", (*Run).Scenario}} {
+	}{{"benchmark", (*Run).benchmarkKey}, {"scenario", (*Run).Scenario}} {
 		var unknown []string
 		values := map[string]bool{}
 		for _, r := range runs {
@@ -60,6 +60,16 @@ func Check(runs []*Run) (warnings []string, err error) {
 		}
 	}
 	return warnings, nil
+}
+
+// benchmarkKey tells benchmarks apart: the round's name where the run
+// names one it knows (llama3_1-8b and llama3.1-8b directories are one),
+// else what the run says.
+func (r *Run) benchmarkKey() string {
+	if r.Bench != nil {
+		return r.Bench.SubmissionName
+	}
+	return r.Benchmark()
 }
 
 func orUnknown(s string) string {
@@ -111,30 +121,30 @@ func differentSettings(runs []*Run) []settingsRow {
 // horizontal bars, each labelled with its value and its ratio to the
 // first.
 func headlineFigure(runs []*Run) (figure, bool) {
-	if runs[0].Detail == nil {
-		return figure{}, false
-	}
-	m, err := runs[0].Detail.Metric()
-	if err != nil {
+	m, ok := runs[0].result()
+	if !ok {
 		return figure{}, false
 	}
 	vals := make([]float64, len(runs))
+	have := make([]bool, len(runs))
 	top := 0.0
 	for i, r := range runs {
-		vals[i], _ = r.num(m.Key)
-		top = math.Max(top, vals[i])
+		if o, ok := r.result(); ok && o.key == m.key {
+			vals[i], have[i] = o.value, true
+			top = math.Max(top, vals[i])
+		}
 	}
-	format := func(v float64) string { return rate(v) + " samples/s" }
+	format := func(v float64) string { return rate(v) + " " + m.unit }
 	axisFmt, better, sign := axisRate, "higher is better", 1
-	if !m.HigherIsBetter {
+	if m.latency {
 		format, axisFmt, better, sign = duration, axisDuration, "lower is better", -1
 	}
 	const rowH = 30.0
-	c := newSizedChart("result metric by run", linearAxis(metricLabel(m.Key), top*1.05, axisFmt), 8+float64(len(runs))*rowH+padB, 190)
+	c := newSizedChart("result metric by run", linearAxis(metricLabel(m.key), top*1.05, axisFmt), 8+float64(len(runs))*rowH+padB, 190)
 	for i, r := range runs {
 		y := c.padT + float64(i)*rowH
 		fmt.Fprintf(&c.b, `<text x="%.0f" y="%.1f" class="cat">%s</text>`, c.padL-8, y+rowH/2+4, esc(r.label()))
-		if _, ok := r.num(m.Key); !ok {
+		if !have[i] {
 			fmt.Fprintf(&c.b, `<text x="%.0f" y="%.1f" class="val">not in this run's log</text>`, c.padL+6, y+rowH/2+4)
 			continue
 		}
@@ -155,7 +165,7 @@ func headlineFigure(runs []*Run) (figure, bool) {
 		}
 	}
 	return figure{Title: "Result metric", SVG: c.html(),
-		Note: fmt.Sprintf("%s of each run (%s); ratios against %s.", metricLabel(m.Key), better, runs[0].Name)}, true
+		Note: fmt.Sprintf("%s of each run (%s); ratios against %s.", m.label(), better, runs[0].Name)}, true
 }
 
 // metricLabel names a result metric key for a reader.

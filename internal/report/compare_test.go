@@ -86,18 +86,18 @@ func TestComparisonServer(t *testing.T) {
 func TestLoad(t *testing.T) {
 	t.Parallel()
 	dir := fixture(t, "onnx-ort-accuracy", "Offline", false)
-	r, err := Load(dir)
+	r, err := Load(dir, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "onnx-ort-accuracy", r.Name)
 	assert.Equal(t, "accuracy=88.700%, good=887, total=1000", r.Accuracy)
 	assert.False(t, r.HasPerformance())
 
-	_, err = Load(filepath.Join(dir, "nothing"))
+	_, err = Load(filepath.Join(dir, "nothing"), nil)
 	require.ErrorIs(t, err, os.ErrNotExist)
 	assert.Contains(t, err.Error(), DetailFile)
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, TraceFile), []byte(`{"traceEvents": 1}`), 0o644))
-	_, err = Load(dir)
+	_, err = Load(dir, nil)
 	require.ErrorIs(t, err, ErrTrace)
 	assert.Contains(t, err.Error(), TraceFile)
 }

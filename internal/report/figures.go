@@ -39,7 +39,7 @@ func (r *Run) figures() []figure {
 		}
 		return nil
 	}
-	switch r.Scenario() {
+	switch r.effective() {
 	case "Offline":
 		return []figure{r.completionsFigure(), r.throughputFigure()}
 	case "Server":
@@ -57,7 +57,7 @@ func (r *Run) figures() []figure {
 // queryLatencies are the latencies the scenario's metric counts: per query
 // in MultiStream, per sample otherwise.
 func (r *Run) queryLatencies() []Sample {
-	if r.Scenario() != "MultiStream" {
+	if r.effective() != "MultiStream" {
 		return r.Samples
 	}
 	q := perQuery(r.Samples)
@@ -69,7 +69,7 @@ func (r *Run) queryLatencies() []Sample {
 
 // bound is the Server latency bound, 0 elsewhere.
 func (r *Run) bound() float64 {
-	if r.Scenario() != "Server" {
+	if r.effective() != "Server" {
 		return 0
 	}
 	v, _ := r.num("effective_target_latency_ns")
@@ -82,7 +82,7 @@ func (r *Run) targetPercentile() float64 {
 	if v, ok := r.num("effective_target_latency_percentile"); ok && v > 0 && v < 1 {
 		return v
 	}
-	if r.Scenario() == "SingleStream" {
+	if r.effective() == "SingleStream" {
 		return 0.9
 	}
 	return 0.99
@@ -276,7 +276,7 @@ func (r *Run) distributionFigure() figure {
 		counts[b]++
 	}
 	what := "samples"
-	if r.Scenario() == "MultiStream" && len(lat) < len(r.Samples) {
+	if r.effective() == "MultiStream" && len(lat) < len(r.Samples) {
 		what = "queries"
 	}
 	c := newChart("latency distribution", x, linearAxis(what, math.Max(slices.Max(counts), 4), axisCount))
@@ -303,8 +303,8 @@ func (r *Run) distributionFigure() figure {
 		c.vline(bound, "bound", "bound", len(marks))
 	}
 	note := fmt.Sprintf("%s %s; the %s percentile, which the scenario's metric or constraint uses, is in bold.", count(int64(len(lat))), what, ordinal(key))
-	if r.Scenario() == "MultiStream" && what == "queries" {
-		note = fmt.Sprintf("%s queries of %d samples each, by the latency of their last sample; the %s percentile is the metric.",
+	if r.effective() == "MultiStream" && what == "queries" {
+		note = fmt.Sprintf("%s queries of %d samples each, by the latency of their last sample; the %s percentile (in bold) is what the metric, its early-stopping estimate, bounds.",
 			count(int64(len(lat))), len(r.Samples)/len(lat), ordinal(key))
 	}
 	if beyond > 0 {

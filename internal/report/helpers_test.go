@@ -84,7 +84,7 @@ func fixture(t *testing.T, name, scenario string, traced bool) string {
 	}
 	if traced {
 		// The trace follows the detail log: its rate, its median latency.
-		r, err := Load(dir)
+		r, err := Load(dir, nil)
 		require.NoError(t, err)
 		n := map[string]int{"Offline": 2000, "Server": 1500, "SingleStream": 600, "MultiStream": 2400}[scenario]
 		rate, _ := r.num("result_samples_per_second")
@@ -102,7 +102,7 @@ func fixture(t *testing.T, name, scenario string, traced bool) string {
 // loadFixture loads fixture(t, name, scenario, traced).
 func loadFixture(t *testing.T, name, scenario string, traced bool) *Run {
 	t.Helper()
-	r, err := Load(fixture(t, name, scenario, traced))
+	r, err := Load(fixture(t, name, scenario, traced), nil)
 	require.NoError(t, err)
 	require.Equal(t, scenario, r.Scenario(), "fixture %s", name)
 	return r

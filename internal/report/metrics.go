@@ -20,6 +20,8 @@ type metricDef struct {
 func catalogue(scenario string) []metricDef {
 	out := []metricDef{
 		{"result_validity", "Result", 0, false},
+		{"result_tokens_per_second", "Tokens per second", +1, true},
+		{"result_completed_tokens_per_second", "Completed tokens per second", +1, true},
 		{"result_samples_per_second", "Samples per second", +1, true},
 		{"result_completed_samples_per_sec", "Completed samples per second", +1, true},
 		{"result_scheduled_samples_per_sec", "Scheduled samples per second", 0, true},
@@ -33,6 +35,18 @@ func catalogue(scenario string) []metricDef {
 	if scenario == "Offline" {
 		better = 0
 	}
+	switch scenario {
+	case "SingleStream":
+		out = append(out, metricDef{"early_stopping_latency_ss", "Early-stopping estimate of the 90th percentile latency", -1, true})
+	case "MultiStream":
+		out = append(out, metricDef{"early_stopping_latency_ms", "Early-stopping estimate of the 99th percentile latency per query", -1, true})
+	}
+	out = append(out,
+		metricDef{ttftKey, "Time to first token, 99th percentile", -1, true},
+		metricDef{tpotKey, "Time per output token, 99th percentile", -1, true},
+		metricDef{"result_first_token_mean_latency_ns", "Time to first token, mean", -1, true},
+		metricDef{"result_time_to_output_token_mean", "Time per output token, mean", -1, true},
+	)
 	for _, k := range latencyKeys(scenario) {
 		out = append(out, metricDef{k.key, k.label, better, true})
 	}
@@ -50,11 +64,25 @@ func catalogue(scenario string) []metricDef {
 	)
 }
 
+// The token latency keys whose 99th percentiles an LLM's Server and
+// Interactive runs are bounded on.
+const (
+	ttftKey = "result_first_token_99.00_percentile_latency_ns"
+	tpotKey = "result_time_per_output_token_99.00_percentile_ns"
+)
+
+// boundKeys are the results that compare latencies with the latency
+// bound: shown only where the run has one.
+var boundKeys = []string{"result_overlatency_query_count", "result_perf_constraints_met"}
+
 // cell is one run's value in a row: human text, the value as logged (a
 // tooltip) and, past the first run, its ratio to the first run's.
 type cell struct {
 	Text, Raw         string
 	Ratio, RatioClass string
+	// Limit is the bound the value must stay under ("limit 450 ms"),
+	// LimitClass "over" when it does not.
+	Limit, LimitClass string
 }
 
 // metricRow is one row of the key-metrics table.
@@ -70,17 +98,15 @@ type metricRow struct {
 func metricRows(runs []*Run) []metricRow {
 	var defs []metricDef
 	for _, r := range runs {
-		for _, d := range catalogue(r.Scenario()) {
+		for _, d := range catalogue(r.effective()) {
 			if !slices.ContainsFunc(defs, func(e metricDef) bool { return e.key == d.key }) {
 				defs = append(defs, d)
 			}
 		}
 	}
 	headline := ""
-	if runs[0].Detail != nil {
-		if m, err := runs[0].Detail.Metric(); err == nil {
-			headline = m.Key
-		}
+	if m, ok := runs[0].result(); ok {
+		headline = m.key
 	}
 	var rows []metricRow
 	for _, d := range defs {
@@ -88,9 +114,11 @@ func metricRows(runs []*Run) []metricRow {
 		found := false
 		for i, r := range runs {
 			c := cell{Text: "—"}
-			if raw, ok := r.raw(d.key); ok && r.hasMetric(d.key) && !unsetSetting(r, d.key) {
+			if raw, ok := r.raw(d.key); ok && r.hasMetric(d.key) && !unsetSetting(r, d.key) &&
+				(r.bound() > 0 || !slices.Contains(boundKeys, d.key)) {
 				found = true
 				c.Text, c.Raw = humanValue(d.key, raw), strings.TrimSpace(string(raw))
+				c.Limit, c.LimitClass = r.limitOf(d.key)
 				base, okBase := runs[0].num(d.key)
 				v, okV := r.num(d.key)
 				if i > 0 && d.ratio && okBase && okV && base != 0 {
@@ -108,13 +136,36 @@ func metricRows(runs []*Run) []metricRow {
 		for _, r := range runs {
 			c := cell{Text: "—"}
 			if r.Accuracy != "" {
-				c.Text = r.Accuracy
+				c.Text = r.accuracyText()
 			}
 			row.Cells = append(row.Cells, c)
 		}
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// limitOf says the bound a token latency must stay under in the run's
+// scenario, and "over" when the run's value is not under it.
+func (r *Run) limitOf(key string) (string, string) {
+	lim, ok := r.tokenLimits()
+	if !ok {
+		return "", ""
+	}
+	var bound float64
+	switch key {
+	case ttftKey:
+		bound = float64(lim.TTFT.Nanoseconds())
+	case tpotKey:
+		bound = float64(lim.TPOT.Nanoseconds())
+	default:
+		return "", ""
+	}
+	class := "within"
+	if v, ok := r.num(key); ok && v >= bound {
+		class = "over"
+	}
+	return r.Scenario() + " limit " + duration(bound), class
 }
 
 // unsetSetting reports whether key is a setting at 0, which the scenario
@@ -128,7 +179,7 @@ func unsetSetting(r *Run, key string) bool {
 // MultiStream log also writes per-sample latency keys, which hold the
 // per-query values again.
 func (r *Run) hasMetric(key string) bool {
-	return slices.ContainsFunc(catalogue(r.Scenario()), func(d metricDef) bool { return d.key == key })
+	return slices.ContainsFunc(catalogue(r.effective()), func(d metricDef) bool { return d.key == key })
 }
 
 // raw returns a detail-log value as logged.

@@ -34,7 +34,7 @@ func (r *Run) percentiles() (seriesPoints, bool) {
 			pts = append(pts, [2]float64{p, v})
 		}
 	}
-	for _, k := range latencyKeys(r.Scenario()) {
+	for _, k := range latencyKeys(r.effective()) {
 		add(k.p, k.key)
 	}
 	return pts, false
@@ -64,7 +64,7 @@ func latencyKeys(scenario string) []latencyKey {
 // label names a run in a legend or a column: its plugin and its name.
 func (r *Run) label() string {
 	p := r.Plugin()
-	if p == "" || p == r.Name {
+	if p == "" || p == r.Name || r.Where.Division != "" {
 		return r.Name
 	}
 	return p + " (" + r.Name + ")"
@@ -130,7 +130,7 @@ func percentileFigure(runs []*Run) (figure, bool) {
 		}
 	}
 	note := "Latency at each percentile; 90, 99 and 99.9 stand evenly apart, so the tail gets room."
-	if first.Scenario() == "Offline" {
+	if first.effective() == "Offline" {
 		note = "For Offline, a sample's latency is when it finished after the one query was issued."
 	}
 	if len(runs) == 1 {

@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strings"
 )
 
 // runInfo is one run's line in the header of a comparison.
 type runInfo struct {
-	Name, Label, Benchmark, Scenario, Mode, Plugin, Validity, LoadGen, Date, Trace string
+	Name, Label, Benchmark, Scenario, Mode, System, Validity, LoadGen, Date, Trace string
+	// Where is the run's division and submitter in a submission tree.
+	Where string
 }
 
 // page is what the template renders: one run, or several side by side.
@@ -22,8 +25,11 @@ type page struct {
 	Runs     []runInfo
 	Metrics  []metricRow
 	Figures  []figure
-	// One run: its verdict and its log.
+	// One run: its verdict and its log; an accuracy run's scores and
+	// accuracy.txt as written.
 	Validity, Headline, HeadlineLabel, Accuracy, InvalidReason, EarlyStopping string
+	Scores                                                                    []score
+	AccuracyFile                                                              string
 	Results, Settings, Messages                                               []kv
 	// Pool: a pool's members, their shares and latencies.
 	Pool []poolRow
@@ -43,8 +49,12 @@ func (r *Run) info() runInfo {
 	if n := len(r.Samples); n > 0 {
 		trace = count(int64(n)) + " traced samples"
 	}
-	return runInfo{Name: r.Name, Label: r.label(), Benchmark: orUnknown(r.Benchmark()), Scenario: orUnknown(r.Scenario()),
-		Mode: orUnknown(r.Mode()), Plugin: orUnknown(r.Plugin()), Validity: orNA(r.Validity()),
+	where := ""
+	if r.Where.Division != "" {
+		where = r.Where.Division + "/" + r.Where.Submitter + " " + r.Where.Part
+	}
+	return runInfo{Where: where, Name: r.Name, Label: r.label(), Benchmark: orUnknown(r.Benchmark()), Scenario: orUnknown(r.Scenario()),
+		Mode: orUnknown(r.Mode()), System: orUnknown(r.System()), Validity: orNA(r.Validity()),
 		LoadGen: lg, Date: r.str("test_datetime"), Trace: trace}
 }
 
@@ -59,6 +69,9 @@ func orNA(s string) string {
 // LoadGen, date (as logged: the page depends on its inputs only) and trace.
 func (i runInfo) subtitle() string {
 	parts := []string{"run " + i.Name, i.Mode}
+	if i.Where != "" {
+		parts[0] = i.Where
+	}
 	if i.LoadGen != "" {
 		parts = append(parts, "LoadGen "+i.LoadGen)
 	}
@@ -81,22 +94,21 @@ func Write(w io.Writer, r *Run) error {
 	if validity == "" { // an accuracy run: no verdict on performance
 		validity = orNA(r.Mode())
 	}
-	p := page{Title: r.Title(), Subtitle: info.subtitle(), CSS: css, Validity: validity, Accuracy: r.Accuracy,
-		Metrics: metricRows([]*Run{r}), Figures: r.figures(),
+	p := page{Title: r.Title(), Subtitle: info.subtitle(), CSS: css, Validity: validity, Accuracy: r.accuracyText(),
+		Scores: r.scores(), AccuracyFile: r.Accuracy, Metrics: withoutAccuracy(metricRows([]*Run{r})), Figures: r.figures(),
 		InvalidReason: r.str("result_invalid_reason"), EarlyStopping: humanEstimates(r.str("early_stopping_result"))}
-	if r.Detail != nil {
-		if m, err := r.Detail.Metric(); err == nil {
-			p.HeadlineLabel = metricLabel(m.Key)
-			if m.HigherIsBetter {
-				p.Headline = rate(m.Value) + " samples/s"
-			} else {
-				p.Headline = duration(m.Value)
-			}
-		}
+	if m, ok := r.result(); ok {
+		p.Headline, p.HeadlineLabel = m.text(), m.label()
 	}
 	p.Results, p.Settings, p.Messages = r.logTables()
 	p.Pool = r.poolRows()
 	return render(w, p)
+}
+
+// withoutAccuracy drops the accuracy row of a single run's key metrics:
+// its page has an accuracy section.
+func withoutAccuracy(rows []metricRow) []metricRow {
+	return slices.DeleteFunc(rows, func(m metricRow) bool { return m.Key == AccuracyFile })
 }
 
 // WriteComparison renders runs side by side: a table of their key metrics
@@ -130,14 +142,15 @@ func WriteComparison(w io.Writer, runs []*Run) (warnings []string, err error) {
 }
 
 // comparisonTitle names what the runs share and what tells them apart:
-// "fashion-mnist Offline: onnx vs onnx-ort".
+// "fashion-mnist Offline: onnx vs onnx-ort", "llama2-70b-99 Server:
+// NVIDIA vs AMD".
 func comparisonTitle(runs []*Run) string {
 	var labels []string
 	for _, r := range runs {
 		labels = append(labels, r.label())
 	}
 	var shared []string
-	for _, of := range []func(*Run) string{(*Run).Benchmark, (*Run).Scenario} {
+	for _, of := range []func(*Run) string{(*Run).benchmarkKey, (*Run).Scenario} {
 		v := of(runs[0])
 		for _, r := range runs[1:] {
 			if of(r) != v {

@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/mllog"
 )
 
@@ -27,20 +29,31 @@ type Run struct {
 	Detail *mllog.Log
 	// Samples are the traced samples; nil when the run was not traced.
 	Samples []Sample
-	// Accuracy is the accuracy.txt line, when there is one.
+	// Accuracy is accuracy.txt, when there is one.
 	Accuracy string
+	// Where is what the run's directory tells in a submission tree.
+	Where Where
+	// Round is the round whose rules the page reads (the result metric,
+	// token latency limits, the accuracy metrics); Bench the run's
+	// benchmark in it, nil when the run names none the round knows.
+	Round *benchmarks.Round
+	Bench *benchmarks.Benchmark
 }
 
 // Load reads the run whose logs are in dir: the detail log (required),
-// the trace and accuracy.txt when they are there. The run is named after
-// dir's base name.
+// the trace (an empty file is none: the official LoadGen leaves it empty
+// when tracing is off) and accuracy.txt when they are there. The run is
+// named after dir's base name, its benchmark read from the path in a
+// submission tree (DIVISION/SUBMITTER/results/SYSTEM/BENCHMARK/SCENARIO)
+// or from the log, under round's rules (nil: the newest round that has
+// the benchmark).
 //
 // # Errors
 //
 // Naming the file: a missing or malformed detail log, a malformed trace
 // (wrapping [ErrTrace]), an unreadable accuracy.txt.
-func Load(dir string) (*Run, error) {
-	r := &Run{Name: filepath.Base(filepath.Clean(dir))}
+func Load(dir string, round *benchmarks.Round) (*Run, error) {
+	r := &Run{Name: filepath.Base(filepath.Clean(dir)), Where: whereOf(dir)}
 	path := filepath.Join(dir, DetailFile)
 	f, err := os.Open(path)
 	if err != nil {
@@ -52,7 +65,9 @@ func Load(dir string) (*Run, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	path = filepath.Join(dir, TraceFile)
-	if tf, err := os.Open(path); err == nil {
+	if st, err := os.Stat(path); err == nil && st.Size() == 0 {
+		// The official LoadGen always creates the trace; untraced, it stays empty.
+	} else if tf, err := os.Open(path); err == nil {
 		r.Samples, err = ReadTrace(tf)
 		tf.Close()
 		if err != nil {
@@ -67,6 +82,7 @@ func Load(dir string) (*Run, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("accuracy: %w", err)
 	}
+	r.resolve(round)
 	return r, nil
 }
 
@@ -88,8 +104,19 @@ func (r *Run) num(key string) (float64, bool) {
 	return v, err == nil
 }
 
-// Scenario is the run's effective scenario.
-func (r *Run) Scenario() string { return r.str("effective_scenario") }
+// Scenario is the run's scenario: its directory's in a submission tree
+// (an Interactive directory holds a Server run), else the log's.
+func (r *Run) Scenario() string {
+	for _, sc := range []string{"SingleStream", "MultiStream", "Server", "Offline", "Interactive"} {
+		if strings.EqualFold(r.Where.Scenario, sc) {
+			return sc
+		}
+	}
+	return r.effective()
+}
+
+// effective is the scenario the LoadGen ran: effective_scenario.
+func (r *Run) effective() string { return r.str("effective_scenario") }
 
 // Mode is the run's effective test mode: PerformanceOnly, AccuracyOnly.
 func (r *Run) Mode() string { return r.str("effective_test_mode") }
@@ -98,11 +125,34 @@ func (r *Run) Mode() string { return r.str("effective_test_mode") }
 // mlperf-host logs the plugin's name.
 func (r *Run) Plugin() string { return r.str("sut_name") }
 
-// Benchmark is the benchmark the run measured, read from the query sample
-// library's name: mlperf-host logs qsl_name as "BENCHMARK (DATA SET)";
-// older runs of the bundled data set logged "builtin:NAME". "" when the
-// log does not say (a log of another harness).
+// Benchmark is the benchmark the run measured: its tree directory's name
+// ("resnet50", as the submitter named it), else the round's name of the
+// one its log names, else what the log says (logBenchmark); "" when
+// nothing says.
 func (r *Run) Benchmark() string {
+	switch {
+	case r.Where.Benchmark != "":
+		return r.Where.Benchmark
+	case r.Bench != nil:
+		return r.Bench.SubmissionName
+	}
+	return r.logBenchmark()
+}
+
+// System is the system under test: the tree's system directory, else the
+// plugin (sut_name).
+func (r *Run) System() string {
+	if r.Where.System != "" {
+		return r.Where.System
+	}
+	return r.Plugin()
+}
+
+// logBenchmark is the benchmark the run's log names, read from the query
+// sample library's name: mlperf-host logs qsl_name as "BENCHMARK (DATA
+// SET)"; older runs of the bundled data set logged "builtin:NAME". ""
+// when the log does not say (a log of another harness).
+func (r *Run) logBenchmark() string {
 	q := r.str("qsl_name")
 	if name, rest, ok := strings.Cut(q, " ("); ok && strings.HasSuffix(rest, ")") && !strings.ContainsAny(name, " /\\") {
 		return name
@@ -120,8 +170,9 @@ func (r *Run) Validity() string { return r.str("result_validity") }
 // HasPerformance reports whether the run has performance results.
 func (r *Run) HasPerformance() bool { return r.Validity() != "" }
 
-// Title names the benchmark, the scenario, the plugin and the run:
-// "fashion-mnist Offline on onnx (performance)".
+// Title names the benchmark, the scenario, the system and the run:
+// "fashion-mnist Offline on onnx (performance)", "llama2-70b-99
+// Interactive on B200-SXM-180GBx8_TRT (accuracy)".
 func (r *Run) Title() string {
 	var parts []string
 	for _, p := range []string{r.Benchmark(), r.Scenario()} {
@@ -129,32 +180,109 @@ func (r *Run) Title() string {
 			parts = append(parts, p)
 		}
 	}
-	if p := r.Plugin(); p != "" {
+	if p := r.System(); p != "" {
 		parts = append(parts, "on "+p)
 	}
-	if len(parts) == 0 {
-		return r.Name
+	what := r.Name
+	if p := r.Where.part(); p != "" {
+		what = p
 	}
-	return strings.Join(parts, " ") + " (" + r.Name + ")"
+	if len(parts) == 0 {
+		return what
+	}
+	return strings.Join(parts, " ") + " (" + what + ")"
 }
 
-// UniqueNames names each run after the last element of its directory
-// and, where two runs would share a name, after the shortest trailing part
-// of their paths that tells them apart ("a/performance",
-// "b/performance"); never after a whole absolute path. dirs are the runs'
-// directories in the order of runs.
+// maxName is the longest name a run gets in a comparison, in
+// characters: what a chart's label column and a table's header hold.
+const maxName = 24
+
+// UniqueNames names runs for a comparison, short and distinct. Runs in
+// submission trees are named after what tells them apart: their
+// submitter, else their system, benchmark, scenario or part of the
+// scenario's directory (performance, TEST01), else all of those that
+// differ. Other runs are named after the last element of their directory
+// and, where two runs would share a name, after the shortest trailing
+// part of their paths that tells them apart ("a/performance",
+// "b/performance"); never after a whole absolute path. A name longer than
+// 24 characters is cut in the middle where the cut ones stay distinct.
+// dirs are the runs' directories in the order of runs.
 func UniqueNames(runs []*Run, dirs []string) {
+	var names []string
+	if len(runs) > 1 {
+		names = treeNames(runs)
+	}
+	if names == nil {
+		names = pathNames(dirs)
+	}
+	short := make([]string, len(names))
+	for i, n := range names {
+		short[i] = shorten(n, maxName)
+	}
+	if distinct(short) {
+		names = short
+	}
+	for i := range runs {
+		runs[i].Name = names[i]
+	}
+}
+
+// treeNames names runs in submission trees after what tells them apart;
+// nil when a run is not in a tree.
+func treeNames(runs []*Run) []string {
+	fields := func(r *Run) []string {
+		w := r.Where
+		return []string{w.Submitter, w.System, r.Benchmark(), r.Scenario(), w.part()}
+	}
+	for _, r := range runs {
+		if r.Where.Division == "" {
+			return nil
+		}
+	}
+	column := func(f int) []string {
+		var out []string
+		for _, r := range runs {
+			out = append(out, fields(r)[f])
+		}
+		return out
+	}
+	for f := range 5 {
+		if c := column(f); distinct(c) {
+			return c
+		}
+	}
+	names := make([]string, len(runs))
+	for f := range 5 {
+		c := column(f)
+		if distinct(c) || slices.ContainsFunc(c, func(v string) bool { return v != c[0] }) {
+			for i := range names {
+				names[i] = strings.TrimSpace(names[i] + " " + c[i])
+			}
+		}
+	}
+	if !distinct(names) {
+		for i := range names {
+			names[i] += fmt.Sprintf(" #%d", i+1)
+		}
+	}
+	return names
+}
+
+// pathNames names directories after their last element, longer where two
+// would look alike.
+func pathNames(dirs []string) []string {
 	parts := make([][]string, len(dirs))
 	depth := make([]int, len(dirs))
 	for i, d := range dirs {
 		parts[i] = strings.Split(strings.Trim(filepath.ToSlash(filepath.Clean(d)), "/"), "/")
 		depth[i] = 1
 	}
+	names := make([]string, len(dirs))
 	for {
 		seen := map[string][]int{}
 		for i, p := range parts {
-			runs[i].Name = strings.Join(p[max(0, len(p)-depth[i]):], "/")
-			seen[runs[i].Name] = append(seen[runs[i].Name], i)
+			names[i] = strings.Join(p[max(0, len(p)-depth[i]):], "/")
+			seen[names[i]] = append(seen[names[i]], i)
 		}
 		grew := false
 		for _, same := range seen {
@@ -169,7 +297,28 @@ func UniqueNames(runs []*Run, dirs []string) {
 			}
 		}
 		if !grew {
-			return
+			return names
 		}
 	}
+}
+
+func distinct(names []string) bool {
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			return false
+		}
+		seen[n] = true
+	}
+	return true
+}
+
+// shorten cuts s to n characters, an ellipsis in its middle.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	head := (n - 1) / 2
+	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
 }

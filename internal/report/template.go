@@ -22,7 +22,10 @@ h3{font-size:15px;margin:8px 0}
 .verdict{display:flex;flex-wrap:wrap;gap:8px 28px;align-items:baseline;margin:18px 0;padding:14px 18px;border-radius:8px;background:#f4f6f9}
 .badge{font-weight:700;font-size:13px;padding:2px 10px;border-radius:4px;color:#fff;background:#6b7280}
 .badge.VALID{background:#1e7d3a}.badge.INVALID{background:#b3261e}
-.metric{font-size:26px;font-weight:650}.metric small{display:block;font-size:12px;color:#5b6470;font-weight:400}
+.metric{font-size:26px;font-weight:650;overflow-wrap:anywhere;min-width:0}.metric small{display:block;font-size:12px;color:#5b6470;font-weight:400}
+.metric.acc{font-size:20px}
+.scroll{overflow-x:auto}
+pre.file{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:pre-wrap;overflow-wrap:anywhere;background:#f7f8fa;padding:8px 12px;border-radius:6px;margin:6px 0}
 .why{flex-basis:100%;font-size:13px;color:#5b6470;margin:0}
 table{border-collapse:collapse;width:100%;font-size:13px}
 th,td{padding:4px 8px;border-bottom:1px solid #eceef1;text-align:left;vertical-align:top}
@@ -30,7 +33,7 @@ th{font-weight:600;background:#f7f8fa}
 td.num,th.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 tr.headline td{font-weight:650;background:#f3f7fd}
 .key{display:block;font:11px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;color:#8a929c}
-.r{display:block;font-size:11px;font-weight:400}.better{color:#1e7d3a}.worse{color:#b3261e}.same{color:#6b7280}
+.r{display:block;font-size:11px;font-weight:400}.better,.within,.meets{color:#1e7d3a}.worse,.over,.below,.above{color:#b3261e}.same{color:#6b7280}
 .warn{background:#fff4e5;border:1px solid #f0c36d;border-radius:6px;padding:8px 14px;margin:16px 0;font-size:14px}
 .warn ul{margin:4px 0;padding-left:20px}
 .legend-note{font-size:12px;color:#5b6470;margin:4px 0 0}
@@ -40,6 +43,7 @@ figcaption{font-size:12.5px;color:#5b6470;margin-top:2px}
 details{margin:18px 0}summary{cursor:pointer;font-weight:600}
 code{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 footer{margin-top:36px;font-size:12px;color:#8a929c}
+@media (max-width:900px){table .key{display:none}th,td{padding:3px 5px}}
 svg{width:100%;height:auto;display:block;background:#fcfcfd}
 svg text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;fill:#333}
 .grid{stroke:#eceef1;stroke-width:1}.axis,.tick{stroke:#666;stroke-width:1}
@@ -78,18 +82,18 @@ var tmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 {{- end}}
 {{- if .Compare}}
 <h2>Runs</h2>
-<table class="runs"><tr><th>run</th><th>benchmark</th><th>scenario</th><th>plugin</th><th>mode</th><th>result</th><th>LoadGen</th><th>date</th><th>trace</th></tr>
+<div class="scroll"><table class="runs"><tr><th>run</th><th>benchmark</th><th>scenario</th><th>system</th><th>mode</th><th>result</th><th>LoadGen</th><th>date</th><th>trace</th></tr>
 {{- range .Runs}}
-<tr><td>{{.Name}}</td><td>{{.Benchmark}}</td><td>{{.Scenario}}</td><td>{{.Plugin}}</td><td>{{.Mode}}</td><td>{{.Validity}}</td><td>{{.LoadGen}}</td><td>{{.Date}}</td><td>{{.Trace}}</td></tr>
+<tr><td>{{.Name}}</td><td>{{.Benchmark}}</td><td>{{.Scenario}}</td><td>{{.System}}</td><td>{{.Mode}}</td><td>{{.Validity}}</td><td>{{.LoadGen}}</td><td>{{.Date}}</td><td>{{.Trace}}</td></tr>
 {{- end}}
-</table>
+</table></div>
 <h2>Key metrics</h2>
-<table class="metrics"><tr><th>metric</th>{{range .Runs}}<th class="num">{{.Label}}</th>{{end}}</tr>
+<div class="scroll"><table class="metrics"><tr><th>metric</th>{{range .Runs}}<th class="num">{{.Label}}</th>{{end}}</tr>
 {{- range .Metrics}}
 <tr{{if .Headline}} class="headline"{{end}}><td>{{.Label}}<span class="key">{{.Key}}</span></td>
-{{- range .Cells}}<td class="num" title="{{.Raw}}">{{.Text}}{{if .Ratio}}<span class="r {{.RatioClass}}">{{.Ratio}}</span>{{end}}</td>{{end}}</tr>
+{{- range .Cells}}<td class="num" title="{{.Raw}}">{{.Text}}{{if .Ratio}}<span class="r {{.RatioClass}}">{{.Ratio}}</span>{{end}}{{if .Limit}}<span class="r {{.LimitClass}}">{{.Limit}}</span>{{end}}</td>{{end}}</tr>
 {{- end}}
-</table>
+</table></div>
 <p class="legend-note">×N: the run's value over the first run's; “better” and “worse” follow the metric's direction (throughput up, latency down).</p>
 {{- range .Figures}}
 <h2>{{.Title}}</h2><figure>{{.SVG}}<figcaption>{{.Note}}</figcaption></figure>
@@ -115,7 +119,7 @@ var tmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 {{- else}}
 <div class="verdict"><span class="badge {{.Validity}}">{{.Validity}}</span>
 {{- if .Headline}}<span class="metric">{{.Headline}}<small>{{.HeadlineLabel}}</small></span>{{end}}
-{{- if .Accuracy}}<span class="metric">{{.Accuracy}}<small>accuracy</small></span>{{end}}
+{{- if .Accuracy}}<span class="metric acc">{{.Accuracy}}<small>accuracy</small></span>{{end}}
 {{- if .InvalidReason}}<p class="why">Why INVALID: {{.InvalidReason}}</p>{{end}}
 {{- if .EarlyStopping}}<p class="why">Early stopping: {{.EarlyStopping}}</p>{{end}}
 </div>
@@ -123,9 +127,22 @@ var tmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <h2>Key metrics</h2>
 <table class="metrics"><tr><th>metric</th><th class="num">value</th></tr>
 {{- range .Metrics}}
-<tr{{if .Headline}} class="headline"{{end}}><td>{{.Label}}<span class="key">{{.Key}}</span></td>{{range .Cells}}<td class="num" title="{{.Raw}}">{{.Text}}</td>{{end}}</tr>
+<tr{{if .Headline}} class="headline"{{end}}><td>{{.Label}}<span class="key">{{.Key}}</span></td>{{range .Cells}}<td class="num" title="{{.Raw}}">{{.Text}}{{if .Limit}}<span class="r {{.LimitClass}}">{{.Limit}}</span>{{end}}</td>{{end}}</tr>
 {{- end}}
 </table>
+{{- end}}
+{{- if or .Scores .AccuracyFile}}
+<h2>Accuracy</h2>
+{{- if .Scores}}
+<table class="scores"><tr><th>metric</th><th class="num">score</th><th>target</th></tr>
+{{- range .Scores}}
+<tr><td>{{.Metric}}</td><td class="num">{{.Value}}{{if .Verdict}}<span class="r {{.Class}}">{{.Verdict}}</span>{{end}}</td><td>{{.Target}}</td></tr>
+{{- end}}
+</table>
+{{- end}}
+{{- if .AccuracyFile}}
+<details><summary>accuracy.txt as written</summary><pre class="file">{{.AccuracyFile}}</pre></details>
+{{- end}}
 {{- end}}
 {{- if .Pool}}
 <h2>Pool members</h2>

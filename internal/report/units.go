@@ -149,10 +149,13 @@ func humanValue(key string, raw json.RawMessage) string {
 	switch {
 	case strings.Contains(key, "seed"), strings.Contains(key, "permutation"):
 		return text
-	case strings.HasSuffix(key, "_ns"), strings.HasPrefix(key, "early_stopping_latency"):
+	case strings.HasSuffix(key, "_ns"), strings.HasPrefix(key, "early_stopping_latency"), strings.HasPrefix(key, "result_time_to_output_token"),
+		strings.HasSuffix(key, "ttft_latency"), strings.HasSuffix(key, "tpot_latency"):
 		return duration(v)
 	case strings.HasSuffix(key, "_ms"):
 		return duration(v * 1e6)
+	case strings.Contains(key, "tokens_per_sec"):
+		return rate(v) + " tokens/s"
 	case strings.HasSuffix(key, "samples_per_sec"), strings.HasSuffix(key, "samples_per_second"):
 		return rate(v) + " samples/s"
 	case strings.Contains(key, "qps"):
