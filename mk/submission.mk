@@ -10,7 +10,7 @@ VERIFY_ARGS ?=
 SWEEP_WORK ?= $(CURDIR)/out/sweep-submissions
 SWEEP_ARGS ?=
 
-.PHONY: rounds verify-rounds verify-official verify-submission sweep-submissions sweep-broken
+.PHONY: rounds verify-rounds verify-official verify-submission sweep-submissions sweep-broken sweep-reports
 
 define need-inference
 	@test -n "$(INFERENCE_REPO)" || { echo "set INFERENCE_REPO to a checkout (or bare clone) of mlcommons/inference"; exit 2; }
@@ -55,3 +55,8 @@ sweep-broken: build ## the published trees of ../shared/real-submissions broken 
 	go test ./internal/submission/ -run 'TestCheckRealSubmissionsBroken' -count=1 -broken-out $(SWEEP_WORK)/broken
 	nice -n 10 $(PYTHON3) scripts/submission/sweep_submissions.py --trees $(SWEEP_WORK)/broken --inference $(INFERENCE) \
 		--binary $(MLPERF_HOST) --work $(SWEEP_WORK)/broken-checked --round v5.1
+
+sweep-reports: build ## mlperf-host report on every detail-log directory of RESULTS (a published results repository: checkout or bare clone); counts the failures (minutes)
+	@test -n "$(RESULTS)" || { echo "set RESULTS to a results repository (mlcommons/inference_results_v5.1), a checkout or bare clone"; exit 2; }
+	nice -n 10 $(PYTHON3) scripts/submission/sweep_submissions.py --reports-only --results $(RESULTS) \
+		--binary $(MLPERF_HOST) --work $(SWEEP_WORK) $(SWEEP_ARGS)

@@ -29,6 +29,11 @@ tests write with -broken-out DIR): both checkers run on each, and the table
 has a line per result of each tree. A tree the official checker stops on
 (a Python exception before its summary) counts as refusing all its results.
 
+With --reports, it then runs `mlperf-host report` on every directory of the
+tree that holds a mlperf_log_detail.txt (performance, accuracy, audit and
+ranging runs) and counts those it fails on; with --reports-only it does only
+that (no --inference needed).
+
 Usage: /usr/bin/python3 scripts/submission/sweep_submissions.py --results PATH --inference PATH
        --binary bin/mlperf-host --work DIR [--round v5.1] [--exclude open/GATEOverflow]
 `make sweep-submissions RESULTS=PATH INFERENCE=PATH` runs it; `make sweep-broken INFERENCE=PATH`
@@ -227,19 +232,25 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--results", help="published results repository: a checkout or a bare clone")
     p.add_argument("--trees", help="a directory of trees, each checked on its own")
-    p.add_argument("--inference", required=True, help="mlcommons/inference: a checkout or a bare clone")
+    p.add_argument("--inference", help="mlcommons/inference: a checkout or a bare clone")
     p.add_argument("--binary", required=True, help="mlperf-host")
     p.add_argument("--work", required=True)
     p.add_argument("--round", default="v5.1")
     p.add_argument("--exclude", default="open/GATEOverflow",
                    help="comma-separated DIVISION/SUBMITTER trees to leave out")
+    p.add_argument("--reports", action="store_true", help="also report on every detail-log directory")
+    p.add_argument("--reports-only", action="store_true", help="only report on every detail-log directory")
     p.add_argument("--only", help="comma-separated DIVISION/SUBMITTER trees to check (a subset while developing)")
     args = p.parse_args()
     work = os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)
     exclude = [x for x in args.exclude.split(",") if x]
 
-    if os.path.isdir(os.path.join(args.inference, "tools", "submission")):
+    if args.reports_only:
+        inference = None
+    elif not args.inference:
+        sys.exit("give --inference")
+    elif os.path.isdir(os.path.join(args.inference, "tools", "submission")):
         inference = args.inference
     else:
         inference = os.path.join(work, "inference")
@@ -253,6 +264,8 @@ def main():
     else:
         tree = os.path.join(work, "results")
         commit, absent = copy_out(args.results, tree, exclude)
+    if args.reports_only:
+        sys.exit(reports(os.path.abspath(args.binary), tree, work, exclude, commit))
     results = results_of(tree, exclude)
     if args.only:
         only = args.only.split(",")
@@ -298,7 +311,29 @@ def main():
           f"{judged} judged: official accepts {acc}, refuses {judged - acc}")
     print(", ".join(f"{k} {v}" for k, v in counts.items()))
     bad = counts["false positive"] + counts["false negative"] + counts.get("missing", 0)
+    if args.reports:
+        bad += reports(os.path.abspath(args.binary), tree, work, exclude, commit)
     sys.exit(1 if bad else 0)
+
+
+def reports(binary, tree, work, exclude, commit):
+    """mlperf-host report on every detail-log directory of tree; the number it failed on."""
+    dirs = []
+    for top, _, names in os.walk(tree):
+        rel = os.path.relpath(top, tree)
+        if "mlperf_log_detail.txt" in names and not any(rel == x or rel.startswith(x + "/") for x in exclude):
+            dirs.append(top)
+    dirs.sort()
+    page = os.path.join(work, "report.html")
+    failed = []
+    for d in dirs:
+        r = subprocess.run([binary, "report", "--html", page, d], capture_output=True, text=True)
+        if r.returncode != 0:
+            failed.append((os.path.relpath(d, tree), r.returncode, r.stderr.strip().splitlines()[0] if r.stderr else ""))
+    for d, rc, msg in failed:
+        print(f"report failed (exit {rc}): {d}: {msg}")
+    print(f"report: {len(dirs)} detail-log directories of the results repository at {commit}, {len(failed)} failed")
+    return len(failed)
 
 
 def sweep_trees(args, inference, binary, work):
