@@ -210,13 +210,3 @@ func strippedLines(path string) []string {
 	}
 	return lines
 }
-
-// hasLine reports whether path has a line that, stripped, is want.
-func hasLine(path, want string) bool {
-	for _, l := range strippedLines(path) {
-		if l == want {
-			return true
-		}
-	}
-	return false
-}

@@ -138,7 +138,8 @@ func perfProblems(d *detailLog, r *benchmarks.Round, l Layout, sysDesc map[strin
 	if b.LLM {
 		llmCheck(d, b, run, fixed, add, strict)
 	}
-	if !strings.EqualFold(logSc, fixed) && !(strings.EqualFold(logSc, "server") && strings.EqualFold(fixed, "interactive")) {
+	interactive := strings.EqualFold(logSc, "server") && strings.EqualFold(fixed, "interactive") // an Interactive directory holds a Server run
+	if !strings.EqualFold(logSc, fixed) && !interactive {
 		st, ok := sysDesc["system_type"].(string)
 		pair := [2]string{strings.ToLower(logSc), strings.ToLower(fixed)}
 		switch {

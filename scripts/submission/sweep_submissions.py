@@ -49,6 +49,8 @@ import shutil
 import subprocess
 import sys
 
+from verify_submission import checkout
+
 # The files either checker opens: a result missing one of these in the copy
 # cannot be judged. (mlperf_log_trace.json, images and code are not opened.)
 OPENED = {
@@ -250,11 +252,8 @@ def main():
         inference = None
     elif not args.inference:
         sys.exit("give --inference")
-    elif os.path.isdir(os.path.join(args.inference, "tools", "submission")):
-        inference = args.inference
     else:
-        inference = os.path.join(work, "inference")
-        copy_out_paths(args.inference, inference, ["tools/submission"])
+        inference = checkout(args.inference, os.path.join(work, "inference"))
     if args.trees:
         sys.exit(sweep_trees(args, inference, os.path.abspath(args.binary), work))
     if not args.results:
@@ -370,19 +369,6 @@ def revision(repo):
                                    capture_output=True, text=True).stdout.strip()
             return rev + (" with uncommitted changes" if flag == "-C" and dirty else "")
     return "(unknown)"
-
-
-def copy_out_paths(gitdir, dest, prefixes):
-    """The official tools out of a bare clone, file by file."""
-    if os.path.isdir(os.path.join(dest, prefixes[0])):
-        return
-    for path in git(gitdir, "ls-tree", "-r", "--name-only", "HEAD", "--", *prefixes, text=True).split():
-        blob = subprocess.run(["git", "--git-dir", gitdir, "cat-file", "blob", "HEAD:" + path], capture_output=True)
-        if blob.returncode != 0:
-            continue
-        os.makedirs(os.path.join(dest, os.path.dirname(path)), exist_ok=True)
-        with open(os.path.join(dest, path), "wb") as f:
-            f.write(blob.stdout)
 
 
 if __name__ == "__main__":
