@@ -27,6 +27,12 @@ func TestAccuracyScorers(t *testing.T) {
 		code exitcode.Code
 		want []string
 	}{
+		// accuracy-imagenet.py needs the log and the label map only:
+		// testdata/imagenet's line is its output (mlcommons/inference
+		// b66003e1), a duplicate sample counted once.
+		{name: "resnet with a label map and no data set", code: exitcode.AccuracyBelowTarget,
+			args: []string{"--benchmark", "resnet50", "--label-map", fixture("resnet", "imagenet", "val_map.txt"), fixture("resnet", "imagenet", "mlperf_log_accuracy.json")},
+			want: []string{"accuracy=75.000%, good=3, total=4\n", "target acc >= 75.6954 (99% of 76.46): FAIL"}},
 		// DLRM v2 and RetinaNet left the suite after round v5.1.
 		{name: "dlrm labels in the log", code: exitcode.OK,
 			args: []string{"--round", "v5.1", "--benchmark", "dlrm-v2-99", fixture("dlrmv2", "dlrm", "mlperf_log_accuracy.json")},

@@ -92,17 +92,14 @@ func AccuracyOutput(c *config.Config) resnet.Output {
 }
 
 // ScoreAccuracy scores an accuracy log with the configured data set's
-// labels against the benchmark's quality target.
+// labels against the benchmark's quality target. With no data set but a
+// label map (label_map, --label-map val_map.txt), the labels are the label
+// map's, in its order, as accuracy-imagenet.py reads them: the log and
+// the label map are all the score needs.
 func ScoreAccuracy(c *config.Config, log string) (resnet.Result, error) {
-	d, err := OpenDataset(c)
+	labels, err := top1Labels(c)
 	if err != nil {
 		return resnet.Result{}, err
-	}
-	defer d.Close()
-	labels := d.Labels()
-	if labels == nil {
-		return resnet.Result{}, exitcode.New(exitcode.Dataset,
-			fmt.Errorf("data set %s has no labels", d.Name()), "pass --label-map FILE (val_map.txt: one \"NAME LABEL\" per sample)")
 	}
 	f, err := os.Open(log)
 	if err != nil {
@@ -115,6 +112,42 @@ func ScoreAccuracy(c *config.Config, log string) (resnet.Result, error) {
 		return resnet.Result{}, fmt.Errorf("accuracy log %s: %w", log, err)
 	}
 	return res, nil
+}
+
+// top1Labels are the labels the top-1 scorer reads: the label map's when
+// no data set is configured and a label map is, else the data set's.
+func top1Labels(c *config.Config) ([]int, error) {
+	if c.Dataset == "" && c.LabelMap != "" && !c.Benchmark.Demo {
+		f, err := os.Open(c.LabelMap)
+		if err != nil {
+			return nil, exitcode.New(exitcode.Dataset, fmt.Errorf("label map: %w", err), "pass --label-map FILE (val_map.txt)")
+		}
+		defer f.Close()
+		entries, err := dataset.ParseLabelMap(c.LabelMap, f)
+		if err != nil {
+			return nil, exitcode.New(exitcode.Dataset, err, "")
+		}
+		if !entries[0].HasLabel {
+			return nil, exitcode.New(exitcode.Dataset, fmt.Errorf("label map %s has no labels", c.LabelMap),
+				"pass ImageNet's val_map.txt: one \"NAME LABEL\" per sample")
+		}
+		labels := make([]int, len(entries))
+		for i, e := range entries {
+			labels[i] = e.Label
+		}
+		return labels, nil
+	}
+	d, err := OpenDataset(c)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	labels := d.Labels()
+	if labels == nil {
+		return nil, exitcode.New(exitcode.Dataset,
+			fmt.Errorf("data set %s has no labels", d.Name()), "pass --label-map FILE (val_map.txt: one \"NAME LABEL\" per sample)")
+	}
+	return labels, nil
 }
 
 // CheckInput is what `plugins check` feeds a plugin: the configured model
