@@ -55,6 +55,11 @@ same demo-imagenet '^accuracy=' "$(mh "$WORK/demo/mlperf_log_accuracy.json")" --
 	$PY "$REPO/vision/classification_and_detection/tools/accuracy-imagenet.py" \
 	--mlperf-accuracy-file "$WORK/demo/mlperf_log_accuracy.json" --imagenet-val-file "$WORK/ds/val_map.txt"
 
+# ResNet-50 with the log and the label map only, no data set.
+same imagenet-label-map '^accuracy=' "$(mh --benchmark resnet50 --label-map "$B/resnet/testdata/imagenet/val_map.txt" "$B/resnet/testdata/imagenet/mlperf_log_accuracy.json")" -- \
+	$PY "$REPO/vision/classification_and_detection/tools/accuracy-imagenet.py" \
+	--mlperf-accuracy-file "$B/resnet/testdata/imagenet/mlperf_log_accuracy.json" --imagenet-val-file "$B/resnet/testdata/imagenet/val_map.txt"
+
 DLRM=$REPO/recommendation/dlrm_v2/pytorch/tools/accuracy-dlrm.py
 same dlrm-labels-in-log '^AUC=' "$(mh --scorer dlrm "$B/dlrmv2/testdata/dlrm/mlperf_log_accuracy.json")" -- \
 	$PY "$DLRM" --mlperf-accuracy-file "$B/dlrmv2/testdata/dlrm/mlperf_log_accuracy.json"
