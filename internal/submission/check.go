@@ -61,7 +61,7 @@ type Report struct {
 	Problems []Problem `json:"-"`
 }
 
-// Problems returns the problems that make the tree invalid: those the
+// Errors returns the problems that make the tree invalid: those the
 // official checker finds, and mlperf-host's own (Strict) when strict.
 func (r *Report) Errors(strict bool) []Problem {
 	var out []Problem
@@ -185,7 +185,7 @@ func Check(root string, r *benchmarks.Round) *Report {
 	c := &checker{root: root, round: r, report: &Report{}, byResult: map[string]int{}}
 	divisions := subdirs(root)
 	if len(divisions) == 0 {
-		c.add(root, "no division directory (%s)", strings.Join(r.Divisions, ", "))
+		c.strict(root, "no division directory (%s): no result to check (mlperf-host's rule; the checker finds nothing wrong with an empty tree)", strings.Join(r.Divisions, ", "))
 	}
 	for _, div := range divisions {
 		if !slices.Contains(r.Divisions, div) {
