@@ -246,6 +246,7 @@ def main():
     args = p.parse_args()
     work = os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)
+    ours_rev = revision(".")  # the commit the binary was built from, before any run
     exclude = [x for x in args.exclude.split(",") if x]
 
     if args.reports_only:
@@ -305,7 +306,7 @@ def main():
     judged = len(results) - len(left_out)
     acc = sum(1 for r in results if r not in left_out and theirs.get(r, (None,))[0])
     print(f"\nresults repository at {commit}; official checker of mlcommons/inference at {revision(args.inference)}, "
-          f"--version {args.round}; mlperf-host {revision('.')}")
+          f"--version {args.round}; mlperf-host {ours_rev}")
     print(f"{len(results)} results, {len(left_out)} left out (the copy lacks a file a checker opens), "
           f"{judged} judged: official accepts {acc}, refuses {judged - acc}")
     print(", ".join(f"{k} {v}" for k, v in counts.items()))
