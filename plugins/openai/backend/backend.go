@@ -1,0 +1,313 @@
+package backend
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mlperf-host/mlperf-host/abi"
+	"github.com/mlperf-host/mlperf-host/plugins/openai/wire"
+	"github.com/mlperf-host/mlperf-host/sdk"
+	"github.com/mlperf-host/mlperf-host/sdk/tokenizer"
+)
+
+// Version is the plugin's version.
+const Version = "0.1.0"
+
+// PromptTensor is the sample tensor holding a prompt's token ids (int32).
+const PromptTensor = "input_ids"
+
+// Backend drives OpenAI-compatible servers. Build it with [New].
+type Backend struct {
+	lookupEnv func(string) (string, bool)
+	cfg       Config
+	eps       []*endpoint
+	turn      atomic.Uint64
+	tok       *tokenizer.Tokenizer
+	body      body
+	prompts   map[uint64][]byte
+	timeouts  wire.Timeouts
+	log       *slog.Logger
+	replies   sync.Pool
+	source    string
+	model     string
+}
+
+var (
+	_ sdk.Backend            = (*Backend)(nil)
+	_ sdk.SampleLoader       = (*Backend)(nil)
+	_ sdk.Warmer             = (*Backend)(nil)
+	_ sdk.SubmissionReporter = (*Backend)(nil)
+)
+
+// New returns a backend that reads the API key's variable through
+// lookupEnv (os.LookupEnv in the plugin's main).
+func New(lookupEnv func(string) (string, bool)) *Backend {
+	cfg, _ := ParseConfig(map[string]string{"token_ids": IDsServer, "api": APISGLang})
+	return &Backend{lookupEnv: lookupEnv, cfg: cfg, log: slog.New(slog.DiscardHandler), prompts: map[uint64][]byte{}}
+}
+
+// Info describes the backend: one sample per call, as many calls at
+// once as the endpoints take.
+func (b *Backend) Info() sdk.Info {
+	n := len(b.eps)
+	if n == 0 {
+		n = len(b.cfg.Endpoints)
+	}
+	return sdk.Info{Name: "openai", Version: Version,
+		Description: "OpenAI-compatible serving engines over HTTP: vLLM, SGLang, TensorRT-LLM serve, Triton, Dynamo, Ollama (subprocess)",
+		MaxBatch:    1, MaxInFlight: n * b.cfg.Concurrency, FirstTokens: true, Options: Options}
+}
+
+// Load reads the options, opens the tokenizer and waits for every
+// endpoint to be ready.
+func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
+	cfg, err := ParseConfig(m.Options)
+	if err != nil {
+		return sdk.Errorf(abi.InvalidArgument, "%v", err)
+	}
+	var apiKey string
+	if cfg.APIKeyEnv != "" {
+		k, ok := b.lookupEnv(cfg.APIKeyEnv)
+		if !ok || k == "" {
+			return sdk.Errorf(abi.InvalidArgument, "option api_key_env: the environment variable %s is not set", cfg.APIKeyEnv)
+		}
+		apiKey = k
+	}
+	tlsCfg, err := cfg.tlsConfig()
+	if err != nil {
+		return sdk.Errorf(abi.InvalidArgument, "%v", err)
+	}
+	if cfg.Tokenizer != "" {
+		if b.tok, err = tokenizer.Open(cfg.Tokenizer); err != nil {
+			return sdk.Errorf(abi.InvalidArgument, "option tokenizer: %v", err)
+		}
+	}
+	b.cfg, b.log = cfg, sdk.Logger(ctx)
+	b.eps = b.eps[:0]
+	for _, u := range cfg.Endpoints {
+		b.eps = append(b.eps, newEndpoint(u, cfg.path(), apiKey, cfg, tlsCfg))
+	}
+	b.timeouts = wire.Timeouts{FirstByte: cfg.Timeouts.FirstByte, Stall: cfg.Timeouts.Stall}
+	model, err := b.ready(ctx)
+	if err != nil {
+		return err
+	}
+	if cfg.Model != "" {
+		model = cfg.Model
+	}
+	b.model = model
+	maxTokens, minTokens := cfg.generation(m.Run.Benchmark)
+	b.body = cfg.newBody(model, maxTokens, minTokens)
+	b.source = b.idsSource()
+	b.log.Info("openai: ready", "endpoints", len(b.eps), "api", cfg.API, "model", model, "stream", cfg.Stream,
+		"max_tokens", maxTokens, "min_tokens", minTokens, "token_ids", b.source)
+	return nil
+}
+
+// idsSource says where output token ids come from.
+func (b *Backend) idsSource() string {
+	switch {
+	case b.cfg.API == APISGLang && b.cfg.TokenIDs != IDsTokenizer:
+		return "server (output_ids)"
+	case b.cfg.TokenIDs == IDsServer:
+		return "server (token_ids)"
+	case b.cfg.TokenIDs == IDsAuto:
+		return "server when sent, else tokenizer " + b.cfg.Tokenizer
+	}
+	return "tokenizer " + b.cfg.Tokenizer + " (first frame's text encoded, then the whole text's ids after as many)"
+}
+
+// SubmissionFacts says what the plugin knows of the system: the API and
+// where token ids come from.
+func (b *Backend) SubmissionFacts() sdk.SubmissionFacts {
+	return sdk.SubmissionFacts{Framework: fmt.Sprintf("OpenAI-compatible server over HTTP (api %s, model %s; token ids: %s)", b.cfg.API, b.model, b.source)}
+}
+
+// LoadSamples builds each sample's prompt as the request carries it.
+func (b *Backend) LoadSamples(_ context.Context, samples []sdk.LoadedSample) error {
+	for _, s := range samples {
+		data := s.Data
+		if t, ok := s.Tensor(PromptTensor); ok {
+			data = t.Data
+		}
+		p, err := b.prompt(data)
+		if err != nil {
+			return sdk.Errorf(abi.InvalidArgument, "sample %d: %v", s.Index, err)
+		}
+		b.prompts[s.Index] = p
+	}
+	return nil
+}
+
+// UnloadSamples drops the prompts.
+func (b *Backend) UnloadSamples(_ context.Context, indices []uint64) error {
+	for _, i := range indices {
+		delete(b.prompts, i)
+	}
+	return nil
+}
+
+// prompt is the JSON of a prompt, from its int32 token ids.
+func (b *Backend) prompt(data []byte) ([]byte, error) {
+	if len(data)%4 != 0 {
+		return nil, fmt.Errorf("%d bytes are not int32 token ids", len(data))
+	}
+	ids := make([]int32, len(data)/4)
+	for i := range ids {
+		ids[i] = int32(binary.LittleEndian.Uint32(data[4*i:]))
+	}
+	if b.cfg.API == APIChat || (b.cfg.API == APICompletions && b.cfg.TextPrompt) {
+		return textJSON(b.tok.Decode(ids, true)), nil
+	}
+	return idsJSON(ids), nil
+}
+
+// Infer sends each sample of q (one, as Info says) to an endpoint.
+func (b *Backend) Infer(ctx context.Context, q sdk.Query, c sdk.Completer) error {
+	for _, s := range q.Samples {
+		p, ok := b.prompts[s.Index]
+		if !ok {
+			var err error
+			if p, err = b.prompt(s.Data); err != nil {
+				c.Fail(s.ID, fmt.Errorf("sample %d: %w", s.Index, err))
+				continue
+			}
+		}
+		ids, err := b.send(ctx, p, func(first []int32) { c.FirstToken(s.ID, int32Bytes(nil, first)) })
+		if err != nil {
+			c.Fail(s.ID, err)
+			continue
+		}
+		c.Complete(s.ID, int32Bytes(nil, ids), int64(len(ids)))
+	}
+	return nil
+}
+
+// send runs one request at the least busy endpoint and returns the
+// output's token ids; onFirst gets the first content's.
+func (b *Backend) send(ctx context.Context, prompt []byte, onFirst func([]int32)) ([]int32, error) {
+	e := pick(b.eps, &b.turn)
+	defer e.outstanding.Add(-1)
+	start := time.Now()
+	ids, err := b.exchange(ctx, e, prompt, onFirst)
+	e.record(time.Since(start), err)
+	if err != nil {
+		return nil, &EndpointError{URL: e.url, Err: err}
+	}
+	return ids, nil
+}
+
+func (b *Backend) exchange(ctx context.Context, e *endpoint, prompt []byte, onFirst func([]int32)) ([]int32, error) {
+	conn, err := e.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, _ := b.replies.Get().(*reply)
+	if r == nil {
+		r = &reply{}
+	}
+	defer b.replies.Put(r)
+	r.reset()
+	r.api, r.ids, r.tok, r.onFirst = b.cfg.API, b.cfg.TokenIDs, b.tok, onFirst
+	conn.Req = appendRequest(conn.Req[:0], e.head, b.body, prompt)
+	h, err := conn.Do(ctx, conn.Req, b.timeouts, r.feed)
+	if err == nil {
+		err = r.end(h)
+	}
+	e.release(conn, err == nil && !h.Close)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := r.output()
+	if err != nil {
+		return nil, err
+	}
+	if !r.hasFirst && len(ids) > 0 {
+		onFirst(ids[:1]) // a reply of ids without text
+	}
+	return append([]int32(nil), ids...), nil
+}
+
+// int32Bytes appends ids, little-endian.
+func int32Bytes(dst []byte, ids []int32) []byte {
+	for _, id := range ids {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(id))
+	}
+	return dst
+}
+
+// Warmup sends the configured number of untimed requests to every
+// endpoint, a loaded sample's prompt each; any failure fails it.
+func (b *Backend) Warmup(ctx context.Context) error {
+	var prompt []byte
+	for _, p := range b.prompts {
+		prompt = p
+		break
+	}
+	if prompt == nil || b.cfg.Warmup == 0 {
+		return nil
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, e := range b.eps {
+		for range min(b.cfg.Warmup, b.cfg.Concurrency) {
+			wg.Go(func() {
+				for k := 0; k < b.cfg.Warmup; k += b.cfg.Concurrency {
+					e.outstanding.Add(1)
+					_, err := b.exchange(ctx, e, prompt, func([]int32) {})
+					e.outstanding.Add(-1)
+					if err != nil {
+						mu.Lock()
+						errs = append(errs, &EndpointError{URL: e.url, Err: err})
+						mu.Unlock()
+						return
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	for _, e := range b.eps {
+		e.resetStats()
+	}
+	if len(errs) > 0 {
+		return sdk.Errorf(abi.Unavailable, "warm-up: %v", errs[0])
+	}
+	return nil
+}
+
+// Stats returns what each endpoint did since the warm-up.
+func (b *Backend) Stats() []EndpointStats {
+	out := make([]EndpointStats, len(b.eps))
+	var total int64
+	for i, e := range b.eps {
+		out[i] = e.stats()
+		total += out[i].Completed
+	}
+	for i := range out {
+		if total > 0 {
+			out[i].Share = float64(out[i].Completed) / float64(total)
+		}
+	}
+	return out
+}
+
+// Close logs each endpoint's share, failures and latencies, and closes
+// the connections.
+func (b *Backend) Close() error {
+	for _, s := range b.Stats() {
+		b.log.Info("openai: endpoint " + s.String())
+	}
+	for _, e := range b.eps {
+		e.closeIdle()
+	}
+	return nil
+}

@@ -1,0 +1,182 @@
+package backend
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/url"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mlperf-host/mlperf-host/plugins/openai/wire"
+)
+
+// EndpointError is a request's failure at one endpoint.
+type EndpointError struct {
+	URL string
+	Err error
+}
+
+func (e *EndpointError) Error() string { return "endpoint " + e.URL + ": " + e.Err.Error() }
+func (e *EndpointError) Unwrap() error { return e.Err }
+
+// endpoint is one server: its connections and what it did.
+type endpoint struct {
+	url    string
+	target wire.Target
+	head   []byte // the request head up to Content-Length's value
+	base   string // the URL's path, prefixed to every request's
+	host   string // the Host header
+	auth   string // the Authorization header line, or ""
+	// conns holds one token per connection allowed: a live idle
+	// connection, or nil for one not dialled.
+	conns       chan *wire.Conn
+	outstanding atomic.Int64
+
+	mu       sync.Mutex
+	latency  []time.Duration
+	failed   int64
+	firstErr string
+}
+
+func newEndpoint(u *url.URL, path, apiKey string, c Config, tlsCfg *tls.Config) *endpoint {
+	host := u.Host
+	if u.Port() == "" {
+		port := "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+		host = net.JoinHostPort(u.Hostname(), port)
+	}
+	t := wire.Target{Addr: host, ConnectTimeout: c.Timeouts.Connect}
+	if u.Scheme == "https" {
+		cfg := tlsCfg.Clone()
+		cfg.ServerName = u.Hostname()
+		t.TLS = cfg
+	}
+	e := &endpoint{url: u.String(), target: t, head: requestHead(u.Path+path, u.Host, apiKey), base: u.Path, host: u.Host,
+		conns: make(chan *wire.Conn, c.Connections)}
+	if apiKey != "" {
+		e.auth = "Authorization: Bearer " + apiKey + "\r\n"
+	}
+	for range c.Connections {
+		e.conns <- nil
+	}
+	return e
+}
+
+// conn takes a connection, dialling one when the token taken is empty.
+func (e *endpoint) conn(ctx context.Context) (*wire.Conn, error) {
+	var c *wire.Conn
+	select {
+	case c = <-e.conns:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if c != nil {
+		return c, nil
+	}
+	c, err := wire.Dial(ctx, e.target)
+	if err != nil {
+		e.conns <- nil
+		return nil, err
+	}
+	return c, nil
+}
+
+// release returns a connection: kept when reusable, else closed.
+func (e *endpoint) release(c *wire.Conn, reusable bool) {
+	if !reusable {
+		c.Close()
+		c = nil
+	}
+	e.conns <- c
+}
+
+// closeIdle closes the idle connections; no request may be in flight.
+func (e *endpoint) closeIdle() {
+	for range cap(e.conns) {
+		if c := <-e.conns; c != nil {
+			c.Close()
+		}
+	}
+	for range cap(e.conns) {
+		e.conns <- nil
+	}
+}
+
+// record notes one request's outcome.
+func (e *endpoint) record(d time.Duration, err error) {
+	e.mu.Lock()
+	if err != nil {
+		e.failed++
+		if e.firstErr == "" {
+			e.firstErr = err.Error()
+		}
+	} else {
+		e.latency = append(e.latency, d)
+	}
+	e.mu.Unlock()
+}
+
+// EndpointStats is what one endpoint did since the last reset.
+type EndpointStats struct {
+	URL       string
+	Completed int64
+	Failed    int64
+	Share     float64 // of every endpoint's completed requests
+	// P50, P99 and Max are the completed requests' latencies, from
+	// sending to the last byte (nearest rank).
+	P50, P99, Max time.Duration
+	FirstError    string
+}
+
+func (e *endpoint) stats() EndpointStats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := EndpointStats{URL: e.url, Completed: int64(len(e.latency)), Failed: e.failed, FirstError: e.firstErr}
+	if n := len(e.latency); n > 0 {
+		l := slices.Clone(e.latency)
+		slices.Sort(l)
+		rank := func(p float64) time.Duration { return l[max(0, int(p*float64(n)+0.999999)-1)] }
+		s.P50, s.P99, s.Max = rank(0.5), rank(0.99), l[n-1]
+	}
+	return s
+}
+
+func (e *endpoint) resetStats() {
+	e.mu.Lock()
+	e.latency, e.failed, e.firstErr = e.latency[:0], 0, ""
+	e.mu.Unlock()
+}
+
+// String is a line for the log.
+func (s EndpointStats) String() string {
+	line := fmt.Sprintf("%s: %d requests (%.2f%%), %d failed", s.URL, s.Completed, 100*s.Share, s.Failed)
+	if s.Completed > 0 {
+		line += fmt.Sprintf(", p50 %v, p99 %v, max %v", s.P50, s.P99, s.Max)
+	}
+	if s.FirstError != "" {
+		line += "; first error: " + s.FirstError
+	}
+	return line
+}
+
+// pick chooses the endpoint with the fewest requests outstanding, the
+// ties taken in turn, and counts the request on it.
+func pick(eps []*endpoint, turn *atomic.Uint64) *endpoint {
+	start := int(turn.Add(1) % uint64(len(eps)))
+	best := eps[start]
+	bestN := best.outstanding.Load()
+	for i := 1; i < len(eps) && bestN > 0; i++ {
+		e := eps[(start+i)%len(eps)]
+		if n := e.outstanding.Load(); n < bestN {
+			best, bestN = e, n
+		}
+	}
+	best.outstanding.Add(1)
+	return best
+}
