@@ -227,8 +227,8 @@ func (b *Backend) exchange(ctx context.Context, e *endpoint, prompt []byte, onFi
 	if err != nil {
 		return nil, err
 	}
-	if !r.hasFirst && len(ids) > 0 {
-		onFirst(ids[:1]) // a reply of ids without text
+	if (!r.hasFirst || !h.EventStream) && len(ids) > 0 {
+		onFirst(ids[:1]) // a reply in one piece, or of ids without text
 	}
 	return append([]int32(nil), ids...), nil
 }

@@ -82,6 +82,7 @@ func (r *reply) end(h wire.Head) error {
 		return &ServerError{Status: h.Status, Message: string(bytes.TrimSpace(msg))}
 	}
 	if !h.EventStream {
+		r.onFirst = nil // the whole reply's first token, reported by the caller
 		if err := r.frame(r.body); err != nil {
 			return err
 		}

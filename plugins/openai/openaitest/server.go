@@ -95,13 +95,13 @@ type Request struct {
 	FirstFrame time.Time
 }
 
-// DefaultPieces are 64 tokens: "<unk>", "<s>", "</s>", then " w3" to
-// " w63" (the LLM fixtures' byte-level vocabulary).
+// DefaultPieces are 64 tokens: "<unk>", "<s>", "</s>", then the letters
+// and the digits 0 to 8, one character each, so that any text of them
+// encodes back to the same ids ([WriteTokenizer]).
 func DefaultPieces() []string {
-	p := make([]string, 64)
-	p[0], p[1], p[2] = "<unk>", "<s>", "</s>"
-	for i := 3; i < len(p); i++ {
-		p[i] = " w" + strconv.Itoa(i)
+	p := []string{"<unk>", "<s>", "</s>"}
+	for _, r := range "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345678" {
+		p = append(p, string(r))
 	}
 	return p
 }
