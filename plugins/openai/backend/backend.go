@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"maps"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -66,7 +68,14 @@ func (b *Backend) Info() sdk.Info {
 // Load reads the options, opens the tokenizer and waits for every
 // endpoint to be ready.
 func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
-	cfg, err := ParseConfig(m.Options)
+	opts := m.Options
+	if _, set := opts["tokenizer"]; !set && filepath.Base(m.Path) == "tokenizer.json" {
+		// --model tokenizer.json: the model lives on the servers, the
+		// plugin needs only its tokenizer.
+		opts = maps.Clone(opts)
+		opts["tokenizer"] = m.Path
+	}
+	cfg, err := ParseConfig(opts)
 	if err != nil {
 		return sdk.Errorf(abi.InvalidArgument, "%v", err)
 	}

@@ -15,15 +15,15 @@ type Chunked struct {
 type chunkState uint8
 
 const (
-	chunkSize      chunkState = iota // reading the size's hex digits
-	chunkExt                         // skipping a chunk extension up to LF
-	chunkSizeLF                      // after the size's CR
-	chunkData                        // payload
-	chunkDataCR                      // the CR after the payload
-	chunkDataLF                      // the LF after the payload
-	chunkTrailer                     // at the start of a trailer line
-	chunkTrailerLine                 // inside a trailer line
-	chunkTrailerLF                   // after a blank trailer line's CR
+	chunkSize        chunkState = iota // reading the size's hex digits
+	chunkExt                           // skipping a chunk extension up to LF
+	chunkSizeLF                        // after the size's CR
+	chunkData                          // payload
+	chunkDataCR                        // the CR after the payload
+	chunkDataLF                        // the LF after the payload
+	chunkTrailer                       // at the start of a trailer line
+	chunkTrailerLine                   // inside a trailer line
+	chunkTrailerLF                     // after a blank trailer line's CR
 )
 
 // maxChunkDigits bounds a chunk size: 15 hex digits is under 2^60.
