@@ -70,6 +70,12 @@ var rules = []rule{
 		ours: []string{"sdk", "abi", "plugins/internal"}, thirdParty: join(sdkDeps, []string{"github.com/ebitengine/purego"})},
 	{name: "qaic plugin imports only sdk, abi and the plugins' core", prefix: "plugins/qaic",
 		ours: []string{"sdk", "abi", "plugins/internal"}, thirdParty: join(sdkDeps, []string{"github.com/ebitengine/purego"})},
+	{name: "openai plugin imports only sdk, abi and the plugins' core", prefix: "plugins/openai",
+		ours: []string{"sdk", "abi", "plugins/internal"}, thirdParty: sdkDeps},
+	// The HTTP client and the canned server its tests and benchmarks run
+	// (imported by cmd's tests) are the standard library alone.
+	{name: "openai's client is stdlib only", prefix: "plugins/openai/wire", ours: []string{}, thirdParty: []string{}},
+	{name: "openai's canned server is stdlib only", prefix: "plugins/openai/openaitest", ours: []string{}, thirdParty: []string{}},
 	// acceltest, the core's conformance kit for accelerator plugins, is
 	// a test kit like sdktest.
 	{name: "the plugins' core imports only sdk and abi", prefix: "plugins/internal", ours: []string{"sdk", "abi"},
