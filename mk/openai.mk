@@ -11,3 +11,8 @@ openai-plugin: ## build the openai plugin (OpenAI-compatible servers over HTTP) 
 	cp plugins/openai/cmd/openai/plugin.json $(OPENAI_PLUGIN_DIR)/plugin.json
 
 build: openai-plugin
+
+bench-openai: ## openai plugin: a request against the canned server on loopback, streamed and not, beside a plain net/http loop; one SSE frame
+	$(GO) test -run '^$$' -bench . -benchtime $(OPENAI_BENCHTIME) ./plugins/openai/backend/
+
+BENCH_TARGETS += bench-openai
