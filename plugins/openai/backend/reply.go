@@ -216,10 +216,7 @@ func (r *reply) parseSGLang(data []byte) (piece []byte, ids []int32, finished bo
 			return nil, nil, false, err
 		}
 	}
-	piece = r.scratch
-	if bytes.HasPrefix(piece, r.text) {
-		piece = piece[len(r.text):]
-	}
+	piece = bytes.TrimPrefix(r.scratch, r.text)
 	if v, ok, err := wire.Field(data, "output_ids"); err != nil {
 		return nil, nil, false, err
 	} else if ok && !wire.IsNull(v) {

@@ -22,15 +22,15 @@ func (s *Server) stream(c net.Conn, bw *bufio.Writer, g generation, rec int, dyi
 		at := k + 1
 		switch {
 		case dying && k == len(ids)/2:
-			bw.Flush()
+			_ = bw.Flush() // the connection dies next either way
 			s.kill()
 			return false
 		case at == s.b.ResetAt:
-			bw.Flush()
+			_ = bw.Flush() // the connection is reset next either way
 			reset(c)
 			return false
 		case at == s.b.StallAt:
-			bw.Flush()
+			_ = bw.Flush()                // a stall follows whatever the flush did
 			_, _ = io.Copy(io.Discard, c) // until the client or Close ends it
 			return false
 		case at == s.b.ErrorAt:
@@ -179,7 +179,7 @@ func (w *chunkWriter) chunk(p string) {
 		return
 	}
 	if !w.split {
-		fmt.Fprintf(w.bw, "%x\r\n%s\r\n", len(p), p)
+		_, _ = fmt.Fprintf(w.bw, "%x\r\n%s\r\n", len(p), p) // a buffered write: Flush reports
 		w.err = w.bw.Flush()
 		return
 	}

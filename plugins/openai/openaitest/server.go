@@ -286,7 +286,7 @@ func Completion(seed, n, vocab int) []int32 {
 
 // writeWhole writes a response with a Content-Length body.
 func writeWhole(bw *bufio.Writer, status int, ctype string, body []byte) bool {
-	fmt.Fprintf(bw, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", status, http.StatusText(status), ctype, len(body))
-	bw.Write(body)
+	_, _ = fmt.Fprintf(bw, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", status, http.StatusText(status), ctype, len(body))
+	_, _ = bw.Write(body) // buffered: Flush reports the error
 	return bw.Flush() == nil
 }
