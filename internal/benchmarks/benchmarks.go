@@ -18,14 +18,30 @@ const (
 	Server       Scenario = "Server"
 	Offline      Scenario = "Offline"
 	// Interactive is a results directory of its own for some LLM
-	// benchmarks: a Server run under tighter token latency bounds (the
-	// "-interactive" mlperf.conf model). mlperf-host does not run it yet.
+	// benchmarks: a LoadGen Server run under tighter latency bounds, set
+	// by the mlperf.conf lines of the model "MODEL-interactive" (see
+	// [Scenario.LoadGen] and [Benchmark.ConfName]).
 	Interactive Scenario = "Interactive"
 )
 
 // Scenarios lists the scenarios LoadGen runs, in the order MLPerf
 // documents them.
 func Scenarios() []Scenario { return []Scenario{SingleStream, MultiStream, Server, Offline} }
+
+// RunScenarios lists the scenarios a run may name: LoadGen's, then
+// Interactive.
+func RunScenarios() []Scenario { return append(Scenarios(), Interactive) }
+
+// LoadGen returns the scenario LoadGen runs for s: Server for
+// Interactive, s itself otherwise. Conf lines name it
+// (MODEL-interactive.Server.KEY) and the logs write it
+// (effective_scenario).
+func (s Scenario) LoadGen() Scenario {
+	if s == Interactive {
+		return Server
+	}
+	return s
+}
 
 // Category is a submission system category: the system description's
 // system_type.
@@ -94,9 +110,12 @@ type Limit struct {
 
 // Setting is one LoadGen setting of an official conf file (mlperf.conf or
 // an audit.config) as it applies to one model and scenario: Pattern is the
-// winning line's key ("resnet50.Server.target_latency").
+// winning line's key ("resnet50.Server.target_latency"). From, when set,
+// says where a setting no line of the file gives comes from (an
+// Interactive bound of the round's checker).
 type Setting struct {
 	Key, Value, Pattern string
+	From                string
 }
 
 // TokenLimits are the token latency bounds of an LLM benchmark's Server
@@ -215,6 +234,35 @@ func (b Benchmark) ResultField(r *Round, sc Scenario) string {
 		return f
 	}
 	return r.ResultFields[sc]
+}
+
+// ConfName returns the model name b's conf lines use in scenario sc:
+// "MODEL-interactive" for Interactive, else its mlperf.conf model name
+// (its submission name when mlperf.conf lists none).
+func (b Benchmark) ConfName(sc Scenario) string {
+	name := b.Name
+	if name == "" {
+		name = b.SubmissionName
+	}
+	if sc == Interactive {
+		return name + InteractiveSuffix
+	}
+	return name
+}
+
+// InteractiveSuffix ends the mlperf.conf model name of a benchmark's
+// Interactive runs ("llama3_1-8b-interactive").
+const InteractiveSuffix = "-interactive"
+
+// HasInteractive reports whether some category of the round submits b's
+// Interactive scenario.
+func (b Benchmark) HasInteractive() bool {
+	for _, cat := range Categories() {
+		if b.Allows(cat, Interactive) {
+			return true
+		}
+	}
+	return false
 }
 
 // Audited reports whether b's closed submissions include test t.

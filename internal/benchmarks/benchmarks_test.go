@@ -111,9 +111,9 @@ func TestResNet50(t *testing.T) {
 	assert.False(t, ok, "resnet is edge-only in v6.1")
 	assert.Equal(t, []Test{TEST01, TEST04}, b.Audits)
 	assert.Equal(t, 15*time.Millisecond, b.LatencyConstraint[Server])
-	assert.Equal(t, Setting{"target_latency", "15", "resnet50.Server.target_latency"}, setting(t, b.Settings[Server], "target_latency"))
-	assert.Equal(t, Setting{"min_duration", "600000", "*.SingleStream.min_duration"}, setting(t, b.Settings[SingleStream], "min_duration"))
-	assert.Equal(t, Setting{"performance_sample_count_override", "1024", "resnet50.*.performance_sample_count_override"},
+	assert.Equal(t, Setting{Key: "target_latency", Value: "15", Pattern: "resnet50.Server.target_latency"}, setting(t, b.Settings[Server], "target_latency"))
+	assert.Equal(t, Setting{Key: "min_duration", Value: "600000", Pattern: "*.SingleStream.min_duration"}, setting(t, b.Settings[SingleStream], "min_duration"))
+	assert.Equal(t, Setting{Key: "performance_sample_count_override", Value: "1024", Pattern: "resnet50.*.performance_sample_count_override"},
 		setting(t, b.Settings[Offline], "performance_sample_count_override"))
 	assert.Equal(t, "2085463073848966840", setting(t, b.Settings[Offline], "qsl_rng_seed").Value)
 	assert.Equal(t, "4096", setting(t, b.AuditSettings[TEST01][Offline], "accuracy_log_sampling_target").Value)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -281,6 +282,9 @@ func parseRound(b []byte) (*Round, error) {
 			conf = "*"
 		}
 		b.Settings = resolveAll(j.MLPerfConf, conf)
+		if b.HasInteractive() {
+			b.Settings[Interactive] = interactiveSettings(j.MLPerfConf, b)
+		}
 		for _, t := range b.Audits {
 			key := string(t)
 			if t == TEST01 {
@@ -305,6 +309,38 @@ func (b *Benchmark) setAudit(t Test, lines map[string]string) {
 	}
 	b.AuditConfigs[t] = lines
 	b.AuditSettings[t] = resolveAll(lines, "*")
+	b.AuditSettings[t][Interactive] = b.AuditSettings[t][Server]
+}
+
+// interactiveSettings are the settings of b's Interactive runs: those
+// mlperf.conf gives the model MODEL-interactive in Server. Where it names
+// no such model (qwen3-vl in round 6.1), they are the model's Server
+// settings with the checker's Interactive latency bound as target_latency
+// and its Interactive sample count as performance_sample_count_override.
+func interactiveSettings(lines map[string]string, b Benchmark) []Setting {
+	name := b.ConfName(Interactive)
+	for k := range lines {
+		if strings.HasPrefix(k, name+".") {
+			return resolve(lines, name, Server)
+		}
+	}
+	out := resolve(lines, b.ConfName(Server), Server)
+	set := func(key, value, from string) {
+		s := Setting{Key: key, Value: value, From: from}
+		if i := slices.IndexFunc(out, func(x Setting) bool { return x.Key == key }); i >= 0 {
+			out[i] = s
+			return
+		}
+		out = append(out, s)
+		slices.SortFunc(out, func(a, b Setting) int { return strings.Compare(a.Key, b.Key) })
+	}
+	if d, ok := b.LatencyConstraint[Interactive]; ok {
+		set("target_latency", strconv.FormatInt(d.Milliseconds(), 10), "the checker's Interactive latency bound")
+	}
+	if n, ok := b.AccuracySampleCount[Interactive]; ok {
+		set("performance_sample_count_override", strconv.Itoa(n), "the checker's Interactive sample count")
+	}
+	return out
 }
 
 // resolveAll resolves conf lines for model in every scenario.

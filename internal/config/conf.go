@@ -64,7 +64,10 @@ func builtinLayer(r *benchmarks.Round, b benchmarks.Benchmark, sc benchmarks.Sce
 			continue
 		}
 		where := "mlperf.conf " + r.Name + " (" + s.Pattern + ")"
-		if b.Demo && strings.HasPrefix(s.Pattern, b.Name+".") {
+		switch {
+		case s.From != "":
+			where = "round " + r.Name + " (" + s.From + ")"
+		case b.Demo && strings.HasPrefix(s.Pattern, b.Name+"."):
 			where = "demo rules (" + s.Pattern + ")"
 		}
 		if err := l.set(PrefixSettings+s.Key, s.Value, Source{LayerBuiltin, where}); err != nil {

@@ -158,7 +158,7 @@ func duration(v string) error {
 
 func scenarioNames() []string {
 	var s []string
-	for _, x := range benchmarks.Scenarios() {
+	for _, x := range benchmarks.RunScenarios() {
 		s = append(s, string(x))
 	}
 	return s

@@ -158,8 +158,11 @@ func Load(in Inputs) (*Config, error) {
 	if err != nil {
 		return nil, &Error{Key: KeyBenchmark, Value: name, Source: nameSrc, Err: err}
 	}
-	sc, _, err := pick(KeyScenario)
+	sc, scSrc, err := pick(KeyScenario)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkInteractive(round, bench, benchmarks.Scenario(sc), scSrc); err != nil {
 		return nil, err
 	}
 	layers := []*layer{}
@@ -173,7 +176,7 @@ func Load(in Inputs) (*Config, error) {
 		lay Layer
 	}{{KeyMLPerfConf, LayerMLPerfConf}, {KeyUserConf, LayerUserConf}} {
 		if path := top.k.String(c.key); path != "" {
-			l, err := confLayer(c.lay, path, confModel(bench), sc, in.ReadConf)
+			l, err := confLayer(c.lay, path, bench.ConfName(benchmarks.Scenario(sc)), string(benchmarks.Scenario(sc).LoadGen()), in.ReadConf)
 			if err != nil {
 				return nil, err
 			}
@@ -187,13 +190,22 @@ func Load(in Inputs) (*Config, error) {
 	return build(all, round, bench, ignored)
 }
 
-// confModel is the model name b's lines use in mlperf.conf and user.conf:
-// its LoadGen model name, else its submission name.
-func confModel(b benchmarks.Benchmark) string {
-	if b.Name != "" {
-		return b.Name
+// checkInteractive refuses the Interactive scenario of a benchmark no
+// category of the round submits it for: its mlperf.conf has no
+// Interactive rules.
+func checkInteractive(round *benchmarks.Round, bench benchmarks.Benchmark, sc benchmarks.Scenario, src Source) error {
+	if sc != benchmarks.Interactive || bench.HasInteractive() {
+		return nil
 	}
-	return b.SubmissionName
+	var with []string
+	for _, b := range round.All() {
+		if b.HasInteractive() {
+			with = append(with, b.SubmissionName)
+		}
+	}
+	return &Error{Key: KeyScenario, Value: string(sc), Source: src,
+		Err:     fmt.Errorf("%s has no Interactive scenario in round %s", bench.SubmissionName, round.Name),
+		Allowed: "Interactive only for " + strings.Join(with, ", ")}
 }
 
 // build validates every key and makes the Config.
@@ -304,10 +316,14 @@ func (c *Config) Settings() []Value {
 	return out
 }
 
-// ConfModel is the model name the benchmark's lines use in mlperf.conf,
-// user.conf and audit.config: its LoadGen model name ("resnet50"), else
-// its submission name.
-func (c *Config) ConfModel() string { return confModel(c.Benchmark) }
+// ConfModel is the model name the run's lines use in mlperf.conf and
+// user.conf: the benchmark's LoadGen model name ("resnet50"), else its
+// submission name; "MODEL-interactive" in the Interactive scenario.
+func (c *Config) ConfModel() string { return c.Benchmark.ConfName(c.Scenario) }
+
+// LoadGenScenario is the scenario LoadGen runs and conf lines name:
+// Server for Interactive, else the run's scenario.
+func (c *Config) LoadGenScenario() benchmarks.Scenario { return c.Scenario.LoadGen() }
 
 // SystemDesc returns the system description fields the configuration
 // sets (system_desc.FIELD), by field name.

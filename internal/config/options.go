@@ -20,7 +20,7 @@ func scenarioOption(opt string) (benchmarks.Scenario, string, bool) {
 	if !ok || rest == "" {
 		return "", "", false
 	}
-	for _, sc := range benchmarks.Scenarios() {
+	for _, sc := range benchmarks.RunScenarios() {
 		if strings.EqualFold(first, string(sc)) {
 			return sc, rest, true
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/loadgen"
 )
@@ -31,6 +32,13 @@ func checkUserConfKeys(c *loadgen.Config, path string) error {
 		switch {
 		case k.Setting == "":
 			bad(k, "want model.scenario.setting, e.g. *.Offline.target_qps")
+		case strings.EqualFold(k.Scenario, "Interactive"):
+			// LoadGen runs Interactive as Server, under a model name of its own.
+			model := k.Model
+			if model == "*" {
+				model = "MODEL"
+			}
+			bad(k, "LoadGen has no Interactive scenario: an Interactive run reads %s%s.Server.%s", model, benchmarks.InteractiveSuffix, k.Setting)
 		case !slices.Contains(confScenarios, k.Scenario):
 			bad(k, "unknown scenario %q%s (want one of %s)", k.Scenario, didYouMean(k.Scenario, confScenarios),
 				strings.Join(confScenarios, ", "))

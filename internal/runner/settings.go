@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 	"github.com/mlperf-host/mlperf-host/loadgen"
@@ -90,7 +91,8 @@ func Mode(m string) (loadgen.Mode, error) {
 // TestSettings maps the effective configuration onto LoadGen's
 // TestSettings: the official defaults, the scenario and mode, then every
 // settings.* key applied with LoadGen's own mlperf.conf semantics (units,
-// which scenario each key is read for).
+// which scenario each key is read for). Interactive runs as LoadGen's
+// Server, its settings read as the model MODEL-interactive's.
 //
 // # Errors
 //
@@ -98,7 +100,7 @@ func Mode(m string) (loadgen.Mode, error) {
 // rejects, or the joined errors of TestSettings.Validate.
 func TestSettings(c *config.Config) (loadgen.TestSettings, error) {
 	s := loadgen.DefaultTestSettings()
-	sc, err := loadgen.ParseScenario(string(c.Scenario))
+	sc, err := loadgen.ParseScenario(string(c.LoadGenScenario()))
 	if err != nil {
 		return s, err
 	}
@@ -109,7 +111,7 @@ func TestSettings(c *config.Config) (loadgen.TestSettings, error) {
 	settings := c.Settings()
 	var b strings.Builder
 	for _, v := range settings {
-		fmt.Fprintf(&b, "%s.%s.%s = %s\n", c.ConfModel(), c.Scenario, v.Key, v.Value)
+		fmt.Fprintf(&b, "%s.%s.%s = %s\n", c.ConfModel(), sc, v.Key, v.Value)
 	}
 	conf, err := loadgen.ParseConfig(strings.NewReader(b.String()), "effective settings")
 	if err != nil {
@@ -144,9 +146,18 @@ func checkServerQPS(c *config.Config, s loadgen.TestSettings) error {
 	v, _ := c.Lookup(config.PrefixSettings + "target_qps")
 	d := max(s.MinDuration, time.Duration(float64(s.MinQueryCount)/s.ServerTargetQPS*float64(time.Second)))
 	return exitcode.New(exitcode.Config,
-		fmt.Errorf("%w: Server has no target_qps of yours: %s = %s (%s) would run for at least %v",
-			config.ErrConfig, config.PrefixSettings+"target_qps", v.Value, v.Source, d.Round(time.Second)),
-		"set the rate your system sustains: *.Server.target_qps = N in user.conf, or --set settings.target_qps=N")
+		fmt.Errorf("%w: %s has no target_qps of yours: %s = %s (%s) would run for at least %v",
+			config.ErrConfig, c.Scenario, config.PrefixSettings+"target_qps", v.Value, v.Source, d.Round(time.Second)),
+		fmt.Sprintf("set the rate your system sustains: %s.Server.target_qps = N in user.conf, or --set settings.target_qps=N", confWildcard(c)))
+}
+
+// confWildcard is the model part of a user.conf line for the run: "*",
+// but the -interactive model's name for Interactive, whose lines name it.
+func confWildcard(c *config.Config) string {
+	if c.Scenario == benchmarks.Interactive {
+		return c.ConfModel()
+	}
+	return "*"
 }
 
 // settingError names the source of the line LoadGen rejected.
