@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
@@ -105,14 +106,61 @@ func (r *Run) num(key string) (float64, bool) {
 }
 
 // Scenario is the run's scenario: its directory's in a submission tree
-// (an Interactive directory holds a Server run), else the log's.
+// (an Interactive directory holds a Server run), else the log's, read as
+// Interactive where a Server run was made under its benchmark's
+// Interactive rules (see interactiveRules).
 func (r *Run) Scenario() string {
-	for _, sc := range []string{"SingleStream", "MultiStream", "Server", "Offline", "Interactive"} {
-		if strings.EqualFold(r.Where.Scenario, sc) {
-			return sc
+	for _, sc := range benchmarks.RunScenarios() {
+		if strings.EqualFold(r.Where.Scenario, string(sc)) {
+			return string(sc)
 		}
 	}
+	if r.interactiveRules() {
+		return string(benchmarks.Interactive)
+	}
 	return r.effective()
+}
+
+// interactiveBounds are the mlperf.conf settings that set an Interactive
+// run apart from a Server run of the same benchmark, with the detail log
+// keys that record them (in ns; the settings are in ms).
+var interactiveBounds = [][2]string{
+	{"ttft_latency", "requested_server_ttft_latency"},
+	{"tpot_latency", "requested_server_tpot_latency"},
+	{"target_latency", "requested_server_target_latency_ns"},
+}
+
+// interactiveRules reports whether the log is of a Server run made under
+// its benchmark's Interactive rules: every bound in which the round's
+// Interactive settings differ from its Server settings (TTFT and TPOT for
+// the LLMs, the latency bound for qwen3-vl) logged at its Interactive
+// value. A log outside a tree says no more: LoadGen logs Interactive as
+// Server.
+func (r *Run) interactiveRules() bool {
+	if r.effective() != string(benchmarks.Server) || r.Bench == nil || !r.Bench.HasInteractive() {
+		return false
+	}
+	values := func(sc benchmarks.Scenario) map[string]string {
+		m := map[string]string{}
+		for _, s := range r.Bench.Settings[sc] {
+			m[s.Key] = s.Value
+		}
+		return m
+	}
+	inter, server := values(benchmarks.Interactive), values(benchmarks.Server)
+	differs := false
+	for _, b := range interactiveBounds {
+		if inter[b[0]] == server[b[0]] {
+			continue
+		}
+		differs = true
+		ms, err := strconv.ParseFloat(inter[b[0]], 64)
+		got, ok := r.num(b[1])
+		if err != nil || !ok || got != ms*1e6 {
+			return false
+		}
+	}
+	return differs
 }
 
 // effective is the scenario the LoadGen ran: effective_scenario.
