@@ -166,8 +166,8 @@ func (a *app) submit(ctx context.Context, cf *configFlags, c *config.Config, dir
 		}
 	}
 	for _, sc := range scs {
-		if !slices.Contains(benchmarks.Scenarios(), sc) {
-			return exitcode.New(exitcode.Config, fmt.Errorf("scenario %s of %s: mlperf-host runs SingleStream, MultiStream, Server and Offline", sc, c.Benchmark.SubmissionName), "")
+		if !slices.Contains(benchmarks.RunScenarios(), sc) {
+			return exitcode.New(exitcode.Config, fmt.Errorf("scenario %s of %s: mlperf-host runs SingleStream, MultiStream, Server, Offline and Interactive", sc, c.Benchmark.SubmissionName), "")
 		}
 	}
 	// Every scenario's configuration, before any run: a mistake in the
@@ -311,7 +311,7 @@ func writeMeasurements(c *config.Config, l submission.Layout, info host.Info) er
 	var conf strings.Builder
 	fmt.Fprintf(&conf, "# Effective LoadGen settings of this scenario, with where each came from.\n")
 	for _, v := range c.Settings() {
-		fmt.Fprintf(&conf, "%s.%s.%s = %s  # %s\n", c.ConfModel(), c.Scenario, v.Key, v.Value, publicSource(v.Source.String()))
+		fmt.Fprintf(&conf, "%s.%s.%s = %s  # %s\n", c.ConfModel(), c.LoadGenScenario(), v.Key, v.Value, publicSource(v.Source.String()))
 	}
 	readme := fmt.Sprintf("# %s %s\n\nRun with mlperf-host %s under round %s's rules (plugin %q, options %v):\n\n"+
 		"    mlperf-host submit --round %s --benchmark %s --scenarios %s --set category=%s --set division=%s\n",

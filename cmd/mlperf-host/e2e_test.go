@@ -177,7 +177,7 @@ func TestBadInputs(t *testing.T) {
 		{name: "bad --set", code: exitcode.Usage, want: []string{"want KEY=VALUE"},
 			setup: func(*testing.T, string) []string { return []string{"run", "--set", "onnx.threads"} }},
 		{name: "bad scenario flag", code: exitcode.Config,
-			want:  []string{`scenario = "Sever" (flag --scenario): want one of SingleStream, MultiStream, Server, Offline`, "config show"},
+			want:  []string{`scenario = "Sever" (flag --scenario): want one of SingleStream, MultiStream, Server, Offline, Interactive`, "config show"},
 			setup: func(*testing.T, string) []string { return []string{"run", "--scenario", "Sever"} }},
 		{name: "bad env", code: exitcode.Config, want: []string{`mode = "fast" (environment MLPERF_HOST_MODE)`},
 			env: []string{"MLPERF_HOST_MODE=fast"}, setup: func(*testing.T, string) []string { return []string{"run"} }},

@@ -53,7 +53,7 @@ func (cf *configFlags) register(fs *flag.FlagSet) {
 	for _, f := range []struct{ name, key, help string }{
 		{"round", config.KeyRound, "MLPerf Inference `ROUND` whose rules apply: v5.1, v6.0 or v6.1 (default v6.1)"},
 		{"benchmark", config.KeyBenchmark, "benchmark `NAME` of the round's table (default fashion-mnist, the bundled demo)"},
-		{"scenario", config.KeyScenario, "`SCENARIO`: SingleStream, MultiStream, Server or Offline (default Offline)"},
+		{"scenario", config.KeyScenario, "`SCENARIO`: SingleStream, MultiStream, Server, Offline or Interactive (LLMs; LoadGen's Server under MODEL-interactive's rules) (default Offline)"},
 		{"mode", config.KeyMode, "`MODE`: performance, accuracy, submission or find-peak (default performance)"},
 		{"plugin", config.KeyPlugin, "plugin `NAME` or path (default onnx, embedded)"},
 		{"model", config.KeyModel, "model `FILE` the plugin loads (default: the benchmark's bundled model)"},
