@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mlperf-host/mlperf-host/host"
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 	"github.com/mlperf-host/mlperf-host/internal/progress"
@@ -128,7 +129,11 @@ func (a *app) printOutcome(c *config.Config, o *runner.Outcome, wall time.Durati
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s\t%s\n", k, fmt.Sprintf(format, args...)) }
 	row("benchmark", "%s (%s, round %s)", c.Benchmark.SubmissionName, c.Benchmark.Model, c.Round.Name)
-	row("scenario / mode", "%s / %s", r.Scenario, r.Mode)
+	if c.Scenario == benchmarks.Interactive {
+		row("scenario / mode", "Interactive (LoadGen's %s) / %s", r.Scenario, r.Mode)
+	} else {
+		row("scenario / mode", "%s / %s", r.Scenario, r.Mode)
+	}
 	row("plugin", "%s %s (%s)", o.Plugin.Name, o.Plugin.Version, pluginShape(o.Plugin))
 	poolRows(row, o.Pool)
 	if p := r.Performance; p != nil {
@@ -138,10 +143,16 @@ func (a *app) printOutcome(c *config.Config, o *runner.Outcome, wall time.Durati
 		}
 		row("result", "%s", validity)
 		row(p.MetricName, "%s", metric(p))
+		if m, ok := tokenResult(c, o); ok {
+			row("tokens per second", "%.2f  (the round's result, %s)", m.Value, m.Key)
+		}
 		row("samples", "%d completed in %d queries over %v", p.SamplesCompleted, p.QueriesIssued, p.Duration.Round(time.Millisecond))
 		if p.Latency.Count > 0 {
 			row("latency", "min %v  mean %v  p50 %v  p90 %v  p99 %v  max %v", p.Latency.Min, p.Latency.Mean,
 				p.Latency.At(0.5), p.Latency.At(0.9), p.Latency.At(0.99), p.Latency.Max)
+		}
+		if s := tokenLatencies(c, p); s != "" {
+			row("token latency", "%s", s)
 		}
 		row("constraints", "min duration %s  min queries %s  latency %s", yes(p.MinDurationMet), yes(p.MinQueriesMet),
 			yes(!p.HasPerfConstraints || p.PerfConstraintsMet))
