@@ -55,7 +55,7 @@ type Error struct {
 }
 
 // Error reads `scenario = "Sever" (environment MLPERF_HOST_SCENARIO): want
-// one of SingleStream, MultiStream, Server, Offline`.
+// one of SingleStream, MultiStream, Server, Offline, Interactive`.
 func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s = %q (%s)", e.Key, e.Value, e.Source)
