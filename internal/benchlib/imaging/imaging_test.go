@@ -65,3 +65,37 @@ func FuzzDecodeRGB(f *testing.F) {
 		}
 	})
 }
+
+// TestResizeLinearByHand: a 2-pixel row grown to 4, worked by hand:
+// output centres map back to -0.25 (the edge), 0.25, 0.75 and 1.25 (the
+// edge), weights 1536/512 of 2048 between; a halving on both axes is
+// INTER_AREA's 2×2 mean.
+func TestResizeLinearByHand(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, []uint8{0, 25, 75, 100}, ResizeLinear([]uint8{0, 100}, 2, 1, 1, 4, 1))
+	assert.Equal(t, []uint8{3}, ResizeLinear([]uint8{1, 2, 3, 4}, 2, 2, 1, 1, 1))
+	// Shrinking 4 to 3 (not by 2): centres at 1/6, 3/2 and 17/6
+	// (200·1/6 + 255·5/6 = 245.8).
+	assert.Equal(t, []uint8{17, 150, 246}, ResizeLinear([]uint8{0, 100, 200, 255}, 4, 1, 1, 3, 1))
+}
+
+// TestResizeLinearFlat: a flat image stays flat at any size, through the
+// vectorised rows (past 16 bytes) and the scalar tail alike.
+func TestResizeLinearFlat(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name           string
+		sw, sh, dw, dh int
+	}{
+		{name: "grow", sw: 7, sh: 5, dw: 23, dh: 11},
+		{name: "shrink", sw: 40, sh: 30, dw: 17, dh: 13},
+		{name: "one axis", sw: 9, sh: 9, dw: 30, dh: 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			src := bytes.Repeat([]uint8{114, 7, 255}, tt.sw*tt.sh)
+			assert.Equal(t, bytes.Repeat([]uint8{114, 7, 255}, tt.dw*tt.dh), ResizeLinear(src, tt.sw, tt.sh, 3, tt.dw, tt.dh))
+		})
+	}
+}

@@ -155,12 +155,20 @@ func linearTaps(ssize, dsize int, scale, inv float64) (ofs []int, w [][2]int32) 
 }
 
 // growAreaLinear is OpenCV's resize for INTER_AREA when an axis grows:
-// horizontal fixed-point interpolation into int rows, then vertical as
-// OpenCV's SSE2 path computes it (each row shifted right by 4, multiplied
-// by its weight keeping the high 16 bits, summed, rounded by 2 bits).
+// its bilinear resize with area coefficients.
 func growAreaLinear(src []uint8, sw, sh, cn, dw, dh int, scaleX, scaleY, invX, invY float64) []uint8 {
 	xo, xw := linearTaps(sw, dw, scaleX, invX)
 	yo, yw := linearTaps(sh, dh, scaleY, invY)
+	return resizeLinearTaps(src, sw, sh, cn, dw, dh, xo, xw, yo, yw)
+}
+
+// resizeLinearTaps is OpenCV's fixed-point bilinear resize of 8-bit
+// images (resizeGeneric_ with HResizeLinear and VResizeLinear) over
+// per-axis taps: horizontal interpolation into int rows, then vertical
+// as OpenCV's SSE2 path computes it (each row shifted right by 4,
+// multiplied by its weight keeping the high 16 bits, summed, rounded by
+// 2 bits).
+func resizeLinearTaps(src []uint8, sw, sh, cn, dw, dh int, xo []int, xw [][2]int32, yo []int, yw [][2]int32) []uint8 {
 	hrow := func(sy int) []int32 {
 		r := make([]int32, dw*cn)
 		row := src[sy*sw*cn:]
