@@ -33,6 +33,7 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 	fs.StringVar(&in.Vocab, "vocab", "", "tokenizer `FILE`: BERT's vocab.txt, an LLM's tokenizer.json; whisper: openai-whisper's\nnormalizers/english.json (the normalizer's spelling table)")
 	fs.StringVar(&in.Trace, "trace", "", "DLRM aggregation trace `FILE`, with --truth day_23")
 	fs.BoolVar(&in.InvMap, "inv-map", false, "openimages: labels index the categories (accuracy-openimages.py --use-inv-map)")
+	fs.BoolVar(&in.RemoveEmptyImages, "remove-48-empty-images", false, "coco: qsl_idx indexes the images that have annotations (accuracy-coco.py\n--remove-48-empty-images)")
 	fs.StringVar(&in.Punkt, "punkt", "", "rouge, cnndm: NLTK's punkt_tab/english `DIR` to split sentences with (default: the\nembedded English parameters)")
 	fs.StringVar(&in.Dtype, "dtype", "", "response data `TYPE` where the official script takes one (default: the script's;\nrouge: test06.dtype, the plugins' int32)")
 	pos, err := parse(fs, args)
@@ -100,7 +101,7 @@ func scorerInputs(c *config.Config, sc accuracy.Scorer, flags accuracy.Inputs) (
 	if err != nil {
 		return in, exitcode.New(exitcode.Dataset, err, "")
 	}
-	in.InvMap = flags.InvMap
+	in.InvMap, in.RemoveEmptyImages = flags.InvMap, flags.RemoveEmptyImages
 	return in, nil
 }
 

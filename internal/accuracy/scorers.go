@@ -34,6 +34,9 @@ type Inputs struct {
 	Vocab string
 	// InvMap is accuracy-openimages.py's --use-inv-map.
 	InvMap bool
+	// RemoveEmptyImages is accuracy-coco.py's --remove-48-empty-images:
+	// qsl_idx indexes the images that have annotations.
+	RemoveEmptyImages bool
 	// Dtype is the response's data type where the script takes one
 	// (--output_dtype); empty for the script's default.
 	Dtype string
