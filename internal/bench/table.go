@@ -9,6 +9,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
 	"github.com/mlperf-host/mlperf-host/internal/bench/whisper"
+	"github.com/mlperf-host/mlperf-host/internal/bench/yolo"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
@@ -57,4 +58,6 @@ var table = []Row{
 		Readers: []dataset.Reader{llm.Reader}, Scorer: &llm.CNNDMScorer},
 	{Names: []string{"whisper"}, Package: "whisper", Response: whisper.Response, Doc: "whisper",
 		Readers: []dataset.Reader{whisper.Reader}, Scorer: &whisper.Scorer},
+	{Names: []string{"yolo"}, Package: "yolo", Response: yolo.Response, Doc: "yolo-95, yolo-99",
+		Readers: []dataset.Reader{yolo.Reader}, Scorer: &yolo.Scorer},
 }

@@ -75,6 +75,13 @@ same openimages '^mAP=' "$(mh --scorer openimages --truth "$B/retinanet/testdata
 same openimages-inv-map '^mAP=' "$(mh --scorer openimages --inv-map --truth "$B/retinanet/testdata/openimages" "$B/retinanet/testdata/openimages/inv_map_log.json")" -- \
 	$PY "$OI" --mlperf-accuracy-file "$B/retinanet/testdata/openimages/inv_map_log.json" --openimages-dir "$B/retinanet/testdata/openimages" \
 	--output-file "$WORK/openimages-results.json" --use-inv-map
+COCO=$REPO/vision/classification_and_detection/tools/accuracy-coco.py
+same coco '^mAP=' "$(mh --scorer coco --truth "$B/yolo/testdata/coco" "$B/yolo/testdata/coco/mlperf_log_accuracy.json")" -- \
+	$PY "$COCO" --mlperf-accuracy-file "$B/yolo/testdata/coco/mlperf_log_accuracy.json" --coco-dir "$B/yolo/testdata/coco" \
+	--output-file "$WORK/coco-results.json"
+same coco-removed-empty '^mAP=' "$(mh --scorer coco --remove-48-empty-images --truth "$B/yolo/testdata/coco" "$B/yolo/testdata/coco/removed_empty_log.json")" -- \
+	$PY "$COCO" --mlperf-accuracy-file "$B/yolo/testdata/coco/removed_empty_log.json" --coco-dir "$B/yolo/testdata/coco" \
+	--output-file "$WORK/coco-results.json" --remove-48-empty-images
 same squad '^\{"exact_match"' "$(mh --scorer squad --truth "$B/bert/testdata/squad/dev-v1.1.json" --vocab "$B/bert/testdata/squad/vocab.txt" "$B/bert/testdata/squad/mlperf_log_accuracy.json")" -- \
 	$PY "$REPO/language/bert/accuracy-squad.py" --vocab_file "$B/bert/testdata/squad/vocab.txt" --val_data "$B/bert/testdata/squad/dev-v1.1.json" \
 	--log_file "$B/bert/testdata/squad/mlperf_log_accuracy.json" --out_file "$WORK/squad-predictions.json" \
@@ -150,6 +157,9 @@ export PYTHONPATH=$ROOT/tools/accuracyref/shims
 same e2e-retinanet '^mAP=' "$(e2e retinanet --round v5.1 --benchmark retinanet)" -- \
 	$PY "$OI" --mlperf-accuracy-file "$E2E/retinanet/acc/mlperf_log_accuracy.json" --openimages-dir "$E2E/retinanet/data" \
 	--output-file "$WORK/e2e-openimages-results.json"
+same e2e-yolo '^mAP=' "$(e2e yolo --benchmark yolo-99)" -- \
+	$PY "$COCO" --mlperf-accuracy-file "$E2E/yolo/acc/mlperf_log_accuracy.json" --coco-dir "$E2E/yolo/data" \
+	--output-file "$WORK/e2e-coco-results.json"
 same e2e-bert '^\{"exact_match"' "$(e2e bert --benchmark bert-99)" -- \
 	$PY "$REPO/language/bert/accuracy-squad.py" --vocab_file "$E2E/bert/data/vocab.txt" --val_data "$E2E/bert/data/dev-v1.1.json" \
 	--log_file "$E2E/bert/acc/mlperf_log_accuracy.json" --out_file "$WORK/e2e-squad-predictions.json" \

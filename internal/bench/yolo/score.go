@@ -14,7 +14,7 @@ import (
 
 // Response is what a response holds, as the official script reads it
 // (docs/benchmarks.md says it at length).
-const Response = "detections as rows of seven float32, [qsl_idx, ymin, xmin, ymax, xmax, score, category_id], the box in [0, 1] of the original image's height and width, the COCO category id (1 to 90)"
+const Response = "detections as rows of seven float32, [qsl_idx, ymin, xmin, ymax, xmax, score, category_id], the box in [0, 1] of the original image's height and width, the COCO category id"
 
 // MAPResult is the score of a YOLO accuracy log, as accuracy-coco.py
 // computes it.

@@ -14,10 +14,13 @@ class COCO:
 
     def createIndex(self):
         self.anns, self.imgs, self.cats = {}, {}, {}
-        self.imgToAnns = defaultdict(list)
+        self.imgToAnns, self.catToImgs = defaultdict(list), defaultdict(list)
         for ann in self.dataset.get("annotations", []):
             self.imgToAnns[ann["image_id"]].append(ann)
             self.anns[ann["id"]] = ann
+        if "annotations" in self.dataset and "categories" in self.dataset:
+            for ann in self.dataset["annotations"]:
+                self.catToImgs[ann["category_id"]].append(ann["image_id"])
         for img in self.dataset.get("images", []):
             self.imgs[img["id"]] = img
         for cat in self.dataset.get("categories", []):
