@@ -18,6 +18,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
 	"github.com/mlperf-host/mlperf-host/internal/bench/whisper"
+	"github.com/mlperf-host/mlperf-host/internal/bench/yolo"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/hftokenizer"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
@@ -159,6 +160,31 @@ func benchFixtures() []benchFixture {
 			},
 			scenarios: []string{"Offline"},
 			line:      "Word Error Rate: 16.666666666666664%, accuracy=83.33333333333334%", code: exitcode.AccuracyBelowTarget},
+		// YOLO: the model answers each class's box and score that the
+		// image's cells encode (yolo.Detection); the onnx plugin's
+		// response=yolo scales them back through the letterbox. Image
+		// 139 (640×576, 32 rows of border) finds its person exactly and
+		// its car at IoU 0.62 (3 of COCOeval's 10 thresholds: AP 0.3); 285
+		// (320×288, grown twice) and 632 (576×640) have no detections,
+		// 632's bicycle is missed: person AP 1, car 0.3, bicycle 0, mAP
+		// 43.333%; accuracy-coco.py prints it on the run's log
+		// (tools/accuracyref/verify.sh).
+		{name: "yolo", args: []string{"--benchmark", "yolo-99"}, model: "yolo-signature.onnx",
+			write: func(t *testing.T, dir string) {
+				person := yolo.Detection{Class: 0, CX: 100, CY: 120, W: 40, H: 60, Score: 230}
+				car := yolo.Detection{Class: 2, CX: 160, CY: 100, W: 50, H: 50, Score: 200}
+				carTruth := yolo.TruthOf(car, 640, 576)
+				carTruth.W *= 0.62
+				require.NoError(t, yolo.WriteCOCO(dir, []yolo.Image{
+					{FileName: "000000000139.jpg", ID: 139, Width: 640, Height: 576, Detections: []yolo.Detection{person, car},
+						Truth: []yolo.Object{yolo.TruthOf(person, 640, 576), carTruth}},
+					{FileName: "000000000285.jpg", ID: 285, Width: 320, Height: 288},
+					{FileName: "000000000632.jpg", ID: 632, Width: 576, Height: 640,
+						Truth: []yolo.Object{{X: 10, Y: 20, W: 100, H: 100, Category: 2}}},
+				}, []int{1, 2, 3}))
+			},
+			scenarios: []string{"SingleStream", "MultiStream", "Offline"},
+			line:      "mAP=43.333%", code: exitcode.AccuracyBelowTarget},
 	}
 	return append(fs, cachedFixtures(fs)...)
 }

@@ -38,6 +38,8 @@ func benchmarkResponse(benchmark string) string {
 		return ResponseClass
 	case benchmark == "retinanet":
 		return ResponseDetections
+	case benchmark == "yolo":
+		return ResponseYOLO
 	case benchmark == "bert":
 		return ResponseSQuAD
 	case benchmark == "3d-unet":

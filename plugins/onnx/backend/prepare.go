@@ -51,6 +51,11 @@ func (b *Backend) prepare(ctx context.Context, m sdk.Model, data []byte) error {
 			cfg.batch = 1
 		}
 		b.resp = r
+	case ResponseYOLO:
+		b.resp, err = newYOLOResponder(outs)
+		if len(ins[0].Shape) > 0 && ins[0].Shape[0] == 1 {
+			cfg.batch = 1 // the export's images [1, 3, 640, 640]
+		}
 	case ResponseDLRM:
 		b.resp, err = newDLRMResponder(cfg, outs, m.Inputs)
 	case ResponseSegmentation:

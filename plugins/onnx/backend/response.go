@@ -29,6 +29,11 @@ const (
 	// of the model input's height and width: accuracy-openimages.py's
 	// (and accuracy-coco.py's) rows.
 	ResponseDetections = "detections"
+	// ResponseYOLO answers an image with the rows of ResponseDetections
+	// (the box in [0, 1] of the original image, the COCO category id) from
+	// a YOLO export's output [N, 84, anchors], as the YOLO reference's
+	// ultralytics predictor post-processes it (response_yolo.go).
+	ResponseYOLO = "yolo"
 	// ResponseSegmentation runs a 3D-UNet over a volume by sliding window
 	// and answers the class of every voxel as uint8 (accuracy_kits.py).
 	ResponseSegmentation = "segmentation"
@@ -52,7 +57,7 @@ const (
 
 // responses lists the response option's values.
 func responses() []string {
-	return []string{ResponseOutputs, ResponseClass, ResponseSQuAD, ResponseDetections, ResponseSegmentation, ResponseDLRM, ResponseTokens, ResponseTranscript}
+	return []string{ResponseOutputs, ResponseClass, ResponseSQuAD, ResponseDetections, ResponseYOLO, ResponseSegmentation, ResponseDLRM, ResponseTokens, ResponseTranscript}
 }
 
 // ran is one run of the model over a batch: its samples, the model's

@@ -229,3 +229,45 @@ func DecoderSignature(vocab int) []byte {
 		[]onnxpb.ValueInfo{valueInfo("input_ids", onnxpb.Int64, free("N"), free("T"))},
 		[]onnxpb.ValueInfo{valueInfo("logits", onnxpb.Float, free("N"), free("T"), fixed(int64(vocab)))})
 }
+
+// YOLO's model input edge, the cells YOLOSignature reads and its
+// detection slots.
+const (
+	YOLOSize  = 640
+	YOLOCell  = 32
+	YOLOSlots = 8
+)
+
+// YOLOSignature has the input and output of the YOLOv11 ONNX export the
+// YOLO benchmark runs: "images" float32 [1, 3, 640, 640] in, "output0"
+// float32 [1, 84, 8400] out (per anchor cx, cy, w, h in input pixels,
+// then 80 class scores). It reads the first plane averaged over cells of
+// 32×32 pixels: class c < 8 is detected at anchor c, its cx, cy, w and h
+// the cells of row 1+c, columns 1 to 4, times 640, its score the cell of
+// column 5; every other score is 0.
+func YOLOSignature() []byte {
+	const classes, anchors, grid = 80, 8400, YOLOSize / YOLOCell
+	b := newBuilder(0)
+	x := b.node("AveragePool", []string{"images"}, onnxpb.IntsAttr("kernel_shape", YOLOCell, YOLOCell), onnxpb.IntsAttr("strides", YOLOCell, YOLOCell))
+	x = b.node("Flatten", []string{x}, onnxpb.IntAttr("axis", 1))
+	var idx []int64
+	for c := range YOLOSlots {
+		for k := range 5 {
+			idx = append(idx, int64((1+c)*grid+1+k))
+		}
+	}
+	x = b.gather(x, 1, idx...)
+	x = b.node("Transpose", []string{b.node("Reshape", []string{x, b.ints([]int64{2}, YOLOSlots, 5)})}, onnxpb.IntsAttr("perm", 1, 0))
+	boxes := b.node("Mul", []string{b.gather(x, 0, 0, 1, 2, 3), b.floats(nil, YOLOSize)})
+	onehot := make([]float32, classes*YOLOSlots)
+	for c := range YOLOSlots {
+		onehot[c*YOLOSlots+c] = 1
+	}
+	scores := b.node("Mul", []string{b.floats([]int64{classes, YOLOSlots}, onehot...), b.gather(x, 0, 4)})
+	x = b.node("Concat", []string{boxes, scores}, onnxpb.IntAttr("axis", 0))
+	x = b.node("Pad", []string{x, b.ints([]int64{4}, 0, 0, 0, anchors-YOLOSlots)})
+	b.named(b.node("Reshape", []string{x, b.ints([]int64{3}, 1, 4+classes, anchors)}), "output0")
+	return b.graph("yolo_signature",
+		[]onnxpb.ValueInfo{valueInfo("images", onnxpb.Float, dims(1, 3, YOLOSize, YOLOSize)...)},
+		[]onnxpb.ValueInfo{valueInfo("output0", onnxpb.Float, dims(1, 4+classes, anchors)...)})
+}
