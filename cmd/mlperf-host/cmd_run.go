@@ -10,6 +10,7 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/host"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
+	"github.com/mlperf-host/mlperf-host/internal/calibrate"
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 	"github.com/mlperf-host/mlperf-host/internal/progress"
@@ -46,6 +47,7 @@ func (a *app) runOnce(ctx context.Context, sp runner.Spec) (*runner.Outcome, err
 	sp.Plugins = a.plugins()
 	sp.Watch = a.watch(c)
 	sp.Stop = a.stopNow
+	sp.Calibrated = func(ch calibrate.Choice) { fmt.Fprintf(a.stderr, "mlperf-host: calibrated %s\n", ch) }
 	out := c.Out
 	if sp.OutDir != "" {
 		out = sp.OutDir

@@ -253,8 +253,14 @@ func (a *app) submitScenario(ctx context.Context, c *config.Config, l submission
 	if err := writeSystem(c, l, acc.Plugin, true, placement); err != nil {
 		return err
 	}
-	if _, err := a.runOnce(ctx, runner.Spec{Config: c.WithMode(config.ModePerformance), OutDir: l.PerformanceDir()}); err != nil {
+	perf, err := a.runOnce(ctx, runner.Spec{Config: c.WithMode(config.ModePerformance), OutDir: l.PerformanceDir()})
+	if err != nil {
 		return fmt.Errorf("%s performance run: %w", c.Scenario, err)
+	}
+	// The compliance runs and the tree's user.conf take the value the
+	// performance run calibrated.
+	if ch := perf.Calibration; ch != nil {
+		c = runner.Calibrated(c, *ch)
 	}
 	for _, t := range audits {
 		if err := a.audit(ctx, c, l, t); err != nil {
@@ -312,22 +318,34 @@ func writeMeasurements(c *config.Config, l submission.Layout, info host.Info) er
 	if err := submission.WriteJSON(l.MeasurementsFile(), m); err != nil {
 		return err
 	}
-	var conf strings.Builder
-	fmt.Fprintf(&conf, "# Effective LoadGen settings of this scenario, with where each came from.\n")
-	for _, v := range c.Settings() {
-		fmt.Fprintf(&conf, "%s.%s.%s = %s  # %s\n", c.ConfModel(), c.LoadGenScenario(), v.Key, v.Value, publicSource(v.Source.String()))
-	}
+	conf := userConf(c)
 	readme := fmt.Sprintf("# %s %s\n\nRun with mlperf-host %s under round %s's rules (plugin %q, options %v):\n\n"+
 		"    mlperf-host submit --round %s --benchmark %s --scenarios %s --set category=%s --set division=%s\n",
 		c.Benchmark.SubmissionName, c.Scenario, binaryVersion(), c.Round.Name, c.Plugin, c.PluginOptions(c.Plugin),
 		c.Round.Name, c.Benchmark.SubmissionName, c.Scenario, c.Category, c.Division)
 	readme += placementReadme(c)
-	for name, content := range map[string]string{"user.conf": conf.String(), "README.md": readme} {
+	for name, content := range map[string]string{"user.conf": conf, "README.md": readme} {
 		if err := os.WriteFile(filepath.Join(l.MeasurementsDir(), name), []byte(content), 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// userConf is the tree's user.conf: the scenario's effective LoadGen
+// settings with where each came from, a calibrated value after a comment
+// line saying what it was measured from, so that a run with this file
+// uses it as is.
+func userConf(c *config.Config) string {
+	var conf strings.Builder
+	fmt.Fprintf(&conf, "# Effective LoadGen settings of this scenario, with where each came from.\n")
+	for _, v := range c.Settings() {
+		if v.Source.Layer == config.LayerCalibration {
+			fmt.Fprintf(&conf, "# %s was calibrated by mlperf-host before the performance run (%s); set here, it is used as is.\n", v.Key, v.Source.Where)
+		}
+		fmt.Fprintf(&conf, "%s.%s.%s = %s  # %s\n", c.ConfModel(), c.LoadGenScenario(), v.Key, v.Value, publicSource(v.Source.String()))
+	}
+	return conf.String()
 }
 
 // writeCode writes src/BENCHMARK/README.md: mlperf-host runs every

@@ -65,6 +65,7 @@ func (cf *configFlags) register(fs *flag.FlagSet) {
 		{"progress", config.KeyProgress, "progress bar: auto, always or never"},
 		{"plugin-dirs", config.KeyHostPluginDirs, "comma-separated plugin `DIRS` to search"},
 		{"remote", config.KeyRemoteAddress, "use the plugin an `mlperf-host serve` serves at `HOST:PORT` (docs/remote.md)"},
+		{"calibrate", config.KeyCalibrateMode, "`auto` (probe the system before a performance run and choose the target_qps / target_latency you did not set) or off"},
 		{"pool", config.KeyPool, "run plugin instances as one SUT: `MEMBERS` such as simdevice,simdevice{slots=4} (docs/pool.md)"},
 	} {
 		fs.Var(keyFlag{cf: cf, key: f.key, name: f.name}, f.name, f.help)

@@ -225,7 +225,7 @@ func keySpecs() []keySpec {
 		with(keySpec{key: KeyHostWasiNNThreads, def: "1", help: "intra-op threads of each wasi-nn session (one per WASM instance)"}, intRange(1, 1024)),
 		with(keySpec{key: KeyHostLogLevel, def: "warn", help: "plugin and host log lines shown on stderr: debug, info, warn or error"},
 			oneOf("debug", "info", "warn", "error")),
-	}, append(poolKeySpecs(), remoteKeySpecs()...)...)
+	}, append(append(poolKeySpecs(), remoteKeySpecs()...), calibrateKeySpecs()...)...)
 }
 
 func uintValue(v string) error {

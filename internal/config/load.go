@@ -64,6 +64,8 @@ type Config struct {
 	Pool []PoolMember
 	// Remote is the remote.* keys: a plugin served on another machine.
 	Remote RemoteConfig
+	// Calibrate is the calibrate.* keys.
+	Calibrate CalibrateConfig
 
 	values  []Value
 	ignored []string
@@ -279,6 +281,7 @@ func build(all *layer, round *benchmarks.Round, bench benchmarks.Benchmark, igno
 	}
 	c.buildPool(get)
 	c.buildRemote(get)
+	c.buildCalibrate(get)
 	return c, nil
 }
 
@@ -345,10 +348,10 @@ func (c *Config) under(prefix string) map[string]string {
 
 // SetByUser reports whether key's effective value comes from a layer the
 // user writes (user.conf, the config file, the environment or a flag),
-// not from the built-in table or an mlperf.conf.
+// not from the built-in table, an mlperf.conf or a calibration.
 func (c *Config) SetByUser(key string) bool {
 	v, ok := c.Lookup(key)
-	return ok && v.Source.Layer > LayerMLPerfConf
+	return ok && v.Source.Layer > LayerCalibration
 }
 
 // With returns a copy of c with the given settings set by source (for

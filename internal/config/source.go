@@ -13,13 +13,17 @@ type Layer int
 const (
 	LayerBuiltin Layer = iota
 	LayerMLPerfConf
+	// LayerCalibration holds the values a calibration chose from its
+	// probe runs (Config.With): above the rules, below every layer the
+	// user writes, whose values always win.
+	LayerCalibration
 	LayerUserConf
 	LayerFile
 	LayerEnv
 	LayerFlag
 )
 
-var layerNames = [...]string{"built-in", "mlperf.conf", "user.conf", "config file", "environment", "flag"}
+var layerNames = [...]string{"built-in", "mlperf.conf", "calibration", "user.conf", "config file", "environment", "flag"}
 
 // String returns the layer's name.
 func (l Layer) String() string { return layerNames[l] }

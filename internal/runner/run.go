@@ -14,6 +14,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/bridge"
+	"github.com/mlperf-host/mlperf-host/internal/calibrate"
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
@@ -41,6 +42,9 @@ type Spec struct {
 	// killed, the samples in flight fail at once, and the logs of what
 	// happened are written.
 	Stop <-chan struct{}
+	// Calibrated, when set, is told the value a calibration chose, before
+	// the timed run starts.
+	Calibrated func(calibrate.Choice)
 }
 
 // Outcome is what a run produced.
@@ -70,6 +74,9 @@ type Outcome struct {
 	ScorePass   bool
 	ScoreFailed []string
 	Unscored    string
+	// Calibration is the value the run's calibration chose (see
+	// NeedsCalibration); nil when it did not calibrate.
+	Calibration *calibrate.Choice
 }
 
 // AccuracyTextFile is the accuracy result next to the accuracy log.
@@ -151,9 +158,24 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 		Run: PluginRun(c, settings, d.Len()), Inputs: bridge.Inputs(d)}); err != nil {
 		return nil, err
 	}
-	sut := bridge.NewSUT(b, b.Info().Name)
 	qsl := bridge.NewQSL(b, d, c.Benchmark.PerformanceSampleCount)
 	qsl.SetBenchmark(c.Benchmark.SubmissionName)
+	var cal *calibrate.Choice
+	if NeedsCalibration(c, settings) {
+		ch, err := calibrateRun(ctx, c, b, qsl, settings, filepath.Join(out, "calibration"))
+		if err != nil {
+			return nil, err
+		}
+		cal = &ch
+		if settings, err = TestSettings(Calibrated(c, ch)); err != nil {
+			return nil, err
+		}
+		opts = append(opts, loadgen.WithDetailMessages("mlperf-host calibrated "+ch.String()))
+		if sp.Calibrated != nil {
+			sp.Calibrated(ch)
+		}
+	}
+	sut := bridge.NewSUT(b, b.Info().Name)
 	run, err := loadgen.NewRun(sut, qsl, settings, loadgen.LogSettings{OutDir: out, EnableTrace: sp.Trace, Console: sp.Console}, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", config.ErrConfig, err)
@@ -164,7 +186,7 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 	}
 	res, runErr := run.Start(ctx)
 	stop()
-	o := &Outcome{Result: res, OutDir: out, Plugin: b.Info(), SUT: sut.Stats(), Pool: poolStats(b)}
+	o := &Outcome{Result: res, OutDir: out, Plugin: b.Info(), SUT: sut.Stats(), Pool: poolStats(b), Calibration: cal}
 	failed, closeErr := closePlugin(ctx, b, sp.Stop)
 	o.CloseErr = closeErr
 	o.Files = listFiles(out)

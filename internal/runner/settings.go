@@ -135,12 +135,13 @@ func TestSettings(c *config.Config) (loadgen.TestSettings, error) {
 	return s, nil
 }
 
-// checkServerQPS refuses a Server run whose target_qps nobody chose: the
+// checkServerQPS refuses a Server run whose target_qps nobody chose (nor
+// a calibration will choose): the
 // official mlperf.conf's 1 QPS is a placeholder every submitter overrides
 // in user.conf, and a run at that rate lasts until min_query_count queries
 // have arrived, one a second.
 func checkServerQPS(c *config.Config, s loadgen.TestSettings) error {
-	if s.Scenario != loadgen.Server || c.SetByUser(config.PrefixSettings+"target_qps") {
+	if s.Scenario != loadgen.Server || c.SetByUser(config.PrefixSettings+"target_qps") || NeedsCalibration(c, s) {
 		return nil
 	}
 	v, _ := c.Lookup(config.PrefixSettings + "target_qps")

@@ -1,0 +1,131 @@
+package calibrate
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+)
+
+// The settings keys a calibration chooses (LoadGen's mlperf.conf names).
+const (
+	KeyTargetQPS     = "target_qps"
+	KeyTargetLatency = "target_latency"
+)
+
+// Measurement is what one probe run measured.
+type Measurement struct {
+	// Samples completed and Queries issued over Duration, from the first
+	// issue to the last response.
+	Samples, Queries uint64
+	Duration         time.Duration
+	// QueryLatency is the mean latency of a query (of all its samples in
+	// MultiStream).
+	QueryLatency time.Duration
+	// TargetQPS is the rate a Server probe was scheduled at, LatencyMet
+	// whether it met the latency bound at the scenario's percentile, and
+	// PercentileLatency the latency at that percentile.
+	TargetQPS         float64
+	LatencyMet        bool
+	PercentileLatency time.Duration
+}
+
+// Throughput is the measurement's samples per second; 0 for an empty one.
+func (m Measurement) Throughput() float64 {
+	if m.Duration <= 0 {
+		return 0
+	}
+	return float64(m.Samples) / m.Duration.Seconds()
+}
+
+// Choice is a value a calibration chose for one setting, and what it was
+// measured from.
+type Choice struct {
+	Scenario string
+	// Key is the setting (KeyTargetQPS or KeyTargetLatency), Value its
+	// value as mlperf.conf writes it (a rate, or milliseconds).
+	Key, Value string
+	// Probe describes the measurement, e.g. "probe: 5212 samples/s over
+	// 1.02s".
+	Probe string
+}
+
+// String reads "Offline target_qps = 10424 (probe: 5212 samples/s over
+// 1.02s)".
+func (c Choice) String() string {
+	return fmt.Sprintf("%s %s = %s (%s)", c.Scenario, c.Key, c.Value, c.Probe)
+}
+
+// Offline chooses the Offline target_qps: margin times the measured
+// throughput, so that a machine up to margin times faster than during the
+// probe still runs past min_duration (LoadGen issues target_qps ×
+// min_duration × 1.1 samples); a slower one runs longer.
+//
+// # Errors
+//
+// When the probe completed no samples.
+func Offline(m Measurement, margin float64) (Choice, error) {
+	r := m.Throughput()
+	if r <= 0 {
+		return Choice{}, fmt.Errorf("the Offline probe completed no samples")
+	}
+	return Choice{Scenario: "Offline", Key: KeyTargetQPS, Value: formatRate(r * margin),
+		Probe: fmt.Sprintf("probe: %s samples/s over %v", formatRate(r), round(m.Duration))}, nil
+}
+
+// Latency chooses the SingleStream or MultiStream target_latency: the
+// measured mean query latency divided by margin. LoadGen generates
+// queries for twice min_duration at the expected latency, so a machine up
+// to 2 × margin times faster than during the probe still has queries
+// left at min_duration; a lower value costs only memory.
+//
+// # Errors
+//
+// When the probe measured no latency.
+func Latency(scenario string, m Measurement, margin float64) (Choice, error) {
+	if m.QueryLatency <= 0 {
+		return Choice{}, fmt.Errorf("the %s probe measured no latency", scenario)
+	}
+	ms := float64(m.QueryLatency) / float64(time.Millisecond) / margin
+	return Choice{Scenario: scenario, Key: KeyTargetLatency, Value: formatMillis(ms),
+		Probe: fmt.Sprintf("probe: mean query latency %v over %d queries", round(m.QueryLatency), m.Queries)}, nil
+}
+
+// Server chooses the Server target_qps: the peak the search found,
+// divided by margin, so that a machine margin times slower than during
+// the search still meets the latency bound.
+func Server(p Peak, margin float64) Choice {
+	return Choice{Scenario: "Server", Key: KeyTargetQPS, Value: formatRate(p.QPS / margin),
+		Probe: fmt.Sprintf("probe: peak %s queries/s under the latency bound, %d probes from a capacity of %s samples/s",
+			formatRate(p.QPS), len(p.Trials), formatRate(p.Capacity))}
+}
+
+// formatRate writes a rate with four significant digits, at least 1.
+func formatRate(r float64) string {
+	return strconv.FormatFloat(significant(max(r, 1), 4), 'f', -1, 64)
+}
+
+// formatMillis writes milliseconds with three significant digits, at
+// least a microsecond.
+func formatMillis(ms float64) string {
+	return strconv.FormatFloat(significant(max(ms, 0.001), 3), 'f', -1, 64)
+}
+
+// significant rounds x to n significant digits.
+func significant(x float64, n int) float64 {
+	if x == 0 {
+		return 0
+	}
+	scale := math.Pow(10, float64(n)-math.Ceil(math.Log10(math.Abs(x))))
+	return math.Round(x*scale) / scale
+}
+
+func round(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	}
+	return d.Round(10 * time.Nanosecond)
+}
