@@ -141,15 +141,16 @@ func TestSettings(c *config.Config) (loadgen.TestSettings, error) {
 // in user.conf, and a run at that rate lasts until min_query_count queries
 // have arrived, one a second.
 func checkServerQPS(c *config.Config, s loadgen.TestSettings) error {
-	if s.Scenario != loadgen.Server || c.SetByUser(config.PrefixSettings+"target_qps") || NeedsCalibration(c, s) {
+	v, _ := c.Lookup(config.PrefixSettings + "target_qps")
+	if s.Scenario != loadgen.Server || c.SetByUser(config.PrefixSettings+"target_qps") || v.Source.Layer == config.LayerCalibration ||
+		NeedsCalibration(c, s) {
 		return nil
 	}
-	v, _ := c.Lookup(config.PrefixSettings + "target_qps")
 	d := max(s.MinDuration, time.Duration(float64(s.MinQueryCount)/s.ServerTargetQPS*float64(time.Second)))
 	return exitcode.New(exitcode.Config,
 		fmt.Errorf("%w: %s has no target_qps of yours: %s = %s (%s) would run for at least %v",
 			config.ErrConfig, c.Scenario, config.PrefixSettings+"target_qps", v.Value, v.Source, d.Round(time.Second)),
-		fmt.Sprintf("set the rate your system sustains: %s.Server.target_qps = N in user.conf, or --set settings.target_qps=N", confWildcard(c)))
+		fmt.Sprintf("set the rate your system sustains: %s.Server.target_qps = N in user.conf, or --set settings.target_qps=N; or, in a performance run, leave it to the calibration (calibrate.mode=auto)", confWildcard(c)))
 }
 
 // confWildcard is the model part of a user.conf line for the run: "*",

@@ -52,6 +52,11 @@ func TestServerNeedsTargetQPS(t *testing.T) {
 	c, err := config.Load(config.Inputs{Flags: []config.FlagValue{{Key: "scenario", Value: "Server", Flag: "--scenario"}}})
 	require.NoError(t, err)
 	_, err = TestSettings(c)
+	require.NoError(t, err, "the run calibrates target_qps")
+	c, err = config.Load(config.Inputs{Flags: []config.FlagValue{{Key: "scenario", Value: "Server", Flag: "--scenario"},
+		{Key: config.KeyCalibrateMode, Value: config.CalibrateOff, Flag: "--calibrate off"}}})
+	require.NoError(t, err)
+	_, err = TestSettings(c)
 	require.ErrorIs(t, err, config.ErrConfig)
 	// The demo: 1024 queries at the placeholder's 1 QPS.
 	assert.Contains(t, err.Error(), `Server has no target_qps of yours: settings.target_qps = 1.0 (built-in mlperf.conf v6.1 (*.Server.target_qps)) would run for at least 17m4s`)
