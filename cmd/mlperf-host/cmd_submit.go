@@ -333,17 +333,20 @@ func writeMeasurements(c *config.Config, l submission.Layout, info host.Info) er
 }
 
 // userConf is the tree's user.conf: the scenario's effective LoadGen
-// settings with where each came from, a calibrated value after a comment
-// line saying what it was measured from, so that a run with this file
-// uses it as is.
+// settings, each after a comment line saying where it came from (LoadGen
+// reads a "#" after a value as a bad value, so comments get lines of
+// their own); a calibrated value's line says what it was measured from,
+// and a run with this file uses the value as is.
 func userConf(c *config.Config) string {
 	var conf strings.Builder
-	fmt.Fprintf(&conf, "# Effective LoadGen settings of this scenario, with where each came from.\n")
+	fmt.Fprintf(&conf, "# Effective LoadGen settings of this scenario, each after where it came from.\n")
 	for _, v := range c.Settings() {
 		if v.Source.Layer == config.LayerCalibration {
-			fmt.Fprintf(&conf, "# %s was calibrated by mlperf-host before the performance run (%s); set here, it is used as is.\n", v.Key, v.Source.Where)
+			fmt.Fprintf(&conf, "# calibrated by mlperf-host before the performance run (%s)\n", v.Source.Where)
+		} else {
+			fmt.Fprintf(&conf, "# %s\n", publicSource(v.Source.String()))
 		}
-		fmt.Fprintf(&conf, "%s.%s.%s = %s  # %s\n", c.ConfModel(), c.LoadGenScenario(), v.Key, v.Value, publicSource(v.Source.String()))
+		fmt.Fprintf(&conf, "%s.%s.%s = %s\n", c.ConfModel(), c.LoadGenScenario(), v.Key, v.Value)
 	}
 	return conf.String()
 }
