@@ -40,7 +40,7 @@ func calibrateKeySpecs() []keySpec {
 			"target_qps / target_latency unless you set it: auto, or off (the rules' values)"}, oneOf(CalibrateAuto, CalibrateOff)),
 		{key: KeyCalibrateProbeTime, def: "1s", help: "about how long one calibration probe runs (untimed, not logged)",
 			checker: checker{"a Go duration from 10ms to 10m", durationRange(10*time.Millisecond, 10*time.Minute)}},
-		{key: KeyCalibrateMargin, def: "2", help: "safety factor of a calibrated value: the run stays valid on a system this many times " +
+		{key: KeyCalibrateMargin, def: "3", help: "safety factor of a calibrated value: the run stays valid on a system this many times " +
 			"faster (Offline, SingleStream, MultiStream) or slower (Server) than during the probe",
 			checker: floatRange(1, 100)},
 		with(keySpec{key: KeyCalibrateServerSteps, def: "6", help: "bisection steps of the Server peak search below the measured capacity"},

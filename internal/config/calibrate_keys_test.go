@@ -12,7 +12,7 @@ func TestCalibrateKeys(t *testing.T) {
 	t.Parallel()
 	c, err := Load(Inputs{})
 	require.NoError(t, err)
-	assert.Equal(t, CalibrateConfig{Mode: CalibrateAuto, ProbeTime: time.Second, Margin: 2, ServerSteps: 6}, c.Calibrate)
+	assert.Equal(t, CalibrateConfig{Mode: CalibrateAuto, ProbeTime: time.Second, Margin: 3, ServerSteps: 6}, c.Calibrate)
 
 	c, err = Load(Inputs{Environ: []string{"MLPERF_HOST_CALIBRATE__MARGIN=3.5"}, Flags: []FlagValue{
 		{Key: KeyCalibrateMode, Value: CalibrateOff, Flag: "--calibrate"},
