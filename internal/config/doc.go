@@ -2,7 +2,9 @@
 // layers, lowest first:
 //
 //  1. the built-in MLPerf benchmark table (package benchmarks) and defaults
-//  2. mlperf.conf (the rules)
+//  2. mlperf.conf (the rules); then LayerCalibration, a value a run's
+//     calibration chose, set with Config.With only where no layer the
+//     user writes set one
 //  3. user.conf (the submitter's tuning)
 //  4. a config file, TOML or YAML
 //  5. MLPERF_HOST_* environment variables
