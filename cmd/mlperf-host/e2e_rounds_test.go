@@ -25,7 +25,8 @@ func TestRoundsCLI(t *testing.T) {
 		{name: "benchmarks of v6.0", args: []string{"benchmarks", "--round", "v6.0", "retinanet"}, want: []string{"retinanet", "TEST01"}},
 		{name: "a benchmark of another round", args: []string{"run", "--benchmark", "retinanet"}, code: exitcode.Config,
 			want: []string{`benchmark = "retinanet" (flag --benchmark): unknown benchmark "retinanet" in round v6.1`}},
-		{name: "Server without target_qps", args: []string{"run", "--scenario", "Server"}, code: exitcode.Config,
+		// Uncalibrated: calibration would choose the rate.
+		{name: "Server without target_qps", args: []string{"run", "--scenario", "Server", "--calibrate", "off"}, code: exitcode.Config,
 			want: []string{"Server has no target_qps of yours", "would run for at least 17m4s", "hint: set the rate your system sustains"}},
 		{name: "missing audit.config", args: []string{"run", "--audit-config", "/nonexistent/audit.config"}, code: exitcode.Config,
 			want: []string{"audit.config /nonexistent/audit.config"}},

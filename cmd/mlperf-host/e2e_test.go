@@ -223,8 +223,9 @@ func TestBadInputs(t *testing.T) {
 			}},
 		{name: "invalid result", code: exitcode.InvalidResult, want: []string{"the result is INVALID"},
 			setup: func(t *testing.T, _ string) []string {
-				// Offline at the default expected QPS of 1 cannot fill a minute.
-				return []string{"run", "--plugin", echoPlugin(t), "--set", "settings.min_duration=60000"}
+				// Offline at the default expected QPS of 1 cannot fill a
+				// minute (uncalibrated: calibration would choose one that does).
+				return []string{"run", "--plugin", echoPlugin(t), "--calibrate", "off", "--set", "settings.min_duration=60000"}
 			}},
 		{name: "accuracy below target", code: exitcode.AccuracyBelowTarget, want: []string{"does not reach the target acc >= 87.8130"},
 			setup: func(t *testing.T, _ string) []string {

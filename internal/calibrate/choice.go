@@ -56,39 +56,52 @@ func (c Choice) String() string {
 	return fmt.Sprintf("%s %s = %s (%s)", c.Scenario, c.Key, c.Value, c.Probe)
 }
 
-// Offline chooses the Offline target_qps: margin times the measured
-// throughput, so that a machine up to margin times faster than during the
-// probe still runs past min_duration (LoadGen issues target_qps ×
-// min_duration × 1.1 samples); a slower one runs longer.
+// Offline chooses the Offline target_qps: s.Margin times the measured
+// throughput, so that a machine up to that many times faster than during
+// the probe still runs past min_duration (LoadGen issues target_qps ×
+// min_duration × 1.1 samples); a slower one runs longer. A value whose
+// schedule would exceed s.MaxSamples is lowered to fit, and the probe
+// text says so.
 //
 // # Errors
 //
 // When the probe completed no samples.
-func Offline(m Measurement, margin float64) (Choice, error) {
+func Offline(m Measurement, s Settings) (Choice, error) {
 	r := m.Throughput()
 	if r <= 0 {
 		return Choice{}, fmt.Errorf("the Offline probe completed no samples")
 	}
-	return Choice{Scenario: "Offline", Key: KeyTargetQPS, Value: formatRate(r * margin),
-		Probe: fmt.Sprintf("probe: %s samples/s over %v", formatRate(r), round(m.Duration))}, nil
+	qps, capped := s.capQPS(r * s.Margin)
+	return Choice{Scenario: "Offline", Key: KeyTargetQPS, Value: formatRate(qps),
+		Probe: fmt.Sprintf("probe: %s samples/s over %v", formatRate(r), round(m.Duration)) + cappedText(capped, s)}, nil
 }
 
 // Latency chooses the SingleStream or MultiStream target_latency: the
-// measured mean query latency divided by margin. LoadGen generates
+// measured mean query latency divided by s.Margin. LoadGen generates
 // queries for twice min_duration at the expected latency, so a machine up
 // to 2 × margin times faster than during the probe still has queries
-// left at min_duration; a lower value costs only memory.
+// left at min_duration; a lower value costs only memory, up to
+// s.MaxSamples (the value is raised to fit, and the probe text says so).
 //
 // # Errors
 //
 // When the probe measured no latency.
-func Latency(scenario string, m Measurement, margin float64) (Choice, error) {
+func Latency(scenario string, m Measurement, s Settings) (Choice, error) {
 	if m.QueryLatency <= 0 {
 		return Choice{}, fmt.Errorf("the %s probe measured no latency", scenario)
 	}
-	ms := float64(m.QueryLatency) / float64(time.Millisecond) / margin
+	ms, capped := s.capMillis(float64(m.QueryLatency) / float64(time.Millisecond) / s.Margin)
 	return Choice{Scenario: scenario, Key: KeyTargetLatency, Value: formatMillis(ms),
-		Probe: fmt.Sprintf("probe: mean query latency %v over %d queries", round(m.QueryLatency), m.Queries)}, nil
+		Probe: fmt.Sprintf("probe: mean query latency %v over %d queries", round(m.QueryLatency), m.Queries) + cappedText(capped, s)}, nil
+}
+
+// cappedText is what the probe text adds when the value was bounded by
+// the schedule's size.
+func cappedText(capped bool, s Settings) string {
+	if !capped {
+		return ""
+	}
+	return fmt.Sprintf("; bounded so that the schedule of min_duration %v holds at most %d samples (calibrate.max_samples)", s.MinDuration, s.MaxSamples)
 }
 
 // Server chooses the Server target_qps: the peak the search found,

@@ -29,12 +29,12 @@ func TestOffline(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c, err := Offline(tc.m, tc.margin)
+			c, err := Offline(tc.m, Settings{Margin: tc.margin})
 			require.NoError(t, err)
 			assert.Equal(t, Choice{Scenario: "Offline", Key: KeyTargetQPS, Value: tc.want, Probe: tc.wantProbe}, c)
 		})
 	}
-	_, err := Offline(Measurement{Duration: time.Second}, 2)
+	_, err := Offline(Measurement{Duration: time.Second}, Settings{Margin: 2})
 	require.ErrorContains(t, err, "no samples")
 }
 
@@ -54,7 +54,7 @@ func TestLatency(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c, err := Latency(tc.scenario, tc.m, tc.margin)
+			c, err := Latency(tc.scenario, tc.m, Settings{Margin: tc.margin})
 			require.NoError(t, err)
 			assert.Equal(t, tc.scenario, c.Scenario)
 			assert.Equal(t, KeyTargetLatency, c.Key)
@@ -62,8 +62,37 @@ func TestLatency(t *testing.T) {
 			assert.Contains(t, c.Probe, "mean query latency")
 		})
 	}
-	_, err := Latency("SingleStream", Measurement{Queries: 3}, 2)
+	_, err := Latency("SingleStream", Measurement{Queries: 3}, Settings{Margin: 2})
 	require.ErrorContains(t, err, "no latency")
+}
+
+// TestScheduleBound checks that a chosen value never asks LoadGen for a
+// schedule larger than MaxSamples over min_duration.
+func TestScheduleBound(t *testing.T) {
+	t.Parallel()
+	s := Settings{Margin: 3, MinDuration: 10 * time.Second, SamplesPerQuery: 1, MaxSamples: 1_100_000}
+	// 1e6 samples/s × 3 would be 33 M samples; 1.1 M over 11 s is 100 000/s.
+	c, err := Offline(Measurement{Samples: 1_000_000, Duration: time.Second}, s)
+	require.NoError(t, err)
+	assert.Equal(t, "100000", c.Value)
+	assert.Contains(t, c.Probe, "bounded so that the schedule of min_duration 10s holds at most 1100000 samples")
+	// Below the bound, as chosen.
+	c, err = Offline(Measurement{Samples: 10_000, Duration: time.Second}, s)
+	require.NoError(t, err)
+	assert.Equal(t, "30000", c.Value)
+	assert.NotContains(t, c.Probe, "bounded")
+
+	// 1 µs / 3 would generate 60 M queries over 20 s; 1.1 M of 4
+	// samples allow 20 s × 4 / 1.1 M = 72.7 µs.
+	s.SamplesPerQuery = 4
+	c, err = Latency("MultiStream", Measurement{Queries: 100, QueryLatency: time.Microsecond}, s)
+	require.NoError(t, err)
+	assert.Equal(t, "0.0727", c.Value)
+	assert.Contains(t, c.Probe, "bounded")
+	c, err = Latency("MultiStream", Measurement{Queries: 100, QueryLatency: 3 * time.Millisecond}, s)
+	require.NoError(t, err)
+	assert.Equal(t, "1", c.Value)
+	assert.NotContains(t, c.Probe, "bounded")
 }
 
 func TestServerChoice(t *testing.T) {

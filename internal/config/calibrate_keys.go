@@ -12,6 +12,7 @@ const (
 	KeyCalibrateProbeTime   = "calibrate.probe_time"
 	KeyCalibrateMargin      = "calibrate.margin"
 	KeyCalibrateServerSteps = "calibrate.server_steps"
+	KeyCalibrateMaxSamples  = "calibrate.max_samples"
 )
 
 // The values of calibrate.mode.
@@ -32,6 +33,9 @@ type CalibrateConfig struct {
 	Margin float64
 	// ServerSteps is the Server peak search's bisection steps.
 	ServerSteps int
+	// MaxSamples bounds the schedule a calibrated value makes LoadGen
+	// generate over min_duration.
+	MaxSamples uint64
 }
 
 func calibrateKeySpecs() []keySpec {
@@ -45,6 +49,18 @@ func calibrateKeySpecs() []keySpec {
 			checker: floatRange(1, 100)},
 		with(keySpec{key: KeyCalibrateServerSteps, def: "6", help: "bisection steps of the Server peak search below the measured capacity"},
 			intRange(1, 30)),
+		{key: KeyCalibrateMaxSamples, def: "67108864", help: "most samples the schedule of a calibrated value may hold over min_duration " +
+			"(LoadGen builds it before the run, tens of bytes a sample): a faster system's value is bounded to fit",
+			checker: checker{"an integer from 1024 to 1073741824", func(v string) error {
+				n, err := strconv.ParseUint(v, 10, 64)
+				if err != nil {
+					return err
+				}
+				if n < 1024 || n > 1<<30 {
+					return errBad
+				}
+				return nil
+			}}},
 	}
 }
 
@@ -54,6 +70,7 @@ func (c *Config) buildCalibrate(get func(string) string) {
 	c.Calibrate.ProbeTime, _ = time.ParseDuration(get(KeyCalibrateProbeTime))
 	c.Calibrate.Margin, _ = strconv.ParseFloat(get(KeyCalibrateMargin), 64)
 	c.Calibrate.ServerSteps, _ = strconv.Atoi(get(KeyCalibrateServerSteps))
+	c.Calibrate.MaxSamples, _ = strconv.ParseUint(get(KeyCalibrateMaxSamples), 10, 64)
 }
 
 func floatRange(lo, hi float64) checker {

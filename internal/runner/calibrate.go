@@ -47,9 +47,14 @@ func Calibrated(c *config.Config, ch calibrate.Choice) *config.Config {
 }
 
 // CalibrationSettings are c's calibrate.* keys as package calibrate
-// takes them.
-func CalibrationSettings(c *config.Config) calibrate.Settings {
-	return calibrate.Settings{ProbeTime: c.Calibrate.ProbeTime, Margin: c.Calibrate.Margin, ServerSteps: c.Calibrate.ServerSteps}
+// takes them, with the run's settings s that bound a chosen value.
+func CalibrationSettings(c *config.Config, s loadgen.TestSettings) calibrate.Settings {
+	spq := uint64(1)
+	if s.Scenario == loadgen.MultiStream {
+		spq = s.MultiStreamSamplesPerQuery
+	}
+	return calibrate.Settings{ProbeTime: c.Calibrate.ProbeTime, Margin: c.Calibrate.Margin, ServerSteps: c.Calibrate.ServerSteps,
+		MinDuration: s.MinDuration, SamplesPerQuery: spq, MaxSamples: c.Calibrate.MaxSamples}
 }
 
 // calibrateRun probes the loaded plugin b through qsl in the run's
@@ -58,7 +63,7 @@ func CalibrationSettings(c *config.Config) calibrate.Settings {
 func calibrateRun(ctx context.Context, c *config.Config, b host.Backend, qsl loadgen.QSL, s loadgen.TestSettings, dir string) (calibrate.Choice, error) {
 	defer os.Remove(dir) // once empty: each probe removes its own logs
 	p := &Probe{NewSUT: func() ProbeSUT { return bridge.NewSUT(b, b.Info().Name) }, QSL: qsl, Settings: s, Dir: dir}
-	ch, err := calibrate.Choose(ctx, string(c.Scenario), p, CalibrationSettings(c))
+	ch, err := calibrate.Choose(ctx, string(c.Scenario), p, CalibrationSettings(c, s))
 	if err == nil || ctx.Err() != nil {
 		return ch, err
 	}
