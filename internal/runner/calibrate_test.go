@@ -235,3 +235,26 @@ func (instantSUT) IssueQuery(_ context.Context, samples []loadgen.QuerySample, r
 	}
 	return r.QuerySamplesComplete(resp)
 }
+
+func TestCalibrationSettings(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, scenario string
+		wantPerQuery   uint64
+	}{
+		{name: "MultiStream queries of 8", scenario: "MultiStream", wantPerQuery: 8},
+		{name: "SingleStream", scenario: "SingleStream", wantPerQuery: 1},
+		{name: "Offline", scenario: "Offline", wantPerQuery: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := config.Load(config.Inputs{Flags: []config.FlagValue{{Key: "scenario", Value: tc.scenario, Flag: "--scenario"},
+				{Key: "settings.min_duration", Value: "2500", Flag: "--set"}, {Key: config.KeyCalibrateMaxSamples, Value: "5000", Flag: "--set"}}})
+			require.NoError(t, err)
+			s, err := TestSettings(c)
+			require.NoError(t, err)
+			assert.Equal(t, calibrate.Settings{ProbeTime: time.Second, Margin: 3, ServerSteps: 6, MinDuration: 2500 * time.Millisecond,
+				SamplesPerQuery: tc.wantPerQuery, MaxSamples: 5000}, CalibrationSettings(c, s))
+		})
+	}
+}
