@@ -63,7 +63,9 @@ func CalibrationSettings(c *config.Config, s loadgen.TestSettings) calibrate.Set
 func calibrateRun(ctx context.Context, c *config.Config, b host.Backend, qsl loadgen.QSL, s loadgen.TestSettings, dir string) (calibrate.Choice, error) {
 	defer os.Remove(dir) // once empty: each probe removes its own logs
 	p := &Probe{NewSUT: func() ProbeSUT { return bridge.NewSUT(b, b.Info().Name) }, QSL: qsl, Settings: s, Dir: dir}
-	ch, err := calibrate.Choose(ctx, string(c.Scenario), p, CalibrationSettings(c, s))
+	// Interactive is LoadGen's Server under its own bounds.
+	ch, err := calibrate.Choose(ctx, string(c.LoadGenScenario()), p, CalibrationSettings(c, s))
+	ch.Scenario = string(c.Scenario)
 	if err == nil || ctx.Err() != nil {
 		return ch, err
 	}

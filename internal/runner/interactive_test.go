@@ -37,10 +37,12 @@ func TestInteractiveSettings(t *testing.T) {
 	assert.True(t, s.SampleConcatenatePermutation)
 	assert.Equal(t, uint64(13368), s.PerformanceSampleCountOverride)
 
-	// Without a rate of the user's, the hint names the line to write.
+	// Without a rate of the user's (nor a calibration's), the hint names
+	// the line to write.
 	c, err = config.Load(config.Inputs{Flags: []config.FlagValue{
 		{Key: "benchmark", Value: "llama3.1-8b", Flag: "--benchmark"},
 		{Key: "scenario", Value: "Interactive", Flag: "--scenario"},
+		{Key: config.KeyCalibrateMode, Value: config.CalibrateOff, Flag: "--calibrate"},
 	}})
 	require.NoError(t, err)
 	_, err = TestSettings(c)
