@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"path/filepath"
+
+	"github.com/mlperf-host/mlperf-host/abi"
 
 	"github.com/mlperf-host/mlperf-host/abi/backendv1"
 )
@@ -12,23 +15,24 @@ import (
 // in place.
 const arenaAlign = 64
 
-// sharedMemoryDir is where arenas go: cfgDir, else /dev/shm (a memory
-// filesystem on Linux), else the temporary directory.
+// sharedMemoryDir is where arenas and ring files go, as an absolute path
+// (the plugin maps only files directly in it): cfgDir, else
+// [abi.DefaultSharedMemoryDir].
 func sharedMemoryDir(cfgDir string) string {
-	if cfgDir != "" {
-		return cfgDir
+	if cfgDir == "" {
+		return abi.DefaultSharedMemoryDir()
 	}
-	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
-		return "/dev/shm"
+	if abs, err := filepath.Abs(cfgDir); err == nil {
+		return abs
 	}
-	return os.TempDir()
+	return cfgDir
 }
 
 // writeArena writes samples into a new file in dir, each at an aligned
 // offset, and returns the request that describes them. The caller removes
 // the file when the plugin is closed.
 func writeArena(dir string, samples []Sample) (_ *backendv1.LoadSamplesRequest, path string, err error) {
-	f, err := os.CreateTemp(dir, "mlperf-host-arena-*")
+	f, err := os.CreateTemp(dir, abi.SharedMemoryPrefix+"arena-*")
 	if err != nil {
 		return nil, "", fmt.Errorf("create sample arena: %w", err)
 	}

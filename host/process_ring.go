@@ -38,7 +38,7 @@ type hostRing struct {
 
 // newHostRing creates a ring file in dir and maps it.
 func newHostRing(dir string) (_ *hostRing, err error) {
-	f, err := os.CreateTemp(dir, "mlperf-host-ring-*")
+	f, err := os.CreateTemp(dir, abi.SharedMemoryPrefix+"ring-*")
 	if err != nil {
 		return nil, fmt.Errorf("create ring file: %w", err)
 	}

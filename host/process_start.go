@@ -62,7 +62,8 @@ func openProcess(ctx context.Context, p Plugin, cfg Config) (_ Backend, err erro
 		// go-plugin builds the environment (the host's, its handshake
 		// variables, the client certificate) on a placeholder command.
 		RunnerFunc: func(_ hclog.Logger, placeholder *exec.Cmd, _ string) (runner.Runner, error) {
-			cmd.Env = append(placeholder.Env, b.cfg.Env...)
+			cmd.Env = append(placeholder.Env, abi.SharedMemoryDirEnv+"="+sharedMemoryDir(b.cfg.SharedMemoryDir))
+			cmd.Env = append(cmd.Env, b.cfg.Env...)
 			return b.proc, nil
 		},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},

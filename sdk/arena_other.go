@@ -11,10 +11,10 @@ const (
 	sharedRingSupported  = false
 )
 
-func mapArena(string, uint64) ([]byte, func(), error) {
+func mapArena(string, string, uint64) ([]byte, func(), error) {
 	return nil, nil, errors.New("this platform cannot map a shared sample arena")
 }
 
-func mapRing(string, uint64) ([]byte, func(), error) {
+func mapRing(string, string, uint64) ([]byte, func(), error) {
 	return nil, nil, errors.New("this platform cannot map a shared ring file")
 }

@@ -44,7 +44,7 @@ func (g *grpcBackend) Load(ctx context.Context, req *backendv1.LoadRequest) (*ba
 // request owns it), or ranges of the host's shared arena, mapped
 // read-only: zero copies either way.
 func (g *grpcBackend) LoadSamples(ctx context.Context, req *backendv1.LoadSamplesRequest) (*backendv1.LoadSamplesResponse, error) {
-	samples, release, err := resolveSamples(req)
+	samples, release, err := resolveSamples(req, g.srv.cfg.SharedMemoryDir)
 	if err != nil {
 		return &backendv1.LoadSamplesResponse{Status: status(err)}, nil
 	}
@@ -52,13 +52,13 @@ func (g *grpcBackend) LoadSamples(ctx context.Context, req *backendv1.LoadSample
 }
 
 // resolveSamples turns a request into samples and the function that
-// releases the memory they live in.
-func resolveSamples(req *backendv1.LoadSamplesRequest) ([]LoadedSample, func(), error) {
+// releases the memory they live in; an arena must lie in shmDir.
+func resolveSamples(req *backendv1.LoadSamplesRequest, shmDir string) ([]LoadedSample, func(), error) {
 	var arena []byte
 	var release func()
 	if a := req.GetArena(); a != nil {
 		var err error
-		if arena, release, err = mapArena(a.GetPath(), a.GetSize()); err != nil {
+		if arena, release, err = mapArena(shmDir, a.GetPath(), a.GetSize()); err != nil {
 			return nil, nil, Errorf(abi.InvalidArgument, "%v", err)
 		}
 	}
@@ -233,7 +233,7 @@ func (rx *sessionReceiver) attach(req *backendv1.RingAttach) {
 		answer(Errorf(abi.FailedPrecondition, "the session's rings are already attached"))
 		return
 	}
-	r, err := attachRing(req)
+	r, err := attachRing(req, rx.g.srv.cfg.SharedMemoryDir)
 	if err != nil {
 		answer(Errorf(abi.FailedPrecondition, "%v", err))
 		return

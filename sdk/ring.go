@@ -25,9 +25,10 @@ type sessionRing struct {
 // ring, as issueChunk bounds the host's messages.
 const ringDrainMax = 4096
 
-// attachRing maps the ring file the host offers and checks its header.
-func attachRing(req *backendv1.RingAttach) (*sessionRing, error) {
-	mem, unmap, err := mapRing(req.GetPath(), req.GetSize())
+// attachRing maps the ring file the host offers, which must lie in
+// shmDir, and checks its header.
+func attachRing(req *backendv1.RingAttach, shmDir string) (*sessionRing, error) {
+	mem, unmap, err := mapRing(shmDir, req.GetPath(), req.GetSize())
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,12 @@ func serveMain(b Backend, args []string, getenv func(string) string, stdout, std
 	}
 	logOut := &lockedWriter{w: stderr}
 	log := newStderrLogger(logOut, slog.LevelDebug)
-	srv := NewServer(b, ServerConfig{Logger: log, ModelPath: true, SharedArena: sharedArenaSupported, SharedRing: sharedRingSupported})
+	shmDir := getenv(abi.SharedMemoryDirEnv)
+	if shmDir == "" {
+		shmDir = abi.DefaultSharedMemoryDir()
+	}
+	srv := NewServer(b, ServerConfig{Logger: log, ModelPath: true, SharedArena: sharedArenaSupported, SharedRing: sharedRingSupported,
+		SharedMemoryDir: shmDir})
 	switch {
 	case *version:
 		return printVersion(stdout, stderr, srv)

@@ -58,6 +58,10 @@ type ServerConfig struct {
 	// SharedArena: the transport can map the host's sample arena, so the
 	// server advertises [abi.CapSharedArena].
 	SharedArena bool
+	// SharedMemoryDir is the one directory whose files (named with
+	// [abi.SharedMemoryPrefix]) the transport maps as an arena or a ring
+	// file, whatever path a request names; empty maps none.
+	SharedMemoryDir string
 	// SharedRing: the transport can attach a session's shared rings, so
 	// the server advertises [abi.CapSharedRing].
 	SharedRing bool

@@ -90,7 +90,7 @@ func TestTensorsReachInfer(t *testing.T) {
 		data, refs := bertSample(i, 3+int(i))
 		req.Samples = append(req.Samples, &backendv1.SampleRef{Index: i, Data: data, Length: uint64(len(data)), Tensors: refs})
 	}
-	samples, _, err := resolveSamples(req)
+	samples, _, err := resolveSamples(req, "")
 	require.NoError(t, err)
 	requireStatus(t, abi.OK, srv.LoadSamples(t.Context(), samples, nil).GetStatus())
 
@@ -157,7 +157,7 @@ func TestTensorsRejected(t *testing.T) {
 			}
 			requireStatus(t, abi.OK, st)
 			samples, _, err := resolveSamples(&backendv1.LoadSamplesRequest{Samples: []*backendv1.SampleRef{
-				{Index: 7, Data: data, Length: uint64(len(data)), Tensors: tt.refs()}}})
+				{Index: 7, Data: data, Length: uint64(len(data)), Tensors: tt.refs()}}}, "")
 			require.NoError(t, err)
 			st = srv.LoadSamples(t.Context(), samples, nil).GetStatus()
 			requireStatus(t, abi.InvalidArgument, st)
