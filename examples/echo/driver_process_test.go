@@ -55,7 +55,9 @@ func newProcess(t *testing.T, arena bool, env ...string) *process {
 	bin, _ := built(t)
 	d := &process{collector: newCollector(), arena: arena, dir: t.TempDir()}
 	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), env...)
+	// As a host does: its shared-memory directory named to the plugin.
+	cmd.Env = append(os.Environ(), abi.SharedMemoryDirEnv+"="+d.dir)
+	cmd.Env = append(cmd.Env, env...)
 	d.client = plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  plugin.HandshakeConfig{ProtocolVersion: abi.ProtocolVersion, MagicCookieKey: abi.MagicCookieKey, MagicCookieValue: abi.MagicCookieValue},
 		VersionedPlugins: map[int]plugin.PluginSet{abi.Major: {abi.PluginName: hostPlugin{}}},
@@ -100,7 +102,7 @@ func (d *process) Load(t *testing.T, req *backendv1.LoadRequest) *backendv1.Stat
 func (d *process) LoadSamples(t *testing.T, samples []sdk.LoadedSample) *backendv1.Status {
 	req := &backendv1.LoadSamplesRequest{}
 	if d.arena {
-		f, err := os.CreateTemp(d.dir, "arena-*")
+		f, err := os.CreateTemp(d.dir, abi.SharedMemoryPrefix+"arena-*")
 		require.NoError(t, err)
 		var off uint64
 		for _, s := range samples {
