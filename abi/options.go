@@ -25,6 +25,12 @@ const (
 	OptionBool     OptionType = "bool"
 	OptionDuration OptionType = "duration"
 	OptionEnum     OptionType = "enum"
+	// OptionPath (v1.3) is a path of the plugin's machine, or several
+	// separated by ':' (a file to open, a library to load): a host that
+	// serves the plugin to other machines lets a remote host name only
+	// paths inside the directory its operator allows. To a host of an
+	// older minor a plugin declares it [OptionString].
+	OptionPath OptionType = "path"
 )
 
 // Limits of an option schema, so that a plugin cannot make the host hold
@@ -38,7 +44,7 @@ const (
 
 // OptionTypes lists the option types.
 func OptionTypes() []OptionType {
-	return []OptionType{OptionString, OptionInt, OptionUint, OptionFloat, OptionBool, OptionDuration, OptionEnum}
+	return []OptionType{OptionString, OptionInt, OptionUint, OptionFloat, OptionBool, OptionDuration, OptionEnum, OptionPath}
 }
 
 // ParseBool reads an option of type bool: "true", "false", "1" or "0".
@@ -57,7 +63,7 @@ func ParseBool(v string) (bool, error) {
 func CheckOptionValue(t OptionType, allowed []string, v string) error {
 	var err error
 	switch t {
-	case "", OptionString:
+	case "", OptionString, OptionPath:
 	case OptionInt:
 		if _, e := strconv.ParseInt(v, 10, 64); e != nil {
 			err = errors.New("want an integer")

@@ -107,3 +107,29 @@ func TestModelLoadRequestRoundTrip(t *testing.T) {
 	assert.Equal(t, m.Inputs, in)
 	assert.Nil(t, Model{}.LoadRequest().GetRun(), "no run, none sent")
 }
+
+// TestInfoPathOptionForOlderHosts: an option of type path is declared so
+// to a host of ABI v1.3, and as a string to a host of an older minor,
+// whose schema check knows no path type.
+func TestInfoPathOptionForOlderHosts(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(&schemaBackend{opts: []Option{{Name: "library", Type: abi.OptionPath}, {Name: "n", Type: abi.OptionUint}}}, ServerConfig{})
+	for _, tc := range []struct {
+		name  string
+		minor uint32
+		want  abi.OptionType
+	}{
+		{name: "v1.3", minor: 3, want: abi.OptionPath},
+		{name: "v1.2", minor: 2, want: abi.OptionString},
+		{name: "v1.0", minor: 0, want: abi.OptionString},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := srv.Info(&backendv1.InfoRequest{HostAbiMajor: abi.Major, HostAbiMinor: tc.minor})
+			require.Equal(t, uint32(abi.OK), r.GetStatus().GetCode(), r.GetStatus().GetMessage())
+			require.NoError(t, abi.CheckOptionSchema(r.GetOptions()))
+			assert.Equal(t, string(tc.want), r.GetOptions()[0].GetType())
+			assert.Equal(t, string(abi.OptionUint), r.GetOptions()[1].GetType(), "other types as they are")
+		})
+	}
+}

@@ -160,7 +160,29 @@ func (s *Server) Info(req *backendv1.InfoRequest) *backendv1.InfoResponse {
 	if err := s.describe(); err != nil {
 		return &backendv1.InfoResponse{AbiMajor: abi.Major, AbiMinor: abi.Minor, Status: status(err)}
 	}
+	if req.GetHostAbiMinor() < pathOptionMinor {
+		return olderSchema(s.infoResp)
+	}
 	return s.infoResp
+}
+
+// pathOptionMinor is the ABI minor that has [abi.OptionPath].
+const pathOptionMinor = 3
+
+// olderSchema is an Info for a host of a minor before
+// [pathOptionMinor], which would refuse a schema with a type it does not
+// know: an option of type path is a string to it.
+func olderSchema(r *backendv1.InfoResponse) *backendv1.InfoResponse {
+	if !slices.ContainsFunc(r.GetOptions(), func(o *backendv1.OptionSpec) bool { return o.GetType() == string(abi.OptionPath) }) {
+		return r
+	}
+	out := proto.CloneOf(r)
+	for _, o := range out.GetOptions() {
+		if o.GetType() == string(abi.OptionPath) {
+			o.Type = string(abi.OptionString)
+		}
+	}
+	return out
 }
 
 // describe calls Info once and builds the response; s.mu is held.

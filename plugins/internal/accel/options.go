@@ -128,9 +128,18 @@ func DurationOption[C any](name, help string, field func(*C) *time.Duration) Opt
 	}}
 }
 
+// PathOption sets a string field that names a file or directory of the
+// plugin's machine (type path: a host serving the plugin to others checks
+// it).
+func PathOption[C any](name, help string, field func(*C) *string) Option[C] {
+	o := StringOption(name, help, field)
+	o.Type = abi.OptionPath
+	return o
+}
+
 // PathsOption sets a list of library paths from a colon-separated value.
 func PathsOption[C any](name, help string, field func(*C) *[]string) Option[C] {
-	return Option[C]{Name: name, Help: help, Type: abi.OptionString,
+	return Option[C]{Name: name, Help: help, Type: abi.OptionPath,
 		Set: func(c *C, v string) error { *field(c) = SplitPaths(v); return nil },
 		Get: func(c *C) string { return strings.Join(*field(c), ":") }}
 }

@@ -51,7 +51,7 @@ func TestSchema(t *testing.T) {
 		{Name: "f", Type: abi.OptionFloat, Default: "0.8"},
 		{Name: "b", Type: abi.OptionBool, Default: "true"},
 		{Name: "d", Type: abi.OptionDuration, Default: "30s"},
-		{Name: "paths", Type: abi.OptionString, Default: "/a:b.so"},
+		{Name: "paths", Type: abi.OptionPath, Default: "/a:b.so"},
 		{Name: "devices", Type: abi.OptionString, Default: "0,2-4"},
 		{Name: "u", Type: abi.OptionUint, Default: "7"},
 		{Name: "mode", Type: abi.OptionEnum, Default: "slow", Allowed: []string{"fast", "slow"}, Doc: "how"},

@@ -35,7 +35,7 @@ func (b *Backend) optionSchema() []sdk.Option {
 		{Name: OptLabelTensor, Type: abi.OptionString, Default: "labels", Doc: "with response=dlrm: the data set tensor answered beside each probability"},
 		{Name: OptMaxNewTokens, Type: abi.OptionUint, Doc: "with response=tokens or transcript: most tokens generated; unset: the benchmark's reference length, else 128"},
 		{Name: OptEOSTokenID, Type: abi.OptionString, Doc: "with response=tokens or transcript: end-of-sequence token ids, comma-separated; unset: the benchmark's model's"},
-		{Name: OptTokenizer, Type: abi.OptionString, Doc: "with response=transcript: a byte-level BPE tokenizer.json (Whisper's) that turns the tokens into text; unset: a token id below 42 is the alphabet's index"},
+		{Name: OptTokenizer, Type: abi.OptionPath, Doc: "with response=transcript: a byte-level BPE tokenizer.json (Whisper's) that turns the tokens into text; unset: a token id below 42 is the alphabet's index"},
 		{Name: OptDecoderPrompt, Type: abi.OptionString, Doc: "with response=transcript: the token ids that start every generation, comma-separated; unset: the benchmark's (whisper-large-v3's)"},
 	}
 	declared := map[string]bool{}

@@ -131,7 +131,7 @@ var completionNames = map[string]Completion{"wait": CompletionWait, "callback": 
 // options are the plugin options WithOptions accepts, in the order
 // `plugins describe` lists them.
 var options = []accel.Option[Config]{
-	accel.StringOption("qpc", "programqpc.bin, its directory, or a directory of one per scenario (DIR/Server/programqpc.bin)",
+	accel.PathOption("qpc", "programqpc.bin, its directory, or a directory of one per scenario (DIR/Server/programqpc.bin)",
 		func(c *Config) *string { return &c.QPC }),
 	accel.DevicesOption("devices", `"all", or QIDs and ranges, e.g. "0,2-5"`, func(c *Config) *[]int { return &c.Devices }),
 	accel.UintOption("activations", "program activations per device, each on its own cores with its own queue",

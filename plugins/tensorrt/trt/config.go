@@ -244,7 +244,7 @@ func (c Config) Validate() error {
 // options are the plugin options WithOptions accepts, in the order
 // `plugins describe` lists them.
 var options = []accel.Option[Config]{
-	accel.StringOption("engine", "plan file (or ONNX model to build); wins over the host's model",
+	accel.PathOption("engine", "plan file (or ONNX model to build); wins over the host's model",
 		func(c *Config) *string { return &c.Engine }),
 	accel.PathsOption("engines", "more plans of the model for other batch sizes, colon-separated: "+
 		"each batch runs on the smallest engine that takes it", func(c *Config) *[]string { return &c.Engines }),
@@ -283,14 +283,14 @@ var options = []accel.Option[Config]{
 			c.WorkspaceBytes, err = strconv.ParseUint(v, 10, 64)
 			return err
 		}, Get: func(c *Config) string { return strconv.FormatUint(c.WorkspaceBytes, 10) }},
-	accel.StringOption("calibration_cache", "INT8 calibration cache file", func(c *Config) *string { return &c.CalibrationCache }),
+	accel.PathOption("calibration_cache", "INT8 calibration cache file", func(c *Config) *string { return &c.CalibrationCache }),
 	{Name: "build_shapes", Help: "profile ranges of inputs dynamic beyond the batch, NAME:MIN/OPT/MAX without the batch, " +
 		`comma-separated, e.g. "input_ids:1/384/384"`, Type: abi.OptionString,
 		Set: func(c *Config, v string) (err error) {
 			c.BuildShapes, err = ParseShapeRanges(v)
 			return err
 		}, Get: func(c *Config) string { return FormatShapeRanges(c.BuildShapes) }},
-	accel.StringOption("engine_cache", "directory of built engines (empty: no cache)",
+	accel.PathOption("engine_cache", "directory of built engines (empty: no cache)",
 		func(c *Config) *string { return &c.EngineCache }),
 	accel.BoolOption("stock_plugins", "register TensorRT's stock plugins (initLibNvInferPlugins)",
 		func(c *Config) *bool { return &c.StockPlugins }),

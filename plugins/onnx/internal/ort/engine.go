@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/engine"
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/onnxpb"
 )
@@ -38,7 +39,7 @@ func (*Engine) OptionSpecs() []engine.OptionSpec {
 	return []engine.OptionSpec{
 		{Name: OptInterOpThreads, Type: "uint", Default: "1",
 			Doc: "ort engine: inter-op threads; 1 runs the graph's nodes one after another, more runs independent nodes at once"},
-		{Name: OptLibrary, Type: "string", Doc: "ort engine: path of libonnxruntime (default: the plugin's, else the loader's)"},
+		{Name: OptLibrary, Type: string(abi.OptionPath), Doc: "ort engine: path of libonnxruntime (default: the plugin's, else the loader's)"},
 		{Name: OptOptimization, Type: "enum", Allowed: []string{"all", "extended", "basic", "disable"}, Default: "all",
 			Doc: "ort engine: ONNX Runtime's graph optimization level"},
 	}
