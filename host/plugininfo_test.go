@@ -71,7 +71,7 @@ func TestLoadRunOptionsAndFacts(t *testing.T) {
 			b := open(t, Config{Logger: slog.New(sink)})
 			t.Cleanup(func() { _ = b.Close() })
 			info := b.Info()
-			assert.Equal(t, 2, info.ABIMinor)
+			assert.Equal(t, abi.Minor, info.ABIMinor)
 			var names []string
 			for _, o := range info.Options {
 				names = append(names, o.Name)
