@@ -146,9 +146,13 @@ func (s *fakeServer) Info(_ context.Context, req *backendv1.InfoRequest) (*backe
 	if s.mode != fakeInline {
 		caps |= abi.CapSharedArena
 	}
-	return &backendv1.InfoResponse{Status: ok(), AbiMajor: abi.Major, AbiMinor: abi.Minor, Name: "fake", Version: "1.0",
+	resp := &backendv1.InfoResponse{Status: ok(), AbiMajor: abi.Major, AbiMinor: abi.Minor, Name: "fake", Version: "1.0",
 		Capabilities: uint64(caps), MaxInFlight: 2,
-		Devices: []*backendv1.Device{{Id: 0, Name: "fake accelerator", Kind: "gpu", MemoryBytes: 1 << 30}}}, nil
+		Devices: []*backendv1.Device{{Id: 0, Name: "fake accelerator", Kind: "gpu", MemoryBytes: 1 << 30}}}
+	if s.mode == fakeServe { // a served plugin's path and string options
+		resp.Options = []*backendv1.OptionSpec{{Name: "library", Type: string(abi.OptionPath)}, {Name: "note", Type: string(abi.OptionString)}}
+	}
+	return resp, nil
 }
 
 func (s *fakeServer) Load(_ context.Context, req *backendv1.LoadRequest) (*backendv1.LoadResponse, error) {
@@ -162,7 +166,9 @@ func (s *fakeServer) Load(_ context.Context, req *backendv1.LoadRequest) (*backe
 	if string(model) == "fail" {
 		return &backendv1.LoadResponse{Status: &backendv1.Status{Code: uint32(abi.InvalidArgument), Message: "model rejected"}}, nil
 	}
-	return &backendv1.LoadResponse{Status: ok()}, nil
+	// What the plugin was given, for serve's tests.
+	given := fmt.Sprintf("model=%s library=%s note=%s", req.GetModelPath(), req.GetOptions()["library"], req.GetOptions()["note"])
+	return &backendv1.LoadResponse{Status: ok(), Facts: &backendv1.SubmissionFacts{Framework: given}}, nil
 }
 
 func (s *fakeServer) LoadSamples(_ context.Context, req *backendv1.LoadSamplesRequest) (*backendv1.LoadSamplesResponse, error) {

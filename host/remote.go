@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 
 	"github.com/mlperf-host/mlperf-host/abi"
@@ -99,7 +100,9 @@ func OpenRemote(ctx context.Context, rc RemoteConfig, cfg Config) (Backend, erro
 		}),
 		// Bounds the TLS handshake too: a server that never answers
 		// fails the first call once it passed.
-		grpc.WithConnectParams(grpc.ConnectParams{MinConnectTimeout: dialTimeout, Backoff: backoff.DefaultConfig}))
+		grpc.WithConnectParams(grpc.ConnectParams{MinConnectTimeout: dialTimeout, Backoff: backoff.DefaultConfig}),
+		// A server gone silent (frozen, unplugged) ends the run.
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: remoteKeepalive, Timeout: DefaultServeLimits.KeepaliveTimeout, PermitWithoutStream: true}))
 	if err != nil && !errors.Is(err, ErrStart) && status.Code(err) == codes.Unavailable {
 		// The first call found no connection: refused, or the TLS
 		// handshake failed (the server's or this side's verdict).

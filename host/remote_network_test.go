@@ -119,7 +119,7 @@ func TestRemoteNetworkDivisionFails(t *testing.T) {
 	}{
 		{name: "not loaded", index: 9, err: "network division: sample index 9 issued but not loaded"},
 		{name: "refused by the plugin", load: []Sample{{Index: fakeRefusedSample, Data: []byte("x")}}, index: fakeRefusedSample,
-			err: "network division: the plugin refused a query's 1 samples: sample 999: not an image", served: "a query's samples"},
+			err: "network division: the plugin refused a query's 1 samples: sample 999: not an image", served: "refused a host's message"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

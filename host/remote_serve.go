@@ -5,19 +5,15 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
-	"sync"
+	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/mem"
-	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/stats"
-	"google.golang.org/grpc/status"
 
 	"github.com/mlperf-host/mlperf-host/abi/backendv1grpc"
 )
@@ -30,26 +26,94 @@ type ServeConfig struct {
 	// InsecureLoopback.
 	TLS              *tls.Config
 	InsecureLoopback bool
-	// Logger receives one line per refused connection; nil discards them.
+	// Logger receives one line per refused connection or call; nil
+	// discards them.
 	Logger *slog.Logger
-	// Renew, when not nil, is called each time the last host connected
-	// leaves: it starts a fresh plugin for the next run (a run loads its
-	// model, which a plugin keeps) and returns where it serves; the host
-	// that connects next reaches that one.
+	// Renew, when not nil, is called each time the host that used the
+	// plugin leaves: it starts a fresh plugin for the next run (a run
+	// loads its model, which a plugin keeps) and returns where it serves;
+	// the host that connects next reaches that one.
 	Renew func(context.Context) (ReattachConfig, error)
+	// ModelDir is the one directory of this machine whose files a remote
+	// host may name: a model path, or an option the plugin's schema
+	// declares a path, must resolve inside it (links included). Empty
+	// refuses every server path: the host sends the model's bytes.
+	ModelDir string
+	// Limits bound what hosts may hold of the server; zero fields take
+	// [DefaultServeLimits]'.
+	Limits ServeLimits
+}
+
+// ServeLimits bound the connections and the work of remote hosts.
+type ServeLimits struct {
+	// HandshakeTimeout bounds a connection's TLS handshake and HTTP/2
+	// preface: a connection that says nothing is closed after it.
+	HandshakeTimeout time.Duration
+	// MaxConns bounds the connections open at once, handshakes included;
+	// MaxConnsPerAddr those from one IP address. Past either, a new
+	// connection is closed at once (and logged).
+	MaxConns, MaxConnsPerAddr int
+	// KeepaliveInterval is how often serve pings a connected host;
+	// KeepaliveTimeout how long it waits for the answer before it drops
+	// the host (stopped, frozen, unplugged).
+	KeepaliveInterval, KeepaliveTimeout time.Duration
+	// IdleTimeout drops a host with no call in progress for that long,
+	// releasing the plugin for the next.
+	IdleTimeout time.Duration
+	// MaxStreams bounds the calls of one connection in progress at once.
+	MaxStreams uint32
+	// MaxSampleBytes bounds the bytes of the samples a host has loaded
+	// into the plugin at once.
+	MaxSampleBytes int64
+}
+
+// DefaultServeLimits are the limits of a [ServeConfig] that sets none.
+var DefaultServeLimits = ServeLimits{
+	HandshakeTimeout: 10 * time.Second, MaxConns: 64, MaxConnsPerAddr: 8,
+	KeepaliveInterval: 30 * time.Second, KeepaliveTimeout: 20 * time.Second,
+	IdleTimeout: 5 * time.Minute, MaxStreams: 16, MaxSampleBytes: 16 << 30,
+}
+
+// withDefaults fills the zero fields from [DefaultServeLimits].
+func (l ServeLimits) withDefaults() ServeLimits {
+	d := DefaultServeLimits
+	pick := func(v, def time.Duration) time.Duration {
+		if v > 0 {
+			return v
+		}
+		return def
+	}
+	l.HandshakeTimeout = pick(l.HandshakeTimeout, d.HandshakeTimeout)
+	l.KeepaliveInterval = pick(l.KeepaliveInterval, d.KeepaliveInterval)
+	l.KeepaliveTimeout = pick(l.KeepaliveTimeout, d.KeepaliveTimeout)
+	l.IdleTimeout = pick(l.IdleTimeout, d.IdleTimeout)
+	if l.MaxConns <= 0 {
+		l.MaxConns = d.MaxConns
+	}
+	if l.MaxConnsPerAddr <= 0 {
+		l.MaxConnsPerAddr = d.MaxConnsPerAddr
+	}
+	if l.MaxStreams == 0 {
+		l.MaxStreams = d.MaxStreams
+	}
+	if l.MaxSampleBytes <= 0 {
+		l.MaxSampleBytes = d.MaxSampleBytes
+	}
+	return l
 }
 
 // ServeRemote serves the plugin at target (a plugin in the SDK's serve
 // mode, reached through its socket and token) to remote hosts on ln, until
-// ctx ends. Every call of an authenticated client goes to the plugin with
-// the plugin's token; a client without a certificate signed by the
-// configured CA never gets past the TLS handshake, so the plugin never
-// runs a query of its.
+// ctx ends. A client without a certificate signed by the configured CA
+// never gets past the TLS handshake. Past it, serve answers one host at a
+// time, and only the Backend service's calls, and refuses what would
+// reach this machine's files: shared memory, server paths outside
+// ModelDir. Its errors to hosts name no server path.
 //
 // # Errors
 //
-// A plaintext config on a non-loopback listener, a bad target; what the
-// server returns other than its closing.
+// A plaintext config on a non-loopback listener, a bad target or model
+// directory; what the server returns other than its closing.
 func ServeRemote(ctx context.Context, ln net.Listener, target ReattachConfig, cfg ServeConfig) error {
 	if err := target.Validate(); err != nil {
 		return err
@@ -61,6 +125,13 @@ func ServeRemote(ctx context.Context, ln net.Listener, target ReattachConfig, cf
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	models, err := openModelDir(cfg.ModelDir)
+	if err != nil {
+		return err
+	}
+	if models != nil {
+		defer models.Close()
+	}
 	conn, err := dialServed(target)
 	if err != nil {
 		return err
@@ -71,24 +142,36 @@ func ServeRemote(ctx context.Context, ln net.Listener, target ReattachConfig, cf
 		tc.NextProtos = []string{"h2"}
 		creds = loggedCreds{credentials.NewTLS(tc), log}
 	}
-	p := &remoteProxy{ctx: ctx, conn: conn, log: log, renew: cfg.Renew}
+	lim := cfg.Limits.withDefaults()
+	p := &remoteProxy{ctx: ctx, log: log, renew: cfg.Renew, models: models, maxLoaded: lim.MaxSampleBytes, plugin: servedConn{conn: conn, addr: target.Address}}
 	defer func() {
 		p.mu.Lock()
-		_ = p.conn.Close()
+		_ = p.plugin.conn.Close()
 		p.mu.Unlock()
 	}()
 	srv := grpc.NewServer(grpc.Creds(creds), grpc.UnknownServiceHandler(p.forward), grpc.ForceServerCodecV2(rawCodec{}),
 		grpc.StatsHandler(hostsHandler{p}),
+		grpc.ConnectionTimeout(lim.HandshakeTimeout),
+		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: lim.IdleTimeout, Time: lim.KeepaliveInterval, Timeout: lim.KeepaliveTimeout}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: remoteKeepaliveMin, PermitWithoutStream: true}),
+		grpc.MaxConcurrentStreams(lim.MaxStreams),
 		// A sample or an answer as large as a plugin takes and sends.
 		grpc.MaxRecvMsgSize(DefaultMaxMessageBytes), grpc.MaxSendMsgSize(DefaultMaxMessageBytes))
 	stop := context.AfterFunc(ctx, srv.Stop)
 	defer stop()
-	err = srv.Serve(ln)
+	err = srv.Serve(newLimitListener(ln, lim.MaxConns, lim.MaxConnsPerAddr, log))
 	if ctx.Err() != nil || errors.Is(err, grpc.ErrServerStopped) {
 		return nil
 	}
 	return err
 }
+
+// remoteKeepaliveMin is the shortest interval between a host's pings
+// that serve accepts; a host pings every [remoteKeepalive].
+const (
+	remoteKeepaliveMin = 5 * time.Second
+	remoteKeepalive    = 30 * time.Second
+)
 
 // dialServed connects to a served plugin, with its token on every call.
 func dialServed(target ReattachConfig) (*grpc.ClientConn, error) {
@@ -102,125 +185,6 @@ func dialServed(target ReattachConfig) (*grpc.ClientConn, error) {
 		return nil, fmt.Errorf("serve plugin %q: %w", target.Plugin, err)
 	}
 	return conn, nil
-}
-
-// remoteProxy passes every call of a remote host to the plugin.
-type remoteProxy struct {
-	ctx   context.Context
-	log   *slog.Logger
-	renew func(context.Context) (ReattachConfig, error)
-
-	mu     sync.RWMutex // held for writing while the plugin is replaced
-	conn   *grpc.ClientConn
-	active int // hosts connected past the handshake
-}
-
-// hostsHandler counts the hosts connected past the handshake and renews
-// the plugin when the last one leaves.
-type hostsHandler struct{ p *remoteProxy }
-
-func (hostsHandler) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context   { return ctx }
-func (hostsHandler) HandleRPC(context.Context, stats.RPCStats)                         {}
-func (hostsHandler) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
-
-func (h hostsHandler) HandleConn(_ context.Context, st stats.ConnStats) {
-	p := h.p
-	switch st.(type) {
-	case *stats.ConnBegin:
-		p.mu.Lock()
-		p.active++
-		p.mu.Unlock()
-	case *stats.ConnEnd:
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		p.active--
-		if p.active > 0 || p.renew == nil || p.ctx.Err() != nil {
-			return
-		}
-		// Calls of the next host wait for the fresh plugin.
-		target, err := p.renew(p.ctx)
-		if err == nil {
-			var conn *grpc.ClientConn
-			if conn, err = dialServed(target); err == nil {
-				_ = p.conn.Close()
-				p.conn = conn
-				return
-			}
-		}
-		p.log.Error("remote plugin: cannot renew the plugin; the next host reaches the old one", "err", err)
-	}
-}
-
-// forward passes one call, unary or streaming, both ways: messages as
-// bytes, headers and trailers as they come, the plugin's status back.
-func (p *remoteProxy) forward(_ any, ss grpc.ServerStream) error {
-	method, ok := grpc.MethodFromServerStream(ss)
-	if !ok {
-		return errors.New("remote plugin: a call without a method")
-	}
-	md, _ := metadata.FromIncomingContext(ss.Context())
-	md = md.Copy()
-	md.Delete(backendv1grpc.TokenMetadataKey) // the plugin's own token goes with the call
-	ctx, cancel := context.WithCancel(metadata.NewOutgoingContext(ss.Context(), md))
-	defer cancel()
-	p.mu.RLock()
-	conn := p.conn
-	p.mu.RUnlock()
-	cs, err := conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true, ClientStreams: true}, method, grpc.ForceCodecV2(rawCodec{}))
-	if err != nil {
-		return err
-	}
-	session := method == backendv1grpc.Backend_Session_FullMethodName
-	// failed says why the messages to the plugin stopped, when serve
-	// stopped them.
-	failed := make(chan error, 1)
-	go func() { // the remote host's messages to the plugin, until the call ends
-		for {
-			var b []byte
-			if err := ss.RecvMsg(&b); err != nil {
-				if errors.Is(err, io.EOF) {
-					_ = cs.CloseSend() // always nil
-				}
-				return
-			}
-			if session && carriesSamples(b) {
-				// The Network division: the query's samples first.
-				var err error
-				if b, err = loadCarried(ctx, conn, b); err != nil {
-					p.log.Error("remote plugin: a query's samples", "err", err)
-					failed <- err
-					cancel()
-					return
-				}
-			}
-			if cs.SendMsg(&b) != nil {
-				return // the plugin's side ended: its status reaches the host below
-			}
-		}
-	}()
-	if h, err := cs.Header(); err == nil {
-		if err := ss.SendHeader(h); err != nil {
-			return err
-		}
-	}
-	for {
-		var b []byte
-		if err := cs.RecvMsg(&b); err != nil {
-			select {
-			case err := <-failed:
-				return status.Error(codes.FailedPrecondition, err.Error())
-			default:
-			}
-			ss.SetTrailer(cs.Trailer())
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
-		if err := ss.SendMsg(&b); err != nil {
-			return err // the deferred cancel ends the plugin's side; the remote host's ends with this call
-		}
-	}
 }
 
 // loggedCreds logs every refused TLS handshake: a client without a

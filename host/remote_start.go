@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/mlperf-host/mlperf-host/host/manifest"
@@ -82,9 +83,28 @@ func StartServed(ctx context.Context, p Plugin, env []string, stderr io.Writer, 
 	}
 }
 
-// Stop kills the plugin's process group and waits for it.
+// servedStopGrace is how long a served plugin has to end once asked to,
+// before it is killed.
+const servedStopGrace = 5 * time.Second
+
+// Stop asks the plugin to end (an interrupt: it closes its backend and
+// removes its socket directory), kills its process group after
+// servedStopGrace or once it ended (its helpers with it), waits for it,
+// and removes its socket and their directory if it left them.
 func (s *ServedPlugin) Stop() {
+	if s.proc.Signal(os.Interrupt) == nil {
+		t := time.NewTimer(servedStopGrace)
+		select {
+		case <-s.done:
+		case <-t.C:
+		}
+		t.Stop()
+	}
 	killGroup(s.proc.Pid)
 	_ = s.proc.Kill() // where there are no process groups
 	<-s.done
+	if s.Reattach.Network == "unix" && s.Reattach.Address != "" {
+		_ = os.Remove(s.Reattach.Address)
+		_ = os.Remove(filepath.Dir(s.Reattach.Address)) // only if empty
+	}
 }

@@ -40,10 +40,23 @@ func serveRemoteStoppable(t *testing.T, files *TLSFiles) (string, *syncBuffer, f
 // serveRemoteOn is serveRemoteStoppable on a listener of the caller's.
 func serveRemoteOn(t *testing.T, ln net.Listener, files *TLSFiles) (string, *syncBuffer, func()) {
 	t.Helper()
+	return serveRemoteWith(t, ln, files, ServeConfig{})
+}
+
+// serveRemoteWith is serveRemoteOn with the model directory and limits
+// of cfg.
+func serveRemoteWith(t *testing.T, ln net.Listener, files *TLSFiles, cfg ServeConfig) (string, *syncBuffer, func()) {
+	t.Helper()
 	rc, _ := startServe(t)
+	return serveRemoteTarget(t, ln, files, rc, cfg)
+}
+
+// serveRemoteTarget is serveRemoteWith of a plugin the caller started.
+func serveRemoteTarget(t *testing.T, ln net.Listener, files *TLSFiles, rc ReattachConfig, cfg ServeConfig) (string, *syncBuffer, func()) {
+	t.Helper()
 	var err error
 	logs := &syncBuffer{}
-	cfg := ServeConfig{InsecureLoopback: files == nil, Logger: slog.New(slog.NewTextHandler(logs, nil))}
+	cfg.InsecureLoopback, cfg.Logger = files == nil, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	if files != nil {
 		cfg.TLS, err = ServerTLS(*files)
 		require.NoError(t, err)

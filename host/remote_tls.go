@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 )
 
 // TLSFiles names the PEM files of one side of mutual TLS.
@@ -74,4 +75,15 @@ func (f TLSFiles) load() (tls.Certificate, *x509.CertPool, error) {
 		return tls.Certificate{}, nil, fmt.Errorf("remote TLS: CA %s holds no PEM certificate", f.CA)
 	}
 	return cert, pool, nil
+}
+
+// Warnings says what is unsafe about the files: a private key other users
+// can read.
+func (f TLSFiles) Warnings() []string {
+	st, err := os.Stat(f.Key)
+	if runtime.GOOS == "windows" || err != nil || st.Mode().Perm()&0o004 == 0 { // Windows has no such mode bits
+		return nil
+	}
+	return []string{fmt.Sprintf("private key %s is readable by every user (mode %04o): anyone on this machine could pose as it; chmod 600 it",
+		f.Key, st.Mode().Perm())}
 }
