@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"sync"
 	"time"
 
 	"github.com/mlperf-host/mlperf-host/host"
+	"github.com/mlperf-host/mlperf-host/host/manifest"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 )
 
@@ -20,8 +22,9 @@ const serveStartTimeout = 30 * time.Second
 func (a *app) cmdServe(ctx context.Context, args []string) error {
 	fs := a.newFlagSet("serve", "--plugin NAME --listen ADDR --ca FILE --cert FILE --key FILE",
 		"Serve a subprocess plugin of this machine to `mlperf-host run --remote` on other machines, over\n"+
-			"mutual TLS: only hosts with a certificate signed by --ca get through. Each run gets a fresh\n"+
-			"plugin process. Runs until interrupted.")
+			"mutual TLS: only hosts with a certificate signed by --ca get through, one host at a time. Each\n"+
+			"run gets a fresh plugin process. Remote hosts never use shared memory, and name files of this\n"+
+			"machine only inside --model-dir. Runs until interrupted.")
 	var cf configFlags
 	cf.register(fs)
 	listen := fs.String("listen", "", "`HOST:PORT` to listen on")
@@ -29,6 +32,9 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 	cert := fs.String("cert", "", "PEM `FILE` of this server's certificate")
 	key := fs.String("key", "", "PEM `FILE` of this server's private key")
 	insecure := fs.Bool("insecure-loopback", false, "serve plaintext on a loopback address (tests only)")
+	modelDir := fs.String("model-dir", "", "the one `DIR` of this machine whose files remote hosts may name (model paths, path options); empty: none, hosts send the model's bytes")
+	idle := fs.Duration("idle-timeout", host.DefaultServeLimits.IdleTimeout, "drop a host with no call in progress for this long, freeing the plugin")
+	maxSamples := fs.Int64("max-sample-bytes", host.DefaultServeLimits.MaxSampleBytes, "the sample bytes one host may load into the plugin at once")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -40,16 +46,33 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	tc := &host.ServeConfig{InsecureLoopback: *insecure,
-		Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))}
+	tc := &host.ServeConfig{InsecureLoopback: *insecure, ModelDir: *modelDir,
+		Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		Limits: host.ServeLimits{IdleTimeout: *idle, MaxSampleBytes: *maxSamples}}
 	if !*insecure || *ca != "" || *cert != "" || *key != "" {
-		if tc.TLS, err = host.ServerTLS(host.TLSFiles{CA: *ca, Cert: *cert, Key: *key}); err != nil {
+		files := host.TLSFiles{CA: *ca, Cert: *cert, Key: *key}
+		if tc.TLS, err = host.ServerTLS(files); err != nil {
 			return exitcode.New(exitcode.Config, fmt.Errorf("serve: %w", err), "pass --ca, --cert and --key: docs/remote.md")
+		}
+		for _, w := range files.Warnings() {
+			fmt.Fprintf(a.stderr, "mlperf-host: warning: %s\n", w)
+		}
+	}
+	if *modelDir != "" {
+		if st, err := os.Stat(*modelDir); err != nil || !st.IsDir() {
+			return exitcode.New(exitcode.Config, fmt.Errorf("serve: --model-dir %s: not a directory", *modelDir), "pass the directory of the models remote hosts may load")
 		}
 	}
 	pl, err := a.plugins().Resolve(c)
 	if err != nil {
 		return err
+	}
+	if pl.Kind != manifest.KindProcess {
+		return exitcode.New(exitcode.Config, fmt.Errorf("serve: plugin %s is a %s plugin: only a subprocess plugin is served to other machines", pl.Name, pl.Kind),
+			"a WASM plugin runs inside the host: run it where the host runs (`mlperf-host run --plugin NAME`)")
+	}
+	if w := everyInterface(*listen); w != "" {
+		fmt.Fprintf(a.stderr, "mlperf-host: warning: %s\n", w)
 	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
@@ -85,4 +108,17 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 		return exitcode.New(exitcode.Config, fmt.Errorf("serve: %w", err), "")
 	}
 	return nil
+}
+
+// everyInterface warns of a listen address that binds every interface
+// of the machine; "" for one that names an address.
+func everyInterface(listen string) string {
+	h, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(h); h == "" || (ip != nil && ip.IsUnspecified()) {
+		return "--listen " + listen + " binds every interface of this machine: name one address (--listen 10.0.0.5:7000) to serve one network only"
+	}
+	return ""
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/mlperf-host/mlperf-host/host"
 	"github.com/mlperf-host/mlperf-host/host/manifest"
@@ -43,7 +44,16 @@ func classify(err error) error {
 	}
 	var pe *host.PluginError
 	if errors.As(err, &pe) {
-		return exitcode.New(exitcode.PluginFailed, err, "the plugin's log lines above say more; `mlperf-host plugins check "+pe.Plugin+"` runs its conformance checks")
+		return exitcode.New(exitcode.PluginFailed, err, pluginHint(pe.Plugin))
 	}
 	return err
+}
+
+// pluginHint says where a failed plugin's diagnostics are: a served
+// plugin's are on the machine that serves it, checked there by name.
+func pluginHint(plugin string) string {
+	if addr, remote := strings.CutPrefix(plugin, "remote "); remote {
+		return "the log of `mlperf-host serve` on " + addr + " says more; `mlperf-host plugins check NAME` there runs the served plugin's conformance checks"
+	}
+	return "the plugin's log lines above say more; `mlperf-host plugins check " + plugin + "` runs its conformance checks"
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 
@@ -21,14 +22,25 @@ func (p Plugins) openRemote(ctx context.Context, c *config.Config, address strin
 		if name == "" {
 			name, _, _ = net.SplitHostPort(address)
 		}
-		tc, err := host.ClientTLS(host.TLSFiles{CA: r.CA, Cert: r.Cert, Key: r.Key}, name)
+		files := host.TLSFiles{CA: r.CA, Cert: r.Cert, Key: r.Key}
+		tc, err := host.ClientTLS(files, name)
 		if err != nil {
 			return nil, exitcode.New(exitcode.Config, fmt.Errorf("%w: %w", config.ErrConfig, err),
 				"set remote.ca, remote.cert and remote.key (--set remote.ca=FILE ...): docs/remote.md")
 		}
+		for _, w := range files.Warnings() {
+			if p.Logger != nil {
+				p.Logger.Warn("remote plugin: " + w)
+			}
+		}
 		rc.TLS = tc
 	}
-	return host.OpenRemote(ctx, rc, p.HostConfig(c))
+	b, err := host.OpenRemote(ctx, rc, p.HostConfig(c))
+	if errors.Is(err, host.ErrInsecure) {
+		return nil, exitcode.New(exitcode.Config, fmt.Errorf("%w: %w", config.ErrConfig, err),
+			"remote.insecure_loopback=1 allows plaintext to a loopback address only: set remote.ca, remote.cert and remote.key for "+address)
+	}
+	return b, err
 }
 
 // Resolve finds the configured plugin (name or path) as Open would.
