@@ -197,7 +197,9 @@ func (b *processBackend) Load(ctx context.Context, m Model) error {
 		req.ModelBytes = m.Bytes
 	case m.Path != "" && b.info.Capabilities.Has(abi.CapModelPath):
 		req.ModelPath = m.Path
-		if abs, err := filepath.Abs(m.Path); err == nil {
+		// A served plugin's paths are of its machine: a relative one
+		// resolves in its server's model directory.
+		if abs, err := filepath.Abs(m.Path); err == nil && b.transport != TransportRemote {
 			req.ModelPath = abs
 		}
 	case m.Path != "":

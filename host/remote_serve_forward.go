@@ -32,7 +32,7 @@ func (p *remoteProxy) forward(_ any, ss grpc.ServerStream) error {
 		p.log.Log(ss.Context(), level, "remote plugin: refused a call outside the Backend service", "host", h.String(), "method", method)
 		return status.Error(codes.Unimplemented, "remote plugin: serve answers the mlperf.backend.v1.Backend service only")
 	}
-	plugin, err := p.claim(h)
+	plugin, err := p.claim(ss.Context(), h)
 	if err != nil {
 		return err
 	}

@@ -30,9 +30,10 @@ type remoteProxy struct {
 
 	mu     sync.Mutex // held while the plugin is replaced
 	plugin servedConn
-	owner  *remoteHost // the host the plugin serves; nil: free
-	since  time.Time   // when owner made its first call
-	loaded loadedBytes // the owner's samples
+	owner  *remoteHost   // the host the plugin serves; nil: free
+	since  time.Time     // when owner made its first call
+	freed  chan struct{} // closed when owner leaves
+	loaded loadedBytes   // the owner's samples
 }
 
 // servedConn is the connection to the served plugin and the address it
@@ -59,23 +60,45 @@ func hostOf(ctx context.Context) *remoteHost {
 	return h
 }
 
+// claimWait is how long a host's call waits for the plugin's holder to
+// leave before it is refused: a run that starts as the previous one
+// closes reaches serve before the closed connection's end does.
+const claimWait = 3 * time.Second
+
 // claim makes h the plugin's host if none is, and refuses h when another
-// is: a run of one host is never disturbed by another's calls.
-func (p *remoteProxy) claim(h *remoteHost) (servedConn, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch {
-	case h == nil:
+// still is after claimWait: a run of one host is never disturbed by
+// another's calls.
+func (p *remoteProxy) claim(ctx context.Context, h *remoteHost) (servedConn, error) {
+	if h == nil {
 		return servedConn{}, status.Error(codes.Internal, "remote plugin: a call from no connection")
-	case p.owner == nil:
-		p.owner, p.since = h, time.Now()
-		p.log.Info("remote plugin: serving a host", "host", h.String())
-	case p.owner != h:
-		p.log.Warn("remote plugin: refused a call: busy", "host", h.String(), "serving", p.owner.String())
-		return servedConn{}, status.Errorf(codes.ResourceExhausted, "remote plugin: busy: serving %s since %s; try again when its run ends",
-			p.owner, p.since.UTC().Format(time.RFC3339))
 	}
-	return p.plugin, nil
+	timer := time.NewTimer(claimWait)
+	defer timer.Stop()
+	for {
+		p.mu.Lock()
+		switch p.owner {
+		case nil:
+			p.owner, p.since, p.freed = h, time.Now(), make(chan struct{})
+			p.log.Info("remote plugin: serving a host", "host", h.String())
+			fallthrough
+		case h:
+			plugin := p.plugin
+			p.mu.Unlock()
+			return plugin, nil
+		}
+		owner, since, freed := p.owner, p.since, p.freed
+		p.mu.Unlock()
+		select {
+		case <-freed:
+			continue
+		case <-ctx.Done():
+			return servedConn{}, status.FromContextError(ctx.Err()).Err()
+		case <-timer.C:
+		}
+		p.log.Warn("remote plugin: refused a call: busy", "host", h.String(), "serving", owner.String())
+		return servedConn{}, status.Errorf(codes.ResourceExhausted, "remote plugin: busy: serving %s since %s; try again when its run ends",
+			owner, since.UTC().Format(time.RFC3339))
+	}
 }
 
 // release frees the plugin when its host leaves, and renews it: the
@@ -87,6 +110,7 @@ func (p *remoteProxy) release(h *remoteHost) {
 		return
 	}
 	p.owner = nil
+	defer close(p.freed) // once the fresh plugin is in place
 	p.loaded = loadedBytes{}
 	p.log.Info("remote plugin: the host left", "host", h.String())
 	if p.renew == nil || p.ctx.Err() != nil {

@@ -287,3 +287,29 @@ func TestServeSampleBytesBound(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, load(2, 600))
 }
+
+// TestRemoteModelPathInModelDir: a remote host sends its model path as
+// given: a relative one is a file of the server's model directory, which
+// the plugin opens; a path outside it fails the Load.
+func TestRemoteModelPathInModelDir(t *testing.T) {
+	t.Parallel()
+	models := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(models, "model.onnx"), []byte("m"), 0o600))
+	addr, _ := served(t, ServeConfig{ModelDir: models})
+	for _, tc := range []struct {
+		name, path, err string
+	}{
+		{name: "in the model directory", path: "model.onnx"},
+		{name: "outside", path: "/etc/passwd", err: "not a path this server allows"},
+	} {
+		b, err := OpenRemote(t.Context(), RemoteConfig{Plugin: "fake", Address: addr, InsecureLoopback: true}, Config{})
+		require.NoError(t, err, tc.name)
+		err = b.Load(t.Context(), Model{Path: tc.path})
+		if tc.err == "" {
+			require.NoError(t, err, tc.name)
+		} else {
+			assert.ErrorContains(t, err, tc.err, tc.name)
+		}
+		require.NoError(t, b.Close())
+	}
+}
