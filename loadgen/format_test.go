@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 
@@ -41,4 +42,29 @@ func TestFixed(t *testing.T) {
 	assert.Equal(t, "99.90", fixed(0.999*100, 2))
 	assert.Equal(t, "65.75", fixed(65.7549, 2))
 	assert.Equal(t, "inf", fixed(math.Inf(1), 2))
+}
+
+// TestDoubleValueJSON: a double that is not finite (the rate of a run that
+// completed nothing) is null in the detail log, which must be JSON, and
+// as C++ prints it in the summary.
+func TestDoubleValueJSON(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name         string
+		in           float64
+		detail, summ string
+	}{
+		{name: "finite", in: 2.5, detail: "2.5", summ: "2.5"},
+		{name: "nan", in: math.NaN(), detail: "null", summ: "nan"},
+		{name: "negative nan", in: math.Copysign(math.NaN(), -1), detail: "null", summ: "-nan"},
+		{name: "inf", in: math.Inf(1), detail: "null", summ: "inf"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := string(vDouble(tt.in)(nil, true))
+			assert.Equal(t, tt.detail, d)
+			assert.True(t, json.Valid([]byte(`{"value": `+d+`}`)))
+			assert.Equal(t, tt.summ, string(vDouble(tt.in)(nil, false)))
+		})
+	}
 }

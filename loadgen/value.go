@@ -30,7 +30,14 @@ func vUint(n uint64) value {
 }
 
 func vDouble(f float64) value {
-	return func(b []byte, _ bool) []byte { return appendDouble(b, f) }
+	return func(b []byte, detail bool) []byte {
+		if _, special := cFloatSpecial(f); special && detail {
+			// JSON has no NaN or infinity (a rate of a run that completed
+			// nothing): the detail log says null, the summary as C++ does.
+			return append(b, "null"...)
+		}
+		return appendDouble(b, f)
+	}
 }
 
 func vBool(v bool) value {
