@@ -234,6 +234,9 @@ func FromPath(path string) (Plugin, error) {
 		return Plugin{}, fmt.Errorf("plugin %s: %w", path, err)
 	}
 	st, err := os.Stat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Plugin{}, fmt.Errorf("%w: %s: %w", ErrPluginNotFound, path, fs.ErrNotExist)
+	}
 	if err != nil {
 		return Plugin{}, fmt.Errorf("plugin %s: %w", path, err)
 	}

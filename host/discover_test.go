@@ -196,7 +196,8 @@ func TestResolve(t *testing.T) {
 	}{
 		{name: "bare name searches dirs", ref: "echo", wantName: "echo"},
 		{name: "path", ref: filepath.Join(dir, "echo", "m.wasm"), wantName: "m"},
-		{name: "relative-looking .wasm is a path", ref: "echo.wasm", wantErr: os.ErrNotExist},
+		{name: "relative-looking .wasm is a path", ref: "echo.wasm", wantErr: ErrPluginNotFound},
+		{name: "missing path", ref: "../../evil", wantErr: ErrPluginNotFound},
 		{name: "unknown name", ref: "nope", wantErr: ErrPluginNotFound},
 	}
 	for _, tt := range tests {

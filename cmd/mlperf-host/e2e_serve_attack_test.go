@@ -123,7 +123,8 @@ func TestServeBusy(t *testing.T) {
 }
 
 // TestServeConfigMistakes: serving a WASM plugin, and plaintext to an
-// address that is not loopback, are configuration errors (exit 3); a
+// address that is not loopback, are configuration errors (exit 3), a
+// plugin path naming nothing is a plugin not found (exit 5); a
 // world-readable key and a listener on every interface are warned of.
 func TestServeConfigMistakes(t *testing.T) {
 	t.Parallel()
@@ -134,6 +135,11 @@ func TestServeConfigMistakes(t *testing.T) {
 		"--ca", server.CA, "--cert", server.Cert, "--key", server.Key)
 	assert.Equal(t, exitcode.Config, r.code, tail(r.stderr))
 	assert.Contains(t, r.stderr, "only a subprocess plugin is served to other machines")
+
+	// A plugin path that names nothing is a plugin not found (exit 5).
+	r = mlperfHost(t, dir, "run", "--plugin", "../../evil")
+	assert.Equal(t, exitcode.PluginNotFound, r.code, tail(r.stderr))
+	assert.Contains(t, r.stderr, "plugins list")
 
 	r = mlperfHost(t, dir, "run", "--scenario", "Offline", "--remote", "192.0.2.1:7000", "--set", "remote.insecure_loopback=1")
 	assert.Equal(t, exitcode.Config, r.code, tail(r.stderr))
