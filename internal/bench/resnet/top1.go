@@ -52,7 +52,12 @@ func ParseOutput(s string) (Output, error) {
 	return "", fmt.Errorf("output encoding %q: want one of %s", s, strings.Join(names, ", "))
 }
 
-// Predict decodes the predicted class of one response.
+// notAClass is the prediction of a response that names no class: it
+// matches no label.
+const notAClass = -1
+
+// Predict decodes the predicted class of one response; a float32 class
+// that is no class index (NaN, negative, too large) is [notAClass].
 func (o Output) Predict(data []byte) (int, error) {
 	switch o {
 	case ClassFloat32:
@@ -61,7 +66,10 @@ func (o Output) Predict(data []byte) (int, error) {
 		}
 		f := math.Float32frombits(binary.LittleEndian.Uint32(data))
 		if f != f || f < 0 || f > math.MaxInt32 {
-			return 0, fmt.Errorf("class %v is not a class index", f)
+			// NaN, negative, past any class: the plugin's answer is
+			// wrong (the log is the right one), scored as a wrong class,
+			// as an int32 class out of range is.
+			return notAClass, nil
 		}
 		return int(f), nil
 	case ClassInt32:

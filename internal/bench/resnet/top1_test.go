@@ -38,7 +38,12 @@ func TestTop1(t *testing.T) {
 		}, want: Result{Good: 2, Total: 4, Accuracy: 50, Target: 72, DatasetSize: 4, Complete: true}},
 		{name: "index without label", out: ClassInt32, entries: []accuracy.Entry{{SeqID: 0, QSLIdx: 4, Data: []byte{0, 0, 0, 0}}}, err: "qsl_idx 4 has no label"},
 		{name: "short response", out: ClassInt64, entries: []accuracy.Entry{{SeqID: 0, QSLIdx: 1, Data: []byte{0}}}, err: "want an int64"},
-		{name: "NaN class", out: ClassFloat32, entries: []accuracy.Entry{{SeqID: 0, QSLIdx: 1, Data: accuracytest.F32(float32(math.NaN()))}}, err: "not a class index"},
+		// A plugin's NaN, negative or huge class is a wrong answer, not a
+		// malformed log.
+		{name: "NaN class is wrong", out: ClassFloat32, entries: []accuracy.Entry{
+			{SeqID: 0, QSLIdx: 0, Data: accuracytest.F32(0)}, {SeqID: 1, QSLIdx: 1, Data: accuracytest.F32(float32(math.NaN()))},
+			{SeqID: 2, QSLIdx: 2, Data: accuracytest.F32(-2)}, {SeqID: 3, QSLIdx: 3, Data: accuracytest.F32(float32(math.Inf(1)))},
+		}, want: Result{Good: 1, Total: 4, Accuracy: 25, Target: 72, DatasetSize: 4, Complete: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
