@@ -42,17 +42,27 @@ func PluginRun(c *config.Config, s loadgen.TestSettings, totalSamples int) *host
 	return &host.Run{Benchmark: c.Benchmark.Name, Scenario: s.Scenario.String(), Mode: s.Mode.String(), Settings: ts}
 }
 
+// OptionsKey is the plugin name the run's plugin options are keyed by
+// (options.NAME.KEY): the configured plugin's, or a served plugin's own
+// name, which the host learns from its Info.
+func OptionsKey(c *config.Config, info host.Info) string {
+	if c.Remote.Address != "" {
+		return info.Name
+	}
+	return c.Plugin
+}
+
 // CheckPluginOptions checks the run's plugin options against the option
 // schema the plugin declared (ABI v1.2), before Load: an unknown option
 // is named with its close matches, a bad value with its type, each with
 // the configuration key and source it came from.
 func CheckPluginOptions(info host.Info, c *config.Config) error {
-	err := info.CheckOptions(c.PluginOptions(c.Plugin))
+	err := info.CheckOptions(c.PluginOptions(OptionsKey(c, info)))
 	if err == nil {
 		return nil
 	}
 	var errs []error
-	for _, v := range c.PluginOptionValues(c.Plugin) {
+	for _, v := range c.PluginOptionValues(OptionsKey(c, info)) {
 		e := info.CheckOptions(map[string]string{v.Key: v.Value})
 		var oe *abi.OptionError
 		if errors.As(e, &oe) {

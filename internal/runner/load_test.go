@@ -92,3 +92,16 @@ func TestRunRejectsOptionsOutsideTheSchema(t *testing.T) {
 	}
 	assert.NotContains(t, b.Calls(), "Load", "rejected before Load")
 }
+
+// TestRemoteRunOptionsOfTheServedPlugin: a run through a served plugin,
+// with no --plugin, loads it with the options keyed by the name the
+// served plugin gives itself.
+func TestRemoteRunOptionsOfTheServedPlugin(t *testing.T) {
+	t.Parallel()
+	b, p := oracle(t, nil)
+	c := load(t, "remote.address", "sut:7000", "out", t.TempDir(), "settings.min_duration", "50", "settings.min_query_count", "64",
+		"options.oracle.batch", "4", "options.other.batch", "9")
+	_, err := Run(context.Background(), Spec{Config: c, Plugins: p})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"batch": "4"}, b.Model().Options)
+}

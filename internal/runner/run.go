@@ -154,7 +154,7 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 	if err := CheckPluginOptions(b.Info(), c); err != nil {
 		return nil, err
 	}
-	if err := b.Load(ctx, host.Model{Path: path, Bytes: modelBytes, Options: c.PluginOptions(c.Plugin),
+	if err := b.Load(ctx, host.Model{Path: path, Bytes: modelBytes, Options: c.PluginOptions(OptionsKey(c, b.Info())),
 		Run: PluginRun(c, settings, d.Len()), Inputs: bridge.Inputs(d)}); err != nil {
 		return nil, err
 	}
