@@ -30,10 +30,22 @@ var hclogLevels = map[hclog.Level]slog.Level{
 	hclog.Warn: slog.LevelWarn, hclog.Error: slog.LevelError,
 }
 
+// hclogQuiet are go-plugin's warnings that say nothing to a user: a
+// remote or reattached plugin has no stdio service for go-plugin to sync
+// (the host reads a subprocess's output itself), so its sync "does
+// nothing" by design. They are logged at debug level.
+var hclogQuiet = map[string]bool{
+	"stdio service unavailable, run will do nothing":                 true,
+	"stdio service not available, stdout/stderr syncing unavailable": true,
+}
+
 func (a *hclogAdapter) Log(level hclog.Level, msg string, args ...any) {
 	l, ok := hclogLevels[level]
 	if !ok {
 		l = slog.LevelInfo
+	}
+	if hclogQuiet[msg] {
+		l = slog.LevelDebug
 	}
 	if a.log.Enabled(a.ctx, l) {
 		a.log.Log(a.ctx, l, msg, append(append([]any(nil), a.args...), args...)...)
