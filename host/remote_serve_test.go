@@ -23,6 +23,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/abi/backendv1"
 	"github.com/mlperf-host/mlperf-host/abi/backendv1grpc"
+	"github.com/mlperf-host/mlperf-host/host/manifest"
 	"github.com/mlperf-host/mlperf-host/internal/testcerts"
 )
 
@@ -312,4 +313,21 @@ func TestRemoteModelPathInModelDir(t *testing.T) {
 		}
 		require.NoError(t, b.Close())
 	}
+}
+
+// TestServedPluginStop: a served plugin stopped is gone, and so is its
+// socket directory, however it ended.
+func TestServedPluginStop(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	sp, err := StartServed(t.Context(), Plugin{Name: "fake", Kind: manifest.KindProcess, Entry: exe},
+		[]string{fakePluginEnv + "=" + fakeServe}, io.Discard, 30*time.Second)
+	require.NoError(t, err)
+	require.Equal(t, "unix", sp.Reattach.Network)
+	dir := filepath.Dir(sp.Reattach.Address)
+	require.DirExists(t, dir)
+	sp.Stop()
+	assert.NoDirExists(t, dir)
+	assert.False(t, processAlive(sp.Reattach.Pid), "the plugin is gone")
 }
