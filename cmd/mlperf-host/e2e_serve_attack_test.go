@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -102,14 +103,26 @@ func TestServeAttacks(t *testing.T) {
 }
 
 // TestServeBusy: while a host holds the plugin, a run of another host
-// fails at once (exit 7) saying who is served and since when, with a hint
-// that works; once the holder is dropped for idling, the next run passes.
+// fails (exit 7) saying who is served and since when, with a hint that
+// works; once the holder's call ends and it is dropped for idling, the
+// next run passes.
 func TestServeBusy(t *testing.T) {
 	t.Parallel()
 	srv, addr, ca, dir := servedEcho(t, "--idle-timeout", "2s")
 	holder := backendv1grpc.NewBackendClient(attacker(t, ca, dir, addr))
-	_, err := holder.Ping(t.Context(), &backendv1.PingRequest{})
+	_, err := holder.Info(t.Context(), &backendv1.InfoRequest{})
 	require.NoError(t, err)
+	_, err = holder.Load(t.Context(), &backendv1.LoadRequest{ModelBytes: []byte("m")})
+	require.NoError(t, err)
+	// A call in progress (a session, which needs a model): the holder is
+	// not idle while it lasts.
+	ctx, endSession := context.WithCancel(t.Context())
+	session, err := holder.Session(ctx)
+	require.NoError(t, err)
+	require.NoError(t, session.Send(&backendv1.HostMessage{Kind: &backendv1.HostMessage_Flush{Flush: &backendv1.Flush{}}}))
+	m, err := session.Recv()
+	require.NoError(t, err)
+	require.NotNil(t, m.GetFlushed(), "the session is open: %v", m)
 
 	r := remoteRun(t, ca, dir, addr, "busy")
 	require.Equal(t, exitcode.PluginFailed, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, tail(r.stderr))
@@ -117,7 +130,8 @@ func TestServeBusy(t *testing.T) {
 	assert.Contains(t, r.stderr, "the log of `mlperf-host serve` on "+addr+" says more")
 	assert.NotContains(t, r.stderr, "plugins check remote", "no hint that cannot work")
 
-	srv.waitStderr(t, "remote plugin: the host left") // the idle holder
+	endSession()
+	srv.waitStderr(t, "remote plugin: the host left") // the holder, idle once its call ended
 	r = remoteRun(t, ca, dir, addr, "logs")
 	assertVerdict(t, r, filepath.Join(dir, "logs"))
 }
