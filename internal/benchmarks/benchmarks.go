@@ -188,6 +188,9 @@ type Benchmark struct {
 	// naming a model never applies.
 	AuditConfigs  map[Test]map[string]string
 	AuditSettings map[Test]map[Scenario][]Setting
+	// EOSTokenIDs are an LLM's end-of-sequence token ids (its tokenizer's
+	// and generation config's), which TEST06 checks outputs with.
+	EOSTokenIDs []int64
 	// Demo marks mlperf-host's own bundled benchmark, not an MLPerf one.
 	Demo bool
 	// MinDuration replaces the round's minimum run duration; 0 for the

@@ -26,21 +26,30 @@ var descriptions = map[string][3]string{
 	"yolo":                {"object detection", "YOLO", ""},
 }
 
-// describe fills b's Task, Model and Dataset: the entry of its
-// submission name, or of the name without an accuracy-level or edge suffix
-// ("bert-99.9" is "bert").
+// describe fills b's Task, Model and Dataset, and its EOSTokenIDs: the
+// entries of its submission name, or of the name without an
+// accuracy-level or edge suffix ("bert-99.9" is "bert").
 func describe(b *Benchmark) {
-	key := b.SubmissionName
+	key, ok := descriptionKey(b.SubmissionName)
+	if !ok {
+		b.Model = b.SubmissionName
+		return
+	}
+	d := descriptions[key]
+	b.Task, b.Model, b.Dataset = d[0], d[1], d[2]
+	b.EOSTokenIDs = eosTokenIDs[key]
+}
+
+// descriptionKey returns the key of descriptions that describes the
+// benchmark of submission name name.
+func descriptionKey(name string) (string, bool) {
+	key := name
 	for _, suffix := range []string{"-99.9", "-99", "-95", "-edge"} {
-		if d, ok := descriptions[key]; ok {
-			b.Task, b.Model, b.Dataset = d[0], d[1], d[2]
-			return
+		if _, ok := descriptions[key]; ok {
+			return key, true
 		}
 		key = strings.TrimSuffix(key, suffix)
 	}
-	if d, ok := descriptions[key]; ok {
-		b.Task, b.Model, b.Dataset = d[0], d[1], d[2]
-		return
-	}
-	b.Model = b.SubmissionName
+	_, ok := descriptions[key]
+	return key, ok
 }

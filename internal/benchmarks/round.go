@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"cmp"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -287,8 +288,13 @@ func parseRound(b []byte) (*Round, error) {
 		}
 		for _, t := range b.Audits {
 			key := string(t)
-			if t == TEST01 {
+			switch t {
+			case TEST01:
 				key += "/" + m.ConfName
+			case TEST07, TEST09:
+				// One directory per model: its LoadGen name, else its
+				// submission name.
+				key += "/" + cmp.Or(m.ConfName, m.Name)
 			}
 			if lines, ok := j.AuditConfigs[key]; ok {
 				b.setAudit(t, lines)

@@ -75,9 +75,7 @@ func (c *checker) benchmark(l Layout, dir string, mapping map[string]string, sys
 				c.add(filepath.Join(bdir, s), "scenario not allowed for %s %s systems (check_scenarios)", name, cat)
 			}
 		}
-		opt := b.Optional[cat]
-		if slices.Contains(opt, benchmarks.Server) && slices.Contains(opt, benchmarks.Interactive) &&
-			!lower["server"] && !lower["interactive"] {
+		if len(b.OneOf(cat)) > 0 && !lower["server"] && !lower["interactive"] {
 			c.add(bdir, "%s systems must submit one of Interactive or Server (check_scenarios)", cat)
 		}
 	}

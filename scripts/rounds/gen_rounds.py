@@ -12,8 +12,8 @@ fact has one source a reader can check:
   - the official mlperf.conf of the round (loadgen/mlperf.conf at the round's
     commit, ROUNDS below): every setting it gives a model and scenario, with
     the line pattern that wins under LoadGen's own precedence;
-  - the compliance tests' audit.config files of the round (TEST01 per model,
-    TEST04, TEST06);
+  - the compliance tests' audit.config files of the round (TEST01, TEST07 and
+    TEST09 per model, TEST04, TEST06);
   - the power checks' tables (the checker's checks/power/power_checker.py
     and sources_checksums.json at HEAD): the PTD versions, meters and replies
     it accepts, the files a power run holds, the PTD log messages it tolerates.
@@ -178,6 +178,15 @@ def round_table(repo, name, spec, ns, exprs, llm, power):
         text = git_show(repo, commit, f"{comp}/TEST01/{conf_name}/audit.config")
         if text is not None:
             audit_configs["TEST01/" + conf_name] = parse_conf(text)
+    # TEST07 and TEST09 keep one audit.config per model, in a directory
+    # named by the LoadGen model name or, for models mlperf.conf does not
+    # list, the submission name.
+    for t in ("TEST07", "TEST09"):
+        for m in cfg["models"]:
+            d = CONF_NAME.get(m) or m
+            text = git_show(repo, commit, f"{comp}/{t}/{d}/audit.config")
+            if text is not None:
+                audit_configs[f"{t}/{d}"] = parse_conf(text)
     models = []
     all_tests = ["TEST01", "TEST04", "TEST06", "TEST07", "TEST08", "TEST09"]
     for m in cfg["models"]:
