@@ -22,7 +22,8 @@ import (
 func (a *app) cmdSubmit(ctx context.Context, args []string) error {
 	fs := a.newFlagSet("submit", "[flags]",
 		"For every scenario the benchmark requires of --set category=edge|datacenter|datacenter,edge in the\n"+
-			"round (--round): run accuracy, performance and, in the closed and network divisions, the round's\n"+
+			"round (--round), and each of those it asks one of (a datacenter LLM's Server and Interactive):\n"+
+			"run accuracy, performance and, in the closed and network divisions, the round's\n"+
 			"compliance tests; write the submission tree, truncate its accuracy logs (originals in --backup)\n"+
 			"and check it against the round's rules. Set division, submitter and system with --set, the system\n"+
 			"description's fields the machine cannot tell with --set system_desc.FIELD=VALUE.")
@@ -34,7 +35,8 @@ func (a *app) cmdSubmit(ctx context.Context, args []string) error {
 	strict := fs.Bool("strict", false, "with --check-only: refuse the tree on mlperf-host's own rules too, which the official checker "+
 		"does not enforce (else they are warnings; a tree submit writes is held to them)")
 	asJSON := fs.Bool("json", false, "with --check-only: print every result's verdict, metric and problems as JSON")
-	scenarios := fs.String("scenarios", "", "comma-separated `SCENARIOS` to run (default: those the category requires)")
+	scenarios := fs.String("scenarios", "", "comma-separated `SCENARIOS` to run (default: those the category requires, "+
+		"and of the scenarios it asks one of, Server and Interactive, both)")
 	acknowledge := fs.String("acknowledge", "", "comma-separated plugin `OPTIONS` (start_from_device, end_on_device) "+
 		"the closed division allows only with the committee's approval, acknowledged as approved for this system")
 	pos, err := parse(fs, args)
@@ -154,7 +156,7 @@ type submitDirs struct{ root, backup string }
 // The approval options (see scenarioPlacement) must be acknowledged in
 // acknowledged.
 func (a *app) submit(ctx context.Context, cf *configFlags, c *config.Config, dirs submitDirs, only, acknowledged string) error {
-	scs, ok := c.Benchmark.Requires(c.Category)
+	scs, ok := c.Benchmark.SubmitScenarios(c.Category)
 	if !ok {
 		return exitcode.New(exitcode.Config, fmt.Errorf("%s is not a %s benchmark in round %s", c.Benchmark.SubmissionName, c.Category, c.Round.Name),
 			"set category to one the benchmark is part of: "+categoriesOf(c.Benchmark))
@@ -179,6 +181,11 @@ func (a *app) submit(ctx context.Context, cf *configFlags, c *config.Config, dir
 		var err error
 		if configs[i], err = a.load(&scf); err != nil {
 			return err
+		}
+		if slices.Contains(auditsOf(configs[i]), benchmarks.TEST07) {
+			if err := test07Ready(configs[i]); err != nil {
+				return err
+			}
 		}
 	}
 	placement, err := scenarioPlacement(configs, acknowledged)

@@ -80,10 +80,15 @@ const (
 	// parameters split an LLM's texts into sentences (ROUGE-Lsum); empty:
 	// the embedded English ones.
 	KeyAccuracyPunkt = "accuracy.punkt"
-	// KeyTEST06EOS and KeyTEST06DType are the EOS token and the token type
-	// TEST06 checks an LLM's outputs with.
+	// KeyTEST06EOS and KeyTEST06DType are the EOS tokens and the token
+	// type TEST06 checks an LLM's outputs with.
 	KeyTEST06EOS   = "test06.eos_token_id"
 	KeyTEST06DType = "test06.dtype"
+	// KeyTEST07Dataset is the data set TEST07 runs on (gpt-oss-120b's
+	// GPQA compliance samples); KeyTEST07Script the command that scores
+	// its log, as run_verification.py's --accuracy-script.
+	KeyTEST07Dataset = "test07.dataset"
+	KeyTEST07Script  = "test07.accuracy_script"
 )
 
 // freeFormPrefixes start keys whose last part is any name: a system
@@ -205,8 +210,12 @@ func keySpecs() []keySpec {
 		{key: KeyAccuracyTrace, help: "DLRM aggregation trace the scorer reads with a day-23 ground truth", checker: str("a path", anyString)},
 		{key: KeyAccuracyDType, help: "response dtype where the official script takes one (default: the script's)", checker: str("a dtype name", anyString)},
 		{key: KeyAccuracyPunkt, help: "NLTK punkt_tab/<language> directory an LLM scorer splits sentences with (default: the embedded English parameters)", checker: str("a path", anyString)},
-		{key: KeyTEST06EOS, def: "2", help: "EOS token id TEST06 checks an LLM's outputs with", checker: str("a non-negative integer", uintValue)},
+		{key: KeyTEST06EOS, help: "EOS token ids TEST06 checks an LLM's outputs with, comma-separated (default: the model's generation config's)",
+			checker: str("comma-separated non-negative integers", uintList)},
 		with(keySpec{key: KeyTEST06DType, def: "int32", help: "token type of an LLM's outputs, for TEST06"}, oneOf("int64", "int32", "int16", "float32")),
+		{key: KeyTEST07Dataset, help: "data set of TEST07's run (gpt-oss-120b: acc_eval_compliance_gpqa; default: the dataset key's)", checker: str("a path", anyString)},
+		{key: KeyTEST07Script, help: "command that scores TEST07's log ({accuracy_log}: its path), as the official run_verification.py's --accuracy-script (default: mlperf-host's scorer of the benchmark)",
+			checker: str("a shell command", anyString)},
 		with(keySpec{key: KeyHostInstances, def: "0", help: "WASM instances (0: one per CPU)"}, intRange(0, 1024)),
 		{key: KeyHostTimeout, def: "5m", help: "longest call into a plugin", checker: str("a Go duration such as 30s or 5m", duration)},
 		with(keySpec{key: KeyHostMemory, def: "0", help: "memory cap of each WASM instance in MiB (0: the manifest's, else 1024)"}, intRange(0, 65536)),
@@ -231,6 +240,29 @@ func keySpecs() []keySpec {
 func uintValue(v string) error {
 	_, err := strconv.ParseUint(v, 10, 64)
 	return err
+}
+
+// uintList is "" or comma-separated non-negative integers.
+func uintList(v string) error {
+	_, err := ParseIDs(v)
+	return err
+}
+
+// ParseIDs reads comma-separated non-negative integers (test06.eos_token_id);
+// nil for "".
+func ParseIDs(v string) ([]int64, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
+	var out []int64
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.ParseUint(strings.TrimSpace(f), 10, 63)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, int64(n))
+	}
+	return out, nil
 }
 
 func pathSafe(v string) error {

@@ -53,9 +53,13 @@ type Config struct {
 	Submitter      string
 	System         string
 	Host           HostConfig
-	// TEST06EOS and TEST06DType: test06.eos_token_id and test06.dtype.
-	TEST06EOS   int64
+	// TEST06EOS and TEST06DType: test06.eos_token_id (else the
+	// benchmark's EOS ids) and test06.dtype.
+	TEST06EOS   []int64
 	TEST06DType string
+	// TEST07Dataset and TEST07Script: test07.dataset and
+	// test07.accuracy_script.
+	TEST07Dataset, TEST07Script string
 	// Calibration is the calibration key: a file; "" for none.
 	Calibration string
 	// Scoring is the accuracy.* keys.
@@ -275,7 +279,11 @@ func build(all *layer, round *benchmarks.Round, bench benchmarks.Benchmark, igno
 		Scoring: ScoringConfig{Truth: get(KeyAccuracyTruth), Vocab: get(KeyAccuracyVocab), Trace: get(KeyAccuracyTrace), DType: get(KeyAccuracyDType), Punkt: get(KeyAccuracyPunkt)},
 		values:  values, ignored: ignored,
 	}
-	c.TEST06EOS, _ = strconv.ParseInt(get(KeyTEST06EOS), 10, 64)
+	c.TEST06EOS, _ = ParseIDs(get(KeyTEST06EOS))
+	if c.TEST06EOS == nil {
+		c.TEST06EOS = slices.Clone(c.Benchmark.EOSTokenIDs)
+	}
+	c.TEST07Dataset, c.TEST07Script = get(KeyTEST07Dataset), get(KeyTEST07Script)
 	if d := get(KeyHostPluginDirs); d != "" {
 		c.Host.PluginDirs = strings.Split(d, ",")
 	}

@@ -36,7 +36,7 @@ func (c *checker) compliance(l Layout, sysDesc map[string]any) {
 		case benchmarks.TEST01, benchmarks.TEST06, benchmarks.TEST07, benchmarks.TEST08:
 			need(VerifyAcc, "accuracy verification")
 		case benchmarks.TEST09:
-			need("verify_output_len.txt", "output length verification")
+			need(VerifyOutputLen, "output length verification")
 		}
 		if t == benchmarks.TEST01 || t == benchmarks.TEST04 {
 			need(VerifyPerf, "performance verification")
@@ -70,7 +70,7 @@ func (c *checker) complianceAccuracy(l Layout, t benchmarks.Test) {
 	case benchmarks.TEST07, benchmarks.TEST09:
 		name := VerifyAcc
 		if t == benchmarks.TEST09 {
-			name = "verify_output_len.txt"
+			name = VerifyOutputLen
 		}
 		path := filepath.Join(dir, name)
 		if b, err := os.ReadFile(path); err == nil && !bytes.Contains(b, []byte(Pass)) {

@@ -130,6 +130,7 @@ const (
 	AccuracyText     = "accuracy.txt"
 	VerifyAcc        = "verify_accuracy.txt"
 	VerifyPerf       = "verify_performance.txt"
+	VerifyOutputLen  = "verify_output_len.txt"
 	AuditConfigFile  = "audit.config"
 	BaselineAccuracy = "baseline_accuracy.txt"
 	ComplianceAcc    = "compliance_accuracy.txt"

@@ -81,7 +81,7 @@ func TestVerifyTEST06AsOfficial(t *testing.T) {
 	t.Parallel()
 	verifyCases(t, "test06", func(t *testing.T, dir string) Verdict {
 		sc := strings.TrimSpace(read(t, filepath.Join(dir, "scenario")))
-		v, err := VerifyTEST06(open(t, filepath.Join(dir, AccuracyFile)), sc, Int32, 2)
+		v, err := VerifyTEST06(open(t, filepath.Join(dir, AccuracyFile)), sc, Int32, []int64{2})
 		require.NoError(t, err)
 		return v
 	})
@@ -93,7 +93,7 @@ func TestVerifyErrors(t *testing.T) {
 	require.ErrorContains(t, err, "buffer size 2 must be a multiple of element size 4")
 	_, err = VerifyTEST01Accuracy(strings.NewReader("not json"), strings.NewReader("[]"), Byte)
 	require.Error(t, err)
-	_, err = VerifyTEST06(strings.NewReader(`[{"seq_id": 0, "qsl_idx": 0, "data": "02000000"}]`), "Offline", Int32, 2)
+	_, err = VerifyTEST06(strings.NewReader(`[{"seq_id": 0, "qsl_idx": 0, "data": "02000000"}]`), "Offline", Int32, []int64{2})
 	require.ErrorContains(t, err, "without token_count")
 }
 

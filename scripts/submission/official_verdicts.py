@@ -2,7 +2,7 @@
 """Record what the official compliance scripts say of mlperf-host's verification fixtures.
 
 internal/submission/testdata/verify holds cases for TEST01 (accuracy and
-performance), TEST04 and TEST06. For each case this program runs the official
+performance), TEST04, TEST06, TEST07 and TEST09. For each case this program runs the official
 script of mlcommons/inference (a checkout: --repo) and writes its output to
 the case's want.txt, which internal/submission's tests compare with
 mlperf-host's verdicts:
@@ -12,6 +12,11 @@ mlperf-host's verdicts:
   test04/CASE:     compliance/TEST04/verify_performance.py -r ref_summary.txt -t test_summary.txt
   (each run in the case's directory)
   test06/CASE:     compliance/TEST06/run_verification.py -c CASE -o OUT -s SCENARIO (want.txt: OUT/TEST06/verify_accuracy.txt)
+  test07/CASE:     compliance/TEST07/run_verification.py -c CASE -o OUT --audit-config audit.config
+                   --accuracy-script "cat output.txt" (output.txt: what an accuracy script printed; want.txt:
+                   OUT/TEST07/verify_accuracy.txt)
+  test09/CASE:     compliance/TEST09/run_verification.py -c CASE -o OUT --audit-config audit.config
+                   (want.txt: OUT/TEST09/verify_output_len.txt)
 
 The verify_performance.py scripts log to stderr through Python's logging
 (timestamps, paths); those lines are left out. With --check it writes nothing
@@ -60,6 +65,21 @@ def verdicts(repo, base):
         with tempfile.TemporaryDirectory() as tmp:
             run([os.path.join(comp, "TEST06", "run_verification.py"), "-c", d, "-o", tmp, "-s", scenario])
             with open(os.path.join(tmp, "TEST06", "verify_accuracy.txt")) as f:
+                out[d] = f.read()
+    # TEST07 and TEST09 write their verdict into the working directory
+    # before they copy it to OUT/TESTnn: each runs in a temporary one.
+    for name, d in cases(base, "test07"):
+        with tempfile.TemporaryDirectory() as tmp:
+            run([os.path.join(comp, "TEST07", "run_verification.py"), "-c", os.path.abspath(d), "-o", tmp,
+                 "--audit-config", os.path.abspath(os.path.join(d, "audit.config")),
+                 "--accuracy-script", "cat " + os.path.abspath(os.path.join(d, "output.txt"))], cwd=tmp)
+            with open(os.path.join(tmp, "TEST07", "verify_accuracy.txt")) as f:
+                out[d] = f.read()
+    for name, d in cases(base, "test09"):
+        with tempfile.TemporaryDirectory() as tmp:
+            run([os.path.join(comp, "TEST09", "run_verification.py"), "-c", os.path.abspath(d), "-o", tmp,
+                 "--audit-config", os.path.abspath(os.path.join(d, "audit.config"))], cwd=tmp)
+            with open(os.path.join(tmp, "TEST09", "verify_output_len.txt")) as f:
                 out[d] = f.read()
     return out
 
