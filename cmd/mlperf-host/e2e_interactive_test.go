@@ -81,11 +81,7 @@ func TestInteractiveEndToEnd(t *testing.T) {
 
 	// The open division is held to no quality target: the tiny model's
 	// ROUGE does not stop the submission.
-	sub := append([]string{"submit", "--submission", "sub", "--scenarios", "Offline,Interactive", "--set", "division=open",
-		"--set", "submitter=acme", "--set", "system=box", "--set", "system_desc.cooling=air",
-		"--set", "system_desc.host_networking_topology=N/A", "--set", "system_desc.host_memory_configuration=test machine",
-		"--set", "measurements.retraining=No", "--set", "measurements.starting_weights_filename=decoder-signature.onnx",
-		"--set", "measurements.input_data_types=int32", "--set", "measurements.weight_data_types=fp32", "--set", "measurements.weight_transformations=none"}, common...)
+	sub := append(append([]string{"submit", "--submission", "sub", "--scenarios", "Offline,Interactive"}, closedSubmitFlags("open")...), common...)
 	r = mlperfHost(t, dir, sub...)
 	require.Contains(t, []exitcode.Code{exitcode.OK, exitcode.SubmissionInvalid}, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	res := filepath.Join(dir, "sub", "open", "acme", "results", "box", "llama3.1-8b")

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
+	"github.com/mlperf-host/mlperf-host/internal/exitcode"
+)
+
+// keepAuditsEnv names a directory where TestLLMAuditsEndToEnd leaves the
+// trees it writes (DIR/llama3.1-8b/sub, DIR/gpt-oss-120b/sub, with
+// DIR/gpt-oss-120b/accuracy_script, TEST07's scoring command), for
+// `make verify-llm-audits` to judge with the official run_verification.py.
+const keepAuditsEnv = "MLPERF_HOST_AUDITS_KEEP"
+
+// auditsConf: Server and Interactive runs long enough for early
+// stopping (1000 queries at 200 QPS, as TestInteractiveEndToEnd), the
+// others a handful of queries. The compliance tests' own audit.config
+// settings (TEST06: 100 queries, no minimum duration) override these.
+const auditsConf = `*.*.min_duration = 0
+*.*.min_query_count = 8
+*.Offline.target_qps = 1
+llama3_1-8b.Server.target_qps = 200
+llama3_1-8b.Server.min_query_count = 1000
+llama3_1-8b-interactive.Server.target_qps = 200
+llama3_1-8b-interactive.Server.min_query_count = 1000
+`
+
+// closedSubmitFlags are what a submission tree of division needs besides
+// the runs: the organization, system and what the machine cannot tell.
+func closedSubmitFlags(division string) []string {
+	return []string{"--set", "division=" + division, "--set", "submitter=acme", "--set", "system=box", "--set", "system_desc.cooling=air",
+		"--set", "system_desc.host_networking_topology=N/A", "--set", "system_desc.host_memory_configuration=test machine",
+		"--set", "measurements.retraining=No", "--set", "measurements.starting_weights_filename=decoder-signature.onnx",
+		"--set", "measurements.input_data_types=int32", "--set", "measurements.weight_data_types=fp32", "--set", "measurements.weight_transformations=none"}
+}
+
+// auditsDir is the test's directory: under keepAuditsEnv when set.
+func auditsDir(t *testing.T, name string) string {
+	t.Helper()
+	keep := os.Getenv(keepAuditsEnv)
+	if keep == "" {
+		return t.TempDir()
+	}
+	dir := filepath.Join(keep, name)
+	require.NoError(t, os.RemoveAll(dir))
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	return dir
+}
+
+// checkedProblems runs submit --check-only --json on the tree and
+// returns every result's problems by scenario.
+func checkedProblems(t *testing.T, dir string) map[string][]string {
+	t.Helper()
+	r := mlperfHost(t, dir, "submit", "--check-only", "--json", "--submission", "sub")
+	var out struct {
+		Results []struct {
+			Scenario string
+			Problems []string
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &out), r.stdout+r.stderr)
+	problems := map[string][]string{}
+	for _, x := range out.Results {
+		problems[x.Scenario] = append(problems[x.Scenario], x.Problems...)
+	}
+	return problems
+}
+
+// TestLLMAuditsEndToEnd submits closed datacenter LLM trees as a vendor
+// would, on the decoder fixture of TestBenchmarksEndToEnd.
+func TestLLMAuditsEndToEnd(t *testing.T) {
+	t.Parallel()
+	plugins, _ := onnxOrt(t)
+	model, err := filepath.Abs(filepath.Join("testdata", "benchmarks", "decoder-signature.onnx"))
+	require.NoError(t, err)
+	common := []string{"--model", model, "--plugin", "onnx-ort", "--plugin-dirs", plugins, "--user-conf", "user.conf",
+		"--set", "onnx-ort.max_new_tokens=6", "--set", "category=datacenter", "--set", "calibration=calibration.md"}
+	setup := func(t *testing.T, name string) string {
+		dir := auditsDir(t, name)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "user.conf"), []byte(auditsConf), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "calibration.md"), []byte("# Calibration\n\nFP32 as trained.\n"), 0o644))
+		return dir
+	}
+
+	// llama3.1-8b: submit with no --scenarios makes Offline, Server and
+	// Interactive, and TEST06 in each. TEST06's Server and Interactive
+	// runs (100 queries) are INVALID by early stopping, which does not
+	// stop the submission: the verdict reads their logged responses.
+	t.Run("llama3.1-8b TEST06", func(t *testing.T) {
+		t.Parallel()
+		dir := setup(t, "llama3.1-8b")
+		writeLlamaFixture([]string{"w31 w32.", "w44 w43.", "W61.", "The w51."})(t, filepath.Join(dir, "data"))
+		// No tokenizer for the scorer: the closed division's targets, which
+		// the tiny model cannot reach, would stop the submission at the
+		// first accuracy run.
+		args := append([]string{"submit", "--submission", "sub", "--benchmark", "llama3.1-8b", "--dataset", "data/prompts.json"}, common...)
+		r := mlperfHost(t, dir, append(args, closedSubmitFlags("closed")...)...)
+		// The tiny data set and model reach neither the sample counts nor
+		// the targets: the tree's check says so, and only so.
+		require.Equal(t, exitcode.SubmissionInvalid, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		for _, sc := range []string{"Server", "Interactive"} {
+			assert.Contains(t, r.stderr, sc+" TEST06 run: the result is INVALID: Early stopping")
+			assert.Contains(t, r.stderr, "(TEST06 is judged on the responses it logged alone)")
+		}
+		res := filepath.Join(dir, "sub", "closed", "acme", "results", "box", "llama3.1-8b")
+		for _, sc := range []string{"Offline", "Server", "Interactive"} {
+			assert.Contains(t, r.stderr, sc+" TEST06: TEST PASS")
+			verdict, err := os.ReadFile(filepath.Join(res, sc, "TEST06", "verify_accuracy.txt"))
+			require.NoError(t, err)
+			golden(t, "audits_test06_"+strings.ToLower(sc), string(verdict))
+			assert.FileExists(t, filepath.Join(res, sc, "TEST06", "accuracy", "mlperf_log_accuracy.json"))
+			assert.FileExists(t, filepath.Join(res, sc, "TEST06", "performance", "run_1", "mlperf_log_detail.txt"))
+		}
+		problems := checkedProblems(t, dir)
+		assert.Len(t, problems, 3)
+		for sc, ps := range problems {
+			for _, p := range ps {
+				for _, not := range []string{"TEST06", "check_scenarios", "dir_exists_check"} {
+					assert.NotContains(t, p, not, sc)
+				}
+			}
+		}
+	})
+
+	// gpt-oss-120b: TEST07 runs on its compliance set (990 prompts,
+	// test07.dataset), every response logged once and scored by
+	// test07.accuracy_script (here a script that counts them); TEST09 on
+	// the performance set (6396 prompts), whose six-token outputs fall
+	// short of the official window.
+	t.Run("gpt-oss-120b TEST07 TEST09", func(t *testing.T) {
+		t.Parallel()
+		dir := setup(t, "gpt-oss-120b")
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, "data"), 0o755))
+		prompts := func(n int) [][]int32 {
+			out := make([][]int32, n)
+			for i := range out {
+				out[i] = []int32{1, int32(20 + i%40)}
+			}
+			return out
+		}
+		require.NoError(t, llm.WritePrompts(filepath.Join(dir, "data", "perf.json"), prompts(6396), nil))
+		require.NoError(t, llm.WritePrompts(filepath.Join(dir, "data", "gpqa.json"), prompts(990), nil))
+		script := filepath.Join(dir, "score.sh")
+		require.NoError(t, os.WriteFile(script, []byte(`n=$(grep -o '"qsl_idx"' "$1" | wc -l | tr -d ' ')
+echo "scored $n responses"
+echo "{'exact_match': $((n * 100 / 990)).0, 'num-samples': $n}"
+`), 0o644))
+		command := "sh " + script + " {accuracy_log}"
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "accuracy_script"), []byte(command), 0o644))
+		args := append([]string{"submit", "--submission", "sub", "--benchmark", "gpt-oss-120b", "--scenarios", "Offline",
+			"--dataset", "data/perf.json", "--set", "test07.dataset=data/gpqa.json", "--set", "test07.accuracy_script=" + command}, common...)
+		r := mlperfHost(t, dir, append(args, closedSubmitFlags("closed")...)...)
+		require.Equal(t, exitcode.SubmissionInvalid, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		assert.Contains(t, r.stderr, "Offline TEST07: TEST PASS")
+		assert.Contains(t, r.stderr, "Offline TEST09: TEST FAIL")
+		off := filepath.Join(dir, "sub", "closed", "acme", "results", "box", "gpt-oss-120b", "Offline")
+		for _, f := range []struct{ test, file string }{{"TEST07", "verify_accuracy.txt"}, {"TEST09", "verify_output_len.txt"}} {
+			b, err := os.ReadFile(filepath.Join(off, f.test, f.file))
+			require.NoError(t, err)
+			golden(t, "audits_"+strings.ToLower(f.test)+"_offline", string(b))
+			assert.FileExists(t, filepath.Join(off, f.test, "accuracy", "mlperf_log_accuracy.json"))
+			assert.NoFileExists(t, filepath.Join(off, f.test, "performance", "run_1", "mlperf_log_accuracy.json"), "moved to accuracy/")
+			assert.FileExists(t, filepath.Join(off, f.test, "performance", "run_1", "mlperf_log_summary.txt"))
+		}
+		audit, err := os.ReadFile(filepath.Join(off, "TEST07", "audit.config"))
+		require.NoError(t, err)
+		assert.Contains(t, string(audit), "*.*.test07_accuracy_threshold = 60.698\n")
+		assert.Contains(t, string(audit), "*.*.performance_issue_unique = 1\n")
+		problems := strings.Join(checkedProblems(t, dir)["Offline"], "\n")
+		assert.NotContains(t, problems, "TEST07")
+		assert.Contains(t, problems, "TEST09 did not pass (accuracy_check)")
+	})
+
+	// Without a scorer of the benchmark nor test07.accuracy_script, TEST07
+	// cannot be judged: submit says so before the first run.
+	t.Run("gpt-oss-120b without a TEST07 scorer", func(t *testing.T) {
+		t.Parallel()
+		dir := setup(t, "gpt-oss-120b-unscored")
+		r := mlperfHost(t, dir, append(append([]string{"submit", "--submission", "sub", "--benchmark", "gpt-oss-120b", "--scenarios", "Offline",
+			"--dataset", "data/perf.json"}, common...), closedSubmitFlags("closed")...)...)
+		require.Equal(t, exitcode.Config, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		assert.Contains(t, r.stderr, "TEST07 of gpt-oss-120b: mlperf-host has no scorer of gpt-oss-120b, and test07.accuracy_script names none")
+		assert.Contains(t, r.stderr, "hint: set test07.accuracy_script")
+		assert.NoDirExists(t, filepath.Join(dir, "sub", "closed", "acme", "results"))
+	})
+}
