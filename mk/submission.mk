@@ -10,7 +10,7 @@ VERIFY_ARGS ?=
 SWEEP_WORK ?= $(CURDIR)/out/sweep-submissions
 SWEEP_ARGS ?=
 
-.PHONY: rounds verify-rounds verify-official verify-submission sweep-submissions sweep-broken sweep-reports
+.PHONY: rounds verify-rounds verify-official verify-submission verify-llm-audits sweep-submissions sweep-broken sweep-reports
 
 define need-inference
 	@test -n "$(INFERENCE_REPO)" || { echo "set INFERENCE_REPO to a checkout (or bare clone) of mlcommons/inference"; exit 2; }
@@ -43,6 +43,12 @@ verify-submission: build ## the demo's submission (closed; edge and datacenter; 
 	$(need-inference)
 	$(PYTHON3) scripts/submission/verify_submission.py --repo $(INFERENCE_REPO) --binary $(MLPERF_HOST) \
 		--work $(VERIFY_WORK) --min-duration-ms $(VERIFY_MIN_DURATION_MS) $(VERIFY_ARGS)
+
+verify-llm-audits: ## the TEST06/07/09 directories of TestLLMAuditsEndToEnd judged by the official run_verification.py of INFERENCE (mlcommons/inference: checkout or bare clone; TEST06 needs python3-numpy); every verdict file must be ours byte for byte (a minute)
+	@test -n "$(INFERENCE)" || { echo "set INFERENCE to mlcommons/inference (a checkout or bare clone)"; exit 2; }
+	rm -rf $(SWEEP_WORK)/llm-audits && mkdir -p $(SWEEP_WORK)/llm-audits
+	MLPERF_HOST_AUDITS_KEEP=$(SWEEP_WORK)/llm-audits $(GO) test ./cmd/mlperf-host/ -run 'TestLLMAuditsEndToEnd' -count=1
+	$(PYTHON3) scripts/submission/llm_audits.py --inference $(INFERENCE) --trees $(SWEEP_WORK)/llm-audits
 
 sweep-submissions: build ## the official checker (INFERENCE: mlcommons/inference) and submit --check-only on every result of RESULTS (a published results repository, v5.1: checkout or bare clone); prints the agreement table (minutes, CPU heavy)
 	@test -n "$(RESULTS)" -a -n "$(INFERENCE)" || { echo "set RESULTS to a results repository (mlcommons/inference_results_v5.1) and INFERENCE to mlcommons/inference (checkouts or bare clones)"; exit 2; }

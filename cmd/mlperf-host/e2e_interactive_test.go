@@ -81,7 +81,7 @@ func TestInteractiveEndToEnd(t *testing.T) {
 
 	// The open division is held to no quality target: the tiny model's
 	// ROUGE does not stop the submission.
-	sub := append(append([]string{"submit", "--submission", "sub", "--scenarios", "Offline,Interactive"}, closedSubmitFlags("open")...), common...)
+	sub := append(append([]string{"submit", "--submission", "sub", "--scenarios", "Offline,Interactive"}, submitTreeFlags("open")...), common...)
 	r = mlperfHost(t, dir, sub...)
 	require.Contains(t, []exitcode.Code{exitcode.OK, exitcode.SubmissionInvalid}, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	res := filepath.Join(dir, "sub", "open", "acme", "results", "box", "llama3.1-8b")

@@ -33,9 +33,9 @@ llama3_1-8b-interactive.Server.target_qps = 200
 llama3_1-8b-interactive.Server.min_query_count = 1000
 `
 
-// closedSubmitFlags are what a submission tree of division needs besides
+// submitTreeFlags are what a submission tree of division needs besides
 // the runs: the organization, system and what the machine cannot tell.
-func closedSubmitFlags(division string) []string {
+func submitTreeFlags(division string) []string {
 	return []string{"--set", "division=" + division, "--set", "submitter=acme", "--set", "system=box", "--set", "system_desc.cooling=air",
 		"--set", "system_desc.host_networking_topology=N/A", "--set", "system_desc.host_memory_configuration=test machine",
 		"--set", "measurements.retraining=No", "--set", "measurements.starting_weights_filename=decoder-signature.onnx",
@@ -102,7 +102,7 @@ func TestLLMAuditsEndToEnd(t *testing.T) {
 		// the tiny model cannot reach, would stop the submission at the
 		// first accuracy run.
 		args := append([]string{"submit", "--submission", "sub", "--benchmark", "llama3.1-8b", "--dataset", "data/prompts.json"}, common...)
-		r := mlperfHost(t, dir, append(args, closedSubmitFlags("closed")...)...)
+		r := mlperfHost(t, dir, append(args, submitTreeFlags("closed")...)...)
 		// The tiny data set and model reach neither the sample counts nor
 		// the targets: the tree's check says so, and only so.
 		require.Equal(t, exitcode.SubmissionInvalid, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
@@ -157,7 +157,7 @@ echo "{'exact_match': $((n * 100 / 990)).0, 'num-samples': $n}"
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "accuracy_script"), []byte(command), 0o644))
 		args := append([]string{"submit", "--submission", "sub", "--benchmark", "gpt-oss-120b", "--scenarios", "Offline",
 			"--dataset", "data/perf.json", "--set", "test07.dataset=data/gpqa.json", "--set", "test07.accuracy_script=" + command}, common...)
-		r := mlperfHost(t, dir, append(args, closedSubmitFlags("closed")...)...)
+		r := mlperfHost(t, dir, append(args, submitTreeFlags("closed")...)...)
 		require.Equal(t, exitcode.SubmissionInvalid, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 		assert.Contains(t, r.stderr, "Offline TEST07: TEST PASS")
 		assert.Contains(t, r.stderr, "Offline TEST09: TEST FAIL")
@@ -185,7 +185,7 @@ echo "{'exact_match': $((n * 100 / 990)).0, 'num-samples': $n}"
 		t.Parallel()
 		dir := setup(t, "gpt-oss-120b-unscored")
 		r := mlperfHost(t, dir, append(append([]string{"submit", "--submission", "sub", "--benchmark", "gpt-oss-120b", "--scenarios", "Offline",
-			"--dataset", "data/perf.json"}, common...), closedSubmitFlags("closed")...)...)
+			"--dataset", "data/perf.json"}, common...), submitTreeFlags("closed")...)...)
 		require.Equal(t, exitcode.Config, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 		assert.Contains(t, r.stderr, "TEST07 of gpt-oss-120b: mlperf-host has no scorer of gpt-oss-120b, and test07.accuracy_script names none")
 		assert.Contains(t, r.stderr, "hint: set test07.accuracy_script")
