@@ -237,11 +237,6 @@ func keySpecs() []keySpec {
 	}, append(append(poolKeySpecs(), remoteKeySpecs()...), calibrateKeySpecs()...)...)
 }
 
-func uintValue(v string) error {
-	_, err := strconv.ParseUint(v, 10, 64)
-	return err
-}
-
 // uintList is "" or comma-separated non-negative integers.
 func uintList(v string) error {
 	_, err := ParseIDs(v)
