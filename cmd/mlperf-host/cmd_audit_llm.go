@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,12 +102,19 @@ func test06(c *config.Config, logged string) (submission.Verdict, error) {
 		return submission.Verdict{}, exitcode.New(exitcode.Config, fmt.Errorf("%s: no EOS token id known", c.Benchmark.SubmissionName),
 			"set test06.eos_token_id to the ids of the model's generation config (eos_token_id)")
 	}
-	f, err := os.Open(logged)
+	return onLog(logged, func(r io.Reader) (submission.Verdict, error) {
+		return submission.VerifyTEST06(r, string(c.Scenario), submission.DType(c.TEST06DType), c.TEST06EOS)
+	})
+}
+
+// onLog opens the accuracy log at path and judges it with verify.
+func onLog(path string, verify func(io.Reader) (submission.Verdict, error)) (submission.Verdict, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return submission.Verdict{}, err
 	}
 	defer f.Close()
-	return submission.VerifyTEST06(f, string(c.Scenario), submission.DType(c.TEST06DType), c.TEST06EOS)
+	return verify(f)
 }
 
 // test07 scores the logged responses, with test07.accuracy_script as
@@ -119,23 +127,7 @@ func (a *app) test07(ctx context.Context, c *config.Config, logged string) (subm
 	if err != nil {
 		return submission.Verdict{}, err
 	}
-	var output string
-	if c.TEST07Script != "" {
-		abs, err := filepath.Abs(logged)
-		if err != nil {
-			return submission.Verdict{}, err
-		}
-		cmd := exec.CommandContext(ctx, "sh", "-c", strings.ReplaceAll(c.TEST07Script, "{accuracy_log}", abs))
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			if exited := new(exec.ExitError); !errors.As(err, &exited) {
-				return submission.Verdict{}, fmt.Errorf("test07.accuracy_script: %w", err)
-			}
-			fmt.Fprintf(a.stderr, "mlperf-host: test07.accuracy_script: %v\n", err)
-		}
-		output = out.String()
-	} else {
+	if c.TEST07Script == "" {
 		sc, _, _ := bench.LookupScorer("", c.Benchmark.Name)
 		sub := *c
 		if c.TEST07Dataset != "" {
@@ -145,18 +137,28 @@ func (a *app) test07(ctx context.Context, c *config.Config, logged string) (subm
 		if err != nil {
 			return submission.Verdict{}, err
 		}
-		f, err := os.Open(logged)
-		if err != nil {
-			return submission.Verdict{}, err
-		}
-		defer f.Close()
-		res, err := sc.Score(f, in)
-		if err != nil {
-			return submission.Verdict{}, fmt.Errorf("%s scorer: %w", sc.Name, err)
-		}
-		output = res.Text() + "\n"
+		return onLog(logged, func(r io.Reader) (submission.Verdict, error) {
+			res, err := sc.Score(r, in)
+			if err != nil {
+				return submission.Verdict{}, fmt.Errorf("%s scorer: %w", sc.Name, err)
+			}
+			return submission.VerifyTEST07(res.Text()+"\n", threshold, submission.TEST07Pattern), nil
+		})
 	}
-	return submission.VerifyTEST07(output, threshold, submission.TEST07Pattern), nil
+	abs, err := filepath.Abs(logged)
+	if err != nil {
+		return submission.Verdict{}, err
+	}
+	cmd := exec.CommandContext(ctx, "sh", "-c", strings.ReplaceAll(c.TEST07Script, "{accuracy_log}", abs))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		if exited := new(exec.ExitError); !errors.As(err, &exited) {
+			return submission.Verdict{}, fmt.Errorf("test07.accuracy_script: %w", err)
+		}
+		fmt.Fprintf(a.stderr, "mlperf-host: test07.accuracy_script: %v\n", err)
+	}
+	return submission.VerifyTEST07(out.String(), threshold, submission.TEST07Pattern), nil
 }
 
 // test09 judges the mean output length of the logged responses against
@@ -170,10 +172,5 @@ func test09(c *config.Config, logged string) (submission.Verdict, error) {
 	if err != nil {
 		return submission.Verdict{}, err
 	}
-	f, err := os.Open(logged)
-	if err != nil {
-		return submission.Verdict{}, err
-	}
-	defer f.Close()
-	return submission.VerifyTEST09(f, lo, hi)
+	return onLog(logged, func(r io.Reader) (submission.Verdict, error) { return submission.VerifyTEST09(r, lo, hi) })
 }
