@@ -1,5 +1,6 @@
-// Package hftokenizer writes small byte-level Hugging Face tokenizer.json
-// files for the LLM fixtures ([WriteByteLevel]); the scorers decode with
+// Package hftokenizer writes small Hugging Face tokenizer.json
+// files for the LLM fixtures ([WriteByteLevel], and [WriteSentencePiece]
+// for the tiny llama model Ollama serves in the tests); the scorers decode with
 // package sdk/tokenizer.
 //
 // Package hftokenizer imports only the standard library; it must never
