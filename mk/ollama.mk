@@ -35,3 +35,11 @@ $(OLLAMA_BIN):
 		CPLUS_INCLUDE_PATH=$(OLLAMA_INCLUDE) C_INCLUDE_PATH=$(OLLAMA_INCLUDE) \
 		$(OLLAMA_NICE) $(GO) install github.com/ollama/ollama@$(OLLAMA_VERSION)
 	@ls -l $@
+
+.PHONY: test-ollama
+# The tests tagged ollama: the tiny llama served by two Ollama processes,
+# plain HTTP (internal/tinyllama) and through --plugin openai
+# (cmd/mlperf-host). Without the servers they fail; `make test` does not
+# build them.
+test-ollama: ollama ## end-to-end tests against two real Ollama servers (scripts/with-ollama.sh) on the tiny llama model
+	OLLAMA=$(OLLAMA_BIN) ./scripts/with-ollama.sh $(GO) test -count=1 -tags ollama -run Ollama ./internal/tinyllama/ ./cmd/mlperf-host/
