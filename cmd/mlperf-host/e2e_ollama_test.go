@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	endian "encoding/binary"
 	"encoding/hex"
@@ -201,22 +200,9 @@ func int32s(t *testing.T, h string) []int32 {
 // ollamaComplete is endpoint's greedy completion of prompt, not streamed.
 func ollamaComplete(t *testing.T, endpoint, model, prompt string) string {
 	t.Helper()
-	body, err := json.Marshal(map[string]any{"model": model, "prompt": prompt, "max_tokens": ollamaMaxTokens, "temperature": 0})
-	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint+"/v1/completions", bytes.NewReader(body))
+	c, err := tinyllama.Complete(ctx, http.DefaultClient, endpoint, model, prompt, ollamaMaxTokens)
 	require.NoError(t, err)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	var reply struct {
-		Choices []struct {
-			Text string `json:"text"`
-		} `json:"choices"`
-	}
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&reply))
-	require.Len(t, reply.Choices, 1)
-	return reply.Choices[0].Text
+	return c.Text
 }

@@ -169,21 +169,15 @@ func TestReadErrors(t *testing.T) {
 		return b
 	}
 	tensorFile := func(dims int, off uint64) []byte {
-		var b bytes.Buffer
-		e := encoder{w: &b}
-		e.raw([]byte(Magic))
-		e.u32(Version)
-		e.u64(1)
-		e.u64(0)
-		e.str("t")
-		e.u32(uint32(dims))
-		for range dims {
-			e.u64(1)
-		}
-		e.u32(uint32(F32))
-		e.u64(off)
-		e.zeros(64)
-		return b.Bytes()
+		return handmade(1, 0, func(e *encoder) {
+			e.str("t")
+			e.u32(uint32(dims))
+			for range dims {
+				e.u64(1)
+			}
+			e.u32(uint32(F32))
+			e.u64(off)
+		})
 	}
 	for _, tc := range []struct {
 		name string
@@ -208,6 +202,20 @@ func TestReadErrors(t *testing.T) {
 	}
 }
 
+// handmade is a GGUF header of nt tensors and nkv pairs, what body
+// writes, and 64 zero bytes.
+func handmade(nt, nkv uint64, body func(e *encoder)) []byte {
+	var b bytes.Buffer
+	e := encoder{w: &b}
+	e.raw([]byte(Magic))
+	e.u32(Version)
+	e.u64(nt)
+	e.u64(nkv)
+	body(&e)
+	e.zeros(64)
+	return b.Bytes()
+}
+
 func TestReadValueErrors(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -223,16 +231,7 @@ func TestReadValueErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var b bytes.Buffer
-			e := encoder{w: &b}
-			e.raw([]byte(Magic))
-			e.u32(Version)
-			e.u64(0)
-			e.u64(1)
-			e.str("k")
-			tc.value(&e)
-			e.zeros(16)
-			_, err := Read(b.Bytes())
+			_, err := Read(handmade(0, 1, func(e *encoder) { e.str("k"); tc.value(e) }))
 			require.EqualError(t, err, tc.want)
 		})
 	}

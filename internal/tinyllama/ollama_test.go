@@ -4,7 +4,6 @@ package tinyllama
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -44,17 +43,14 @@ type completion struct {
 	zeroBefore bool // every frame before the last had usage zero or none
 }
 
-// complete asks endpoint's /v1/completions for prompt, streamed or not.
-func complete(t *testing.T, endpoint, model, prompt string, maxTokens int, stream bool) completion {
+// stream asks endpoint's /v1/completions for prompt, streamed, and
+// reads the frames.
+func stream(t *testing.T, endpoint, model, prompt string, maxTokens int) completion {
 	t.Helper()
-	body, err := json.Marshal(map[string]any{"model": model, "prompt": prompt, "max_tokens": maxTokens, "temperature": 0,
-		"stream": stream, "stream_options": map[string]bool{"include_usage": true}})
-	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint+"/v1/completions", bytes.NewReader(body))
+	req, err := CompletionRequest(ctx, endpoint, model, prompt, maxTokens, true)
 	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
@@ -68,7 +64,7 @@ func complete(t *testing.T, endpoint, model, prompt string, maxTokens int, strea
 			CompletionTokens int `json:"completion_tokens"`
 		} `json:"usage"`
 	}
-	var c completion
+	c := completion{zeroBefore: true}
 	add := func(f frame) {
 		for _, ch := range f.Choices {
 			if ch.Text != "" {
@@ -83,13 +79,6 @@ func complete(t *testing.T, endpoint, model, prompt string, maxTokens int, strea
 			c.usage = f.Usage.CompletionTokens
 		}
 	}
-	if !stream {
-		var f frame
-		require.NoError(t, json.NewDecoder(resp.Body).Decode(&f))
-		add(f)
-		return c
-	}
-	c.zeroBefore = true
 	sc := bufio.NewScanner(resp.Body)
 	done := false
 	for sc.Scan() {
@@ -136,7 +125,7 @@ func TestOllamaServesTinyLlama(t *testing.T) {
 			t.Parallel()
 			var first completion
 			for i, e := range endpoints {
-				c := complete(t, e, model, tc.prompt, tc.maxTokens, true)
+				c := stream(t, e, model, tc.prompt, tc.maxTokens)
 				assert.Equal(t, tc.maxTokens, c.usage, "%s: usage", e)
 				assert.Equal(t, "length", c.finish, "%s: finish reason", e)
 				assert.True(t, c.zeroBefore, "%s: usage only in the last frame", e)
@@ -149,9 +138,13 @@ func TestOllamaServesTinyLlama(t *testing.T) {
 				assert.Equal(t, c.text, tok.Decode(ids, false))
 				if i == 0 {
 					first = c
-					whole := complete(t, e, model, tc.prompt, tc.maxTokens, false)
-					assert.Equal(t, c.text, whole.text, "%s: streamed and not", e)
-					assert.Equal(t, tc.maxTokens, whole.usage, "%s: usage not streamed", e)
+					ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+					whole, err := Complete(ctx, http.DefaultClient, e, model, tc.prompt, tc.maxTokens)
+					cancel()
+					require.NoError(t, err)
+					assert.Equal(t, c.text, whole.Text, "%s: streamed and not", e)
+					assert.Equal(t, tc.maxTokens, whole.CompletionTokens, "%s: usage not streamed", e)
+					assert.Equal(t, "length", whole.FinishReason, e)
 					continue
 				}
 				assert.Equal(t, first.text, c.text, "%s and %s", endpoints[0], e)
