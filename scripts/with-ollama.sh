@@ -4,8 +4,8 @@
 # Starts OLLAMA_SERVERS (default 2) `ollama serve` processes on loopback
 # ports the kernel picks, each with its own HOME and model store in a
 # temporary directory and no cloud, writes the tests' tiny llama model
-# (tools/tinyllama) and creates it in every server as "tinyllama", waits
-# until each answers, then runs COMMAND with
+# (tools/tinyllama) and creates and loads it in every server as
+# "tinyllama", then runs COMMAND with
 #   OLLAMA_TEST_ENDPOINTS   the servers' base URLs, comma-separated
 #   OLLAMA_TEST_MODEL       the model's name (tinyllama)
 #   OLLAMA_TEST_DIR         the model's directory (model.gguf, tokenizer.json)
@@ -78,6 +78,9 @@ for n in $(seq "$OLLAMA_SERVERS"); do
   done
   HOME=$tmp/server$n OLLAMA_HOST=$addr "$ollama" create tinyllama -f "$tmp/model/Modelfile" >"$tmp/server$n/create.log" 2>&1 ||
     { echo "with-ollama: ollama create failed on server $n ($addr):" >&2; cat "$tmp/server$n/create.log" >&2; exit 1; }
+  # Load the model now: a server that cannot run it fails here, with its log.
+  curl -sf "http://$addr/api/generate" -d '{"model":"tinyllama","prompt":"a","stream":false,"options":{"num_predict":1}}' >/dev/null ||
+    { echo "with-ollama: server $n ($addr) does not run the model; its log:" >&2; tail -30 "$tmp/server$n/serve.log" >&2; exit 1; }
   endpoints+=("http://$addr")
 done
 
