@@ -160,7 +160,7 @@ func TestTokenizer(t *testing.T) {
 	}
 	text := tok.Decode(ids, true)
 	assert.Equal(t, ids, tok.Encode(text))
-	assert.Equal(t, len(ids), len([]rune(text)))
+	assert.Len(t, []rune(text), len(ids))
 	mf, err := os.ReadFile(filepath.Join(dir, Modelfile))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(mf), "FROM ./model.gguf\n"))
