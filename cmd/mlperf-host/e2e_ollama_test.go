@@ -105,8 +105,8 @@ func TestOllamaOpenAI(t *testing.T) {
 	datacenter := append(base[:len(base):len(base)], "--set", "category=datacenter")
 	edge := append(base[:len(base):len(base)], "--set", "category=edge")
 
-	// One run at a time: the servers share the machine's two cores with
-	// the runs, and Server's first tokens need the cores to be timely.
+	// One run at a time (subtests not parallel): the servers share the
+	// machine's cores with the runs, and Server's first tokens need them.
 	for _, tc := range []struct {
 		name, scenario string
 		args           []string
@@ -116,35 +116,30 @@ func TestOllamaOpenAI(t *testing.T) {
 		{name: "Server", scenario: "Server", args: datacenter},
 		{name: "SingleStream", scenario: "SingleStream", args: edge},
 	} {
-		out := "perf-" + tc.name
-		r := mlperfHost(t, dir, append(tc.args, "--scenario", tc.scenario, "--out", out)...)
-		require.Contains(t, []exitcode.Code{exitcode.OK, exitcode.InvalidResult}, r.code, "%s\nstdout:\n%s\nstderr:\n%s", tc.name, r.stdout, r.stderr)
-		assertVerdict(t, r, filepath.Join(dir, out))
-		if tc.spread {
-			for _, e := range endpoints {
-				assert.Contains(t, r.stderr, "openai: endpoint "+e+": ", "%s: the endpoint's share is reported", tc.name)
+		t.Run(tc.name, func(t *testing.T) {
+			out := "perf-" + tc.name
+			r := mlperfHost(t, dir, append(tc.args, "--scenario", tc.scenario, "--out", out)...)
+			require.Contains(t, []exitcode.Code{exitcode.OK, exitcode.InvalidResult}, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			assertVerdict(t, r, filepath.Join(dir, out))
+			if tc.spread {
+				for _, e := range endpoints {
+					assert.Contains(t, r.stderr, "openai: endpoint "+e+": ", "the endpoint's share is reported")
+				}
 			}
-		}
+		})
 	}
 
 	// Accuracy in Server, whose log holds each sample's first token.
-	r := mlperfHost(t, dir, append(datacenter, "--scenario", "Server", "--mode", "accuracy", "--out", "acc")...)
-	require.Contains(t, []exitcode.Code{exitcode.OK, exitcode.AccuracyBelowTarget}, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-	assert.Contains(t, r.stdout, "'rouge1': '100.0")
-	entries := readTokenLog(t, filepath.Join(dir, "acc", "mlperf_log_accuracy.json"))
-	seen := map[int]bool{}
-	for _, e := range entries {
-		require.Less(t, e.QSLIdx, len(want))
-		seen[e.QSLIdx] = true
-		got := int32s(t, e.Data)
-		assert.Equal(t, want[e.QSLIdx], got, "sample %d: the tokenizer's ids of Ollama's text %q", e.QSLIdx, targets[e.QSLIdx])
-		assert.Equal(t, int64(len(got)), e.TokenCount, "sample %d: token count", e.QSLIdx)
-		require.NotNil(t, e.TokenData, "sample %d: Server logs the first token", e.QSLIdx)
-		assert.Equal(t, want[e.QSLIdx][:1], int32s(t, *e.TokenData), "sample %d: first token", e.QSLIdx)
-	}
-	assert.Len(t, seen, len(want), "every sample in the accuracy log")
+	t.Run("accuracy", func(t *testing.T) {
+		r := mlperfHost(t, dir, append(datacenter, "--scenario", "Server", "--mode", "accuracy", "--out", "acc")...)
+		require.Contains(t, []exitcode.Code{exitcode.OK, exitcode.AccuracyBelowTarget}, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		assert.Contains(t, r.stdout, "'rouge1': '100.0")
+		seen := checkTokenLog(t, filepath.Join(dir, "acc"), want, targets, true)
+		assert.Len(t, seen, len(want), "every sample in the accuracy log")
+	})
 
-	// TEST06 with the round's audit.config, checked by its rules.
+	// TEST06 with the round's audit.config, checked by its rules; its
+	// log holds the same ids.
 	round, err := benchmarks.LookupRound(benchmarks.Newest)
 	require.NoError(t, err)
 	b, err := round.Lookup("llama3.1-8b")
@@ -153,16 +148,40 @@ func TestOllamaOpenAI(t *testing.T) {
 	require.True(t, ok, "llama3.1-8b has a TEST06 audit.config")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "audit.config"), []byte(text), 0o644))
 	for _, scenario := range []string{"Server", "Offline"} {
-		out := "test06-" + scenario
-		r = mlperfHost(t, dir, append(datacenter, "--scenario", scenario, "--audit-config", "audit.config", "--out", out)...)
-		require.Contains(t, []exitcode.Code{exitcode.OK, exitcode.InvalidResult}, r.code, "TEST06 %s\nstdout:\n%s\nstderr:\n%s", scenario, r.stdout, r.stderr)
-		f, err := os.Open(filepath.Join(dir, out, "mlperf_log_accuracy.json"))
-		require.NoError(t, err)
-		v, err := submission.VerifyTEST06(f, scenario, submission.Int32, tinyllama.EOSID)
-		f.Close()
-		require.NoError(t, err)
-		assert.True(t, v.Pass, "TEST06 %s:\n%s", scenario, v.Text)
+		t.Run("TEST06/"+scenario, func(t *testing.T) {
+			out := "test06-" + scenario
+			r := mlperfHost(t, dir, append(datacenter, "--scenario", scenario, "--audit-config", "audit.config", "--out", out)...)
+			require.Contains(t, []exitcode.Code{exitcode.OK, exitcode.InvalidResult}, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			checkTokenLog(t, filepath.Join(dir, out), want, targets, scenario != "Offline")
+			f, err := os.Open(filepath.Join(dir, out, "mlperf_log_accuracy.json"))
+			require.NoError(t, err)
+			defer f.Close()
+			v, err := submission.VerifyTEST06(f, scenario, submission.Int32, tinyllama.EOSID)
+			require.NoError(t, err)
+			assert.True(t, v.Pass, "TEST06:\n%s", v.Text)
+		})
 	}
+}
+
+// checkTokenLog checks the accuracy log in dir: every record's ids are
+// want's for its sample (the tokenizer's ids of targets, Ollama's text),
+// counted right, and with firstToken its first token is logged and is
+// the output's first. It returns the samples seen.
+func checkTokenLog(t *testing.T, dir string, want [][]int32, targets []string, firstToken bool) map[int]bool {
+	t.Helper()
+	seen := map[int]bool{}
+	for _, e := range readTokenLog(t, filepath.Join(dir, "mlperf_log_accuracy.json")) {
+		require.Less(t, e.QSLIdx, len(want))
+		seen[e.QSLIdx] = true
+		got := int32s(t, e.Data)
+		assert.Equal(t, want[e.QSLIdx], got, "sample %d: the tokenizer's ids of Ollama's text %q", e.QSLIdx, targets[e.QSLIdx])
+		assert.Equal(t, int64(len(got)), e.TokenCount, "sample %d: token count", e.QSLIdx)
+		if firstToken {
+			require.NotNil(t, e.TokenData, "sample %d: the first token is logged", e.QSLIdx)
+			assert.Equal(t, want[e.QSLIdx][:1], int32s(t, *e.TokenData), "sample %d: first token", e.QSLIdx)
+		}
+	}
+	return seen
 }
 
 // tokenEntry is an LLM accuracy log record.
