@@ -42,4 +42,4 @@ $(OLLAMA_BIN):
 # (cmd/mlperf-host). Without the servers they fail; `make test` does not
 # build them.
 test-ollama: ollama ## end-to-end tests against two real Ollama servers (scripts/with-ollama.sh) on the tiny llama model
-	OLLAMA=$(OLLAMA_BIN) ./scripts/with-ollama.sh $(GO) test -count=1 -tags ollama -run Ollama ./internal/tinyllama/ ./cmd/mlperf-host/
+	OLLAMA=$(OLLAMA_BIN) ./scripts/with-ollama.sh $(GO) test -count=1 -p 1 -tags ollama -run Ollama ./internal/tinyllama/ ./cmd/mlperf-host/
