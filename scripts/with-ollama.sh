@@ -85,7 +85,17 @@ for n in $(seq "$OLLAMA_SERVERS"); do
 done
 
 echo "with-ollama: ${#endpoints[@]} servers: ${endpoints[*]}"
-status=0
+# COMMAND runs in the background so that a signal to this script is
+# handled at once (bash runs traps only between foreground commands): it
+# is passed on as TERM (a background command ignores INT), COMMAND's
+# status is this script's, and the EXIT trap stops the servers.
 OLLAMA_TEST_ENDPOINTS=$(IFS=,; echo "${endpoints[*]}") OLLAMA_TEST_MODEL=tinyllama OLLAMA_TEST_DIR=$tmp/model \
-  "$@" || status=$?
+  "$@" <&0 &
+child=$!
+trap 'kill -TERM "$child" 2>/dev/null || true' INT TERM
+status=0
+while :; do
+  wait "$child" && status=0 || status=$?
+  kill -0 "$child" 2>/dev/null || break # wait ended for a signal: COMMAND still runs
+done
 exit $status
