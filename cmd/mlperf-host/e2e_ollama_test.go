@@ -63,8 +63,8 @@ var ollamaPrompts = []string{
 }
 
 // TestOllamaOpenAI runs a generated llama3.1-8b benchmark through
-// --plugin openai against two Ollama servers: Offline, Server and
-// SingleStream performance runs spread over both, an accuracy run whose
+// --plugin openai against two Ollama servers: Offline, Server,
+// SingleStream and Interactive performance runs, an accuracy run whose
 // log holds, for every sample, the token ids of the text Ollama
 // generates (encoded with the model's tokenizer.json), its first token
 // and its count, and TEST06's run, which its rules pass.
