@@ -80,7 +80,7 @@ func TestOllamaOpenAI(t *testing.T) {
 	require.NoError(t, err)
 
 	dir := t.TempDir()
-	plugins := installPlugin(t, dir, "openai", "../../plugins/openai/cmd/openai", "../../plugins/openai/cmd/openai/plugin.json")
+	plugins, _ := installOpenAI(t)
 	ids := make([][]int32, len(ollamaPrompts))
 	want := make([][]int32, len(ollamaPrompts))
 	targets := make([]string, len(ollamaPrompts))
@@ -160,7 +160,7 @@ func TestOllamaOpenAI(t *testing.T) {
 		f, err := os.Open(filepath.Join(dir, "test06", "mlperf_log_accuracy.json"))
 		require.NoError(t, err)
 		defer f.Close()
-		v, err := submission.VerifyTEST06(f, "Server", submission.Int32, tinyllama.EOSID)
+		v, err := submission.VerifyTEST06(f, "Server", submission.Int32, []int64{tinyllama.EOSID})
 		require.NoError(t, err)
 		assert.True(t, v.Pass, "TEST06:\n%s", v.Text)
 		assert.Contains(t, v.Text, "First token check pass: True")
