@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,21 +104,36 @@ func TestLLMAuditsEndToEnd(t *testing.T) {
 		// first accuracy run.
 		args := append([]string{"submit", "--submission", "sub", "--benchmark", "llama3.1-8b", "--dataset", "data/prompts.json"}, common...)
 		r := mlperfHost(t, dir, append(args, submitTreeFlags("closed")...)...)
-		// The tiny data set and model reach neither the sample counts nor
-		// the targets: the tree's check says so, and only so.
-		require.Equal(t, exitcode.SubmissionInvalid, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-		for _, sc := range []string{"Server", "Interactive"} {
-			assert.Contains(t, r.stderr, sc+" TEST06 run: the result is INVALID: Early stopping")
+		res := filepath.Join(dir, "sub", "closed", "acme", "results", "box", "llama3.1-8b")
+		scenarios := []string{"Offline", "Server", "Interactive"}
+		stopped := submitStopped(t, r, res)
+		if stopped != "" {
+			// A timed run missed its bound on this machine: the scenarios
+			// before it were submitted whole.
+			scenarios = scenarios[:slices.Index(scenarios, stopped)]
+			t.Logf("submit stopped at the %s performance run; checking %v", stopped, scenarios)
+		} else {
+			// The tiny data set and model reach neither the sample counts
+			// nor the targets: the tree's check says so, and only so.
+			require.Equal(t, exitcode.SubmissionInvalid, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		}
+		for _, sc := range scenarios {
+			if sc == "Offline" {
+				continue
+			}
+			assert.Contains(t, r.stderr, sc+" TEST06 run: the result is INVALID: ")
 			assert.Contains(t, r.stderr, "(TEST06 is judged on the responses it logged alone)")
 		}
-		res := filepath.Join(dir, "sub", "closed", "acme", "results", "box", "llama3.1-8b")
-		for _, sc := range []string{"Offline", "Server", "Interactive"} {
+		for _, sc := range scenarios {
 			assert.Contains(t, r.stderr, sc+" TEST06: TEST PASS")
 			verdict, err := os.ReadFile(filepath.Join(res, sc, "TEST06", "verify_accuracy.txt"))
 			require.NoError(t, err)
 			golden(t, "audits_test06_"+strings.ToLower(sc), string(verdict))
 			assert.FileExists(t, filepath.Join(res, sc, "TEST06", "accuracy", "mlperf_log_accuracy.json"))
 			assert.FileExists(t, filepath.Join(res, sc, "TEST06", "performance", "run_1", "mlperf_log_detail.txt"))
+		}
+		if stopped != "" {
+			return // the tree is not whole: its check is the other outcome's
 		}
 		problems := checkedProblems(t, dir)
 		assert.Len(t, problems, 3)

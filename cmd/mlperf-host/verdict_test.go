@@ -104,8 +104,10 @@ func assertVerdict(t *testing.T, r result, logs string) bool {
 	if m := summaryResult.FindStringSubmatch(string(summary)); assert.NotNil(t, m, "summary verdict") {
 		assert.Equal(t, verdict, m[1], "summary verdict")
 	}
-	if m := consoleResult.FindStringSubmatch(r.stdout); assert.NotNil(t, m, "console verdict:\n%s", r.stdout) {
-		assert.Equal(t, verdict, m[1], "console verdict")
+	// The last run on the console is this one (a submit prints every run
+	// before it).
+	if all := consoleResult.FindAllStringSubmatch(r.stdout, -1); assert.NotEmpty(t, all, "console verdict:\n%s", r.stdout) {
+		assert.Equal(t, verdict, all[len(all)-1][1], "console verdict")
 	}
 	if valid {
 		assert.Equal(t, exitcode.OK, r.code, "stderr:\n%s", r.stderr)
@@ -115,6 +117,26 @@ func assertVerdict(t *testing.T, r result, logs string) bool {
 		t.Logf("INVALID on this machine, as its measurements say: %s", r.stderr)
 	}
 	return valid
+}
+
+// stoppedRun is how submit names the performance run whose INVALID
+// result ended it.
+var stoppedRun = regexp.MustCompile(`(?m)^mlperf-host: (\w+) performance run: the result is INVALID`)
+
+// submitStopped returns the scenario whose performance run ended the
+// submit r into the results directory of its benchmark, or "" when no run
+// ended it. On a busy machine a timed run may miss its latency bound, and
+// submit then stops with InvalidResult; that run's verdict must be the
+// one its own measurements call for (assertVerdict).
+func submitStopped(t *testing.T, r result, results string) string {
+	t.Helper()
+	if r.code != exitcode.InvalidResult {
+		return ""
+	}
+	m := stoppedRun.FindStringSubmatch(r.stderr)
+	require.NotNil(t, m, "submit ends INVALID only on a run it names:\n%s", r.stderr)
+	require.False(t, assertVerdict(t, r, filepath.Join(results, m[1], "performance", "run_1")), "the run submit stopped on is INVALID")
+	return m[1]
 }
 
 func detailFloat(t *testing.T, log *mllog.Log, key string) float64 {
