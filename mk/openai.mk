@@ -12,7 +12,8 @@ openai-plugin: ## build the openai plugin (OpenAI-compatible servers over HTTP) 
 
 build: openai-plugin
 
-bench-openai: ## openai plugin: a request against the canned server on loopback, streamed and not, beside a plain net/http loop; one SSE frame
-	$(GO) test -run '^$$' -bench . -benchtime $(OPENAI_BENCHTIME) ./plugins/openai/backend/
+bench-openai: ## openai plugin: its client's CPU per request and frame, Offline and Server rates, TTFT, beside net/http (the canned server in another process); one SSE frame
+	$(GO) run ./plugins/openai/cmd/openai-cost
+	$(GO) test -run '^$$' -bench 'Frame|Client' -benchtime $(OPENAI_BENCHTIME) ./plugins/openai/backend/ ./plugins/openai/cost/
 
 BENCH_TARGETS += bench-openai

@@ -126,6 +126,9 @@ func TestReplies(t *testing.T) {
 		{name: "sglang not streamed", opts: map[string]string{"api": "sglang", "stream": "false"}, seed: 30},
 		{name: "sglang split", bh: openaitest.Behavior{SplitBytes: true}, opts: map[string]string{"api": "sglang"}, seed: 30},
 		{name: "slow start", bh: openaitest.Behavior{SlowStart: 50 * time.Millisecond}, seed: 30},
+		// The stall bound is per wait: a stream longer than it, its
+		// frames closer, passes (the read deadline moves).
+		{name: "frames within the stall bound", bh: openaitest.Behavior{FrameGap: 30 * time.Millisecond}, opts: map[string]string{"stall_timeout": "100ms"}, seed: 30},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,6 +180,30 @@ func TestFailures(t *testing.T) {
 			assert.Equal(t, int64(1), st[0].Failed)
 		})
 	}
+}
+
+// TestConnectionReuse: requests one after another share one keep-alive
+// connection (an idle one is taken before another is dialled), and
+// requests at once open no more than connections allows.
+func TestConnectionReuse(t *testing.T) {
+	t.Parallel()
+	b, srv := start(t, openaitest.Behavior{Tokens: 3}, map[string]string{"connections": "2", "concurrency": "8"})
+	base := srv.Accepted() // the readiness probe's
+	for id := range uint64(5) {
+		require.Empty(t, infer(t, b, id).failed)
+	}
+	assert.Equal(t, base+1, srv.Accepted())
+	var wg sync.WaitGroup
+	r := newRecorder()
+	for id := range uint64(8) {
+		wg.Go(func() {
+			assert.NoError(t, b.Infer(t.Context(), sdk.Query{Samples: []sdk.Sample{{ID: id, Index: 0}}}, r))
+		})
+	}
+	wg.Wait()
+	assert.Empty(t, r.failed)
+	assert.Len(t, r.out, 8)
+	assert.LessOrEqual(t, srv.Accepted(), base+2)
 }
 
 // TestLeastOutstanding: requests go to the endpoint with the fewest in

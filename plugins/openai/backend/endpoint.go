@@ -31,9 +31,12 @@ type endpoint struct {
 	base   string // the URL's path, prefixed to every request's
 	host   string // the Host header
 	auth   string // the Authorization header line, or ""
-	// conns holds one token per connection allowed: a live idle
-	// connection, or nil for one not dialled.
-	conns       chan *wire.Conn
+	// slots holds one token per connection allowed; idle holds the
+	// live connections not in use, the last released on top, so that
+	// a request takes a live one before it dials.
+	slots       chan struct{}
+	idleMu      sync.Mutex
+	idle        []*wire.Conn
 	outstanding atomic.Int64
 
 	mu       sync.Mutex
@@ -58,30 +61,32 @@ func newEndpoint(u *url.URL, path, apiKey string, c Config, tlsCfg *tls.Config) 
 		t.TLS = cfg
 	}
 	e := &endpoint{url: u.String(), target: t, head: requestHead(u.Path+path, u.Host, apiKey), base: u.Path, host: u.Host,
-		conns: make(chan *wire.Conn, c.Connections)}
+		slots: make(chan struct{}, c.Connections)}
 	if apiKey != "" {
 		e.auth = "Authorization: Bearer " + apiKey + "\r\n"
-	}
-	for range c.Connections {
-		e.conns <- nil
 	}
 	return e
 }
 
-// conn takes a connection, dialling one when the token taken is empty.
+// conn takes a connection: an idle one, else a new one, once fewer
+// than the connections allowed are in use.
 func (e *endpoint) conn(ctx context.Context) (*wire.Conn, error) {
-	var c *wire.Conn
 	select {
-	case c = <-e.conns:
+	case e.slots <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	if c != nil {
+	e.idleMu.Lock()
+	if n := len(e.idle); n > 0 {
+		c := e.idle[n-1]
+		e.idle = e.idle[:n-1]
+		e.idleMu.Unlock()
 		return c, nil
 	}
+	e.idleMu.Unlock()
 	c, err := wire.Dial(ctx, e.target)
 	if err != nil {
-		e.conns <- nil
+		<-e.slots
 		return nil, err
 	}
 	return c, nil
@@ -89,22 +94,24 @@ func (e *endpoint) conn(ctx context.Context) (*wire.Conn, error) {
 
 // release returns a connection: kept when reusable, else closed.
 func (e *endpoint) release(c *wire.Conn, reusable bool) {
-	if !reusable {
+	if reusable {
+		e.idleMu.Lock()
+		e.idle = append(e.idle, c)
+		e.idleMu.Unlock()
+	} else {
 		c.Close()
-		c = nil
 	}
-	e.conns <- c
+	<-e.slots
 }
 
-// closeIdle closes the idle connections; no request may be in flight.
+// closeIdle closes the idle connections.
 func (e *endpoint) closeIdle() {
-	for range cap(e.conns) {
-		if c := <-e.conns; c != nil {
-			c.Close()
-		}
-	}
-	for range cap(e.conns) {
-		e.conns <- nil
+	e.idleMu.Lock()
+	idle := e.idle
+	e.idle = nil
+	e.idleMu.Unlock()
+	for _, c := range idle {
+		c.Close()
 	}
 }
 

@@ -100,18 +100,6 @@ func (r *reply) frame(data []byte) error {
 		r.done = true
 		return nil
 	}
-	if e, ok, err := wire.Field(data, "error"); err != nil {
-		return err
-	} else if ok && !wire.IsNull(e) {
-		msg := e
-		if m, ok, _ := wire.Field(e, "message"); ok {
-			msg = m
-		}
-		if len(msg) > 0 && msg[0] == '"' {
-			msg, _ = wire.AppendString(nil, msg)
-		}
-		return &ServerError{Message: string(msg)}
-	}
 	piece, ids, finished, err := r.parse(data)
 	if err != nil {
 		return err
@@ -147,79 +135,100 @@ func (r *reply) frame(data []byte) error {
 	return nil
 }
 
+// streamError is the error a frame carries, nil when none.
+func streamError(e []byte) error {
+	if e == nil || wire.IsNull(e) {
+		return nil
+	}
+	msg := e
+	if m, ok, _ := wire.Field(e, "message"); ok {
+		msg = m
+	}
+	if len(msg) > 0 && msg[0] == '"' {
+		msg, _ = wire.AppendString(nil, msg)
+	}
+	return &ServerError{Message: string(msg)}
+}
+
+// The keys each frame is read for, in one pass over each object.
+var (
+	topKeys    = []string{"error", "choices"}
+	choiceKeys = []string{"text", "delta", "message", "token_ids", "finish_reason"}
+	deltaKeys  = []string{"reasoning_content", "reasoning", "content"}
+	sglangKeys = []string{"error", "text", "output_ids", "meta_info"}
+)
+
 // parse reads a frame's new content, its new token ids and whether it
-// ends the reply. The content is in r.scratch.
+// ends the reply. The content is in r.scratch; an error object in the
+// frame is a [ServerError].
 func (r *reply) parse(data []byte) (piece []byte, ids []int32, finished bool, err error) {
 	r.scratch = r.scratch[:0]
 	if r.api == APISGLang {
 		return r.parseSGLang(data)
 	}
-	choice, ok, err := wire.Path(data, "choices")
+	var top [2][]byte
+	if err := wire.Fields(data, topKeys, top[:]); err != nil {
+		return nil, nil, false, err
+	}
+	if err := streamError(top[0]); err != nil {
+		return nil, nil, false, err
+	}
+	choice, ok, err := wire.Index(top[1], 0)
 	if err != nil || !ok {
 		return nil, nil, false, err // a usage frame has no choice
 	}
-	if choice, ok, err = wire.Index(choice, 0); err != nil || !ok {
+	var c [5][]byte // text, delta, message, token_ids, finish_reason
+	if err := wire.Fields(choice, choiceKeys, c[:]); err != nil {
 		return nil, nil, false, err
 	}
-	holder := choice
 	if r.api == APIChat {
-		for _, k := range []string{"delta", "message"} {
-			if d, ok, err := wire.Field(choice, k); err != nil {
-				return nil, nil, false, err
-			} else if ok {
-				holder = d
-				break
-			}
+		holder := c[1]
+		if holder == nil {
+			holder = c[2]
 		}
-	}
-	for _, k := range contentKeys(r.api) {
-		v, ok, err := wire.Field(holder, k)
-		if err != nil {
+		var d [3][]byte
+		if err := wire.Fields(holder, deltaKeys, d[:]); err != nil {
 			return nil, nil, false, err
 		}
-		if ok && !wire.IsNull(v) {
-			if r.scratch, err = wire.AppendString(r.scratch, v); err != nil {
+		for _, v := range d {
+			if r.scratch, err = appendText(r.scratch, v); err != nil {
 				return nil, nil, false, err
 			}
 		}
-	}
-	if v, ok, err := wire.Field(choice, "token_ids"); err != nil {
+	} else if r.scratch, err = appendText(r.scratch, c[0]); err != nil {
 		return nil, nil, false, err
-	} else if ok && !wire.IsNull(v) {
+	}
+	if v := c[3]; v != nil && !wire.IsNull(v) {
 		if ids, err = wire.AppendInts(nil, v); err != nil {
 			return nil, nil, false, err
 		}
 	}
-	fin, ok, err := wire.Field(choice, "finish_reason")
-	if err != nil {
-		return nil, nil, false, err
-	}
-	return r.scratch, ids, ok && !wire.IsNull(fin), nil
+	return r.scratch, ids, c[4] != nil && !wire.IsNull(c[4]), nil
 }
 
-// contentKeys are the fields whose text is output: a chat's reasoning
-// and content, a completion's text.
-func contentKeys(api string) []string {
-	if api == APIChat {
-		return []string{"reasoning_content", "reasoning", "content"}
+// appendText appends the text of v, a JSON string, absent or null.
+func appendText(dst, v []byte) ([]byte, error) {
+	if v == nil || wire.IsNull(v) {
+		return dst, nil
 	}
-	return []string{"text"}
+	return wire.AppendString(dst, v)
 }
 
 // parseSGLang reads a /generate frame, whose text and output_ids are
 // the whole output so far (SGLang's default) or only the new part.
 func (r *reply) parseSGLang(data []byte) (piece []byte, ids []int32, finished bool, err error) {
-	if v, ok, err := wire.Field(data, "text"); err != nil {
+	var f [4][]byte // error, text, output_ids, meta_info
+	if err := wire.Fields(data, sglangKeys, f[:]); err != nil {
 		return nil, nil, false, err
-	} else if ok {
-		if r.scratch, err = wire.AppendString(r.scratch, v); err != nil {
-			return nil, nil, false, err
-		}
+	}
+	if err := streamError(f[0]); err != nil {
+		return nil, nil, false, err
+	}
+	if r.scratch, err = appendText(r.scratch, f[1]); err != nil {
+		return nil, nil, false, err
 	}
 	piece = bytes.TrimPrefix(r.scratch, r.text)
-	if v, ok, err := wire.Field(data, "output_ids"); err != nil {
-		return nil, nil, false, err
-	} else if ok && !wire.IsNull(v) {
+	if v := f[2]; v != nil && !wire.IsNull(v) {
 		all, err := wire.AppendInts(nil, v)
 		if err != nil {
 			return nil, nil, false, err
@@ -229,7 +238,7 @@ func (r *reply) parseSGLang(data []byte) (piece []byte, ids []int32, finished bo
 			ids = all[len(r.srv):]
 		}
 	}
-	fin, ok, err := wire.Path(data, "meta_info", "finish_reason")
+	fin, ok, err := wire.Field(f[3], "finish_reason")
 	if err != nil {
 		return nil, nil, false, err
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // stream writes a streamed response; false closes the connection.
-func (s *Server) stream(c net.Conn, bw *bufio.Writer, g generation, rec int, dying bool) bool {
+func (s *Server) stream(c net.Conn, bw *bufio.Writer, g generation, rec *Request, dying bool) bool {
 	bw.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n")
 	w := chunkWriter{bw: bw, split: s.b.SplitBytes}
 	ids := Completion(g.seed, g.maxTokens, len(s.Pieces))
@@ -41,10 +41,10 @@ func (s *Server) stream(c net.Conn, bw *bufio.Writer, g generation, rec int, dyi
 			w.frame(`{"choices":[{"text": oops`)
 			continue
 		}
-		if k == 0 {
-			s.stamp(rec)
-		}
 		w.frame(s.contentFrame(g, ids, k))
+		if k == 0 {
+			s.stamp(rec) // the frame is in the kernel's hands
+		}
 		if w.err != nil {
 			return false
 		}

@@ -79,9 +79,10 @@ type Server struct {
 
 	mu    sync.Mutex
 	conns map[net.Conn]struct{}
-	log   []Request
+	log   []*Request
 
 	generations atomic.Int64
+	accepted    atomic.Int64
 	dead        atomic.Bool
 }
 
@@ -131,8 +132,15 @@ func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]Request(nil), s.log...)
+	out := make([]Request, len(s.log))
+	for i, r := range s.log {
+		out[i] = *r
+	}
+	return out
 }
+
+// Accepted is how many connections the server has accepted.
+func (s *Server) Accepted() int64 { return s.accepted.Load() }
 
 // Close stops the server, resets its connections and waits for its
 // goroutines.
@@ -175,6 +183,7 @@ func (s *Server) accept() {
 		}
 		s.conns[c] = struct{}{}
 		s.mu.Unlock()
+		s.accepted.Add(1)
 		s.wg.Go(func() {
 			defer func() {
 				s.mu.Lock()
@@ -210,6 +219,8 @@ func (s *Server) serve(c net.Conn) {
 // connection.
 func (s *Server) answer(c net.Conn, bw *bufio.Writer, req *http.Request, body []byte) bool {
 	switch req.URL.Path {
+	case LogPath:
+		return writeWhole(bw, 200, "application/json", s.takeLog())
 	case "/health", "/v1/models":
 		if time.Since(s.started) < s.b.NotReadyFor {
 			return writeWhole(bw, 503, "application/json", []byte(`{"error":"loading"}`))
@@ -224,7 +235,7 @@ func (s *Server) answer(c net.Conn, bw *bufio.Writer, req *http.Request, body []
 		return writeWhole(bw, 404, "application/json", []byte(`{"error":"not found"}`))
 	}
 	n := s.generations.Add(1)
-	rec := len(s.record(Request{Path: req.URL.Path, Body: body})) - 1
+	rec := s.record(Request{Path: req.URL.Path, Body: body})
 	if s.b.Status != 0 {
 		return writeWhole(bw, s.b.Status, "application/json", []byte(`{"error":{"message":"canned failure","code":`+strconv.Itoa(s.b.Status)+`}}`))
 	}
@@ -247,17 +258,50 @@ func (s *Server) answer(c net.Conn, bw *bufio.Writer, req *http.Request, body []
 	return s.stream(c, bw, g, rec, dying)
 }
 
-func (s *Server) record(r Request) []Request {
+func (s *Server) record(r Request) *Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.log = append(s.log, r)
-	return s.log
+	s.log = append(s.log, &r)
+	return &r
 }
 
-func (s *Server) stamp(i int) {
+// LogPath is where a client in another process reads, as JSON, what the
+// server recorded of each generation request since the last read (a
+// [LogEntry] each), and clears it: the first frame's send time beside
+// the client's own first-token time.
+const LogPath = "/canned/log"
+
+// LogEntry is one generation request in the log [LogPath] serves.
+type LogEntry struct {
+	Path string `json:"path"`
+	Body string `json:"body"`
+	// FirstFrame is the first content frame's send time, Unix
+	// nanoseconds; 0 when none was sent.
+	FirstFrame int64 `json:"first_frame_ns"`
+}
+
+// takeLog is the log as JSON, cleared.
+func (s *Server) takeLog() []byte {
 	s.mu.Lock()
-	if s.log[i].FirstFrame.IsZero() {
-		s.log[i].FirstFrame = time.Now()
+	log := s.log
+	s.log = nil
+	s.mu.Unlock()
+	out := make([]LogEntry, len(log))
+	for i, r := range log {
+		out[i] = LogEntry{Path: r.Path, Body: string(r.Body)}
+		if !r.FirstFrame.IsZero() {
+			out[i].FirstFrame = r.FirstFrame.UnixNano()
+		}
+	}
+	b, _ := json.Marshal(out) // strings and numbers: no error
+	return b
+}
+
+func (s *Server) stamp(r *Request) {
+	now := time.Now()
+	s.mu.Lock()
+	if r.FirstFrame.IsZero() {
+		r.FirstFrame = now
 	}
 	s.mu.Unlock()
 }

@@ -31,7 +31,10 @@ type Timeouts struct {
 	// FirstByte bounds the wait from sending the request to the
 	// response's head; 0 is none.
 	FirstByte time.Duration
-	// Stall bounds each wait for more of the body; 0 is none.
+	// Stall bounds each wait for more of the body; 0 is none. A wait
+	// shorter than Stall never fails, one longer than Stall×9/8 always
+	// does: the read deadline is moved at most once per Stall/8, not at
+	// every read.
 	Stall time.Duration
 }
 
@@ -63,6 +66,8 @@ type Conn struct {
 	buf   []byte
 	r, w  int
 	chunk Chunked
+	// readBy is the read deadline set, zero when none.
+	readBy time.Time
 	// Req is a buffer the caller may build its request in.
 	Req []byte
 }
@@ -120,6 +125,7 @@ func (c *Conn) do(req []byte, t Timeouts, body func(h *Head, p []byte) error) (H
 	if err := c.nc.SetDeadline(deadline); err != nil {
 		return Head{}, err
 	}
+	c.readBy = deadline
 	if _, err := c.nc.Write(req); err != nil {
 		return Head{}, c.readErr(err, "first byte", t.FirstByte)
 	}
@@ -131,6 +137,7 @@ func (c *Conn) do(req []byte, t Timeouts, body func(h *Head, p []byte) error) (H
 		if err := c.nc.SetReadDeadline(time.Time{}); err != nil {
 			return h, err
 		}
+		c.readBy = time.Time{}
 	}
 	return h, c.readBody(&h, t, body)
 }
@@ -212,8 +219,8 @@ func (c *Conn) readBody(h *Head, t Timeouts, body func(h *Head, p []byte) error)
 	return nil
 }
 
-// fill reads more into the buffer, setting a read deadline of stall from
-// now when stall is positive.
+// fill reads more into the buffer, within stall (to stall×9/8) from now
+// when stall is positive.
 func (c *Conn) fill(stall time.Duration) error {
 	if c.r == c.w {
 		c.r, c.w = 0, 0
@@ -222,8 +229,13 @@ func (c *Conn) fill(stall time.Duration) error {
 		c.r = 0
 	}
 	if stall > 0 {
-		if err := c.nc.SetReadDeadline(time.Now().Add(stall)); err != nil {
-			return err
+		// Keep the deadline between stall and stall×9/8 from now.
+		now := time.Now()
+		if left := c.readBy.Sub(now); c.readBy.IsZero() || left < stall || left > stall+stall/8 {
+			c.readBy = now.Add(stall + stall/8)
+			if err := c.nc.SetReadDeadline(c.readBy); err != nil {
+				return err
+			}
 		}
 	}
 	n, err := c.nc.Read(c.buf[c.w:])

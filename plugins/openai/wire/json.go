@@ -13,54 +13,77 @@ const maxDepth = 64
 // occurrence), ok false when obj is an object without it or is not an
 // object. The value is a part of obj: no copy.
 func Field(obj []byte, key string) (val []byte, ok bool, err error) {
+	var v [1][]byte
+	keys := [1]string{key}
+	if err := Fields(obj, keys[:], v[:]); err != nil {
+		return nil, false, err
+	}
+	return v[0], v[0] != nil, nil
+}
+
+// Fields reads several keys of the JSON object obj in one pass: vals[k]
+// gets the raw value of keys[k]'s first occurrence, a part of obj, or
+// nil when obj has no such key or is not an object. The scan stops
+// once every key is found.
+func Fields(obj []byte, keys []string, vals [][]byte) error {
+	clear(vals)
 	i := skipWS(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
-		return nil, false, nil
+		return nil
 	}
 	i = skipWS(obj, i+1)
 	if i < len(obj) && obj[i] == '}' {
-		return nil, false, nil
+		return nil
 	}
+	left := len(keys)
 	for {
 		if i >= len(obj) || obj[i] != '"' {
-			return nil, false, malformedJSON(obj, i)
+			return malformedJSON(obj, i)
 		}
 		kEnd, escaped, err := scanString(obj, i)
 		if err != nil {
-			return nil, false, err
+			return err
 		}
-		match := !escaped && string(obj[i+1:kEnd-1]) == key
+		name := obj[i+1 : kEnd-1]
 		if escaped {
 			var buf [64]byte
-			k, err := AppendString(buf[:0], obj[i:kEnd])
-			if err != nil {
-				return nil, false, err
+			if name, err = AppendString(buf[:0], obj[i:kEnd]); err != nil {
+				return err
 			}
-			match = string(k) == key
+		}
+		match := -1
+		for k, key := range keys {
+			if vals[k] == nil && string(name) == key {
+				match = k
+				break
+			}
 		}
 		i = skipWS(obj, kEnd)
 		if i >= len(obj) || obj[i] != ':' {
-			return nil, false, malformedJSON(obj, i)
+			return malformedJSON(obj, i)
 		}
 		vStart := skipWS(obj, i+1)
 		vEnd, err := skipValue(obj, vStart, 0)
 		if err != nil {
-			return nil, false, err
+			return err
 		}
-		if match {
-			return obj[vStart:vEnd], true, nil
+		if match >= 0 {
+			vals[match] = obj[vStart:vEnd]
+			if left--; left == 0 {
+				return nil
+			}
 		}
 		i = skipWS(obj, vEnd)
 		if i >= len(obj) {
-			return nil, false, malformedJSON(obj, i)
+			return malformedJSON(obj, i)
 		}
 		switch obj[i] {
 		case ',':
 			i = skipWS(obj, i+1)
 		case '}':
-			return nil, false, nil
+			return nil
 		default:
-			return nil, false, malformedJSON(obj, i)
+			return malformedJSON(obj, i)
 		}
 	}
 }
@@ -239,10 +262,16 @@ func scanString(b []byte, i int) (end int, escaped bool, err error) {
 		return 0, false, malformedJSON(b, i)
 	}
 	for j := i + 1; j < len(b); j++ {
-		switch c := b[j]; {
-		case c == '"':
+		for j < len(b) && !stringStop[b[j]] { // the common bytes, in a tight loop
+			j++
+		}
+		if j >= len(b) {
+			break
+		}
+		switch b[j] {
+		case '"':
 			return j + 1, escaped, nil
-		case c == '\\':
+		case '\\':
 			escaped = true
 			if j+1 >= len(b) {
 				return 0, false, malformedJSON(b, j)
@@ -258,12 +287,22 @@ func scanString(b []byte, i int) (end int, escaped bool, err error) {
 			default:
 				return 0, false, malformedJSON(b, j)
 			}
-		case c < 0x20:
+		default: // a control character
 			return 0, false, malformedJSON(b, j)
 		}
 	}
 	return 0, false, malformedJSON(b, len(b))
 }
+
+// stringStop marks the bytes that end a run of plain string bytes: the
+// quote, the backslash and the control characters.
+var stringStop = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
 
 // hex4 reads four hex digits, -1 when they are not.
 func hex4(b []byte) rune {

@@ -141,6 +141,12 @@ func TestJSON(t *testing.T) {
 	assert.False(t, ok)
 	_, _, err = Field([]byte(`{"a":[1,2}`), "b")
 	assert.ErrorIs(t, err, ErrMalformed)
+
+	vals := make([][]byte, 3)
+	require.NoError(t, Fields([]byte(`{"b":1,"a":{"b":3},"b":2}`), []string{"b", "a", "c"}, vals))
+	assert.Equal(t, [][]byte{[]byte("1"), []byte(`{"b":3}`), nil}, vals, "the first occurrence of each key, nil for a missing one")
+	require.NoError(t, Fields([]byte(`[1]`), []string{"b"}, vals[:1]))
+	assert.Nil(t, vals[0], "not an object")
 }
 
 func FuzzParseHead(f *testing.F) {
@@ -192,7 +198,15 @@ func FuzzJSON(f *testing.F) {
 	f.Add([]byte(`{"text":"x","output_ids":[5],"meta_info":{"finish_reason":null}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		valid := json.Valid(b)
-		for _, k := range []string{"choices", "text", "output_ids", "usage"} {
+		keys := []string{"choices", "text", "output_ids", "usage"}
+		vals := make([][]byte, len(keys))
+		errAll := Fields(b, keys, vals)
+		for i, k := range keys {
+			if v, _, err := Field(b, k); err == nil && errAll == nil && !bytes.Equal(v, vals[i]) {
+				t.Fatalf("%q: Fields %q, Field %q", k, vals[i], v)
+			}
+		}
+		for _, k := range keys {
 			v, ok, err := Field(b, k)
 			if valid && err != nil {
 				t.Fatalf("valid JSON %q: %v", b, err)

@@ -1,0 +1,113 @@
+// Command openai-cost measures the openai plugin's client against a
+// plain net/http loop (package cost) and prints the table. It runs the
+// canned server as a child process of its own (openai-cost serve), so
+// that its CPU time is the client's alone.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"github.com/mlperf-host/mlperf-host/plugins/openai/cost"
+	"github.com/mlperf-host/mlperf-host/plugins/openai/openaitest"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var err error
+	if len(os.Args) > 1 && os.Args[1] == "serve" {
+		err = serve(ctx)
+	} else {
+		err = measure(ctx, os.Args[1:])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "openai-cost:", err)
+		os.Exit(1)
+	}
+}
+
+// serve runs the canned server, prints its URL and stops when stdin
+// closes.
+func serve(ctx context.Context) error {
+	srv, err := openaitest.Start(ctx, openaitest.Behavior{})
+	if err != nil {
+		return err
+	}
+	fmt.Println(srv.URL())
+	_, _ = io.Copy(io.Discard, os.Stdin) // until the parent closes it or dies
+	return srv.Close()
+}
+
+func measure(ctx context.Context, args []string) error {
+	var cfg cost.Config
+	fs := flag.NewFlagSet("openai-cost", flag.ContinueOnError)
+	fs.IntVar(&cfg.Serial, "serial", 0, "requests one at a time per figure (default 2000)")
+	fs.IntVar(&cfg.Offline, "offline", 0, "requests of the Offline phase (default 20000)")
+	fs.IntVar(&cfg.Workers, "workers", 0, "requests in flight, and connections (default 64)")
+	fs.DurationVar(&cfg.Step, "step", 0, "length of a Server step (default 1s)")
+	profile := fs.String("cpuprofile", "", "write the client's CPU profile to this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, exe, "serve")
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start the canned server: %w", err)
+	}
+	defer func() {
+		in.Close()
+		_ = cmd.Wait()
+	}()
+	url, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		return fmt.Errorf("the canned server's URL: %w", err)
+	}
+	cfg.URL = strings.TrimSpace(url)
+	dir, err := os.MkdirTemp("", "openai-cost")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	cfg.Dir = dir
+	start := time.Now()
+	res, err := cost.Run(ctx, cfg)
+	if err != nil {
+		return errors.Join(err, in.Close())
+	}
+	fmt.Printf("openai client cost against the canned server in another process on loopback (%s; %v)\n\n", cost.Machine(), time.Since(start).Round(time.Second))
+	return res.Table(os.Stdout)
+}

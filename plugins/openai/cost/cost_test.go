@@ -1,0 +1,154 @@
+package cost
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/plugins/openai/openaitest"
+)
+
+// serveEnv makes the test binary, run again by [cannedURL], the canned
+// server's process.
+const serveEnv = "OPENAI_COST_CANNED_SERVER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(serveEnv) == "1" {
+		srv, err := openaitest.Start(context.Background(), openaitest.Behavior{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println(srv.URL())
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		_ = srv.Close()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+var canned struct {
+	once sync.Once
+	url  string
+	err  error
+	// stdin is the server's, held open (a dropped one is closed by
+	// its finalizer).
+	stdin io.WriteCloser
+}
+
+// cannedURL starts the canned server in a process of its own (this test
+// binary again), once; it ends with the test binary's stdin pipe.
+func cannedURL(tb testing.TB) string {
+	tb.Helper()
+	canned.once.Do(func() {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), serveEnv+"=1")
+		cmd.Stderr = os.Stderr
+		if canned.stdin, canned.err = cmd.StdinPipe(); canned.err != nil { // closed when this process exits
+			return
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			canned.err = err
+			return
+		}
+		if canned.err = cmd.Start(); canned.err != nil {
+			return
+		}
+		line, err := bufio.NewReader(out).ReadString('\n')
+		canned.url, canned.err = strings.TrimSpace(line), err
+	})
+	require.NoError(tb, canned.err)
+	return canned.url
+}
+
+// TestRun: a small run measures every figure of both clients, the
+// plugin's first tokens matched request by request to the server's
+// first frames, and the table has a row for each.
+func TestRun(t *testing.T) {
+	t.Parallel()
+	res, err := Run(t.Context(), Config{URL: cannedURL(t), Dir: t.TempDir(), Serial: 40, Offline: 80, Workers: 4,
+		StartRate: 200, Step: 100 * time.Millisecond, MaxSamples: 100})
+	require.NoError(t, err)
+	for name, f := range map[string]Figures{"plugin": res.Plugin, "net/http": res.HTTP} {
+		assert.Equal(t, 40, f.Stream.n, name)
+		assert.Equal(t, 40, f.Whole.n, name)
+		assert.Equal(t, 10, f.Long.n, name)
+		assert.Equal(t, 80, f.Offline.n, name)
+		assert.Positive(t, f.Stream.wall, name)
+		if f.ServerRate > 0 { // a step is kept up with unless the machine is swamped
+			assert.Equal(t, int(f.ServerRate*0.1), f.Server.n, name)
+			assert.Positive(t, f.TTFT[1], name, "the first token comes after the server sent it")
+			assert.LessOrEqual(t, f.TTFT[0], f.TTFT[1], name)
+		}
+	}
+	var b strings.Builder
+	require.NoError(t, res.Table(&b))
+	assert.Equal(t, 2+14, strings.Count(b.String(), "\n"))
+	assert.Contains(t, b.String(), "| CPU per SSE frame (256-token streams less 16-token, per frame) |")
+}
+
+// TestTTFT: first tokens are matched to the server's log by the
+// prompt's last id; a request missing on either side is an error.
+func TestTTFT(t *testing.T) {
+	t.Parallel()
+	log := []openaitest.LogEntry{
+		{Body: `{"prompt":[1,1]}`, FirstFrame: 1000},
+		{Body: `{"prompt":[1,0]}`, FirstFrame: 2000},
+	}
+	got, err := ttft(log, []int64{2030, 1010})
+	require.NoError(t, err)
+	assert.Equal(t, [2]time.Duration{10, 30}, got)
+	_, err = ttft(log, []int64{0, 1010})
+	require.ErrorContains(t, err, "request 0 has no first token")
+	_, err = ttft(log[:1], []int64{2030, 1010})
+	require.ErrorContains(t, err, "logged 1 requests of 2")
+	_, err = ttft([]openaitest.LogEntry{{Body: `{"messages":[]}`, FirstFrame: 1}}, []int64{1})
+	require.ErrorContains(t, err, "a body not of this run")
+}
+
+// BenchmarkClient is one request against the canned server in another
+// process, the plugin's and the net/http loop's: cpu-µs/op is this
+// process's CPU (getrusage) per request, the client's alone. Profile
+// with -cpuprofile.
+func BenchmarkClient(b *testing.B) {
+	url := cannedURL(b)
+	tok := b.TempDir() + "/tokenizer.json"
+	require.NoError(b, openaitest.WriteTokenizer(tok, openaitest.DefaultPieces()))
+	for _, shape := range []struct {
+		name   string
+		stream bool
+		tokens int
+	}{{"stream16", true, 16}, {"whole16", false, 16}, {"stream256", true, 256}} {
+		for _, kind := range []string{"plugin", "nethttp"} {
+			b.Run(shape.name+"/"+kind, func(b *testing.B) {
+				var c client = newHTTP(url, shape.stream, shape.tokens, 1)
+				if kind == "plugin" {
+					p, err := newPlugin(b.Context(), url, tok, shape.stream, shape.tokens, 1, 1)
+					require.NoError(b, err)
+					c = p
+				}
+				b.Cleanup(c.close)
+				firsts := make([]int64, 1)
+				b.ReportAllocs()
+				cpu0 := cpuTime()
+				for b.Loop() {
+					if err := c.do(b.Context(), 0, firsts); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(cpuTime()-cpu0)/1e3/float64(b.N), "cpu-µs/op")
+			})
+		}
+	}
+}

@@ -1,0 +1,230 @@
+package cost
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/mlperf-host/mlperf-host/plugins/openai/openaitest"
+)
+
+// Config says what to measure. The zero value of a count takes its
+// default.
+type Config struct {
+	// URL is the canned server's, running in another process.
+	URL string
+	// Dir is where the canned vocabulary's tokenizer.json is written.
+	Dir string
+	// Tokens is a request's output length (16); LongTokens the longer
+	// one whose difference gives a frame's cost (256).
+	Tokens, LongTokens int
+	// Serial is the requests sent one at a time per figure (2000).
+	Serial int
+	// Offline is the requests of the Offline phase (20000), sent by
+	// Workers goroutines (64; also each client's connections).
+	Offline, Workers int
+	// StartRate is the first Server rate (1000/s), doubled while the
+	// client keeps up; each step lasts Step (1s) and holds at most
+	// MaxSamples requests (65536).
+	StartRate  float64
+	Step       time.Duration
+	MaxSamples int
+}
+
+func (c *Config) defaults() {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&c.Tokens, 16)
+	def(&c.LongTokens, 256)
+	def(&c.Serial, 2000)
+	def(&c.Offline, 20000)
+	def(&c.Workers, 64)
+	def(&c.MaxSamples, 1<<16)
+	if c.StartRate <= 0 {
+		c.StartRate = 1000
+	}
+	if c.Step <= 0 {
+		c.Step = time.Second
+	}
+}
+
+// Figures are one client's measurements.
+type Figures struct {
+	// Stream and Whole are requests of Tokens tokens sent one at a
+	// time, streamed and not; Long is streamed of LongTokens.
+	Stream, Whole, Long spent
+	// Frame is a frame's CPU: the difference of Long and Stream per
+	// frame more.
+	Frame time.Duration
+	// Offline is the Offline phase.
+	Offline spent
+	// Server is the highest Poisson step the client kept up with
+	// (n is 0 when it kept up with none); LowTTFT and TTFT the time
+	// from the server's send of the first frame to the client's first
+	// token at the first step and at that one: p50 and p99.
+	Server        spent
+	ServerRate    float64
+	LowTTFT, TTFT [2]time.Duration
+}
+
+// Result is both clients' figures.
+type Result struct {
+	Config
+	Plugin, HTTP Figures
+}
+
+// Run measures the plugin's client and the net/http loop against the
+// canned server at cfg.URL, phase by phase, the two in turn.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	cfg.defaults()
+	tok := filepath.Join(cfg.Dir, "tokenizer.json")
+	if err := openaitest.WriteTokenizer(tok, openaitest.DefaultPieces()); err != nil {
+		return Result{}, err
+	}
+	res := Result{Config: cfg}
+	type pair struct{ stream, whole, long client }
+	clients := [2]pair{}
+	samples := max(cfg.Serial, cfg.Offline, cfg.MaxSamples)
+	for i, build := range []func(stream bool, tokens int) (client, error){
+		func(stream bool, tokens int) (client, error) {
+			return newPlugin(ctx, cfg.URL, tok, stream, tokens, samples, cfg.Workers)
+		},
+		func(stream bool, tokens int) (client, error) {
+			return newHTTP(cfg.URL, stream, tokens, cfg.Workers), nil
+		},
+	} {
+		var err error
+		p := &clients[i]
+		if p.stream, err = build(true, cfg.Tokens); err != nil {
+			return res, err
+		}
+		defer p.stream.close()
+		if p.whole, err = build(false, cfg.Tokens); err != nil {
+			return res, err
+		}
+		defer p.whole.close()
+		if p.long, err = build(true, cfg.LongTokens); err != nil {
+			return res, err
+		}
+		defer p.long.close()
+	}
+	figs := [2]*Figures{&res.Plugin, &res.HTTP}
+	each := func(f func(c pair, fig *Figures) error) error {
+		for i := range clients {
+			if err := f(clients[i], figs[i]); err != nil {
+				return fmt.Errorf("%s: %w", [2]string{"plugin", "net/http"}[i], err)
+			}
+		}
+		return nil
+	}
+	steps := []func(c pair, fig *Figures) error{
+		func(c pair, _ *Figures) error { // warm-up: connections, buffers, the heap
+			_, err := offline(ctx, c.stream, cfg.Workers*8, cfg.Workers)
+			return err
+		},
+		func(c pair, f *Figures) (err error) { f.Stream, err = serial(ctx, c.stream, cfg.Serial); return },
+		func(c pair, f *Figures) (err error) { f.Whole, err = serial(ctx, c.whole, cfg.Serial); return },
+		func(c pair, f *Figures) (err error) { f.Long, err = serial(ctx, c.long, cfg.Serial/4); return },
+		func(c pair, f *Figures) (err error) {
+			f.Offline, err = offline(ctx, c.stream, cfg.Offline, cfg.Workers)
+			return
+		},
+	}
+	for _, s := range steps {
+		if err := each(s); err != nil {
+			return res, err
+		}
+	}
+	for _, f := range figs {
+		f.Frame = (f.Long.cpuPer() - f.Stream.cpuPer()) / time.Duration(cfg.LongTokens-cfg.Tokens)
+	}
+	err := each(func(c pair, f *Figures) error { return serverSteps(ctx, cfg, c.stream, f) })
+	return res, err
+}
+
+// serverSteps doubles the Poisson rate from cfg.StartRate while the
+// client keeps up.
+func serverSteps(ctx context.Context, cfg Config, c client, f *Figures) error {
+	for rate, step := cfg.StartRate, 0; ; rate, step = rate*2, step+1 {
+		n := int(rate * cfg.Step.Seconds())
+		if n > cfg.MaxSamples {
+			return nil
+		}
+		if _, err := takeLog(ctx, cfg.URL); err != nil { // clear it
+			return err
+		}
+		p, err := server(ctx, c, rate, n, uint64(step))
+		if err != nil {
+			return err
+		}
+		if !p.keptUp() {
+			return nil
+		}
+		log, err := takeLog(ctx, cfg.URL)
+		if err != nil {
+			return err
+		}
+		ttft, err := ttft(log, p.firsts)
+		if err != nil {
+			return err
+		}
+		if step == 0 {
+			f.LowTTFT = ttft
+		}
+		f.Server, f.ServerRate, f.TTFT = p.spent, rate, ttft
+	}
+}
+
+// takeLog reads and clears the canned server's log.
+func takeLog(ctx context.Context, url string) ([]openaitest.LogEntry, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+openaitest.LogPath, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("the canned server's log: %w", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("the canned server's log: %w", err)
+	}
+	var log []openaitest.LogEntry
+	if err := json.Unmarshal(b, &log); err != nil {
+		return nil, fmt.Errorf("the canned server's log: %w", err)
+	}
+	return log, nil
+}
+
+// ttft is the p50 and p99 of the client's first-token time less the
+// server's first-frame send time, request by request (matched by the
+// prompt's last id).
+func ttft(log []openaitest.LogEntry, firsts []int64) ([2]time.Duration, error) {
+	var d []time.Duration
+	for _, e := range log {
+		var b struct{ Prompt []int }
+		if err := json.Unmarshal([]byte(e.Body), &b); err != nil || len(b.Prompt) != 2 {
+			return [2]time.Duration{}, fmt.Errorf("the canned server's log: a body not of this run: %.80s", e.Body)
+		}
+		k := b.Prompt[1]
+		if k < 0 || k >= len(firsts) || firsts[k] == 0 || e.FirstFrame == 0 {
+			return [2]time.Duration{}, fmt.Errorf("the canned server's log: request %d has no first token on one side", k)
+		}
+		d = append(d, time.Duration(firsts[k]-e.FirstFrame))
+	}
+	if len(d) != len(firsts) {
+		return [2]time.Duration{}, fmt.Errorf("the canned server logged %d requests of %d", len(d), len(firsts))
+	}
+	slices.Sort(d)
+	rank := func(p float64) time.Duration { return d[max(0, int(p*float64(len(d))+0.999999)-1)] }
+	return [2]time.Duration{rank(0.5), rank(0.99)}, nil
+}
