@@ -25,6 +25,9 @@ const (
 	// CapSharedRing (v1.1): the plugin can attach the shared rings of a
 	// session (HostMessage.ring_attach).
 	CapSharedRing
+	// CapMembers (v1.4): the plugin answers the Members call with what
+	// each member of the system it drives did (its endpoints, say).
+	CapMembers
 )
 
 // Has reports whether every bit of want is set in c.

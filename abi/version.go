@@ -8,7 +8,7 @@ import "fmt"
 // Info, the plugin learns the host's from the Info request.
 const (
 	Major = 1
-	Minor = 3
+	Minor = 4
 )
 
 // Version is Major and Minor packed as the WASM export

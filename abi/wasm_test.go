@@ -28,7 +28,7 @@ func TestVersionPacking(t *testing.T) {
 	major, minor := UnpackVersion(PackVersion(3, 65535))
 	assert.Equal(t, uint16(3), major)
 	assert.Equal(t, uint16(65535), minor)
-	assert.Equal(t, "v1.3", VersionString(Major, Minor))
+	assert.Equal(t, "v1.4", VersionString(Major, Minor))
 }
 
 func TestCodeString(t *testing.T) {

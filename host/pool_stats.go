@@ -9,9 +9,12 @@ import (
 // PoolStats is what each member of a pool did since samples were last
 // loaded (for a performance run: its timed pass).
 type PoolStats struct {
-	// Pool is the pool's name.
+	// Pool is the pool's name (a plugin's, for [MemberReporter]'s).
 	Pool    string
 	Members []PoolMemberStats
+	// Latency says what the members' latencies measure; empty for a
+	// pool's: from a sample's arrival in the pool to its completion.
+	Latency string
 }
 
 // PoolMemberStats is one member's share of a pool's work.
@@ -33,6 +36,9 @@ type PoolMemberStats struct {
 	// Latency is the distribution of the member's samples' latencies, from
 	// their arrival in the pool to their completion; exact percentiles.
 	Latency LatencyStats
+	// FirstError is a plugin's member's first failure (MemberReporter);
+	// empty when none.
+	FirstError string
 }
 
 // LatencyStats summarizes latencies with exact (nearest-rank)

@@ -33,6 +33,8 @@ var backendFilters = map[string]callFilter{
 	backendv1grpc.Backend_Session_FullMethodName:       {up: sessionUp},
 	backendv1grpc.Backend_Ping_FullMethodName:          {up: passUp},
 	backendv1grpc.Backend_Close_FullMethodName:         {up: passUp},
+	// Members (v1.3): an empty request, figures back.
+	backendv1grpc.Backend_Members_FullMethodName: {up: passUp},
 }
 
 func passUp(_ context.Context, _ *remoteProxy, _ servedConn, msg []byte) ([]byte, error) {

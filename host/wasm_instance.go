@@ -35,9 +35,10 @@ const (
 	opIssue
 	opFlush
 	opClose
+	opMembers // a subprocess plugin's Members call (no WASM export)
 )
 
-var opNames = [...]string{"idle", "start", "info", "load", "load samples", "unload samples", "warmup", "issue", "flush", "close"}
+var opNames = [...]string{"idle", "start", "info", "load", "load samples", "unload samples", "warmup", "issue", "flush", "close", "members"}
 
 func (o callOp) String() string { return opNames[o] }
 

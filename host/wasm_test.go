@@ -231,7 +231,7 @@ func TestWASMOpenErrors(t *testing.T) {
 		{name: "missing export", fixture: "noclose.wasm", wantErr: ErrProtocol, msg: "it does not export mlperf_v1_close (i32, i32) -> i32"},
 		{name: "command, not reactor", fixture: "command.wasm", wantErr: ErrProtocol, msg: "it is a WASI command (exports _start), not a reactor"},
 		{name: "unknown imports", fixture: "extraimport.wasm", wantErr: ErrProtocol,
-			msg: "it imports mlperf_host_v1.teleport, which ABI v1.3 does not have; it imports env.now: a plugin may import only wasi_snapshot_preview1, mlperf_host_v1 and wasi_ephemeral_nn"},
+			msg: "it imports mlperf_host_v1.teleport, which ABI v1.4 does not have; it imports env.now: a plugin may import only wasi_snapshot_preview1, mlperf_host_v1 and wasi_ephemeral_nn"},
 		{name: "memory larger than the cap", fixture: "bigmemory.wasm", cfg: Config{MemoryLimitMiB: 16}, wantErr: ErrMemoryLimit,
 			msg: `plugin "p": open: exceeded its memory limit: the module's minimum memory is over the 16 MiB cap`},
 		{name: "not wasm", module: []byte("\x00asm\x01\x00\x00\x00\x99"), wantErr: ErrProtocol, msg: "not a valid WASM module"},

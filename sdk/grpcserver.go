@@ -97,6 +97,10 @@ func (g *grpcBackend) Ping(_ context.Context, req *backendv1.PingRequest) (*back
 	return &backendv1.PingResponse{Nonce: req.GetNonce()}, nil
 }
 
+func (g *grpcBackend) Members(context.Context, *backendv1.MembersRequest) (*backendv1.MembersResponse, error) {
+	return g.srv.Members(), nil
+}
+
 func (g *grpcBackend) Close(context.Context, *backendv1.CloseRequest) (*backendv1.CloseResponse, error) {
 	return g.srv.Close(), nil
 }

@@ -236,6 +236,9 @@ func (s *Server) capabilities() abi.Capability {
 	if _, ok := s.b.(SampleLoader); ok {
 		c |= abi.CapSampleLoader
 	}
+	if _, ok := s.b.(MemberReporter); ok {
+		c |= abi.CapMembers
+	}
 	if s.info.FirstTokens {
 		c |= abi.CapFirstToken
 	}

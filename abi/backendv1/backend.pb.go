@@ -2385,6 +2385,228 @@ func (x *CloseResponse) GetStatus() *Status {
 	return nil
 }
 
+type MembersRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MembersRequest) Reset() {
+	*x = MembersRequest{}
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MembersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MembersRequest) ProtoMessage() {}
+
+func (x *MembersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MembersRequest.ProtoReflect.Descriptor instead.
+func (*MembersRequest) Descriptor() ([]byte, []int) {
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{34}
+}
+
+// MemberStats (v1.4) is what one member of a plugin's system did since
+// samples were last loaded (or the plugin's warm-up, when later): a member
+// the host cannot see, such as one serving engine's endpoint of several.
+type MemberStats struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// name identifies the member (an endpoint's URL).
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// completed and failed count its requests.
+	Completed int64 `protobuf:"varint,2,opt,name=completed,proto3" json:"completed,omitempty"`
+	Failed    int64 `protobuf:"varint,3,opt,name=failed,proto3" json:"failed,omitempty"`
+	// The completed requests' latencies as the plugin measures them, in
+	// nanoseconds (nearest-rank percentiles); 0 when none completed.
+	LatencyMinNs  int64 `protobuf:"varint,4,opt,name=latency_min_ns,json=latencyMinNs,proto3" json:"latency_min_ns,omitempty"`
+	LatencyMeanNs int64 `protobuf:"varint,5,opt,name=latency_mean_ns,json=latencyMeanNs,proto3" json:"latency_mean_ns,omitempty"`
+	LatencyP50Ns  int64 `protobuf:"varint,6,opt,name=latency_p50_ns,json=latencyP50Ns,proto3" json:"latency_p50_ns,omitempty"`
+	LatencyP90Ns  int64 `protobuf:"varint,7,opt,name=latency_p90_ns,json=latencyP90Ns,proto3" json:"latency_p90_ns,omitempty"`
+	LatencyP99Ns  int64 `protobuf:"varint,8,opt,name=latency_p99_ns,json=latencyP99Ns,proto3" json:"latency_p99_ns,omitempty"`
+	LatencyMaxNs  int64 `protobuf:"varint,9,opt,name=latency_max_ns,json=latencyMaxNs,proto3" json:"latency_max_ns,omitempty"`
+	// first_error is the first failure's message; empty when none failed.
+	FirstError string `protobuf:"bytes,10,opt,name=first_error,json=firstError,proto3" json:"first_error,omitempty"`
+	// latency is what the latencies measure, e.g. "from sending the request
+	// to the reply's last byte".
+	Latency       string `protobuf:"bytes,11,opt,name=latency,proto3" json:"latency,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MemberStats) Reset() {
+	*x = MemberStats{}
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MemberStats) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MemberStats) ProtoMessage() {}
+
+func (x *MemberStats) ProtoReflect() protoreflect.Message {
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MemberStats.ProtoReflect.Descriptor instead.
+func (*MemberStats) Descriptor() ([]byte, []int) {
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *MemberStats) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *MemberStats) GetCompleted() int64 {
+	if x != nil {
+		return x.Completed
+	}
+	return 0
+}
+
+func (x *MemberStats) GetFailed() int64 {
+	if x != nil {
+		return x.Failed
+	}
+	return 0
+}
+
+func (x *MemberStats) GetLatencyMinNs() int64 {
+	if x != nil {
+		return x.LatencyMinNs
+	}
+	return 0
+}
+
+func (x *MemberStats) GetLatencyMeanNs() int64 {
+	if x != nil {
+		return x.LatencyMeanNs
+	}
+	return 0
+}
+
+func (x *MemberStats) GetLatencyP50Ns() int64 {
+	if x != nil {
+		return x.LatencyP50Ns
+	}
+	return 0
+}
+
+func (x *MemberStats) GetLatencyP90Ns() int64 {
+	if x != nil {
+		return x.LatencyP90Ns
+	}
+	return 0
+}
+
+func (x *MemberStats) GetLatencyP99Ns() int64 {
+	if x != nil {
+		return x.LatencyP99Ns
+	}
+	return 0
+}
+
+func (x *MemberStats) GetLatencyMaxNs() int64 {
+	if x != nil {
+		return x.LatencyMaxNs
+	}
+	return 0
+}
+
+func (x *MemberStats) GetFirstError() string {
+	if x != nil {
+		return x.FirstError
+	}
+	return ""
+}
+
+func (x *MemberStats) GetLatency() string {
+	if x != nil {
+		return x.Latency
+	}
+	return ""
+}
+
+type MembersResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *Status                `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Members       []*MemberStats         `protobuf:"bytes,2,rep,name=members,proto3" json:"members,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MembersResponse) Reset() {
+	*x = MembersResponse{}
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MembersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MembersResponse) ProtoMessage() {}
+
+func (x *MembersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mlperf_backend_v1_backend_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MembersResponse.ProtoReflect.Descriptor instead.
+func (*MembersResponse) Descriptor() ([]byte, []int) {
+	return file_mlperf_backend_v1_backend_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *MembersResponse) GetStatus() *Status {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+func (x *MembersResponse) GetMembers() []*MemberStats {
+	if x != nil {
+		return x.Members
+	}
+	return nil
+}
+
 var File_mlperf_backend_v1_backend_proto protoreflect.FileDescriptor
 
 const file_mlperf_backend_v1_backend_proto_rawDesc = "" +
@@ -2555,7 +2777,25 @@ const file_mlperf_backend_v1_backend_proto_rawDesc = "" +
 	"\x05nonce\x18\x01 \x01(\x04R\x05nonce\"\x0e\n" +
 	"\fCloseRequest\"B\n" +
 	"\rCloseResponse\x121\n" +
-	"\x06status\x18\x01 \x01(\v2\x19.mlperf.backend.v1.StatusR\x06statusB2Z0github.com/mlperf-host/mlperf-host/abi/backendv1b\x06proto3"
+	"\x06status\x18\x01 \x01(\v2\x19.mlperf.backend.v1.StatusR\x06status\"\x10\n" +
+	"\x0eMembersRequest\"\xf8\x02\n" +
+	"\vMemberStats\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1c\n" +
+	"\tcompleted\x18\x02 \x01(\x03R\tcompleted\x12\x16\n" +
+	"\x06failed\x18\x03 \x01(\x03R\x06failed\x12$\n" +
+	"\x0elatency_min_ns\x18\x04 \x01(\x03R\flatencyMinNs\x12&\n" +
+	"\x0flatency_mean_ns\x18\x05 \x01(\x03R\rlatencyMeanNs\x12$\n" +
+	"\x0elatency_p50_ns\x18\x06 \x01(\x03R\flatencyP50Ns\x12$\n" +
+	"\x0elatency_p90_ns\x18\a \x01(\x03R\flatencyP90Ns\x12$\n" +
+	"\x0elatency_p99_ns\x18\b \x01(\x03R\flatencyP99Ns\x12$\n" +
+	"\x0elatency_max_ns\x18\t \x01(\x03R\flatencyMaxNs\x12\x1f\n" +
+	"\vfirst_error\x18\n" +
+	" \x01(\tR\n" +
+	"firstError\x12\x18\n" +
+	"\alatency\x18\v \x01(\tR\alatency\"~\n" +
+	"\x0fMembersResponse\x121\n" +
+	"\x06status\x18\x01 \x01(\v2\x19.mlperf.backend.v1.StatusR\x06status\x128\n" +
+	"\amembers\x18\x02 \x03(\v2\x1e.mlperf.backend.v1.MemberStatsR\amembersB2Z0github.com/mlperf-host/mlperf-host/abi/backendv1b\x06proto3"
 
 var (
 	file_mlperf_backend_v1_backend_proto_rawDescOnce sync.Once
@@ -2569,7 +2809,7 @@ func file_mlperf_backend_v1_backend_proto_rawDescGZIP() []byte {
 	return file_mlperf_backend_v1_backend_proto_rawDescData
 }
 
-var file_mlperf_backend_v1_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_mlperf_backend_v1_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
 var file_mlperf_backend_v1_backend_proto_goTypes = []any{
 	(*Status)(nil),                // 0: mlperf.backend.v1.Status
 	(*Device)(nil),                // 1: mlperf.backend.v1.Device
@@ -2605,13 +2845,16 @@ var file_mlperf_backend_v1_backend_proto_goTypes = []any{
 	(*PingResponse)(nil),          // 31: mlperf.backend.v1.PingResponse
 	(*CloseRequest)(nil),          // 32: mlperf.backend.v1.CloseRequest
 	(*CloseResponse)(nil),         // 33: mlperf.backend.v1.CloseResponse
-	nil,                           // 34: mlperf.backend.v1.LoadRequest.OptionsEntry
+	(*MembersRequest)(nil),        // 34: mlperf.backend.v1.MembersRequest
+	(*MemberStats)(nil),           // 35: mlperf.backend.v1.MemberStats
+	(*MembersResponse)(nil),       // 36: mlperf.backend.v1.MembersResponse
+	nil,                           // 37: mlperf.backend.v1.LoadRequest.OptionsEntry
 }
 var file_mlperf_backend_v1_backend_proto_depIdxs = []int32{
 	0,  // 0: mlperf.backend.v1.InfoResponse.status:type_name -> mlperf.backend.v1.Status
 	1,  // 1: mlperf.backend.v1.InfoResponse.devices:type_name -> mlperf.backend.v1.Device
 	2,  // 2: mlperf.backend.v1.InfoResponse.options:type_name -> mlperf.backend.v1.OptionSpec
-	34, // 3: mlperf.backend.v1.LoadRequest.options:type_name -> mlperf.backend.v1.LoadRequest.OptionsEntry
+	37, // 3: mlperf.backend.v1.LoadRequest.options:type_name -> mlperf.backend.v1.LoadRequest.OptionsEntry
 	8,  // 4: mlperf.backend.v1.LoadRequest.run:type_name -> mlperf.backend.v1.RunConfig
 	6,  // 5: mlperf.backend.v1.LoadRequest.inputs:type_name -> mlperf.backend.v1.TensorSpec
 	9,  // 6: mlperf.backend.v1.RunConfig.settings:type_name -> mlperf.backend.v1.TestSettings
@@ -2638,11 +2881,13 @@ var file_mlperf_backend_v1_backend_proto_depIdxs = []int32{
 	27, // 27: mlperf.backend.v1.PluginMessage.ring_attached:type_name -> mlperf.backend.v1.RingAttached
 	23, // 28: mlperf.backend.v1.PluginMessage.doorbell:type_name -> mlperf.backend.v1.Doorbell
 	0,  // 29: mlperf.backend.v1.CloseResponse.status:type_name -> mlperf.backend.v1.Status
-	30, // [30:30] is the sub-list for method output_type
-	30, // [30:30] is the sub-list for method input_type
-	30, // [30:30] is the sub-list for extension type_name
-	30, // [30:30] is the sub-list for extension extendee
-	0,  // [0:30] is the sub-list for field type_name
+	0,  // 30: mlperf.backend.v1.MembersResponse.status:type_name -> mlperf.backend.v1.Status
+	35, // 31: mlperf.backend.v1.MembersResponse.members:type_name -> mlperf.backend.v1.MemberStats
+	32, // [32:32] is the sub-list for method output_type
+	32, // [32:32] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_mlperf_backend_v1_backend_proto_init() }
@@ -2671,7 +2916,7 @@ func file_mlperf_backend_v1_backend_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mlperf_backend_v1_backend_proto_rawDesc), len(file_mlperf_backend_v1_backend_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   35,
+			NumMessages:   38,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -31,7 +31,7 @@ var File_mlperf_backend_v1_service_proto protoreflect.FileDescriptor
 
 const file_mlperf_backend_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fmlperf/backend/v1/service.proto\x12\x11mlperf.backend.v1\x1a\x1fmlperf/backend/v1/backend.proto2\x92\x05\n" +
+	"\x1fmlperf/backend/v1/service.proto\x12\x11mlperf.backend.v1\x1a\x1fmlperf/backend/v1/backend.proto2\xe4\x05\n" +
 	"\aBackend\x12G\n" +
 	"\x04Info\x12\x1e.mlperf.backend.v1.InfoRequest\x1a\x1f.mlperf.backend.v1.InfoResponse\x12G\n" +
 	"\x04Load\x12\x1e.mlperf.backend.v1.LoadRequest\x1a\x1f.mlperf.backend.v1.LoadResponse\x12\\\n" +
@@ -40,7 +40,8 @@ const file_mlperf_backend_v1_service_proto_rawDesc = "" +
 	"\x06Warmup\x12 .mlperf.backend.v1.WarmupRequest\x1a!.mlperf.backend.v1.WarmupResponse\x12O\n" +
 	"\aSession\x12\x1e.mlperf.backend.v1.HostMessage\x1a .mlperf.backend.v1.PluginMessage(\x010\x01\x12G\n" +
 	"\x04Ping\x12\x1e.mlperf.backend.v1.PingRequest\x1a\x1f.mlperf.backend.v1.PingResponse\x12J\n" +
-	"\x05Close\x12\x1f.mlperf.backend.v1.CloseRequest\x1a .mlperf.backend.v1.CloseResponseB6Z4github.com/mlperf-host/mlperf-host/abi/backendv1grpcb\x06proto3"
+	"\x05Close\x12\x1f.mlperf.backend.v1.CloseRequest\x1a .mlperf.backend.v1.CloseResponse\x12P\n" +
+	"\aMembers\x12!.mlperf.backend.v1.MembersRequest\x1a\".mlperf.backend.v1.MembersResponseB6Z4github.com/mlperf-host/mlperf-host/abi/backendv1grpcb\x06proto3"
 
 var file_mlperf_backend_v1_service_proto_goTypes = []any{
 	(*backendv1.InfoRequest)(nil),           // 0: mlperf.backend.v1.InfoRequest
@@ -51,14 +52,16 @@ var file_mlperf_backend_v1_service_proto_goTypes = []any{
 	(*backendv1.HostMessage)(nil),           // 5: mlperf.backend.v1.HostMessage
 	(*backendv1.PingRequest)(nil),           // 6: mlperf.backend.v1.PingRequest
 	(*backendv1.CloseRequest)(nil),          // 7: mlperf.backend.v1.CloseRequest
-	(*backendv1.InfoResponse)(nil),          // 8: mlperf.backend.v1.InfoResponse
-	(*backendv1.LoadResponse)(nil),          // 9: mlperf.backend.v1.LoadResponse
-	(*backendv1.LoadSamplesResponse)(nil),   // 10: mlperf.backend.v1.LoadSamplesResponse
-	(*backendv1.UnloadSamplesResponse)(nil), // 11: mlperf.backend.v1.UnloadSamplesResponse
-	(*backendv1.WarmupResponse)(nil),        // 12: mlperf.backend.v1.WarmupResponse
-	(*backendv1.PluginMessage)(nil),         // 13: mlperf.backend.v1.PluginMessage
-	(*backendv1.PingResponse)(nil),          // 14: mlperf.backend.v1.PingResponse
-	(*backendv1.CloseResponse)(nil),         // 15: mlperf.backend.v1.CloseResponse
+	(*backendv1.MembersRequest)(nil),        // 8: mlperf.backend.v1.MembersRequest
+	(*backendv1.InfoResponse)(nil),          // 9: mlperf.backend.v1.InfoResponse
+	(*backendv1.LoadResponse)(nil),          // 10: mlperf.backend.v1.LoadResponse
+	(*backendv1.LoadSamplesResponse)(nil),   // 11: mlperf.backend.v1.LoadSamplesResponse
+	(*backendv1.UnloadSamplesResponse)(nil), // 12: mlperf.backend.v1.UnloadSamplesResponse
+	(*backendv1.WarmupResponse)(nil),        // 13: mlperf.backend.v1.WarmupResponse
+	(*backendv1.PluginMessage)(nil),         // 14: mlperf.backend.v1.PluginMessage
+	(*backendv1.PingResponse)(nil),          // 15: mlperf.backend.v1.PingResponse
+	(*backendv1.CloseResponse)(nil),         // 16: mlperf.backend.v1.CloseResponse
+	(*backendv1.MembersResponse)(nil),       // 17: mlperf.backend.v1.MembersResponse
 }
 var file_mlperf_backend_v1_service_proto_depIdxs = []int32{
 	0,  // 0: mlperf.backend.v1.Backend.Info:input_type -> mlperf.backend.v1.InfoRequest
@@ -69,16 +72,18 @@ var file_mlperf_backend_v1_service_proto_depIdxs = []int32{
 	5,  // 5: mlperf.backend.v1.Backend.Session:input_type -> mlperf.backend.v1.HostMessage
 	6,  // 6: mlperf.backend.v1.Backend.Ping:input_type -> mlperf.backend.v1.PingRequest
 	7,  // 7: mlperf.backend.v1.Backend.Close:input_type -> mlperf.backend.v1.CloseRequest
-	8,  // 8: mlperf.backend.v1.Backend.Info:output_type -> mlperf.backend.v1.InfoResponse
-	9,  // 9: mlperf.backend.v1.Backend.Load:output_type -> mlperf.backend.v1.LoadResponse
-	10, // 10: mlperf.backend.v1.Backend.LoadSamples:output_type -> mlperf.backend.v1.LoadSamplesResponse
-	11, // 11: mlperf.backend.v1.Backend.UnloadSamples:output_type -> mlperf.backend.v1.UnloadSamplesResponse
-	12, // 12: mlperf.backend.v1.Backend.Warmup:output_type -> mlperf.backend.v1.WarmupResponse
-	13, // 13: mlperf.backend.v1.Backend.Session:output_type -> mlperf.backend.v1.PluginMessage
-	14, // 14: mlperf.backend.v1.Backend.Ping:output_type -> mlperf.backend.v1.PingResponse
-	15, // 15: mlperf.backend.v1.Backend.Close:output_type -> mlperf.backend.v1.CloseResponse
-	8,  // [8:16] is the sub-list for method output_type
-	0,  // [0:8] is the sub-list for method input_type
+	8,  // 8: mlperf.backend.v1.Backend.Members:input_type -> mlperf.backend.v1.MembersRequest
+	9,  // 9: mlperf.backend.v1.Backend.Info:output_type -> mlperf.backend.v1.InfoResponse
+	10, // 10: mlperf.backend.v1.Backend.Load:output_type -> mlperf.backend.v1.LoadResponse
+	11, // 11: mlperf.backend.v1.Backend.LoadSamples:output_type -> mlperf.backend.v1.LoadSamplesResponse
+	12, // 12: mlperf.backend.v1.Backend.UnloadSamples:output_type -> mlperf.backend.v1.UnloadSamplesResponse
+	13, // 13: mlperf.backend.v1.Backend.Warmup:output_type -> mlperf.backend.v1.WarmupResponse
+	14, // 14: mlperf.backend.v1.Backend.Session:output_type -> mlperf.backend.v1.PluginMessage
+	15, // 15: mlperf.backend.v1.Backend.Ping:output_type -> mlperf.backend.v1.PingResponse
+	16, // 16: mlperf.backend.v1.Backend.Close:output_type -> mlperf.backend.v1.CloseResponse
+	17, // 17: mlperf.backend.v1.Backend.Members:output_type -> mlperf.backend.v1.MembersResponse
+	9,  // [9:18] is the sub-list for method output_type
+	0,  // [0:9] is the sub-list for method input_type
 	0,  // [0:0] is the sub-list for extension type_name
 	0,  // [0:0] is the sub-list for extension extendee
 	0,  // [0:0] is the sub-list for field type_name

@@ -34,6 +34,7 @@ const (
 	Backend_Session_FullMethodName       = "/mlperf.backend.v1.Backend/Session"
 	Backend_Ping_FullMethodName          = "/mlperf.backend.v1.Backend/Ping"
 	Backend_Close_FullMethodName         = "/mlperf.backend.v1.Backend/Close"
+	Backend_Members_FullMethodName       = "/mlperf.backend.v1.Backend/Members"
 )
 
 // BackendClient is the client API for Backend service.
@@ -53,6 +54,10 @@ type BackendClient interface {
 	Session(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[backendv1.HostMessage, backendv1.PluginMessage], error)
 	Ping(ctx context.Context, in *backendv1.PingRequest, opts ...grpc.CallOption) (*backendv1.PingResponse, error)
 	Close(ctx context.Context, in *backendv1.CloseRequest, opts ...grpc.CallOption) (*backendv1.CloseResponse, error)
+	// Members (v1.4) asks a plugin with CapMembers what each member of the
+	// system it drives did: the endpoints of serving engines, say. The host
+	// asks after a performance pass; it may ask while a session is open.
+	Members(ctx context.Context, in *backendv1.MembersRequest, opts ...grpc.CallOption) (*backendv1.MembersResponse, error)
 }
 
 type backendClient struct {
@@ -146,6 +151,16 @@ func (c *backendClient) Close(ctx context.Context, in *backendv1.CloseRequest, o
 	return out, nil
 }
 
+func (c *backendClient) Members(ctx context.Context, in *backendv1.MembersRequest, opts ...grpc.CallOption) (*backendv1.MembersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(backendv1.MembersResponse)
+	err := c.cc.Invoke(ctx, Backend_Members_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // BackendServer is the server API for Backend service.
 // All implementations must embed UnimplementedBackendServer
 // for forward compatibility.
@@ -163,6 +178,10 @@ type BackendServer interface {
 	Session(grpc.BidiStreamingServer[backendv1.HostMessage, backendv1.PluginMessage]) error
 	Ping(context.Context, *backendv1.PingRequest) (*backendv1.PingResponse, error)
 	Close(context.Context, *backendv1.CloseRequest) (*backendv1.CloseResponse, error)
+	// Members (v1.4) asks a plugin with CapMembers what each member of the
+	// system it drives did: the endpoints of serving engines, say. The host
+	// asks after a performance pass; it may ask while a session is open.
+	Members(context.Context, *backendv1.MembersRequest) (*backendv1.MembersResponse, error)
 	mustEmbedUnimplementedBackendServer()
 }
 
@@ -196,6 +215,9 @@ func (UnimplementedBackendServer) Ping(context.Context, *backendv1.PingRequest) 
 }
 func (UnimplementedBackendServer) Close(context.Context, *backendv1.CloseRequest) (*backendv1.CloseResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Close not implemented")
+}
+func (UnimplementedBackendServer) Members(context.Context, *backendv1.MembersRequest) (*backendv1.MembersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Members not implemented")
 }
 func (UnimplementedBackendServer) mustEmbedUnimplementedBackendServer() {}
 func (UnimplementedBackendServer) testEmbeddedByValue()                 {}
@@ -351,6 +373,24 @@ func _Backend_Close_Handler(srv interface{}, ctx context.Context, dec func(inter
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Backend_Members_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(backendv1.MembersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BackendServer).Members(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Backend_Members_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BackendServer).Members(ctx, req.(*backendv1.MembersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Backend_ServiceDesc is the grpc.ServiceDesc for Backend service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -385,6 +425,10 @@ var Backend_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Close",
 			Handler:    _Backend_Close_Handler,
+		},
+		{
+			MethodName: "Members",
+			Handler:    _Backend_Members_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

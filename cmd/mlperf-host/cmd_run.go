@@ -138,6 +138,7 @@ func (a *app) printOutcome(c *config.Config, o *runner.Outcome, wall time.Durati
 	}
 	row("plugin", "%s %s (%s)", o.Plugin.Name, o.Plugin.Version, pluginShape(o.Plugin))
 	poolRows(row, o.Pool)
+	poolRows(row, o.Members)
 	if p := r.Performance; p != nil {
 		validity := "VALID"
 		if !r.Valid {

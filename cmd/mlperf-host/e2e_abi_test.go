@@ -19,7 +19,7 @@ func TestPluginsDescribeAndOptions(t *testing.T) {
 
 	r := mlperfHost(t, dir, "plugins", "describe", "echo", "--plugin-dirs", plugins)
 	require.Equal(t, exitcode.OK, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-	for _, want := range []string{"plugin         echo 0.1.0", "abi            v1.3", "max batch      256",
+	for _, want := range []string{"plugin         echo 0.1.0", "abi            v1.4", "max batch      256",
 		"options (--set echo.NAME=VALUE, or echo.SCENARIO.NAME for one scenario)"} {
 		assert.Contains(t, r.stdout, want)
 	}

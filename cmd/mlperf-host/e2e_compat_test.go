@@ -46,7 +46,11 @@ func TestOlderPluginsStillWork(t *testing.T) {
 			r := mlperfHost(t, dir, "plugins", "describe", "echo", "--plugin-dirs", plugins)
 			require.Equal(t, exitcode.OK, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			assert.Contains(t, r.stdout, fmt.Sprintf("abi            v1.%d\n", rel.Minor))
-			assert.Contains(t, r.stdout, "options: the plugin declares none")
+			if rel.Minor < 2 {
+				assert.Contains(t, r.stdout, "options: the plugin declares none")
+			} else { // option schemas came with v1.2
+				assert.Contains(t, r.stdout, "options (--set echo.NAME=VALUE")
+			}
 
 			r = mlperfHost(t, dir, "plugins", "check", "echo", "--plugin-dirs", plugins)
 			require.Equal(t, exitcode.OK, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)

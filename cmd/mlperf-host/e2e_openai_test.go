@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sync"
 	"testing"
 
@@ -94,6 +95,16 @@ func TestOpenAIScenarios(t *testing.T) {
 			assertVerdict(t, r, filepath.Join(dir, "logs"))
 			assert.Contains(t, r.stderr, "openai: endpoint "+a.URL()+": ")
 			assert.Contains(t, r.stderr, "openai: endpoint "+b.URL()+": ")
+			// Each endpoint's share, failures and latency, as a pool's
+			// members': the console, the summary, the detail log.
+			summary := readFile(t, filepath.Join(dir, "logs"), "mlperf_log_summary.txt")
+			detail := readFile(t, filepath.Join(dir, "logs"), "mlperf_log_detail.txt")
+			assert.Contains(t, summary, "Plugin Members")
+			for _, u := range []string{a.URL(), b.URL()} {
+				assert.Regexp(t, `member `+regexp.QuoteMeta(u)+` +openai process: \d+ samples \(\d+\.\d%\)  p50 `, r.stdout)
+				assert.Regexp(t, regexp.QuoteMeta(u)+` \(openai, process\) : \d+ samples \(\d+\.\d+%\), 0 failed, p50 `, summary)
+				assert.Regexp(t, `"key": "sut_plugin_member", "value": \{"name":"`+regexp.QuoteMeta(u)+`","plugin":"openai"`, detail)
+			}
 		})
 	}
 	t.Run("accuracy", func(t *testing.T) {
@@ -145,5 +156,7 @@ func TestOpenAIEndpointDies(t *testing.T) {
 	summary := readFile(t, filepath.Join(dir, "logs"), "mlperf_log_summary.txt")
 	assert.NotContains(t, summary, "Result is : VALID")
 	assert.Contains(t, summary, "Result is : INVALID")
+	assert.Regexp(t, regexp.QuoteMeta(doomed.URL())+` \(openai, process\) : \d+ samples \(\d+\.\d+%\), [1-9]\d* failed, .*; first error: `, summary,
+		"the summary says which endpoint failed, how often and why")
 	assertNoProcess(t, entry)
 }

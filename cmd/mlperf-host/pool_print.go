@@ -7,8 +7,9 @@ import (
 	"github.com/mlperf-host/mlperf-host/host"
 )
 
-// poolRows adds one row per pool member to the results: its share of
-// the samples and its latencies.
+// poolRows adds one row per pool member (or member of the plugin's own,
+// such as an endpoint) to the results: its share of the samples, its
+// latencies, its first failure.
 func poolRows(row func(k, format string, args ...any), st *host.PoolStats) {
 	if st == nil {
 		return
@@ -21,6 +22,9 @@ func poolRows(row func(k, format string, args ...any), st *host.PoolStats) {
 		}
 		if l.Count > 0 {
 			line += fmt.Sprintf("  p50 %v  p99 %v  max %v", roundDur(l.P50), roundDur(l.P99), roundDur(l.Max))
+		}
+		if m.FirstError != "" {
+			line += "; first error: " + m.FirstError
 		}
 		row("  member "+m.Name, "%s", line)
 	}

@@ -34,6 +34,12 @@ func Releases() []Release {
 		// v1.1: "sdk: one detach call at the end of a session", the last
 		// commit before v1.2.
 		{Minor: 1, Commit: "16057b678aa983d28947adfc7b95b34f2c5823f7"},
+		// v1.2: "echo: the test host names its shared-memory directory
+		// ...", the last commit before v1.3.
+		{Minor: 2, Commit: "e8b9b6731f92ff2924e0fa47cdedc13353ac3d24"},
+		// v1.3: "exit codes: a served plugin's failure ...", the last
+		// commit before v1.4.
+		{Minor: 3, Commit: "6e70efb9174befbfae7620f60cd6a5fb55078a16"},
 	}
 }
 

@@ -33,6 +33,10 @@ type SUT struct {
 	aborted  atomic.Bool
 	mu       sync.Mutex
 	firstErr error
+	// reportCtx bounds the calls the reports make (SetReportContext);
+	// members is the last plugin members' report.
+	reportCtx context.Context
+	members   atomic.Pointer[host.PoolStats]
 }
 
 var (
@@ -42,12 +46,17 @@ var (
 
 // NewSUT wraps b, named name in the logs, and sets the SUT as b's handler.
 func NewSUT(b host.Backend, name string) *SUT {
-	s := &SUT{b: b, name: name}
+	s := &SUT{b: b, name: name, reportCtx: context.Background()}
 	s.recs.New = func() any { return new([]abi.IssueRecord) }
 	s.out.New = func() any { return new([]loadgen.QuerySampleResponse) }
 	b.SetHandler(s)
 	return s
 }
+
+// SetReportContext sets the context of the calls the LoadGen's reports
+// make into the plugin (a plugin's members, asked after a performance
+// pass); call it before the run.
+func (s *SUT) SetReportContext(ctx context.Context) { s.reportCtx = ctx }
 
 // Name returns the SUT's name.
 func (s *SUT) Name() string { return s.name }

@@ -9,6 +9,11 @@ const (
 	// KeyPoolMember is written after a timed pass's results, once per
 	// member: a [PoolMemberEntry].
 	KeyPoolMember = "sut_pool_member"
+	// KeyPluginMember is written after a timed pass's results, once per
+	// member of a plugin's own (ABI v1.4 Members: a serving engine's
+	// endpoints): a [PoolMemberEntry], its latency as the plugin
+	// measures it.
+	KeyPluginMember = "sut_plugin_member"
 )
 
 // PoolMemberStart is one member in the sut_pool_members entry.
@@ -34,6 +39,9 @@ type PoolMemberEntry struct {
 	// flight.
 	Rate float64 `json:"samples_per_second_busy"`
 	// Latency holds min, mean, p50, p90, p99 and max in ns, from a
-	// sample's arrival in the pool to its completion.
+	// sample's arrival in the pool to its completion (a plugin's member:
+	// as the plugin measures it).
 	Latency map[string]int64 `json:"latency_ns"`
+	// FirstError is a plugin's member's first failure; absent when none.
+	FirstError string `json:"first_error,omitempty"`
 }

@@ -50,3 +50,20 @@ func TestPoolRows(t *testing.T) {
 		})
 	}
 }
+
+// TestPluginMemberRows: a plugin's own members (a serving engine's
+// endpoints) come from their entries, first errors kept, apart from a
+// pool's; the page shows them.
+func TestPluginMemberRows(t *testing.T) {
+	t.Parallel()
+	const e1 = `{"name":"http://a:8000","plugin":"openai","transport":"process","samples":7,"failed":1,"share":0.7,"latency_ns":{"p50":3000000},"first_error":"HTTP 503: busy"}`
+	const pool = `{"name":"gpu0","plugin":"p","transport":"process","samples":3,"share":1}`
+	r := &Run{Name: "x", Detail: logOf(t, "sut_pool_member", pool, "sut_plugin_member", e1)}
+	assert.Equal(t, []poolRow{{Name: "http://a:8000", Plugin: "openai", Transport: "process", Samples: "7", Share: "70.0%", Rate: "0/s",
+		P50: "3 ms", P90: "n/a", P99: "n/a", Max: "n/a", Failed: 1, FirstError: "HTTP 503: busy"}}, r.pluginMemberRows())
+	assert.Len(t, r.poolRows(), 1, "a pool's members stay apart")
+	var page strings.Builder
+	require.NoError(t, Write(&page, r))
+	assert.Contains(t, page.String(), "<h2>Plugin members</h2>")
+	assert.Contains(t, page.String(), "<td>HTTP 503: busy</td>")
+}

@@ -31,8 +31,9 @@ type page struct {
 	Scores                                                                    []score
 	AccuracyFile                                                              string
 	Results, Settings, Messages                                               []kv
-	// Pool: a pool's members, their shares and latencies.
-	Pool []poolRow
+	// Pool: a pool's members, their shares and latencies; Members: the
+	// members a plugin reported of its own (a serving engine's endpoints).
+	Pool, Members []poolRow
 	// Several runs: each run's own charts, and the settings they differ in.
 	PerRun      []runFigures
 	Differences []settingsRow
@@ -101,7 +102,7 @@ func Write(w io.Writer, r *Run) error {
 		p.Headline, p.HeadlineLabel = m.text(), m.label()
 	}
 	p.Results, p.Settings, p.Messages = r.logTables()
-	p.Pool = r.poolRows()
+	p.Pool, p.Members = r.poolRows(), r.pluginMemberRows()
 	return render(w, p)
 }
 

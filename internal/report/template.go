@@ -153,6 +153,15 @@ var tmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 </table>
 <p class="legend-note">Latency from a sample's arrival in the pool to its completion by the member.</p>
 {{- end}}
+{{- if .Members}}
+<h2>Plugin members</h2>
+<table class="pool"><tr><th>member</th><th>plugin</th><th class="num">requests</th><th class="num">share</th><th class="num">p50</th><th class="num">p90</th><th class="num">p99</th><th class="num">max</th><th>first error</th></tr>
+{{- range .Members}}
+<tr><td>{{.Name}}</td><td>{{.Plugin}} ({{.Transport}})</td><td class="num">{{.Samples}}{{if .Failed}} ({{.Failed}} failed){{end}}</td><td class="num">{{.Share}}</td><td class="num">{{.P50}}</td><td class="num">{{.P90}}</td><td class="num">{{.P99}}</td><td class="num">{{.Max}}</td><td>{{.FirstError}}</td></tr>
+{{- end}}
+</table>
+<p class="legend-note">What the plugin reported of the members it drives (a serving engine's endpoints): latency as the plugin measures it.</p>
+{{- end}}
 {{- range .Figures}}
 <h2>{{.Title}}</h2><figure>{{.SVG}}<figcaption>{{.Note}}</figcaption></figure>
 {{- else}}

@@ -58,6 +58,10 @@ type Outcome struct {
 	// Pool is what each member of a pool did (its last loadable set);
 	// nil for a run of one plugin.
 	Pool *host.PoolStats
+	// Members is what each member of the plugin's own did in the last
+	// performance pass (a serving engine's endpoints: ABI v1.4
+	// Members); nil when it reports none.
+	Members *host.PoolStats
 	// CloseErr is the plugin's failure while closing after the test, for
 	// a warning: the result was measured before and stands, and the exit
 	// code follows it.
@@ -176,6 +180,7 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 		}
 	}
 	sut := bridge.NewSUT(b, b.Info().Name)
+	sut.SetReportContext(ctx)
 	run, err := loadgen.NewRun(sut, qsl, settings, loadgen.LogSettings{OutDir: out, EnableTrace: sp.Trace, Console: sp.Console}, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", config.ErrConfig, err)
@@ -186,7 +191,7 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 	}
 	res, runErr := run.Start(ctx)
 	stop()
-	o := &Outcome{Result: res, OutDir: out, Plugin: b.Info(), SUT: sut.Stats(), Pool: poolStats(b), Calibration: cal}
+	o := &Outcome{Result: res, OutDir: out, Plugin: b.Info(), SUT: sut.Stats(), Pool: poolStats(b), Members: sut.Members(), Calibration: cal}
 	failed, closeErr := closePlugin(ctx, b, sp.Stop)
 	o.CloseErr = closeErr
 	o.Files = listFiles(out)

@@ -44,6 +44,7 @@ var (
 	_ sdk.SampleLoader       = (*Backend)(nil)
 	_ sdk.Warmer             = (*Backend)(nil)
 	_ sdk.SubmissionReporter = (*Backend)(nil)
+	_ sdk.MemberReporter     = (*Backend)(nil)
 )
 
 // New returns a backend that reads the API key's variable through
@@ -137,8 +138,12 @@ func (b *Backend) SubmissionFacts() sdk.SubmissionFacts {
 	return sdk.SubmissionFacts{Framework: fmt.Sprintf("OpenAI-compatible server over HTTP (api %s, model %s; token ids: %s)", b.cfg.API, b.model, b.source)}
 }
 
-// LoadSamples builds each sample's prompt as the request carries it.
+// LoadSamples builds each sample's prompt as the request carries it, and
+// starts the endpoints' figures anew.
 func (b *Backend) LoadSamples(_ context.Context, samples []sdk.LoadedSample) error {
+	for _, e := range b.eps {
+		e.resetStats()
+	}
 	for _, s := range samples {
 		data := s.Data
 		if t, ok := s.Tensor(PromptTensor); ok {
@@ -305,6 +310,18 @@ func (b *Backend) Stats() []EndpointStats {
 		if total > 0 {
 			out[i].Share = float64(out[i].Completed) / float64(total)
 		}
+	}
+	return out
+}
+
+// Members says what each endpoint did since samples were last loaded (or
+// the warm-up): the host shows it as it shows a pool's members.
+func (b *Backend) Members() []sdk.MemberStats {
+	st := b.Stats()
+	out := make([]sdk.MemberStats, len(st))
+	for i, s := range st {
+		out[i] = sdk.MemberStats{Name: s.URL, Completed: s.Completed, Failed: s.Failed, Min: s.Min, Mean: s.Mean,
+			P50: s.P50, P90: s.P90, P99: s.P99, Max: s.Max, Latency: LatencyBasis, FirstError: s.FirstError}
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"math"
 	"net"
 	"net/url"
 	"slices"
@@ -135,11 +136,14 @@ type EndpointStats struct {
 	Completed int64
 	Failed    int64
 	Share     float64 // of every endpoint's completed requests
-	// P50, P99 and Max are the completed requests' latencies, from
-	// sending to the last byte (nearest rank).
-	P50, P99, Max time.Duration
-	FirstError    string
+	// The completed requests' latencies, from sending to the last byte
+	// (nearest rank).
+	Min, Mean, P50, P90, P99, Max time.Duration
+	FirstError                    string
 }
+
+// LatencyBasis says what the endpoints' latencies measure.
+const LatencyBasis = "from sending the request to the reply's last byte"
 
 func (e *endpoint) stats() EndpointStats {
 	e.mu.Lock()
@@ -148,8 +152,12 @@ func (e *endpoint) stats() EndpointStats {
 	if n := len(e.latency); n > 0 {
 		l := slices.Clone(e.latency)
 		slices.Sort(l)
-		rank := func(p float64) time.Duration { return l[max(0, int(p*float64(n)+0.999999)-1)] }
-		s.P50, s.P99, s.Max = rank(0.5), rank(0.99), l[n-1]
+		rank := func(p float64) time.Duration { return l[max(0, int(math.Ceil(p*float64(n)))-1)] }
+		var sum time.Duration
+		for _, d := range l {
+			sum += d
+		}
+		s.Min, s.Mean, s.P50, s.P90, s.P99, s.Max = l[0], sum/time.Duration(n), rank(0.5), rank(0.9), rank(0.99), l[n-1]
 	}
 	return s
 }
