@@ -111,7 +111,7 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 		model = cfg.Model
 	}
 	b.model = model
-	maxTokens, minTokens := cfg.generation(m.Run.Benchmark)
+	maxTokens, minTokens := cfg.generation(m.Run.Benchmark, m.Run.Mode == sdk.AccuracyOnly)
 	b.body = cfg.newBody(model, maxTokens, minTokens)
 	b.source = b.idsSource()
 	b.log.Info("openai: ready", "endpoints", len(b.eps), "api", cfg.API, "model", model, "stream", cfg.Stream,

@@ -259,3 +259,42 @@ func TestAPIKey(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "NOPE is not set")
 }
+
+// TestGeneration: max_tokens and min_tokens default to the benchmark's
+// reference settings (gpt-oss-120b's differ between accuracy and
+// performance), whatever its suffix; options set win.
+func TestGeneration(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		benchmark string
+		accuracy  bool
+		opts      map[string]string
+		max, min  int
+	}{
+		{name: "llama2-70b", benchmark: "llama2-70b-99.9", max: 1024, min: 1},
+		{name: "llama3.1-8b", benchmark: "llama3.1-8b", max: 128, min: 1},
+		{name: "llama3.1-8b interactive", benchmark: "llama3_1-8b-interactive", max: 128, min: 1},
+		{name: "llama3.1-405b", benchmark: "llama3.1-405b", max: 2000, min: 1},
+		{name: "mixtral-8x7b", benchmark: "mixtral-8x7b", max: 1024, min: 2},
+		{name: "deepseek-r1", benchmark: "deepseek-r1", max: 20000, min: -1},
+		{name: "gpt-oss-120b performance", benchmark: "gpt-oss-120b", max: 10240, min: -1},
+		{name: "gpt-oss-120b accuracy", benchmark: "gpt-oss-120b", accuracy: true, max: 32768, min: -1},
+		{name: "a benchmark without a reference", benchmark: "bert-99", max: 128, min: -1},
+		{name: "options win", benchmark: "llama2-70b-99", opts: map[string]string{"max_tokens": "7", "min_tokens": "0"}, max: 7, min: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			opts := map[string]string{"token_ids": IDsServer, "api": APISGLang}
+			for k, v := range tt.opts {
+				opts[k] = v
+			}
+			c, err := ParseConfig(opts)
+			require.NoError(t, err)
+			maxTokens, minTokens := c.generation(tt.benchmark, tt.accuracy)
+			assert.Equal(t, tt.max, maxTokens)
+			assert.Equal(t, tt.min, minTokens)
+		})
+	}
+}

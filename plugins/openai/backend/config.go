@@ -37,7 +37,7 @@ var Options = []sdk.Option{
 	{Name: "model", Doc: "the request's model field; empty: the first model the first endpoint's /v1/models lists"},
 	{Name: "prompt", Type: abi.OptionEnum, Allowed: []string{"ids", "text"}, Default: "ids", Doc: "completions: send the prompt as token ids, or as text decoded with the tokenizer (chat always sends text, sglang ids)"},
 	{Name: "stream", Type: abi.OptionBool, Default: "true", Doc: "stream the reply as server-sent events (time to first token measured at the first content frame); false: one JSON reply"},
-	{Name: "max_tokens", Type: abi.OptionInt, Doc: "output tokens at most; unset: the benchmark's reference setting (128 when the benchmark has none)"},
+	{Name: "max_tokens", Type: abi.OptionInt, Doc: "output tokens at most; unset: the benchmark's reference setting (its accuracy run's where that differs; 128 when the benchmark has none)"},
 	{Name: "min_tokens", Type: abi.OptionInt, Doc: "output tokens at least (vLLM min_tokens, SGLang min_new_tokens); unset: the benchmark's reference setting"},
 	{Name: "stop", Doc: `stop strings: one string, or a JSON list ["a","b"]`},
 	{Name: "temperature", Type: abi.OptionFloat, Default: "0", Doc: "sampling temperature (0: greedy, as the references generate)"},
@@ -269,30 +269,55 @@ func (c Config) tlsConfig() (*tls.Config, error) {
 	return cfg, nil
 }
 
-// reference is a benchmark's reference generation settings.
-type reference struct{ maxTokens, minTokens int }
+// reference is a benchmark's reference generation settings: the most
+// output tokens (in an accuracy run, when it differs) and the fewest (-1:
+// the reference sets none, and none is sent).
+type reference struct{ maxTokens, accuracyMaxTokens, minTokens int }
 
-// references are the reference implementations' generation settings
-// (mlcommons/inference language/*: max_new_tokens, min_new_tokens),
-// by mlperf.conf model name without its -99/-99.9/-interactive suffix.
+// references are the reference implementations' generation settings, as
+// mlcommons/inference's language/ directory has them, by mlperf.conf
+// model name without its -99/-99.9/-interactive suffix:
+//
+//   - llama2-70b: max_new_tokens 1024, min_new_tokens 1
+//     (language/llama2-70b/SUT.py, gen_kwargs).
+//   - llama3.1-8b: max_tokens 128, min_tokens 1
+//     (language/llama3.1-8b/SUT_VLLM.py, gen_kwargs).
+//   - llama3.1-405b: max_tokens 2000, min_tokens 1
+//     (language/llama3.1-405b/SUT_VLLM.py, gen_kwargs).
+//   - mixtral-8x7b: max_new_tokens 1024, min_new_tokens 2
+//     (language/mixtral-8x7b/SUT.py, gen_kwargs).
+//   - deepseek-r1: 20 000 output tokens at most (MAX_OSL), no minimum
+//     (language/deepseek-r1/utils/backend_registry.py).
+//   - gpt-oss-120b: max_output_len 10240 for performance, 32768 for
+//     accuracy, no minimum (language/gpt-oss-120b/README.md; 32768 is
+//     generation_config.json's max_new_tokens). Its reference samples at
+//     temperature 1.0, top_p 1.0, which the options temperature and top_p
+//     set.
 var references = map[string]reference{
-	"llama2-70b":    {1024, 1},
-	"llama3_1-8b":   {128, 1},
-	"llama3.1-8b":   {128, 1},
-	"llama3_1-405b": {20000, 1},
-	"deepseek-r1":   {20000, 1},
+	"llama2-70b":    {1024, 0, 1},
+	"llama3_1-8b":   {128, 0, 1},
+	"llama3.1-8b":   {128, 0, 1},
+	"llama3_1-405b": {2000, 0, 1},
+	"llama3.1-405b": {2000, 0, 1},
+	"mixtral-8x7b":  {1024, 0, 2},
+	"deepseek-r1":   {20000, 0, -1},
+	"gpt-oss-120b":  {10240, 32768, -1},
 }
 
 // generation fills the settings left unset from the benchmark's
-// reference.
-func (c Config) generation(benchmark string) (maxTokens, minTokens int) {
+// reference (128 tokens at most, no minimum, for a benchmark without
+// one); accuracy says the run is an accuracy run.
+func (c Config) generation(benchmark string, accuracy bool) (maxTokens, minTokens int) {
 	name := benchmark
 	for _, suffix := range []string{"-interactive", "-99.9", "-99", "-edge"} {
 		name = strings.TrimSuffix(name, suffix)
 	}
 	ref, ok := references[name]
 	if !ok {
-		ref = reference{128, -1}
+		ref = reference{128, 0, -1}
+	}
+	if accuracy && ref.accuracyMaxTokens > 0 {
+		ref.maxTokens = ref.accuracyMaxTokens
 	}
 	maxTokens, minTokens = c.MaxTokens, c.MinTokens
 	if maxTokens == 0 {
