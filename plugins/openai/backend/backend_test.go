@@ -126,9 +126,6 @@ func TestReplies(t *testing.T) {
 		{name: "sglang not streamed", opts: map[string]string{"api": "sglang", "stream": "false"}, seed: 30},
 		{name: "sglang split", bh: openaitest.Behavior{SplitBytes: true}, opts: map[string]string{"api": "sglang"}, seed: 30},
 		{name: "slow start", bh: openaitest.Behavior{SlowStart: 50 * time.Millisecond}, seed: 30},
-		// The stall bound is per wait: a stream longer than it, its
-		// frames closer, passes (the read deadline moves).
-		{name: "frames within the stall bound", bh: openaitest.Behavior{FrameGap: 30 * time.Millisecond}, opts: map[string]string{"stall_timeout": "100ms"}, seed: 30},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
