@@ -113,7 +113,7 @@ func capabilityNames(c abi.Capability) string {
 		name string
 	}{
 		{abi.CapFlush, "FLUSH"}, {abi.CapWarmup, "WARMUP"}, {abi.CapFirstToken, "FIRST_TOKEN"}, {abi.CapModelPath, "MODEL_PATH"},
-		{abi.CapSharedArena, "SHARED_ARENA"}, {abi.CapSampleLoader, "SAMPLE_LOADER"}, {abi.CapSharedRing, "SHARED_RING"},
+		{abi.CapSharedArena, "SHARED_ARENA"}, {abi.CapSampleLoader, "SAMPLE_LOADER"}, {abi.CapSharedRing, "SHARED_RING"}, {abi.CapMembers, "MEMBERS"},
 	}
 	var out []string
 	for _, n := range names {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 
@@ -159,4 +160,16 @@ func TestOpenAIEndpointDies(t *testing.T) {
 	assert.Regexp(t, regexp.QuoteMeta(doomed.URL())+` \(openai, process\) : \d+ samples \(\d+\.\d+%\), [1-9]\d* failed, .*; first error: `, summary,
 		"the summary says which endpoint failed, how often and why")
 	assertNoProcess(t, entry)
+}
+
+// TestOpenAIDescribe: what `plugins describe openai` prints: the
+// plugin, its capabilities and every option with its type, default and
+// doc.
+func TestOpenAIDescribe(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plugins, _ := installOpenAI(t)
+	r := mlperfHost(t, dir, "plugins", "describe", "openai", "--plugin-dirs", plugins)
+	require.Equal(t, exitcode.OK, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	golden(t, "describe_openai", columns.ReplaceAllString(strings.ReplaceAll(r.stdout, plugins, "$PLUGINS"), "  "))
 }

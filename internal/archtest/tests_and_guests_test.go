@@ -17,6 +17,9 @@ var testExceptions = map[string][]string{
 	// internal/testcerts: the certificates of the remote transport's
 	// mutual TLS tests, which cmd's tests share.
 	"host": {"sdk", "internal/inproc", "internal/testcerts"},
+	// The openai plugin's TLS tests: HTTPS and mutual TLS against the
+	// canned server, with the same test certificates.
+	"plugins/openai/backend": {"internal/testcerts"},
 	// The echo tests run its WASM build in wazero as the host does, without
 	// importing the host.
 	"examples/echo": {"github.com/tetratelabs/wazero"},

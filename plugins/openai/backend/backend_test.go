@@ -1,9 +1,13 @@
 package backend
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/binary"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/testcerts"
 	"github.com/mlperf-host/mlperf-host/plugins/openai/openaitest"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
@@ -244,13 +249,17 @@ func TestReadiness(t *testing.T) {
 // token, and a missing variable is an error naming it, not the key.
 func TestAPIKey(t *testing.T) {
 	t.Parallel()
-	srv, err := openaitest.Start(t.Context(), openaitest.Behavior{})
+	srv, err := openaitest.Start(t.Context(), openaitest.Behavior{Authorization: "Bearer sekrit", Tokens: 3})
 	require.NoError(t, err)
 	t.Cleanup(func() { srv.Close() })
 	b := New(func(k string) (string, bool) { return map[string]string{"KEY": "sekrit"}[k], k == "KEY" })
 	opts := map[string]string{"endpoints": srv.URL(), "token_ids": "server", "api": "sglang", "api_key_env": "KEY", "ready_timeout": "2s"}
-	require.NoError(t, b.Load(t.Context(), sdk.Model{Options: opts}))
-	assert.Contains(t, string(b.eps[0].head), "Authorization: Bearer sekrit\r\n")
+	require.NoError(t, b.Load(t.Context(), sdk.Model{Options: opts}), "the readiness probe carries the key")
+	t.Cleanup(func() { b.Close() })
+	require.NoError(t, b.LoadSamples(t.Context(), []sdk.LoadedSample{{Index: 0, Data: promptBytes()}}))
+	r := infer(t, b, 1)
+	assert.Empty(t, r.failed, "requests carry the key")
+	assert.Len(t, r.out[1], 3)
 	opts["api_key_env"] = "NOPE"
 	err = b.Load(t.Context(), sdk.Model{Options: opts})
 	require.Error(t, err)
@@ -292,6 +301,62 @@ func TestGeneration(t *testing.T) {
 			maxTokens, minTokens := c.generation(tt.benchmark, tt.accuracy)
 			assert.Equal(t, tt.max, maxTokens)
 			assert.Equal(t, tt.min, minTokens)
+		})
+	}
+}
+
+// TestTLS: HTTPS endpoints with the CA named by tls_ca, and mutual TLS
+// with tls_cert and tls_key; without them the endpoint is not ready and
+// the error says why.
+func TestTLS(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ca := testcerts.NewCA(t, dir, "ca")
+	srvFiles := ca.Issue(t, dir, "server", time.Now().Add(time.Hour))
+	client := ca.Issue(t, dir, "client", time.Now().Add(time.Hour))
+	cert, err := tls.LoadX509KeyPair(srvFiles.Cert, srvFiles.Key)
+	require.NoError(t, err)
+	pem, err := os.ReadFile(ca.Path)
+	require.NoError(t, err)
+	pool := x509.NewCertPool()
+	require.True(t, pool.AppendCertsFromPEM(pem))
+	tests := []struct {
+		name       string
+		clientAuth tls.ClientAuthType
+		opts       map[string]string
+		want       string // a Load error; "" for requests that work
+	}{
+		{name: "https", opts: map[string]string{"tls_ca": ca.Path}},
+		{name: "mutual", clientAuth: tls.RequireAndVerifyClientCert, opts: map[string]string{"tls_ca": ca.Path, "tls_cert": client.Cert, "tls_key": client.Key}},
+		{name: "an unknown CA", want: "certificate"},
+		{name: "no client certificate", clientAuth: tls.RequireAndVerifyClientCert, opts: map[string]string{"tls_ca": ca.Path}, want: "certificate required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv, err := openaitest.Start(t.Context(), openaitest.Behavior{Tokens: 3,
+				TLS: &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tt.clientAuth, ClientCAs: pool, MinVersion: tls.VersionTLS12}})
+			require.NoError(t, err)
+			t.Cleanup(func() { srv.Close() })
+			require.True(t, strings.HasPrefix(srv.URL(), "https://"))
+			opts := map[string]string{"endpoints": srv.URL(), "token_ids": "server", "api": "sglang", "ready_timeout": "2s", "warmup": "0"}
+			for k, v := range tt.opts {
+				opts[k] = v
+			}
+			b := New(func(string) (string, bool) { return "", false })
+			err = b.Load(t.Context(), sdk.Model{Options: opts})
+			if tt.want != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "endpoint "+srv.URL()+" is not ready")
+				assert.Contains(t, err.Error(), tt.want)
+				return
+			}
+			require.NoError(t, err)
+			t.Cleanup(func() { b.Close() })
+			require.NoError(t, b.LoadSamples(t.Context(), []sdk.LoadedSample{{Index: 0, Data: promptBytes()}}))
+			r := infer(t, b, 1)
+			assert.Empty(t, r.failed)
+			assert.Equal(t, openaitest.Completion(30, 3, len(openaitest.DefaultPieces())), r.out[1])
 		})
 	}
 }

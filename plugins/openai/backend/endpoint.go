@@ -61,12 +61,9 @@ func newEndpoint(u *url.URL, path, apiKey string, c Config, tlsCfg *tls.Config) 
 		cfg.ServerName = u.Hostname()
 		t.TLS = cfg
 	}
-	e := &endpoint{url: u.String(), target: t, head: requestHead(u.Path+path, u.Host, apiKey), base: u.Path, host: u.Host,
-		slots: make(chan struct{}, c.Connections)}
-	if apiKey != "" {
-		e.auth = "Authorization: Bearer " + apiKey + "\r\n"
-	}
-	return e
+	auth := authLine(apiKey)
+	return &endpoint{url: u.String(), target: t, head: requestHead(u.Path+path, u.Host, auth), base: u.Path, host: u.Host,
+		auth: auth, slots: make(chan struct{}, c.Connections)}
 }
 
 // conn takes a connection: an idle one, else a new one, once fewer

@@ -110,16 +110,21 @@ func textJSON(s string) []byte {
 	return b
 }
 
-// requestHead is an HTTP/1.1 request head up to its Content-Length
-// value: the request line, Host, the content type, the bearer token.
-func requestHead(path, host, apiKey string) []byte {
-	var b strings.Builder
-	b.WriteString("POST " + path + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: mlperf-host-openai\r\nContent-Type: application/json\r\nAccept: */*\r\n")
-	if apiKey != "" {
-		b.WriteString("Authorization: Bearer " + apiKey + "\r\n")
+// authLine is the Authorization header line of a bearer token, "" for
+// no key.
+func authLine(apiKey string) string {
+	if apiKey == "" {
+		return ""
 	}
-	b.WriteString("Content-Length: ")
-	return []byte(b.String())
+	return "Authorization: Bearer " + apiKey + "\r\n"
+}
+
+// requestHead is an HTTP/1.1 request head up to its Content-Length
+// value: the request line, Host, the content type, auth (an
+// [authLine]).
+func requestHead(path, host, auth string) []byte {
+	return []byte("POST " + path + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: mlperf-host-openai\r\nContent-Type: application/json\r\nAccept: */*\r\n" +
+		auth + "Content-Length: ")
 }
 
 // appendRequest appends a whole request: head, length, body.

@@ -3,6 +3,7 @@ package openaitest
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -61,6 +62,12 @@ type Behavior struct {
 	// NotReadyFor answers /health and /v1/models with 503 for this long
 	// after the server starts.
 	NotReadyFor time.Duration
+	// TLS, when set, serves HTTPS with it (a client certificate asked for
+	// as it says); URL is then https://.
+	TLS *tls.Config
+	// Authorization, when set, is the Authorization header every request
+	// must carry; others get 401.
+	Authorization string
 }
 
 // Server is a canned OpenAI-compatible HTTP/1.1 server on loopback.
@@ -114,6 +121,9 @@ func Start(ctx context.Context, b Behavior) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen: %w", err)
 	}
+	if b.TLS != nil {
+		ln = tls.NewListener(ln, b.TLS)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Server{Pieces: DefaultPieces(), Model: "canned", b: b, ln: ln, started: time.Now(), ctx: ctx, cancel: cancel,
 		conns: map[net.Conn]struct{}{}}
@@ -125,8 +135,14 @@ func Start(ctx context.Context, b Behavior) (*Server, error) {
 	return s, nil
 }
 
-// URL is the server's base URL, http://127.0.0.1:PORT.
-func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
+// URL is the server's base URL, http://127.0.0.1:PORT (https:// with
+// TLS).
+func (s *Server) URL() string {
+	if s.b.TLS != nil {
+		return "https://" + s.ln.Addr().String()
+	}
+	return "http://" + s.ln.Addr().String()
+}
 
 // Requests returns what the server recorded of each generation request.
 func (s *Server) Requests() []Request {
@@ -163,6 +179,9 @@ func (s *Server) kill() {
 }
 
 func reset(c net.Conn) {
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn()
+	}
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.SetLinger(0)
 	}
@@ -218,6 +237,9 @@ func (s *Server) serve(c net.Conn) {
 // answer writes the response to one request; false closes the
 // connection.
 func (s *Server) answer(c net.Conn, bw *bufio.Writer, req *http.Request, body []byte) bool {
+	if s.b.Authorization != "" && req.Header.Get("Authorization") != s.b.Authorization {
+		return writeWhole(bw, 401, "application/json", []byte(`{"error":{"message":"bad or missing API key"}}`))
+	}
 	switch req.URL.Path {
 	case LogPath:
 		return writeWhole(bw, 200, "application/json", s.takeLog())
