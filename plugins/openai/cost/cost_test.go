@@ -77,13 +77,13 @@ func cannedURL(tb testing.TB) string {
 // first frames, and the table has a row for each.
 func TestRun(t *testing.T) {
 	t.Parallel()
-	res, err := Run(t.Context(), Config{URL: cannedURL(t), Dir: t.TempDir(), Serial: 40, Offline: 80, Workers: 4,
+	res, err := Run(t.Context(), Config{URL: cannedURL(t), Dir: t.TempDir(), Serial: 40, Rounds: 2, Offline: 80, Workers: 4,
 		StartRate: 200, Step: 100 * time.Millisecond, MaxSamples: 100})
 	require.NoError(t, err)
 	for name, f := range map[string]Figures{"plugin": res.Plugin, "net/http": res.HTTP} {
 		assert.Equal(t, 40, f.Stream.n, name)
 		assert.Equal(t, 40, f.Whole.n, name)
-		assert.Equal(t, 10, f.Long.n, name)
+		assert.Equal(t, 10, f.Long.n, name, "2 rounds of 20/4")
 		assert.Equal(t, 80, f.Offline.n, name)
 		assert.Positive(t, f.Stream.wall, name)
 		if f.ServerRate > 0 { // a step is kept up with unless the machine is swamped
@@ -96,6 +96,14 @@ func TestRun(t *testing.T) {
 	require.NoError(t, res.Table(&b))
 	assert.Equal(t, 2+14, strings.Count(b.String(), "\n"))
 	assert.Contains(t, b.String(), "| CPU per SSE frame (256-token streams less 16-token, per frame) |")
+}
+
+// TestMedian: the median round's CPU and wall per request, apart, over
+// every round's requests.
+func TestMedian(t *testing.T) {
+	t.Parallel()
+	got := median([]spent{{n: 10, wall: 100, cpu: 50}, {n: 10, wall: 300, cpu: 10}, {n: 20, wall: 400, cpu: 600}})
+	assert.Equal(t, spent{n: 40, wall: 40 * 20, cpu: 40 * 5}, got)
 }
 
 // TestTTFT: first tokens are matched to the server's log by the

@@ -3,6 +3,7 @@ package cost
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,6 +19,20 @@ type spent struct {
 func (s spent) cpuPer() time.Duration  { return s.cpu / time.Duration(max(s.n, 1)) }
 func (s spent) wallPer() time.Duration { return s.wall / time.Duration(max(s.n, 1)) }
 func (s spent) rate() float64          { return float64(s.n) / s.wall.Seconds() }
+
+// median is the median of rounds' CPU and, apart, of their wall time,
+// per request, as one phase of all their requests.
+func median(rounds []spent) spent {
+	var n int
+	cpu, wall := make([]time.Duration, len(rounds)), make([]time.Duration, len(rounds))
+	for i, r := range rounds {
+		n += r.n
+		cpu[i], wall[i] = r.cpuPer(), r.wallPer()
+	}
+	slices.Sort(cpu)
+	slices.Sort(wall)
+	return spent{n: n, cpu: cpu[len(cpu)/2] * time.Duration(n), wall: wall[len(wall)/2] * time.Duration(n)}
+}
 
 // measure runs f and returns its wall and CPU time.
 func measure(n int, f func() error) (spent, error) {

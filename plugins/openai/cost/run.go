@@ -23,8 +23,10 @@ type Config struct {
 	// Tokens is a request's output length (16); LongTokens the longer
 	// one whose difference gives a frame's cost (256).
 	Tokens, LongTokens int
-	// Serial is the requests sent one at a time per figure (2000).
-	Serial int
+	// Serial is the requests sent one at a time per figure (2000), in
+	// Rounds rounds (5) that alternate the clients; a figure is the
+	// median round's.
+	Serial, Rounds int
 	// Offline is the requests of the Offline phase (20000), sent by
 	// Workers goroutines (64; also each client's connections).
 	Offline, Workers int
@@ -45,6 +47,7 @@ func (c *Config) defaults() {
 	def(&c.Tokens, 16)
 	def(&c.LongTokens, 256)
 	def(&c.Serial, 2000)
+	def(&c.Rounds, 5)
 	def(&c.Offline, 20000)
 	def(&c.Workers, 64)
 	def(&c.MaxSamples, 1<<16)
@@ -125,23 +128,43 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 		return nil
 	}
-	steps := []func(c pair, fig *Figures) error{
-		func(c pair, _ *Figures) error { // warm-up: connections, buffers, the heap
-			_, err := offline(ctx, c.stream, cfg.Workers*8, cfg.Workers)
-			return err
-		},
-		func(c pair, f *Figures) (err error) { f.Stream, err = serial(ctx, c.stream, cfg.Serial); return },
-		func(c pair, f *Figures) (err error) { f.Whole, err = serial(ctx, c.whole, cfg.Serial); return },
-		func(c pair, f *Figures) (err error) { f.Long, err = serial(ctx, c.long, cfg.Serial/4); return },
-		func(c pair, f *Figures) (err error) {
-			f.Offline, err = offline(ctx, c.stream, cfg.Offline, cfg.Workers)
-			return
-		},
+	if err := each(func(c pair, _ *Figures) error { // warm-up: connections, buffers, the heap
+		_, err := offline(ctx, c.stream, cfg.Workers*8, cfg.Workers)
+		return err
+	}); err != nil {
+		return res, err
 	}
-	for _, s := range steps {
-		if err := each(s); err != nil {
+	// The serial figures in rounds, the clients in turn: each the median
+	// round's, the machine's slow moments spread over both clients.
+	per := max(cfg.Serial/cfg.Rounds, 1)
+	rounds := [2][3][]spent{}
+	for range cfg.Rounds {
+		i := 0
+		if err := each(func(c pair, _ *Figures) error {
+			defer func() { i++ }()
+			for k, shape := range []struct {
+				c client
+				n int
+			}{{c.stream, per}, {c.whole, per}, {c.long, max(per/4, 1)}} {
+				s, err := serial(ctx, shape.c, shape.n)
+				if err != nil {
+					return err
+				}
+				rounds[i][k] = append(rounds[i][k], s)
+			}
+			return nil
+		}); err != nil {
 			return res, err
 		}
+	}
+	for i, f := range figs {
+		f.Stream, f.Whole, f.Long = median(rounds[i][0]), median(rounds[i][1]), median(rounds[i][2])
+	}
+	if err := each(func(c pair, f *Figures) (err error) {
+		f.Offline, err = offline(ctx, c.stream, cfg.Offline, cfg.Workers)
+		return
+	}); err != nil {
+		return res, err
 	}
 	for _, f := range figs {
 		f.Frame = (f.Long.cpuPer() - f.Stream.cpuPer()) / time.Duration(cfg.LongTokens-cfg.Tokens)

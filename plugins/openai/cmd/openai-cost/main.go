@@ -53,6 +53,7 @@ func measure(ctx context.Context, args []string) error {
 	var cfg cost.Config
 	fs := flag.NewFlagSet("openai-cost", flag.ContinueOnError)
 	fs.IntVar(&cfg.Serial, "serial", 0, "requests one at a time per figure (default 2000)")
+	fs.IntVar(&cfg.Rounds, "rounds", 0, "rounds the serial requests are sent in, the clients in turn; a figure is the median round's (default 5)")
 	fs.IntVar(&cfg.Offline, "offline", 0, "requests of the Offline phase (default 20000)")
 	fs.IntVar(&cfg.Workers, "workers", 0, "requests in flight, and connections (default 64)")
 	fs.DurationVar(&cfg.Step, "step", 0, "length of a Server step (default 1s)")
