@@ -70,13 +70,17 @@ type Figures struct {
 	// Offline is the Offline phase.
 	Offline spent
 	// Server is the highest Poisson step the client kept up with
-	// (n is 0 when it kept up with none); LowTTFT and TTFT the time
-	// from the server's send of the first frame to the client's first
-	// token at the first step and at that one: p50 and p99.
-	Server        spent
-	ServerRate    float64
-	LowTTFT, TTFT [2]time.Duration
+	// (n is 0 when it kept up with none); TTFT holds, by the rate of
+	// each step kept up with, the time from the server's send of the
+	// first frame to the client's first token: p50 and p99.
+	Server     spent
+	ServerRate float64
+	TTFT       map[float64][2]time.Duration
 }
+
+// CommonRate is the highest Server rate both clients kept up with; 0
+// when there is none.
+func (r Result) CommonRate() float64 { return min(r.Plugin.ServerRate, r.HTTP.ServerRate) }
 
 // Result is both clients' figures.
 type Result struct {
@@ -199,10 +203,10 @@ func serverSteps(ctx context.Context, cfg Config, c client, f *Figures) error {
 		if err != nil {
 			return err
 		}
-		if step == 0 {
-			f.LowTTFT = ttft
+		if f.TTFT == nil {
+			f.TTFT = map[float64][2]time.Duration{}
 		}
-		f.Server, f.ServerRate, f.TTFT = p.spent, rate, ttft
+		f.Server, f.ServerRate, f.TTFT[rate] = p.spent, rate, ttft
 	}
 }
 

@@ -39,10 +39,10 @@ func (r Result) Table(w io.Writer) error {
 		{"Offline: CPU per streamed request", dur(p.Offline.cpuPer(), h.Offline.cpuPer())},
 		{fmt.Sprintf("Server: highest Poisson rate kept up (doubling from %.0f/s, %v steps)", r.StartRate, r.Step), qps(p.ServerRate, h.ServerRate)},
 		{"Server: CPU per streamed request at that rate", dur(p.Server.cpuPer(), h.Server.cpuPer())},
-		{fmt.Sprintf("TTFT less the server's first-frame send, p50 at %.0f/s", r.StartRate), dur(p.LowTTFT[0], h.LowTTFT[0])},
-		{fmt.Sprintf("TTFT less the server's first-frame send, p99 at %.0f/s", r.StartRate), dur(p.LowTTFT[1], h.LowTTFT[1])},
-		{"TTFT less the server's first-frame send, p50 at the highest rate", dur(p.TTFT[0], h.TTFT[0])},
-		{"TTFT less the server's first-frame send, p99 at the highest rate", dur(p.TTFT[1], h.TTFT[1])},
+		{fmt.Sprintf("TTFT less the server's first-frame send, p50 at %.0f/s", r.StartRate), dur(p.TTFT[r.StartRate][0], h.TTFT[r.StartRate][0])},
+		{fmt.Sprintf("TTFT less the server's first-frame send, p99 at %.0f/s", r.StartRate), dur(p.TTFT[r.StartRate][1], h.TTFT[r.StartRate][1])},
+		{fmt.Sprintf("TTFT less the server's first-frame send, p50 at %.0f/s (the highest rate both kept up with)", r.CommonRate()), dur(p.TTFT[r.CommonRate()][0], h.TTFT[r.CommonRate()][0])},
+		{fmt.Sprintf("TTFT less the server's first-frame send, p99 at %.0f/s", r.CommonRate()), dur(p.TTFT[r.CommonRate()][1], h.TTFT[r.CommonRate()][1])},
 	}
 	var b strings.Builder
 	b.WriteString("| measure | plugin | net/http loop | plugin / net/http |\n|---|---:|---:|---:|\n")
