@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -127,7 +128,8 @@ func TestOllamaOpenAI(t *testing.T) {
 			assertVerdict(t, r, filepath.Join(dir, out))
 			if tc.spread {
 				for _, e := range endpoints {
-					assert.Contains(t, r.stderr, "openai: endpoint "+e+": ", "the endpoint's share is reported")
+					assert.Regexp(t, `member `+regexp.QuoteMeta(e)+` +openai process: \d+ samples \(\d+\.\d%\)`, r.stdout,
+						"the endpoint's share is on the console")
 				}
 			}
 		})
