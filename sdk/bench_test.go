@@ -118,7 +118,7 @@ func BenchmarkSession(b *testing.B) {
 	for _, sh := range benchShapes {
 		b.Run(sh.name, func(b *testing.B) {
 			srv := loadBench(b, &nullBackend{maxBatch: sh.maxBatch, maxInFlight: sh.maxInFlight}, ServerConfig{})
-			out := newOutbox(MaxMessageBytes)
+			out := newOutbox(MaxMessageBytes, 0)
 			sink := &countingSender{want: sh.batch, done: make(chan struct{}, 1)}
 			sess, err := srv.OpenSession(b.Context(), out)
 			require.NoError(b, err)

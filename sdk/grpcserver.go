@@ -111,8 +111,16 @@ func (g *grpcBackend) Close(context.Context, *backendv1.CloseRequest) (*backendv
 // plugin completes first; when the stream breaks, the Infer calls in
 // progress see their context canceled.
 func (g *grpcBackend) Session(stream backendv1grpc.Backend_SessionServer) error {
-	ctx := stream.Context()
-	out := newOutbox(g.maxMessage)
+	out := newOutbox(g.maxMessage, g.srv.cfg.MaxUnreadBytes)
+	// A host that stops reading fails the session: its Infer calls see
+	// their context end with the cause.
+	ctx, fail := context.WithCancelCause(stream.Context())
+	defer fail(nil)
+	out.unread.onFull = func(err error) {
+		g.srv.log.Error("session failed: its host stopped reading", "err", err)
+		out.event(outEvent{code: CodeOf(err), message: err.Error()})
+		fail(err)
+	}
 	sess, err := g.srv.OpenSession(ctx, out)
 	if err != nil {
 		return stream.Send(&backendv1.PluginMessage{Kind: &backendv1.PluginMessage_Error{Error: &backendv1.SessionError{Status: status(err)}}})
@@ -133,7 +141,16 @@ func (g *grpcBackend) Session(stream backendv1grpc.Backend_SessionServer) error 
 		sess.End()
 	}
 	out.close()
-	sendErr := <-sent
+	var sendErr error
+	select {
+	case sendErr = <-sent:
+	case <-out.unread.full:
+		// The sender may be stuck in a Send the host never reads: it
+		// fails as gRPC ends the stream, once this handler returned.
+		// The rings, if any, stay mapped, as the sender may still
+		// push to them.
+		return out.unread.failed()
+	}
 	if rx.ring != nil {
 		// Nobody uses the rings any more: the poller stopped, the sender
 		// returned.
@@ -165,6 +182,9 @@ func (rx *sessionReceiver) receive(stream backendv1grpc.Backend_SessionServer) e
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
+			return err
+		}
+		if err := rx.out.unread.failed(); err != nil {
 			return err
 		}
 		switch k := msg.GetKind().(type) {

@@ -29,6 +29,11 @@ func (b *outBatch) empty() bool {
 	return len(b.recs) == 0 && len(b.frecs) == 0 && len(b.events) == 0
 }
 
+// size is the bytes of the batch's records and outputs.
+func (b *outBatch) size() int {
+	return len(b.recs) + len(b.data) + len(b.frecs) + len(b.fdata)
+}
+
 func (b *outBatch) reset() {
 	b.recs, b.data, b.frecs, b.fdata = b.recs[:0], b.data[:0], b.frecs[:0], b.fdata[:0]
 	clear(b.events)
@@ -85,6 +90,8 @@ type lane struct {
 	// tokens is the output's: set before the first first token is
 	// appended, it keeps completions out of the shared ring.
 	tokens *atomic.Bool
+	// unread is the output's count of what its host has not received.
+	unread *unread
 }
 
 // laneOutput is a [SessionOutput] that collects completions from lanes.
@@ -97,8 +104,12 @@ type laneOutput interface {
 
 // complete appends a completion; l.mu is held.
 func (l *lane) complete(id uint64, code abi.Code, data []byte, nTokens int64) {
-	wasEmpty := l.batch.empty()
+	if l.unread.isFull() {
+		return // the session failed: its host reads nothing
+	}
+	wasEmpty, size := l.batch.empty(), l.batch.size()
 	l.batch.appendCompletion(l.maxOutput, id, code, data, nTokens)
+	l.unread.add(l.batch.size() - size)
 	if wasEmpty {
 		l.wake()
 	}
@@ -109,8 +120,12 @@ func (l *lane) firstToken(id uint64, data []byte) {
 	if l.tokens != nil {
 		l.tokens.Store(true)
 	}
-	wasEmpty := l.batch.empty()
+	if l.unread.isFull() {
+		return
+	}
+	wasEmpty, size := l.batch.empty(), l.batch.size()
 	l.batch.appendFirstToken(l.maxOutput, id, data)
+	l.unread.add(l.batch.size() - size)
 	if wasEmpty {
 		l.wake()
 	}

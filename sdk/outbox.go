@@ -35,6 +35,10 @@ type outbox struct {
 	// reads the ring and the messages on different goroutines).
 	tokens atomic.Bool
 
+	// unread bounds what the host has not received: a host that stops
+	// reading fails its session instead of growing the plugin.
+	unread *unread
+
 	mu      sync.Mutex
 	pending outBatch // events, and completions from outside a lane
 	lanes   []*lane
@@ -44,11 +48,20 @@ type outbox struct {
 
 var _ laneOutput = (*outbox)(nil)
 
-func newOutbox(maxMessage int) *outbox {
+// newOutbox returns an outbox whose messages are at most maxMessage bytes
+// and that holds at most maxUnread bytes its host has not received (0:
+// [abi.DefaultMaxUnreadBytes]).
+func newOutbox(maxMessage int, maxUnread int64) *outbox {
 	// Leave room for the records and the message framing.
 	maxData := max(maxMessage/2, 1<<10)
-	return &outbox{maxData: min(maxData, 4<<20), maxRecords: maxMessageRecords, maxOutput: maxMessage - 64<<10, wake: make(chan struct{}, 1)}
+	return &outbox{maxData: min(maxData, 4<<20), maxRecords: maxMessageRecords, maxOutput: maxMessage - 64<<10,
+		unread: newUnread(maxUnread), wake: make(chan struct{}, 1)}
 }
+
+// unreadBytes is what the host has not received of the completions and
+// first tokens produced so far; peakUnread the most it ever was.
+func (o *outbox) unreadBytes() int64 { return o.unread.bytes.Load() }
+func (o *outbox) peakUnread() int64  { return o.unread.peak.Load() }
 
 // poke wakes the sender, unless a wake-up is already due.
 func (o *outbox) poke() {
@@ -67,7 +80,7 @@ func (o *outbox) signal(wasEmpty bool) {
 }
 
 func (o *outbox) newLane(mu *sync.Mutex) *lane {
-	l := &lane{mu: mu, maxOutput: o.maxOutput, wake: o.poke, tokens: &o.tokens}
+	l := &lane{mu: mu, maxOutput: o.maxOutput, wake: o.poke, tokens: &o.tokens, unread: o.unread}
 	o.mu.Lock()
 	o.lanes = append(o.lanes, l)
 	o.mu.Unlock()
@@ -75,20 +88,30 @@ func (o *outbox) newLane(mu *sync.Mutex) *lane {
 }
 
 func (o *outbox) Complete(id uint64, code abi.Code, data []byte, nTokens int64) {
+	if o.unread.isFull() {
+		return // the session failed: its host reads nothing
+	}
 	o.mu.Lock()
-	wasEmpty := o.pending.empty()
+	wasEmpty, size := o.pending.empty(), o.pending.size()
 	o.pending.appendCompletion(o.maxOutput, id, code, data, nTokens)
+	n := o.pending.size() - size
 	o.signal(wasEmpty)
 	o.mu.Unlock()
+	o.unread.add(n) // outside o.mu: when full, it adds the failure's event
 }
 
 func (o *outbox) FirstToken(id uint64, data []byte) {
 	o.tokens.Store(true)
+	if o.unread.isFull() {
+		return
+	}
 	o.mu.Lock()
-	wasEmpty := o.pending.empty()
+	wasEmpty, size := o.pending.empty(), o.pending.size()
 	o.pending.appendFirstToken(o.maxOutput, id, data)
+	n := o.pending.size() - size
 	o.signal(wasEmpty)
 	o.mu.Unlock()
+	o.unread.add(n) // outside o.mu: when full, it adds the failure's event
 }
 
 func (o *outbox) Flushed(code abi.Code, message string) {
@@ -139,6 +162,7 @@ func (o *outbox) run(ctx context.Context, s pluginSender) error {
 		if err := o.send(s, m, &batch); err != nil {
 			return err
 		}
+		o.unread.sent(batch.size())
 		batch.reset()
 		if closed {
 			return nil

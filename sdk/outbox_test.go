@@ -134,7 +134,7 @@ func TestOutboxOrder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			o := newOutbox(1 << 20)
+			o := newOutbox(1<<20, 0)
 			var mu sync.Mutex
 			l := o.newLane(&mu)
 			mu.Lock()
@@ -150,7 +150,7 @@ func TestOutboxOrder(t *testing.T) {
 
 func TestOutboxSplitsMessages(t *testing.T) {
 	t.Parallel()
-	o := newOutbox(1 << 20)
+	o := newOutbox(1<<20, 0)
 	o.maxData = 100
 	var mu sync.Mutex
 	l := o.newLane(&mu)
@@ -169,7 +169,7 @@ func TestOutboxSplitsMessages(t *testing.T) {
 
 func TestOutboxCapsRecordsPerMessage(t *testing.T) {
 	t.Parallel()
-	o := newOutbox(1 << 20)
+	o := newOutbox(1<<20, 0)
 	o.maxRecords = 4
 	var mu sync.Mutex
 	l := o.newLane(&mu)
@@ -187,7 +187,7 @@ func TestOutboxCapsRecordsPerMessage(t *testing.T) {
 
 func TestOutboxLanes(t *testing.T) {
 	t.Parallel()
-	o := newOutbox(1 << 20)
+	o := newOutbox(1<<20, 0)
 	var mu1, mu2 sync.Mutex
 	l1, l2 := o.newLane(&mu1), o.newLane(&mu2)
 	l1.complete(1, abi.OK, []byte("a"), 0)
@@ -206,7 +206,7 @@ func TestOutboxLanes(t *testing.T) {
 func TestOutboxWakesSender(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		o := newOutbox(1 << 20)
+		o := newOutbox(1<<20, 0)
 		var mu sync.Mutex
 		l := o.newLane(&mu)
 		rec := &recordingSender{}
@@ -244,7 +244,7 @@ func TestOutboxSenderStops(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			o := newOutbox(1 << 20)
+			o := newOutbox(1<<20, 0)
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			if tt.cancel {
@@ -279,7 +279,7 @@ func TestSessionFlushAfterCompletions(t *testing.T) {
 			t.Cleanup(func() { srv.Close() })
 			require.Zero(t, srv.Load(t.Context(), &backendv1.LoadRequest{}).GetStatus().GetCode())
 			require.Zero(t, srv.LoadSamples(t.Context(), []LoadedSample{{Index: 0, Data: []byte("s")}}, nil).GetStatus().GetCode())
-			out := newOutbox(1 << 20)
+			out := newOutbox(1<<20, 0)
 			sess, err := srv.OpenSession(t.Context(), out)
 			require.NoError(t, err)
 			rec := &recordingSender{}
@@ -334,7 +334,7 @@ func TestOutboxFirstTokensKeepCompletionsOffTheRing(t *testing.T) {
 			_, completion, err := abi.OpenRings(mem)
 			require.NoError(t, err)
 
-			o := newOutbox(1 << 20)
+			o := newOutbox(1<<20, 0)
 			o.ring.Store(completion)
 			var mu sync.Mutex
 			l := o.newLane(&mu)

@@ -3,6 +3,7 @@
 package sdk
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/hashicorp/go-hclog"
@@ -70,8 +72,13 @@ func serveMain(b Backend, args []string, getenv func(string) string, stdout, std
 	if shmDir == "" {
 		shmDir = abi.DefaultSharedMemoryDir()
 	}
+	maxUnread, err := strconv.ParseInt(cmp.Or(getenv(abi.MaxUnreadBytesEnv), "0"), 10, 64)
+	if err != nil || maxUnread < 0 {
+		log.Error("ignoring a malformed "+abi.MaxUnreadBytesEnv, "value", getenv(abi.MaxUnreadBytesEnv))
+		maxUnread = 0
+	}
 	srv := NewServer(b, ServerConfig{Logger: log, ModelPath: true, SharedArena: sharedArenaSupported, SharedRing: sharedRingSupported,
-		SharedMemoryDir: shmDir})
+		SharedMemoryDir: shmDir, MaxUnreadBytes: maxUnread})
 	switch {
 	case *version:
 		return printVersion(stdout, stderr, srv)

@@ -65,6 +65,12 @@ type ServerConfig struct {
 	// SharedRing: the transport can attach a session's shared rings, so
 	// the server advertises [abi.CapSharedRing].
 	SharedRing bool
+	// MaxUnreadBytes bounds the completions a session holds that its host
+	// has not received (their records and outputs): past it the session
+	// fails with [abi.ResourceExhausted], naming the cause. 0 is
+	// [abi.DefaultMaxUnreadBytes]; [Serve] reads it from
+	// [abi.MaxUnreadBytesEnv].
+	MaxUnreadBytes int64
 	// Inline runs Infer calls on the goroutine that issues, one at a time
 	// (WASM guests), instead of on MaxInFlight workers.
 	Inline bool
