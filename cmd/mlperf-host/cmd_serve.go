@@ -7,13 +7,20 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
+	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/host"
 	"github.com/mlperf-host/mlperf-host/host/manifest"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 )
+
+// defaultServeMaxUnread is the completion bytes a served plugin holds for
+// a host that does not read them: far more than the flow-control windows
+// of a host that reads, far less than the machine.
+const defaultServeMaxUnread = 256 << 20
 
 // serveStartTimeout bounds how long a served plugin may take to say where
 // it serves.
@@ -35,6 +42,7 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 	modelDir := fs.String("model-dir", "", "the one `DIR` of this machine whose files remote hosts may name (model paths, path options); empty: none, hosts send the model's bytes")
 	idle := fs.Duration("idle-timeout", host.DefaultServeLimits.IdleTimeout, "drop a host with no call in progress for this long, freeing the plugin")
 	maxSamples := fs.Int64("max-sample-bytes", host.DefaultServeLimits.MaxSampleBytes, "the sample bytes one host may load into the plugin at once")
+	maxUnread := fs.Int64("max-unread-bytes", defaultServeMaxUnread, "the completion bytes the plugin holds for a host that does not read them; past it the host's session fails")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -58,6 +66,10 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 			fmt.Fprintf(a.stderr, "mlperf-host: warning: %s\n", w)
 		}
 	}
+	if *maxUnread <= 0 {
+		return exitcode.New(exitcode.Usage, fmt.Errorf("serve: --max-unread-bytes %d: want a positive byte count", *maxUnread), "")
+	}
+	env := []string{abi.MaxUnreadBytesEnv + "=" + strconv.FormatInt(*maxUnread, 10)}
 	if *modelDir != "" {
 		if st, err := os.Stat(*modelDir); err != nil || !st.IsDir() {
 			return exitcode.New(exitcode.Config, fmt.Errorf("serve: --model-dir %s: not a directory", *modelDir), "pass the directory of the models remote hosts may load")
@@ -79,7 +91,7 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 		return exitcode.New(exitcode.Config, fmt.Errorf("serve: %w", err), "pass another --listen address")
 	}
 	defer ln.Close()
-	sp, err := host.StartServed(ctx, pl, nil, a.stderr, serveStartTimeout)
+	sp, err := host.StartServed(ctx, pl, env, a.stderr, serveStartTimeout)
 	if err != nil {
 		return err
 	}
@@ -95,7 +107,7 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 		mu.Lock()
 		defer mu.Unlock()
 		sp.Stop()
-		next, err := host.StartServed(ctx, pl, nil, a.stderr, serveStartTimeout)
+		next, err := host.StartServed(ctx, pl, env, a.stderr, serveStartTimeout)
 		if err != nil {
 			return host.ReattachConfig{}, err
 		}

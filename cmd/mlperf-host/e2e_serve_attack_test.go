@@ -4,9 +4,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/abi/backendv1"
 	"github.com/mlperf-host/mlperf-host/abi/backendv1grpc"
 	"github.com/mlperf-host/mlperf-host/host"
@@ -168,4 +171,49 @@ func TestServeConfigMistakes(t *testing.T) {
 	assert.Contains(t, srv.errb.String(), "--listen :0 binds every interface of this machine")
 	srv.signal(t, os.Interrupt)
 	assert.Equal(t, exitcode.OK, srv.wait(t).code)
+}
+
+// TestServeUnreadCompletionsBound: a host that issues and never reads its
+// completions makes the plugin hold at most --max-unread-bytes of them
+// (the count its log names); its session then fails with that cause,
+// which the host reads once it reads.
+func TestServeUnreadCompletionsBound(t *testing.T) {
+	t.Parallel()
+	const limit, sample = 1 << 20, 64 << 10
+	srv, addr, ca, dir := servedEcho(t, "--max-unread-bytes", strconv.Itoa(limit))
+	c := backendv1grpc.NewBackendClient(attacker(t, ca, dir, addr))
+	_, err := c.Info(t.Context(), &backendv1.InfoRequest{})
+	require.NoError(t, err)
+	_, err = c.Load(t.Context(), &backendv1.LoadRequest{ModelBytes: []byte("m")})
+	require.NoError(t, err)
+	_, err = c.LoadSamples(t.Context(), &backendv1.LoadSamplesRequest{Samples: []*backendv1.SampleRef{{Index: 0, Data: make([]byte, sample), Length: sample}}})
+	require.NoError(t, err)
+	session, err := c.Session(t.Context())
+	require.NoError(t, err)
+	// 256 MiB of outputs if the plugin held them all; sending stops once
+	// the plugin ended the session.
+	for id := range uint64(4096) {
+		issue := &backendv1.Issue{Samples: abi.AppendIssueRecord(nil, abi.IssueRecord{ID: id + 1, Index: 0, Flags: abi.FlagWantOutput})}
+		if session.Send(&backendv1.HostMessage{Kind: &backendv1.HostMessage_Issue{Issue: issue}}) != nil {
+			break
+		}
+	}
+	srv.waitStderr(t, "session failed: its host stopped reading")
+	m := regexp.MustCompile(`the host left (\d+) bytes of completions unread, more than the (\d+) `).FindStringSubmatch(srv.errb.String())
+	require.Len(t, m, 3, srv.errb.String())
+	held, _ := strconv.Atoi(m[1])
+	assert.Equal(t, strconv.Itoa(limit), m[2])
+	assert.LessOrEqual(t, held, limit+sample+abi.CompletionRecordSize, "the plugin held its limit and one completion more")
+
+	var cause error
+	for cause == nil {
+		msg, err := session.Recv()
+		switch {
+		case err != nil:
+			cause = err
+		case msg.GetError() != nil:
+			cause = errors.New(msg.GetError().GetStatus().GetMessage())
+		}
+	}
+	assert.ErrorContains(t, cause, "stopped reading its session")
 }
