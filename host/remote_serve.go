@@ -39,6 +39,12 @@ type ServeConfig struct {
 	// declares a path, must resolve inside it (links included). Empty
 	// refuses every server path: the host sends the model's bytes.
 	ModelDir string
+	// AllowOptions, when not nil, are the only options a remote host may
+	// set in its Load (each also declared by the plugin; a path option
+	// also inside ModelDir); empty and not nil allows none. nil allows
+	// every option the plugin's schema declares. An option the plugin
+	// does not declare is refused either way.
+	AllowOptions []string
 	// Limits bound what hosts may hold of the server; zero fields take
 	// [DefaultServeLimits]'.
 	Limits ServeLimits
@@ -143,7 +149,8 @@ func ServeRemote(ctx context.Context, ln net.Listener, target ReattachConfig, cf
 		creds = loggedCreds{credentials.NewTLS(tc), log}
 	}
 	lim := cfg.Limits.withDefaults()
-	p := &remoteProxy{ctx: ctx, log: log, renew: cfg.Renew, models: models, maxLoaded: lim.MaxSampleBytes, plugin: servedConn{conn: conn, addr: target.Address}}
+	p := &remoteProxy{ctx: ctx, log: log, renew: cfg.Renew, models: models, allow: allowSet(cfg.AllowOptions), maxLoaded: lim.MaxSampleBytes,
+		plugin: servedConn{conn: conn, addr: target.Address}}
 	defer func() {
 		p.mu.Lock()
 		_ = p.plugin.conn.Close()

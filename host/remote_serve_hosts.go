@@ -24,6 +24,9 @@ type remoteProxy struct {
 	log    *slog.Logger
 	renew  func(context.Context) (ReattachConfig, error)
 	models *os.Root // ModelDir; nil: no server path is allowed
+	// allow are the options a host may set (AllowOptions); nil: every
+	// option the plugin declares.
+	allow map[string]bool
 	// maxLoaded bounds the sample bytes one host loads.
 	maxLoaded int64
 	ids       atomic.Uint64

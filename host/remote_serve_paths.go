@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"google.golang.org/grpc/codes"
@@ -48,12 +49,15 @@ func loadUp(ctx context.Context, p *remoteProxy, plugin servedConn, msg []byte) 
 		return nil, err
 	}
 	if len(req.GetOptions()) > 0 {
-		paths, err := pathOptions(ctx, plugin)
+		schema, err := optionTypes(ctx, plugin)
 		if err != nil {
 			return nil, p.hostError(plugin, backendv1grpc.Backend_Info_FullMethodName, err)
 		}
+		if err := p.allowedOptions(schema, req.GetOptions()); err != nil {
+			return nil, err
+		}
 		for name, v := range req.GetOptions() {
-			if !paths[name] {
+			if schema[name] != abi.OptionPath {
 				continue
 			}
 			if req.Options[name], err = p.allowedPaths("option "+name, v); err != nil {
@@ -64,19 +68,51 @@ func loadUp(ctx context.Context, p *remoteProxy, plugin servedConn, msg []byte) 
 	return proto.Marshal(&req)
 }
 
-// pathOptions asks the plugin which of its options are paths.
-func pathOptions(ctx context.Context, plugin servedConn) (map[string]bool, error) {
+// optionTypes asks the plugin for the options it declares, by name.
+func optionTypes(ctx context.Context, plugin servedConn) (map[string]abi.OptionType, error) {
 	info, err := backendv1grpc.NewBackendClient(plugin.conn).Info(ctx, &backendv1.InfoRequest{HostAbiMajor: abi.Major, HostAbiMinor: abi.Minor})
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]bool{}
+	out := map[string]abi.OptionType{}
 	for _, o := range info.GetOptions() {
-		if abi.OptionType(o.GetType()) == abi.OptionPath {
-			out[o.GetName()] = true
+		t := abi.OptionType(o.GetType())
+		if t == "" {
+			t = abi.OptionString
 		}
+		out[o.GetName()] = t
 	}
 	return out, nil
+}
+
+// allowedOptions refuses, naming them all, the options a host sets that
+// the plugin does not declare or serve does not allow.
+func (p *remoteProxy) allowedOptions(schema map[string]abi.OptionType, opts map[string]string) error {
+	var refused []string
+	for name := range opts {
+		if _, declared := schema[name]; !declared || (p.allow != nil && !p.allow[name]) {
+			refused = append(refused, name)
+		}
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	slices.Sort(refused)
+	p.log.Warn("remote plugin: refused options a remote host may not set", "options", strings.Join(refused, ","))
+	return status.Errorf(codes.PermissionDenied,
+		"remote plugin: options a remote host may not set on this server: %s (serve --allow-option names those it may; the plugin declares the rest)", strings.Join(refused, ", "))
+}
+
+// allowSet is the set of AllowOptions; nil for nil.
+func allowSet(names []string) map[string]bool {
+	if names == nil {
+		return nil
+	}
+	out := make(map[string]bool, len(names))
+	for _, n := range names {
+		out[n] = true
+	}
+	return out
 }
 
 // allowedPaths is allowedPath of each of a list of paths separated by

@@ -331,3 +331,39 @@ func TestServedPluginStop(t *testing.T) {
 	assert.NoDirExists(t, dir)
 	assert.False(t, processAlive(sp.Reattach.Pid), "the plugin is gone")
 }
+
+// TestServeOptionAllowlist: a remote host sets only options the plugin
+// declares and, with AllowOptions, only those it lists; a refusal names
+// every refused option and reaches no plugin.
+func TestServeOptionAllowlist(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		allow   []string
+		opts    map[string]string
+		refused string // "": loaded
+	}{
+		{name: "declared, no list", opts: map[string]string{"note": "n"}},
+		{name: "undeclared, no list", opts: map[string]string{"note": "n", "zz_extra": "1", "aa_extra": "2"}, refused: "aa_extra, zz_extra"},
+		{name: "listed", allow: []string{"note"}, opts: map[string]string{"note": "n"}},
+		{name: "not listed", allow: []string{"note"}, opts: map[string]string{"note": "n", "library": "x"}, refused: "library"},
+		{name: "listed, undeclared", allow: []string{"note", "extra"}, opts: map[string]string{"extra": "1"}, refused: "extra"},
+		{name: "none allowed", allow: []string{}, opts: map[string]string{"note": "n"}, refused: "note"},
+		{name: "none allowed, none set", allow: []string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			addr, logs := served(t, ServeConfig{AllowOptions: tc.allow})
+			c := backendv1grpc.NewBackendClient(rawHost(t, addr, nil))
+			resp, err := c.Load(t.Context(), &backendv1.LoadRequest{ModelBytes: []byte("m"), Options: tc.opts})
+			if tc.refused == "" {
+				require.NoError(t, err)
+				assert.Equal(t, abi.OK, abi.Code(resp.GetStatus().GetCode()), resp.GetStatus().GetMessage())
+				return
+			}
+			assert.Equal(t, codes.PermissionDenied, status.Code(err), "%v", err)
+			assert.Contains(t, status.Convert(err).Message(), "may not set on this server: "+tc.refused+" (")
+			assert.Contains(t, logs.String(), "refused options a remote host may not set")
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,6 +43,7 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 	modelDir := fs.String("model-dir", "", "the one `DIR` of this machine whose files remote hosts may name (model paths, path options); empty: none, hosts send the model's bytes")
 	idle := fs.Duration("idle-timeout", host.DefaultServeLimits.IdleTimeout, "drop a host with no call in progress for this long, freeing the plugin")
 	maxSamples := fs.Int64("max-sample-bytes", host.DefaultServeLimits.MaxSampleBytes, "the sample bytes one host may load into the plugin at once")
+	allow := fs.String("allow-option", "", "`NAMES` (comma-separated, or none) of the only plugin options a remote host may set; empty: every option the plugin declares")
 	maxUnread := fs.Int64("max-unread-bytes", defaultServeMaxUnread, "the completion bytes the plugin holds for a host that does not read them; past it the host's session fails")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -54,7 +56,7 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	tc := &host.ServeConfig{InsecureLoopback: *insecure, ModelDir: *modelDir,
+	tc := &host.ServeConfig{InsecureLoopback: *insecure, ModelDir: *modelDir, AllowOptions: allowedOptions(*allow),
 		Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
 		Limits: host.ServeLimits{IdleTimeout: *idle, MaxSampleBytes: *maxSamples}}
 	if !*insecure || *ca != "" || *cert != "" || *key != "" {
@@ -120,6 +122,21 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 		return exitcode.New(exitcode.Config, fmt.Errorf("serve: %w", err), "")
 	}
 	return nil
+}
+
+// allowedOptions reads --allow-option: nil when empty (every option the
+// plugin declares), none for "none".
+func allowedOptions(v string) []string {
+	if v == "" {
+		return nil
+	}
+	out := []string{}
+	for n := range strings.SplitSeq(v, ",") {
+		if n = strings.TrimSpace(n); n != "" && n != "none" {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // everyInterface warns of a listen address that binds every interface
