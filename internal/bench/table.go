@@ -4,6 +4,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/bench/bert"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
+	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv3"
 	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
 	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
@@ -50,6 +51,8 @@ var table = []Row{
 		Readers: []dataset.Reader{unet3d.Reader}, Scorer: &unet3d.Scorer},
 	{Names: []string{"dlrm-v2"}, Package: "dlrmv2", Response: dlrmv2.Response, Doc: "dlrm-v2-99",
 		Readers: []dataset.Reader{dlrmv2.Reader}, Scorer: &dlrmv2.Scorer},
+	{Names: []string{"dlrm-v3"}, Package: "dlrmv3", Response: dlrmv3.Response, Doc: "dlrm-v3",
+		Readers: []dataset.Reader{dlrmv3.Reader}, Scorer: &dlrmv3.Scorer},
 	{Names: []string{"bert"}, Package: "bert", Response: bert.Response, Doc: "bert-99",
 		Readers: []dataset.Reader{bert.Reader}, Scorer: &bert.Scorer},
 	{Names: []string{"llama2-70b"}, Package: "llm", Response: llm.Response, Doc: "llama2-70b, llama3.1-8b",

@@ -299,3 +299,12 @@ func TestResultOf(t *testing.T) {
 	_, err = r.ResultOf(resnet, Offline, Offline, func(string) (float64, bool) { return 0, false })
 	assert.ErrorContains(t, err, "no result result_samples_per_second")
 }
+
+func TestTEST08AuditConfig(t *testing.T) {
+	t.Parallel()
+	b, err := MustRound("v6.1").Lookup("dlrm-v3")
+	require.NoError(t, err)
+	text, ok := b.AuditConfigText(TEST08)
+	require.True(t, ok)
+	assert.Equal(t, "*.*.accuracy_log_rng_seed = 720381539243781796\n*.*.accuracy_log_sampling_target = 4096\n*.*.mode = 2\n", text)
+}

@@ -289,7 +289,7 @@ func parseRound(b []byte) (*Round, error) {
 		for _, t := range b.Audits {
 			key := string(t)
 			switch t {
-			case TEST01:
+			case TEST01, TEST08:
 				key += "/" + m.ConfName
 			case TEST07, TEST09:
 				// One directory per model: its LoadGen name, else its

@@ -174,10 +174,11 @@ def round_table(repo, name, spec, ns, exprs, llm, power):
         text = git_show(repo, commit, f"{comp}/{t}/audit.config")
         if text is not None:
             audit_configs[t] = parse_conf(text)
-    for conf_name in sorted(set(CONF_NAME.values())):
-        text = git_show(repo, commit, f"{comp}/TEST01/{conf_name}/audit.config")
-        if text is not None:
-            audit_configs["TEST01/" + conf_name] = parse_conf(text)
+    for t in ("TEST01", "TEST08"):
+        for conf_name in sorted(set(CONF_NAME.values())):
+            text = git_show(repo, commit, f"{comp}/{t}/{conf_name}/audit.config")
+            if text is not None:
+                audit_configs[f"{t}/{conf_name}"] = parse_conf(text)
     # TEST07 and TEST09 keep one audit.config per model, in a directory
     # named by the LoadGen model name or, for models mlperf.conf does not
     # list, the submission name.
