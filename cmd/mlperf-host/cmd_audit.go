@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv3"
 	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/config"
@@ -20,7 +21,7 @@ import (
 // TEST0N/{audit.config, performance/run_1/, accuracy/, verify_*.txt}.
 func (a *app) audit(ctx context.Context, c *config.Config, l submission.Layout, t benchmarks.Test) error {
 	switch t {
-	case benchmarks.TEST01, benchmarks.TEST04, benchmarks.TEST06, benchmarks.TEST07, benchmarks.TEST09:
+	case benchmarks.TEST01, benchmarks.TEST04, benchmarks.TEST06, benchmarks.TEST07, benchmarks.TEST08, benchmarks.TEST09:
 	default:
 		return exitcode.New(exitcode.Config, fmt.Errorf("%s of %s: mlperf-host does not run %s yet", c.Benchmark.SubmissionName, c.Scenario, t),
 			"run it with the official compliance scripts and put its directory in the tree; then submit --check-only")
@@ -77,6 +78,15 @@ func (a *app) audit(ctx context.Context, c *config.Config, l submission.Layout, 
 		}
 		verdicts = []submission.Verdict{v}
 		if err := submission.WriteVerdict(dir, submission.VerifyPerf, v); err != nil {
+			return err
+		}
+	case benchmarks.TEST08:
+		v, err := test08(l)
+		if err != nil {
+			return err
+		}
+		verdicts = []submission.Verdict{v}
+		if err := submission.WriteVerdict(dir, submission.VerifyAcc, v); err != nil {
 			return err
 		}
 	case benchmarks.TEST06, benchmarks.TEST07, benchmarks.TEST09:
@@ -235,4 +245,29 @@ func verifyTEST04(refDir, testDir string) (submission.Verdict, error) {
 	}
 	defer test.Close()
 	return submission.VerifyTEST04(ref, test)
+}
+
+// test08 copies the responses the TEST08 run logged into TEST08/accuracy
+// and compares them with the accuracy run's as the official
+// run_verification.py does, by (ts_idx, query_idx) and NE.
+func test08(l submission.Layout) (submission.Verdict, error) {
+	logged, err := copyLogged(l, benchmarks.TEST08)
+	if err != nil {
+		return submission.Verdict{}, err
+	}
+	ref, err := os.Open(filepath.Join(l.AccuracyDir(), submission.AccuracyFile))
+	if err != nil {
+		return submission.Verdict{}, err
+	}
+	defer ref.Close()
+	comp, err := os.Open(logged)
+	if err != nil {
+		return submission.Verdict{}, err
+	}
+	defer comp.Close()
+	v, err := dlrmv3.VerifyTEST08(ref, comp, dlrmv3.TEST08Tolerance)
+	if err != nil {
+		return submission.Verdict{}, fmt.Errorf("TEST08 verification: %w", err)
+	}
+	return submission.Verdict{Text: v.Text(), Pass: v.Pass()}, nil
 }

@@ -24,7 +24,7 @@ if [[ -d $INFERENCE_REPO/.git || -f $INFERENCE_REPO/.git ]]; then
 	REPO=$INFERENCE_REPO
 else
 	git clone -q --no-checkout "$INFERENCE_REPO" "$WORK/inference"
-	git -C "$WORK/inference" checkout -q HEAD -- vision recommendation language speech2text 2>/dev/null || true
+	git -C "$WORK/inference" checkout -q HEAD -- vision recommendation language speech2text compliance 2>/dev/null || true
 	REPO=$WORK/inference
 fi
 echo "official scripts: mlcommons/inference $(git -C "$REPO" rev-parse --short HEAD)"
@@ -66,6 +66,15 @@ same dlrm-labels-in-log '^AUC=' "$(mh --scorer dlrm "$B/dlrmv2/testdata/dlrm/mlp
 same dlrm-day-23 '^AUC=' "$(mh --scorer dlrm --truth "$B/dlrmv2/testdata/dlrm/day_23" --trace "$B/dlrmv2/testdata/dlrm/trace.txt" "$B/dlrmv2/testdata/dlrm/predictions_only.json")" -- \
 	$PY "$DLRM" --mlperf-accuracy-file "$B/dlrmv2/testdata/dlrm/predictions_only.json" --day-23-file "$B/dlrmv2/testdata/dlrm/day_23" \
 	--aggregation-trace-file "$B/dlrmv2/testdata/dlrm/trace.txt"
+
+# dlrm-v3's TEST08: run_verification.py needs numpy alone. (accuracy.py
+# needs torch, torchrec, gin and the reference model's modules: not here.)
+D3=$B/dlrmv3/testdata/streaming
+t08=$(cd "$ROOT" && go test ./internal/bench/dlrmv3 -run '^TestVerifyTEST08$' -count 1 >/dev/null 2>&1 && echo ok) || true
+same dlrm-v3-test08 '^TEST (PASS|FAIL)$' "$([[ $t08 == ok ]] && tail -3 "$B/dlrmv3/testdata/test08_verify_accuracy.txt" | head -1)" -- \
+	$PY "$REPO/compliance/TEST08/run_verification.py" -r "$D3/mlperf_log_accuracy.json" -t "$D3/test08_log_accuracy.json"
+same dlrm-v3-test08-text '^num_' "$([[ $t08 == ok ]] && grep '^num_' "$B/dlrmv3/testdata/test08_verify_accuracy.txt" | tail -1)" -- \
+	$PY "$REPO/compliance/TEST08/run_verification.py" -r "$D3/mlperf_log_accuracy.json" -t "$D3/test08_log_accuracy.json"
 
 OI=$REPO/vision/classification_and_detection/tools/accuracy-openimages.py
 export PYTHONPATH=$ROOT/tools/accuracyref/shims
