@@ -16,7 +16,7 @@ const Response = "float32 [ts_idx, query_idx, predictions..., labels..., weights
 // (ts_idx, query_idx) and per candidate the predicted probability, the
 // label and the weight.
 type Result struct {
-	TS, Query                     int
+	TS, Query                    int
 	Predictions, Labels, Weights []float32
 }
 

@@ -18,9 +18,9 @@ const TEST08Tolerance = 0.001
 // the accuracy run's, each one's NE against the accuracy run's labels and
 // weights within Tolerance of the accuracy run's own.
 type TEST08 struct {
-	AccEntries, PerfEntries           int
+	AccEntries, PerfEntries          int
 	Matched, Unmatched, NEMismatched int
-	Tolerance                         float64
+	Tolerance                        float64
 	// Mismatches are the lines the script prints for each NE mismatch.
 	Mismatches []string
 }
