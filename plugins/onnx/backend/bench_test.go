@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/abi"
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/goengine"
+	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/onnxpb"
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/zoo"
 	"github.com/mlperf-host/mlperf-host/sdk"
 )
@@ -305,4 +307,85 @@ func (c *tokenCompleter) Complete(id uint64, data []byte, n int64) {
 		c.tokens = map[uint64]int64{}
 	}
 	c.tokens[id] = n
+}
+
+// TestDLRMv3Response: a dlrm-v3 request answers its key, then per
+// candidate the prediction, and in an accuracy run the labels, the
+// weights and the candidate count (the signature model's: rating / 5,
+// rating ≥ 3.5, 1).
+func TestDLRMv3Response(t *testing.T) {
+	t.Parallel()
+	schema := []sdk.TensorSpec{
+		{Name: "ts_query", DType: abi.Int64, Shape: []int{2}}, {Name: "user_id", DType: abi.Int64, Shape: []int{1}},
+		{Name: "uih_item_ids", DType: abi.Int64, Shape: []int{-1}}, {Name: "uih_ratings", DType: abi.Float32, Shape: []int{-1}},
+		{Name: "candidate_item_ids", DType: abi.Int64, Shape: []int{-1}}, {Name: "candidate_ratings", DType: abi.Float32, Shape: []int{-1}},
+	}
+	sample := func(id uint64, ts, q int64, ratings ...float32) sdk.Sample {
+		ids := make([]int64, len(ratings))
+		for i := range ids {
+			ids[i] = 1_000_000_000 + int64(i)
+		}
+		return tensorSample(id, schema, [][]int{{2}, {1}, {2}, {2}, {len(ratings)}, {len(ratings)}},
+			[][]byte{i64s(ts, q), i64s(7), i64s(11, 12), f32s(4, 5), i64s(ids...), f32s(ratings...)})
+	}
+	tests := []struct {
+		name string
+		mode sdk.Mode
+		want [][]float32
+	}{
+		{name: "accuracy", mode: sdk.AccuracyOnly, want: [][]float32{{0, 3, 0.2, 0.7, 1, 0, 1, 1, 1, 1, 1, 3}, {1, 0, 0.8, 1, 1, 1}}},
+		{name: "performance", mode: sdk.PerformanceOnly, want: [][]float32{{0, 3, 0.2, 0.7, 1}, {1, 0, 0.8}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			forEngines(t, func(t *testing.T, e modelEngine) {
+				b := e.load(t, sdk.Model{Bytes: zoo.DLRMv3Signature(), Inputs: schema, Run: sdk.Run{Benchmark: "dlrm-v3", Mode: tt.mode}})
+				c := infer(t, b, sample(0, 0, 3, 1, 3.5, 5), sample(1, 1, 0, 4))
+				for i, want := range tt.want {
+					assert.InDeltaSlice(t, want, readF32(c.done[uint64(i)]), 1e-6, "request %d", i)
+				}
+			})
+		})
+	}
+}
+
+// TestDLRMv3ResponseErrors: the key tensor and, in an accuracy run, the
+// labels and weights outputs are required.
+func TestDLRMv3ResponseErrors(t *testing.T) {
+	t.Parallel()
+	key := sdk.TensorSpec{Name: "ts_query", DType: abi.Int64, Shape: []int{2}}
+	feeds := []sdk.TensorSpec{{Name: "uih_item_ids", DType: abi.Int64, Shape: []int{-1}}, {Name: "uih_ratings", DType: abi.Float32, Shape: []int{-1}},
+		{Name: "candidate_item_ids", DType: abi.Int64, Shape: []int{-1}}, {Name: "candidate_ratings", DType: abi.Float32, Shape: []int{-1}}}
+	tests := []struct {
+		name     string
+		model    []byte
+		schema   []sdk.TensorSpec
+		mentions string
+	}{
+		{name: "no key", model: zoo.DLRMv3Signature(), schema: feeds, mentions: "no tensor ts_query (its tensors: uih_item_ids"},
+		{name: "key not int64 [2]", model: zoo.DLRMv3Signature(), schema: append([]sdk.TensorSpec{{Name: "ts_query", DType: abi.Int32, Shape: []int{2}}}, feeds...),
+			mentions: "ts_query is int32[2], want int64 [2]"},
+		{name: "no labels output", model: withoutOutput(t, zoo.DLRMv3Signature(), "labels"), schema: append([]sdk.TensorSpec{key}, feeds...),
+			mentions: "response dlrmv3 in AccuracyOnly: the model has no output labels (its outputs: predictions, weights)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := New(goengine.New())
+			t.Cleanup(func() { _ = b.Close() })
+			err := b.Load(context.Background(), sdk.Model{Bytes: tt.model, Inputs: tt.schema, Run: sdk.Run{Benchmark: "dlrm-v3", Mode: sdk.AccuracyOnly}})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.mentions)
+		})
+	}
+}
+
+// withoutOutput is model less its output name.
+func withoutOutput(t *testing.T, model []byte, name string) []byte {
+	t.Helper()
+	m, err := onnxpb.Decode(model)
+	require.NoError(t, err)
+	m.Graph.Outputs = slices.DeleteFunc(m.Graph.Outputs, func(v onnxpb.ValueInfo) bool { return v.Name == name })
+	return onnxpb.Encode(m)
 }

@@ -46,6 +46,8 @@ func benchmarkResponse(benchmark string) string {
 		return ResponseSegmentation
 	case benchmark == "dlrm-v2":
 		return ResponseDLRM
+	case benchmark == "dlrm-v3":
+		return ResponseDLRMv3
 	case llmModel(benchmark) != "":
 		return ResponseTokens
 	case benchmark == "whisper":

@@ -25,8 +25,8 @@ const (
 	OptInstances = "instances"
 	// OptResponse is what a sample's response holds (the Response*
 	// constants): unset, the benchmark's (resnet50 class, retinanet
-	// detections, bert squad, 3d-unet segmentation, dlrm-v2 dlrm, the LLMs
-	// tokens), and outputs for any other (every output's slice).
+	// detections, bert squad, 3d-unet segmentation, dlrm-v2 dlrm, dlrm-v3
+	// dlrmv3, the LLMs tokens), and outputs for any other (every output's slice).
 	OptResponse = "response"
 	// OptClassOutput names the output the class comes from with
 	// response=class: one class per sample (an ArgMax output) or scores

@@ -58,6 +58,8 @@ func (b *Backend) prepare(ctx context.Context, m sdk.Model, data []byte) error {
 		}
 	case ResponseDLRM:
 		b.resp, err = newDLRMResponder(cfg, outs, m.Inputs)
+	case ResponseDLRMv3:
+		b.resp, err = newDLRMv3Responder(outs, m.Inputs, m.Run.Mode)
 	case ResponseSegmentation:
 		b.seg, err = newSegmenter(f, ins, outs)
 	case ResponseTokens:

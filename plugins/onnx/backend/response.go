@@ -41,6 +41,13 @@ const (
 	// pair, the click probability and the label as two float32: the
 	// reference SUT's response, which accuracy-dlrm.py reads.
 	ResponseDLRM = "dlrm"
+	// ResponseDLRMv3 answers a dlrm-v3 request with float32 [ts_idx,
+	// query_idx, predictions...] from the data set's ts_query tensor and
+	// the model's predictions output, and in an accuracy run its labels
+	// and weights outputs and the candidate count after them: the
+	// reference SUT's responses, which accuracy.py and TEST08's
+	// run_verification.py read (response_dlrmv3.go).
+	ResponseDLRMv3 = "dlrmv3"
 	// ResponseTokens generates tokens greedily with a decoder model, one
 	// step per token, reports the first token as soon as it exists and
 	// answers the generated token ids as int32 (the reference LLM SUTs').
@@ -57,7 +64,7 @@ const (
 
 // responses lists the response option's values.
 func responses() []string {
-	return []string{ResponseOutputs, ResponseClass, ResponseSQuAD, ResponseDetections, ResponseYOLO, ResponseSegmentation, ResponseDLRM, ResponseTokens, ResponseTranscript}
+	return []string{ResponseOutputs, ResponseClass, ResponseSQuAD, ResponseDetections, ResponseYOLO, ResponseSegmentation, ResponseDLRM, ResponseDLRMv3, ResponseTokens, ResponseTranscript}
 }
 
 // ran is one run of the model over a batch: its samples, the model's

@@ -212,6 +212,34 @@ func DLRMSignature() []byte {
 	return b.graph("dlrm_signature", ins, []onnxpb.ValueInfo{valueInfo("prediction", onnxpb.Float, free("N"), fixed(1))})
 }
 
+// DLRMv3Signature has the inputs and outputs of a dlrm-v3 (HSTU) model
+// over the synthetic streaming data set, one request a batch element:
+// "uih_item_ids" int64 and "uih_ratings" float32 [N, history],
+// "candidate_item_ids" int64 and "candidate_ratings" float32 [N,
+// candidates] in; "predictions", "labels" and "weights" float32 [N,
+// candidates] out, the three the reference's model returns per
+// candidate. A candidate's prediction is its rating / 5 (its id is read,
+// times zero), its label whether the rating is 3.5 or more, its weight 1;
+// the history is fed and not read.
+func DLRMv3Signature() []byte {
+	b := newBuilder(0)
+	ratings := "candidate_ratings"
+	id := b.node("Mul", []string{b.gather(b.cast("candidate_item_ids", onnxpb.Float), 1, 0), b.floats(nil, 0)})
+	b.named(b.node("Add", []string{b.node("Mul", []string{ratings, b.floats(nil, 0.2)}), id}), "predictions")
+	// Clip(r - 2.5, 0, 1) is 1 from 3.5 up, below 1 under it; truncated
+	// to an integer, the label.
+	step := b.node("Clip", []string{b.node("Sub", []string{ratings, b.floats(nil, 2.5)}), b.floats(nil, 0), b.floats(nil, 1)})
+	b.named(b.cast(b.cast(step, onnxpb.Int64), onnxpb.Float), "labels")
+	b.named(b.node("Add", []string{b.node("Mul", []string{ratings, b.floats(nil, 0)}), b.floats(nil, 1)}), "weights")
+	rows := func(name string, elem onnxpb.DataType, param string) onnxpb.ValueInfo {
+		return valueInfo(name, elem, free("N"), free(param))
+	}
+	return b.graph("dlrmv3_signature",
+		[]onnxpb.ValueInfo{rows("uih_item_ids", onnxpb.Int64, "H"), rows("uih_ratings", onnxpb.Float, "H"),
+			rows("candidate_item_ids", onnxpb.Int64, "C"), rows(ratings, onnxpb.Float, "C")},
+		[]onnxpb.ValueInfo{rows("predictions", onnxpb.Float, "C"), rows("labels", onnxpb.Float, "C"), rows("weights", onnxpb.Float, "C")})
+}
+
 // DecoderSignature is a decoder LLM's signature at a small vocabulary:
 // "input_ids" int64 [N, T] in, "logits" float32 [N, T, vocab] out. The
 // logit of token v after token t is t·v + v - v²/2, whose highest is

@@ -22,6 +22,7 @@ func TestBenchmarkModelFiles(t *testing.T) {
 		"bert-signature":       BERTSignature(100),
 		"unet3d-signature":     UNet3DSignature(8),
 		"dlrm-signature":       DLRMSignature(),
+		"dlrmv3-signature":     DLRMv3Signature(),
 		"yolo-signature":       YOLOSignature(),
 		"decoder-signature":    DecoderSignature(64),
 		"whisper-signature":    WhisperSignature(80),

@@ -2,7 +2,7 @@
 // ./plugins/onnx/internal/zoo/zoogen [flags] DIR [NAME...]. Without names
 // it writes the random-weight ResNet-50 v1.5 and MobileNetV2; the
 // benchmark signature models (resnet50-signature, retinanet-signature,
-// bert-signature, unet3d-signature, dlrm-signature, decoder-signature,
+// bert-signature, unet3d-signature, dlrm-signature, dlrmv3-signature, decoder-signature,
 // whisper-signature, yolo-signature, and with a key-value cache decoder-kv-signature,
 // whisper-kv-signature/encoder_model and
 // whisper-kv-signature/decoder_model_merged, a directory as optimum
@@ -44,6 +44,7 @@ func main() {
 		"bert-signature":       func() []byte { return zoo.BERTSignature(*answerFrom) },
 		"unet3d-signature":     func() []byte { return zoo.UNet3DSignature(*roi) },
 		"dlrm-signature":       zoo.DLRMSignature,
+		"dlrmv3-signature":     zoo.DLRMv3Signature,
 		"yolo-signature":       zoo.YOLOSignature,
 		"decoder-signature":    func() []byte { return zoo.DecoderSignature(*vocab) },
 		"whisper-signature":    func() []byte { return zoo.WhisperSignature(*mels) },
