@@ -13,6 +13,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench"
 	"github.com/mlperf-host/mlperf-host/internal/bench/bert"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
+	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv3"
 	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
 	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
@@ -116,6 +117,25 @@ func benchFixtures() []benchFixture {
 			},
 			scenarios: []string{"Server", "Offline"},
 			line:      "AUC=93.333%, accuracy=75.000%, good=6, total=8, queries=4", code: exitcode.OK},
+		// Three requests at the one inference timestamp of ten; the model
+		// predicts each candidate's id / 1000 and labels a rating of 3.5
+		// or more positive: 3 of 9 candidates right; the first request's
+		// AUC 0.75, the others' 0; the line is torchrec's lifetime NE,
+		// accuracy and GAUC computed over the same float32 predictions in
+		// Python, the cross entropy summed per response as its update
+		// sums a batch (accuracy.py itself needs torch and torchrec, not
+		// here).
+		{name: "dlrm-v3", args: []string{"--benchmark", "dlrm-v3", "--set", "category=datacenter"}, model: "dlrmv3-signature.onnx",
+			write: func(t *testing.T, dir string) {
+				require.NoError(t, dlrmv3.WriteStreaming(filepath.Join(dir, dlrmv3.SampledDir), 10, [][]dlrmv3.Slot{
+					dlrmv3Requester([]int64{200, 600, 300, 900}, []float32{1, 3, 4, 5}),
+					dlrmv3Requester([]int64{700, 400}, []float32{2, 4}),
+					dlrmv3Requester([]int64{100, 800, 550}, []float32{5, 1, 3.5}),
+				}))
+			},
+			scenarios: []string{"Server", "Offline"},
+			line:      "metric/lifetime_ne/rating: 1.468445592847098, metric/lifetime_accuracy/rating: 0.3333333333333333, metric/lifetime_gauc/rating: 0.2500000001666666",
+			code:      exitcode.AccuracyBelowTarget},
 		// The decoder counts up from each prompt's last token (to its
 		// vocabulary's last, 63), six tokens each; token i reads " w<i>".
 		// rouge_check.py prints these lines on the runs' logs (with NLTK's
@@ -214,6 +234,15 @@ func cachedFixtures(fs []benchFixture) []benchFixture {
 
 // dlrmMultiHot are DLRMv2's multi-hot sizes, the signature model's.
 var dlrmMultiHot = []int{3, 2, 1, 2, 6, 1, 1, 1, 1, 7, 3, 8, 1, 6, 9, 5, 1, 1, 1, 12, 100, 27, 10, 3, 1, 1}
+
+// dlrmv3Requester is a user of a ten-timestamp streaming data set with a
+// history (its first slot) and one request, at the inference timestamp.
+func dlrmv3Requester(ids []int64, ratings []float32) []dlrmv3.Slot {
+	slots := make([]dlrmv3.Slot, 12)
+	slots[0] = dlrmv3.Slot{CandidateIDs: []int64{5}, CandidateRatings: []float32{3}, HistoryIDs: []int64{11, 12}, HistoryRatings: []float32{4, 2}}
+	slots[11] = dlrmv3.Slot{CandidateIDs: ids, CandidateRatings: ratings}
+	return slots
+}
 
 // kitsCase is a KiTS19 case whose voxel v is of class (v/7)%3, predicted
 // as the next class where v is a multiple of every.

@@ -218,14 +218,13 @@ func DLRMSignature() []byte {
 // "candidate_item_ids" int64 and "candidate_ratings" float32 [N,
 // candidates] in; "predictions", "labels" and "weights" float32 [N,
 // candidates] out, the three the reference's model returns per
-// candidate. A candidate's prediction is its rating / 5 (its id is read,
-// times zero), its label whether the rating is 3.5 or more, its weight 1;
-// the history is fed and not read.
+// candidate. A candidate's prediction is its id / 1000, its label
+// whether its rating is 3.5 or more, its weight 1; the history is fed
+// and not read.
 func DLRMv3Signature() []byte {
 	b := newBuilder(0)
 	ratings := "candidate_ratings"
-	id := b.node("Mul", []string{b.gather(b.cast("candidate_item_ids", onnxpb.Float), 1, 0), b.floats(nil, 0)})
-	b.named(b.node("Add", []string{b.node("Mul", []string{ratings, b.floats(nil, 0.2)}), id}), "predictions")
+	b.named(b.node("Mul", []string{b.cast("candidate_item_ids", onnxpb.Float), b.floats(nil, 0.001)}), "predictions")
 	// Clip(r - 2.5, 0, 1) is 1 from 3.5 up, below 1 under it; truncated
 	// to an integer, the label.
 	step := b.node("Clip", []string{b.node("Sub", []string{ratings, b.floats(nil, 2.5)}), b.floats(nil, 0), b.floats(nil, 1)})
