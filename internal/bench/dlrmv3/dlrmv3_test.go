@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
 
@@ -88,7 +89,7 @@ func TestMetrics(t *testing.T) {
 	// NE: cross entropy (bits) over the mean label's (two of four).
 	ce := -(log2(0.9) + log2(0.8) + log2(0.4) + log2(0.4))
 	assert.InDelta(t, ce/4, m.NE(), 1e-6)
-	assert.Equal(t, "metric/lifetime_ne/rating: "+pyFloat(m.NE())+", metric/lifetime_accuracy/rating: 0.5, metric/lifetime_gauc/rating: "+pyFloat(m.GAUC()), m.Text())
+	assert.Equal(t, "metric/lifetime_ne/rating: "+py.Float(m.NE())+", metric/lifetime_accuracy/rating: 0.5, metric/lifetime_gauc/rating: "+py.Float(m.GAUC()), m.Text())
 }
 
 func TestParseResultErrors(t *testing.T) {

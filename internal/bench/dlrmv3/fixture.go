@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 )
 
 // Slot is one timestamp of a user's line: the candidates of a request
@@ -134,17 +136,7 @@ func joinInts(v []int64) string {
 func joinFloats(v []float32) string {
 	s := make([]string, len(v))
 	for i, x := range v {
-		s[i] = pyFloat(float64(x))
+		s[i] = py.Float(float64(x))
 	}
 	return strings.Join(s, ",")
-}
-
-// pyFloat is Python's repr of a float of modest magnitude: the shortest
-// digits, with ".0" when they are an integer.
-func pyFloat(v float64) string {
-	s := strconv.FormatFloat(v, 'f', -1, 64)
-	if !strings.ContainsAny(s, ".eEnN") {
-		s += ".0"
-	}
-	return s
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
@@ -146,7 +147,7 @@ func (m *Metrics) GAUC() float64 { return (m.aucSum + 1e-9) / (m.groups + 2e-9) 
 // Text is accuracy.py's three lifetime lines, on one line in the order
 // it logs them: "metric/lifetime_ne/rating: 0.86687, ...".
 func (m *Metrics) Text() string {
-	return fmt.Sprintf("%s: %s, %s: %s, %s: %s", neKey, pyFloat(m.NE()), accuracyKey, pyFloat(m.Accuracy()), gaucKey, pyFloat(m.GAUC()))
+	return fmt.Sprintf("%s: %s, %s: %s, %s: %s", neKey, py.Float(m.NE()), accuracyKey, py.Float(m.Accuracy()), gaucKey, py.Float(m.GAUC()))
 }
 
 // Value implements accuracy.Score: NE, accuracy and GAUC as fractions.

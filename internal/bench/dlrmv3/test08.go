@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 )
 
 // TEST08Tolerance is run_verification.py's default relative NE tolerance.
@@ -99,7 +99,7 @@ func VerifyTEST08(acc, perf io.Reader, tolerance float64) (TEST08, error) {
 		case s.ne == 0 && perfNE == 0:
 		case s.ne == 0 || perfNE == 0:
 			t.NEMismatched++
-			t.Mismatches = append(t.Mismatches, fmt.Sprintf("  NE mismatch at (%d, %d): acc_ne=%s, perf_ne=%s", ts, q, pyFloat32(s.ne), pyFloat32(perfNE)))
+			t.Mismatches = append(t.Mismatches, fmt.Sprintf("  NE mismatch at (%d, %d): acc_ne=%s, perf_ne=%s", ts, q, py.Float32(s.ne), py.Float32(perfNE)))
 		default:
 			if d := abs32(perfNE-s.ne) / abs32(s.ne); float64(d) > tolerance {
 				t.NEMismatched++
@@ -139,12 +139,3 @@ func sampleNE(preds, labels, weights []float32) float32 {
 func log32(x float32) float32 { return float32(math.Log(float64(x))) }
 
 func abs32(x float32) float32 { return float32(math.Abs(float64(x))) }
-
-// pyFloat32 is numpy's repr of a float32 of modest magnitude.
-func pyFloat32(v float32) string {
-	s := strconv.FormatFloat(float64(v), 'f', -1, 32)
-	if !strings.ContainsAny(s, ".eEnN") {
-		s += ".0"
-	}
-	return s
-}
