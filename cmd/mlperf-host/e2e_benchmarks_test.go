@@ -117,24 +117,27 @@ func benchFixtures() []benchFixture {
 			},
 			scenarios: []string{"Server", "Offline"},
 			line:      "AUC=93.333%, accuracy=75.000%, good=6, total=8, queries=4", code: exitcode.OK},
-		// Three requests at the one inference timestamp of ten; the model
-		// predicts each candidate's id / 1000 and labels a rating of 3.5
-		// or more positive: 3 of 9 candidates right; the first request's
-		// AUC 0.75, the others' 0; the line is torchrec's lifetime NE,
-		// accuracy and GAUC computed over the same float32 predictions in
-		// Python, the cross entropy summed per response as its update
-		// sums a batch (accuracy.py itself needs torch and torchrec, not
-		// here).
+		// Four requests at the one inference timestamp of ten; the model
+		// predicts each candidate's id / 1024 and labels a rating of 3.5
+		// or more positive. The predictions are 1/8 to 7/8, a positive's
+		// of 1/2^k and a negative's of 1-1/2^k, so that each cross entropy
+		// is a whole number of bits and their sum (20, over 5 positives
+		// and 5 negatives: NE 20/10) is the same in any order of the log.
+		// 2 of 10 candidates right; every positive ranked below every
+		// negative: AUC 0 in the three requests of both classes, GAUC
+		// 1e-9/(3+2e-9) (torchrec's formulas, by hand; accuracy.py itself
+		// needs torch and torchrec, not here).
 		{name: "dlrm-v3", args: []string{"--benchmark", "dlrm-v3", "--set", "category=datacenter"}, model: "dlrmv3-signature.onnx",
 			write: func(t *testing.T, dir string) {
 				require.NoError(t, dlrmv3.WriteStreaming(filepath.Join(dir, dlrmv3.SampledDir), 10, [][]dlrmv3.Slot{
-					dlrmv3Requester([]int64{200, 600, 300, 900}, []float32{1, 3, 4, 5}),
-					dlrmv3Requester([]int64{700, 400}, []float32{2, 4}),
-					dlrmv3Requester([]int64{100, 800, 550}, []float32{5, 1, 3.5}),
+					dlrmv3Requester([]int64{128, 768, 512, 896}, []float32{4, 1, 5, 2}),
+					dlrmv3Requester([]int64{512, 256}, []float32{2, 3.5}),
+					dlrmv3Requester([]int64{256, 896, 768}, []float32{5, 3, 1}),
+					dlrmv3Requester([]int64{512}, []float32{4.5}),
 				}))
 			},
 			scenarios: []string{"Server", "Offline"},
-			line:      "metric/lifetime_ne/rating: 1.468445592847098, metric/lifetime_accuracy/rating: 0.3333333333333333, metric/lifetime_gauc/rating: 0.2500000001666666",
+			line:      "metric/lifetime_ne/rating: 2.0, metric/lifetime_accuracy/rating: 0.2, metric/lifetime_gauc/rating: 3.333333331111111e-10",
 			code:      exitcode.AccuracyBelowTarget},
 		// The decoder counts up from each prompt's last token (to its
 		// vocabulary's last, 63), six tokens each; token i reads " w<i>".

@@ -311,7 +311,7 @@ func (c *tokenCompleter) Complete(id uint64, data []byte, n int64) {
 
 // TestDLRMv3Response: a dlrm-v3 request answers its key, then per
 // candidate the prediction, and in an accuracy run the labels, the
-// weights and the candidate count (the signature model's: id / 1000,
+// weights and the candidate count (the signature model's: id / 1024,
 // rating ≥ 3.5, 1).
 func TestDLRMv3Response(t *testing.T) {
 	t.Parallel()
@@ -329,15 +329,15 @@ func TestDLRMv3Response(t *testing.T) {
 		mode sdk.Mode
 		want [][]float32
 	}{
-		{name: "accuracy", mode: sdk.AccuracyOnly, want: [][]float32{{0, 3, 0.9, 0.25, 0.5, 0, 1, 1, 1, 1, 1, 3}, {1, 0, 0.1, 1, 1, 1}}},
-		{name: "performance", mode: sdk.PerformanceOnly, want: [][]float32{{0, 3, 0.9, 0.25, 0.5}, {1, 0, 0.1}}},
+		{name: "accuracy", mode: sdk.AccuracyOnly, want: [][]float32{{0, 3, 0.875, 0.25, 0.5, 0, 1, 1, 1, 1, 1, 3}, {1, 0, 0.125, 1, 1, 1}}},
+		{name: "performance", mode: sdk.PerformanceOnly, want: [][]float32{{0, 3, 0.875, 0.25, 0.5}, {1, 0, 0.125}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			forEngines(t, func(t *testing.T, e modelEngine) {
 				b := e.load(t, sdk.Model{Bytes: zoo.DLRMv3Signature(), Inputs: schema, Run: sdk.Run{Benchmark: "dlrm-v3", Mode: tt.mode}})
-				c := infer(t, b, sample(0, 0, 3, []int64{900, 250, 500}, 1, 3.5, 5), sample(1, 1, 0, []int64{100}, 4))
+				c := infer(t, b, sample(0, 0, 3, []int64{896, 256, 512}, 1, 3.5, 5), sample(1, 1, 0, []int64{128}, 4))
 				for i, want := range tt.want {
 					assert.InDeltaSlice(t, want, readF32(c.done[uint64(i)]), 1e-6, "request %d", i)
 				}

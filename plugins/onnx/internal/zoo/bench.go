@@ -218,13 +218,13 @@ func DLRMSignature() []byte {
 // "candidate_item_ids" int64 and "candidate_ratings" float32 [N,
 // candidates] in; "predictions", "labels" and "weights" float32 [N,
 // candidates] out, the three the reference's model returns per
-// candidate. A candidate's prediction is its id / 1000, its label
+// candidate. A candidate's prediction is its id / 1024, its label
 // whether its rating is 3.5 or more, its weight 1; the history is fed
 // and not read.
 func DLRMv3Signature() []byte {
 	b := newBuilder(0)
 	ratings := "candidate_ratings"
-	b.named(b.node("Mul", []string{b.cast("candidate_item_ids", onnxpb.Float), b.floats(nil, 0.001)}), "predictions")
+	b.named(b.node("Mul", []string{b.cast("candidate_item_ids", onnxpb.Float), b.floats(nil, 1.0/1024)}), "predictions")
 	// Clip(r - 2.5, 0, 1) is 1 from 3.5 up, below 1 under it; truncated
 	// to an integer, the label.
 	step := b.node("Clip", []string{b.node("Sub", []string{ratings, b.floats(nil, 2.5)}), b.floats(nil, 0), b.floats(nil, 1)})
