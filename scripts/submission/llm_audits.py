@@ -1,9 +1,10 @@
 #!/usr/bin/python3
-"""Judge the LLM compliance directories mlperf-host's end-to-end test wrote with the official scripts.
+"""Judge the compliance directories mlperf-host's end-to-end tests wrote with the official scripts.
 
-TestLLMAuditsEndToEnd (cmd/mlperf-host) leaves its trees under --trees when
-MLPERF_HOST_AUDITS_KEEP names that directory. For every TEST06, TEST07 and
-TEST09 directory in them this program runs the official run_verification.py
+TestLLMAuditsEndToEnd and TestDLRMv3SubmitEndToEnd (cmd/mlperf-host) leave
+their trees under --trees when MLPERF_HOST_AUDITS_KEEP names that directory.
+For every TEST06, TEST07, TEST08 and TEST09 directory in them this program
+runs the official run_verification.py
 of mlcommons/inference (--inference: a checkout or bare clone) on the
 responses the run logged (TESTnn/accuracy) and compares the verdict file it
 writes with mlperf-host's, byte for byte:
@@ -13,10 +14,12 @@ writes with mlperf-host's, byte for byte:
           command line is a string, which no token equals)
   TEST07: compliance/TEST07/run_verification.py -c TEST07/accuracy -o OUT
           --audit-config TEST07/audit.config --accuracy-script "$(cat accuracy_script)"
+  TEST08: compliance/TEST08/run_verification.py -r accuracy/mlperf_log_accuracy.json
+          -t TEST08/accuracy/mlperf_log_accuracy.json (its verdict on stdout)
   TEST09: compliance/TEST09/run_verification.py -c TEST09/accuracy -o OUT
           --audit-config TEST09/audit.config
 
-TEST06 needs numpy (Debian's python3-numpy). Exits 1 when a verdict differs.
+TEST06 and TEST08 need numpy (Debian's python3-numpy). Exits 1 when a verdict differs.
 """
 
 import argparse
@@ -25,7 +28,8 @@ import subprocess
 import sys
 import tempfile
 
-VERDICT = {"TEST06": "verify_accuracy.txt", "TEST07": "verify_accuracy.txt", "TEST09": "verify_output_len.txt"}
+VERDICT = {"TEST06": "verify_accuracy.txt", "TEST07": "verify_accuracy.txt", "TEST08": "verify_accuracy.txt",
+           "TEST09": "verify_output_len.txt"}
 
 
 def compliance_scripts(inference, tmp):
@@ -35,14 +39,14 @@ def compliance_scripts(inference, tmp):
     out = os.path.join(tmp, "inference")
     os.makedirs(out)
     paths = ["compliance/TEST06/run_verification.py", "compliance/TEST07/run_verification.py",
-             "compliance/TEST09/run_verification.py"]
+             "compliance/TEST08/run_verification.py", "compliance/TEST09/run_verification.py"]
     archive = subprocess.run(["git", "-C", inference, "archive", "HEAD"] + paths, capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", out], input=archive.stdout, check=True)
     return os.path.join(out, "compliance")
 
 
 def directories(trees):
-    """(test, scenario directory, accuracy script or None) of every LLM compliance directory."""
+    """(test, scenario directory, accuracy script or None) of every compliance directory judged on its log."""
     for root, dirs, _ in os.walk(trees):
         for t in sorted(VERDICT):
             if t in dirs and os.path.isfile(os.path.join(root, t, "accuracy", "mlperf_log_accuracy.json")):
@@ -57,6 +61,13 @@ def directories(trees):
 
 def judge(comp, t, scen_dir, script):
     d = os.path.join(scen_dir, t)
+    with open(os.path.join(d, VERDICT[t])) as f:
+        ours = f.read()
+    if t == "TEST08":
+        r = subprocess.run([sys.executable, os.path.join(comp, t, "run_verification.py"),
+                            "-r", os.path.join(scen_dir, "accuracy", "mlperf_log_accuracy.json"),
+                            "-t", os.path.join(d, "accuracy", "mlperf_log_accuracy.json")], capture_output=True, text=True)
+        return r.stdout, ours
     with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory() as cwd:
         args = [sys.executable, os.path.join(comp, t, "run_verification.py"), "-c", os.path.join(d, "accuracy"), "-o", out]
         if t == "TEST06":
@@ -68,8 +79,6 @@ def judge(comp, t, scen_dir, script):
         subprocess.run(args, capture_output=True, cwd=cwd)
         with open(os.path.join(out, t, VERDICT[t])) as f:
             theirs = f.read()
-    with open(os.path.join(d, VERDICT[t])) as f:
-        ours = f.read()
     return theirs, ours
 
 
