@@ -44,10 +44,10 @@ verify-submission: build ## the demo's submission (closed; edge and datacenter; 
 	$(PYTHON3) scripts/submission/verify_submission.py --repo $(INFERENCE_REPO) --binary $(MLPERF_HOST) \
 		--work $(VERIFY_WORK) --min-duration-ms $(VERIFY_MIN_DURATION_MS) $(VERIFY_ARGS)
 
-verify-llm-audits: ## the TEST06/07/09 directories of TestLLMAuditsEndToEnd and the TEST08 ones of TestDLRMv3SubmitEndToEnd judged by the official run_verification.py of INFERENCE (mlcommons/inference: checkout or bare clone; TEST06 and TEST08 need python3-numpy); every verdict file must be ours byte for byte (a minute)
+verify-llm-audits: ## the TEST06/07/09 directories of TestLLMAuditsEndToEnd and the TEST08 ones of TestSubmitBenchmarksEndToEnd judged by the official run_verification.py of INFERENCE (mlcommons/inference: checkout or bare clone; TEST06 and TEST08 need python3-numpy); every verdict file must be ours byte for byte (a minute)
 	@test -n "$(INFERENCE)" || { echo "set INFERENCE to mlcommons/inference (a checkout or bare clone)"; exit 2; }
 	rm -rf $(SWEEP_WORK)/llm-audits && mkdir -p $(SWEEP_WORK)/llm-audits
-	MLPERF_HOST_AUDITS_KEEP=$(SWEEP_WORK)/llm-audits $(GO) test ./cmd/mlperf-host/ -run 'TestLLMAuditsEndToEnd|TestDLRMv3SubmitEndToEnd' -count=1
+	MLPERF_HOST_AUDITS_KEEP=$(SWEEP_WORK)/llm-audits $(GO) test ./cmd/mlperf-host/ -run 'TestLLMAuditsEndToEnd|TestSubmitBenchmarksEndToEnd' -count=1
 	$(PYTHON3) scripts/submission/llm_audits.py --inference $(INFERENCE) --trees $(SWEEP_WORK)/llm-audits
 
 sweep-submissions: build ## the official checker (INFERENCE: mlcommons/inference) and submit --check-only on every result of RESULTS (a published results repository, v5.1: checkout or bare clone); prints the agreement table (minutes, CPU heavy)

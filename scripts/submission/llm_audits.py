@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Judge the compliance directories mlperf-host's end-to-end tests wrote with the official scripts.
 
-TestLLMAuditsEndToEnd and TestDLRMv3SubmitEndToEnd (cmd/mlperf-host) leave
+TestLLMAuditsEndToEnd and TestSubmitBenchmarksEndToEnd (cmd/mlperf-host) leave
 their trees under --trees when MLPERF_HOST_AUDITS_KEEP names that directory.
 For every TEST06, TEST07, TEST08 and TEST09 directory in them this program
 runs the official run_verification.py
