@@ -139,6 +139,19 @@ func submitStopped(t *testing.T, r result, results string) string {
 	return m[1]
 }
 
+// submittedBefore returns those of scenarios that submit r made whole
+// before the run it stopped on: each started (and so its predecessors
+// ended) before stopped's.
+func submittedBefore(r result, scenarios []string, stopped string) []string {
+	var done []string
+	for _, sc := range scenarios {
+		if sc != stopped && strings.Contains(r.stderr, " "+sc+" (performance) with ") {
+			done = append(done, sc)
+		}
+	}
+	return done
+}
+
 func detailFloat(t *testing.T, log *mllog.Log, key string) float64 {
 	t.Helper()
 	v, err := log.Float(key)
