@@ -145,7 +145,10 @@ func TestOpenAIEndpointDies(t *testing.T) {
 	good, err := openaitest.Start(t.Context(), openaitest.Behavior{FrameGap: 0})
 	require.NoError(t, err)
 	t.Cleanup(func() { good.Close() })
-	doomed, err := openaitest.Start(t.Context(), openaitest.Behavior{DieAfter: 10})
+	// The first requests go to the two endpoints in turn (4 in flight
+	// each): the doomed one starts its fourth whatever the machine's speed,
+	// where a later one might never come if the good one is faster.
+	doomed, err := openaitest.Start(t.Context(), openaitest.Behavior{DieAfter: 4})
 	require.NoError(t, err)
 	t.Cleanup(func() { doomed.Close() })
 	dir := t.TempDir()
