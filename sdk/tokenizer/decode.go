@@ -82,7 +82,7 @@ func lossyUTF8(b []byte) string {
 }
 
 // invalidPrefixLen is the length of the maximal subpart at the start of b
-// (which does not start a valid sequence): the lead byte and the
+// (which does not start a valid sequence): the first byte and the
 // continuation bytes that still fit it, at least 1.
 func invalidPrefixLen(b []byte) int {
 	c := b[0]
