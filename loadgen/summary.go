@@ -352,6 +352,29 @@ func (ps *perfSummary) verdict() verdict {
 
 const sutErrorRecommendation = "The SUT caused runtime errors (invalid or missing responses); see the detailed log."
 
+// noneCompletedRecommendation is said when the run completed no sample:
+// its rates are then 0 and its latency statistics empty, not a division
+// by zero (the official divides, and prints nan or, where it subtracts one
+// from the count first, a huge number).
+const noneCompletedRecommendation = "No sample completed, so the run has no rate and no latencies to report: the rates read 0 and the latency statistics 0."
+
+// rate is n per seconds, and 0 when the run completed no sample.
+func (ps *perfSummary) rate(n, seconds float64) float64 {
+	if ps.sampleCount == 0 {
+		return 0
+	}
+	return n / seconds
+}
+
+// afterFirst is the count of completed samples less the first, as the
+// official rates as completed count them; 0 when none completed.
+func (ps *perfSummary) afterFirst() float64 {
+	if ps.sampleCount == 0 {
+		return 0
+	}
+	return float64(ps.sampleCount - 1)
+}
+
 // metric returns the scenario's headline label and value.
 func (ps *perfSummary) metric() (string, float64) {
 	switch ps.s.scenario {
@@ -360,9 +383,9 @@ func (ps *perfSummary) metric() (string, float64) {
 	case MultiStream:
 		return pct1(ps.target.fraction) + "th percentile latency (ns)", float64(ps.target.queryLatency)
 	case Server:
-		return "Completed samples per second", float64(ps.sampleCount-1) / ps.pr.finalQueryAllDone
+		return "Completed samples per second", ps.rate(ps.afterFirst(), ps.pr.finalQueryAllDone)
 	}
-	return "Samples per second", float64(ps.sampleCount) / ps.pr.maxLatency
+	return "Samples per second", ps.rate(float64(ps.sampleCount), ps.pr.maxLatency)
 }
 
 // statLabels are the official labels of a block of latency statistics:
@@ -411,33 +434,33 @@ func (ps *perfSummary) writeSummary(l *logs) {
 	case MultiStream:
 		l.summaryLine(pct1(ps.target.fraction)+"th percentile latency (ns) : ", vInt(ps.target.queryLatency))
 	case Server:
-		l.summaryLine("Completed samples per second    : ", vString(fixed(float64(ps.sampleCount-1)/pr.finalQueryAllDone, 2)))
+		l.summaryLine("Completed samples per second    : ", vString(fixed(ps.rate(ps.afterFirst(), pr.finalQueryAllDone), 2)))
 	case Offline:
-		l.summaryLine("Samples per second: ", vDouble(float64(ps.sampleCount)/pr.maxLatency))
+		l.summaryLine("Samples per second: ", vDouble(ps.rate(float64(ps.sampleCount), pr.maxLatency)))
 	}
 	if s.useTokenLatencies {
 		switch s.scenario {
 		case SingleStream, MultiStream:
 			l.summaryLine(pct1(ps.tokenTarget.fraction)+"th first token percentile latency (ns) : ", vInt(ps.tokenTarget.sampleLatency))
 		case Offline:
-			l.summaryLine("Tokens per second: ", vDouble(float64(ps.tokenCount)/pr.maxLatency))
+			l.summaryLine("Tokens per second: ", vDouble(ps.rate(float64(ps.tokenCount), pr.maxLatency)))
 		case Server:
-			l.summaryLine("Completed tokens per second: ", vString(fixed(float64(ps.tokenCount)/pr.finalQueryAllDone, 2)))
+			l.summaryLine("Completed tokens per second: ", vString(fixed(ps.rate(float64(ps.tokenCount), pr.finalQueryAllDone), 2)))
 		}
 	}
 	if s.inferTokenLatencies {
 		switch s.scenario {
 		case Offline:
-			l.summaryLine("Tokens per second (inferred): ", vDouble(float64(s.tokenLatencyScalingFactor)*float64(ps.sampleCount)/pr.maxLatency))
+			l.summaryLine("Tokens per second (inferred): ", vDouble(ps.rate(float64(s.tokenLatencyScalingFactor)*float64(ps.sampleCount), pr.maxLatency)))
 		case Server:
 			l.summaryLine("Completed tokens per second (inferred): ", vString(fixed(
-				float64(s.tokenLatencyScalingFactor)*float64(ps.sampleCount-1)/pr.finalQueryAllDone, 2)))
+				ps.rate(float64(s.tokenLatencyScalingFactor)*ps.afterFirst(), pr.finalQueryAllDone), 2)))
 		}
 	}
 	if s.useGroupedQSL {
-		l.summaryLine("Groups per second: ", vDouble(float64(ps.groupCount)/pr.maxLatency))
+		l.summaryLine("Groups per second: ", vDouble(ps.rate(float64(ps.groupCount), pr.maxLatency)))
 		// The official labels the completed group rate so.
-		l.summaryLine("Completed tokens per second: ", vString(fixed(float64(ps.groupCount)/pr.finalQueryAllDone, 2)))
+		l.summaryLine("Completed tokens per second: ", vString(fixed(ps.rate(float64(ps.groupCount), pr.finalQueryAllDone), 2)))
 	}
 
 	v := ps.verdict()
@@ -472,6 +495,9 @@ func (ps *perfSummary) writeSummary(l *logs) {
 		if v.sutErrors > 0 {
 			l.summaryLine(" * " + sutErrorRecommendation)
 		}
+		if ps.sampleCount == 0 {
+			l.summaryLine(" * " + noneCompletedRecommendation)
+		}
 	}
 	if s.scenario != Offline {
 		if !s.useTokenLatencies {
@@ -488,11 +514,11 @@ func (ps *perfSummary) writeSummary(l *logs) {
 	l.summaryLine("\n================================================\nAdditional Stats\n================================================")
 	switch s.scenario {
 	case SingleStream:
-		l.summaryLine("QPS w/ loadgen overhead         : " + fixed(float64(ps.sampleCount-1)/pr.finalQueryIssued, 2))
-		l.summaryLine("QPS w/o loadgen overhead        : " + fixed(1/(float64(ps.sampleMean)/1e9), 2))
+		l.summaryLine("QPS w/ loadgen overhead         : " + fixed(ps.rate(ps.afterFirst(), pr.finalQueryIssued), 2))
+		l.summaryLine("QPS w/o loadgen overhead        : " + fixed(ps.rate(1, float64(ps.sampleMean)/1e9), 2))
 		l.summaryLine("")
 	case Server:
-		l.summaryLine("Scheduled samples per second : ", vString(fixed(float64(ps.sampleCount-1)/pr.finalQueryScheduled, 2)))
+		l.summaryLine("Scheduled samples per second : ", vString(fixed(ps.rate(ps.afterFirst(), pr.finalQueryScheduled), 2)))
 	case MultiStream:
 		l.summaryLine("Per-query latency:  ")
 		writeStats(l, latencyLabels, ps.queryMin, ps.queryMax, ps.queryMean, ps.percentiles[:], true)
@@ -504,10 +530,10 @@ func (ps *perfSummary) writeSummary(l *logs) {
 		l.summaryLine("")
 		switch s.scenario {
 		case SingleStream:
-			l.summaryLine("TPS w/ loadgen overhead         : " + fixed(float64(ps.tokenCount)/pr.finalQueryIssued, 2))
-			l.summaryLine("TPS w/o loadgen overhead        : " + fixed(float64(ps.tokenCount)/(float64(ps.sampleMean)/1e9*float64(ps.sampleCount)), 2))
+			l.summaryLine("TPS w/ loadgen overhead         : " + fixed(ps.rate(float64(ps.tokenCount), pr.finalQueryIssued), 2))
+			l.summaryLine("TPS w/o loadgen overhead        : " + fixed(ps.rate(float64(ps.tokenCount), float64(ps.sampleMean)/1e9*float64(ps.sampleCount)), 2))
 		case Server:
-			l.summaryLine("Completed tokens per second                 : ", vString(fixed(float64(ps.tokenCount)/pr.finalQueryAllDone, 2)))
+			l.summaryLine("Completed tokens per second                 : ", vString(fixed(ps.rate(float64(ps.tokenCount), pr.finalQueryAllDone), 2)))
 		}
 		if s.scenario != Offline {
 			writeStats(l, firstTokenLabels, ps.firstTokenMin, ps.firstTokenMax, ps.firstTokenMean, ps.tokenPercentiles[:], false)
@@ -585,11 +611,17 @@ func (ps *perfSummary) writeDetail(l *logs) {
 		if !v.minQueries {
 			rec += "The test exited early, before enough queries were issued."
 		}
-		if v.sutErrors > 0 {
+		add := func(r string) {
 			if rec != "" && !strings.HasSuffix(rec, " ") {
 				rec += " "
 			}
-			rec += sutErrorRecommendation
+			rec += r
+		}
+		if v.sutErrors > 0 {
+			add(sutErrorRecommendation)
+		}
+		if ps.sampleCount == 0 {
+			add(noneCompletedRecommendation)
 		}
 		d("result_invalid_reason", vString(strings.ReplaceAll(rec, "\n", " ")))
 	}
@@ -605,8 +637,8 @@ func (ps *perfSummary) writeDetail(l *logs) {
 	}
 	switch s.scenario {
 	case SingleStream:
-		d("result_qps_with_loadgen_overhead", vDouble(float64(ps.sampleCount-1)/pr.finalQueryIssued))
-		d("result_qps_without_loadgen_overhead", vDouble(1/(float64(ps.sampleMean)/1e9)))
+		d("result_qps_with_loadgen_overhead", vDouble(ps.rate(ps.afterFirst(), pr.finalQueryIssued)))
+		d("result_qps_without_loadgen_overhead", vDouble(ps.rate(1, float64(ps.sampleMean)/1e9)))
 		d("early_stopping_latency_ss", vInt(ps.earlyStoppingSS))
 		d("early_stopping_latency_ms", vInt(ps.earlyStoppingMS))
 	case MultiStream:
@@ -618,10 +650,10 @@ func (ps *perfSummary) writeDetail(l *logs) {
 		}
 		d("early_stopping_latency_ms", vInt(ps.earlyStoppingMS))
 	case Server:
-		d("result_scheduled_samples_per_sec", vDouble(float64(ps.sampleCount-1)/pr.finalQueryScheduled))
-		d("result_completed_samples_per_sec", vDouble(float64(ps.sampleCount-1)/pr.finalQueryAllDone))
+		d("result_scheduled_samples_per_sec", vDouble(ps.rate(ps.afterFirst(), pr.finalQueryScheduled)))
+		d("result_completed_samples_per_sec", vDouble(ps.rate(ps.afterFirst(), pr.finalQueryAllDone)))
 	case Offline:
-		d("result_samples_per_second", vDouble(float64(ps.sampleCount)/pr.maxLatency))
+		d("result_samples_per_second", vDouble(ps.rate(float64(ps.sampleCount), pr.maxLatency)))
 	}
 	d("result_min_latency_ns", vInt(ps.sampleMin))
 	d("result_max_latency_ns", vInt(ps.sampleMax))
@@ -637,26 +669,26 @@ func (ps *perfSummary) writeDetail(l *logs) {
 			for _, lp := range ps.tokenPercentiles {
 				d("result_first_token_"+fixed(lp.fraction*100, 2)+"_percentile_latency_ns", vInt(lp.sampleLatency))
 			}
-			d("result_token_throughput_with_loadgen_overhead", vDouble(float64(ps.tokenCount)/pr.finalQueryIssued))
+			d("result_token_throughput_with_loadgen_overhead", vDouble(ps.rate(float64(ps.tokenCount), pr.finalQueryIssued)))
 			// The official divides by the mean latency in nanoseconds here.
-			d("result_token_throughput", vDouble(float64(ps.tokenCount)/(float64(ps.sampleMean)*float64(ps.sampleCount))))
+			d("result_token_throughput", vDouble(ps.rate(float64(ps.tokenCount), float64(ps.sampleMean)*float64(ps.sampleCount))))
 			for _, lp := range ps.tpotPercentiles {
 				d("result_time_per_output_token_"+fixed(lp.fraction*100, 2)+"_percentile_ns", vInt(lp.sampleLatency))
 			}
 			d("result_time_to_output_token_min", vInt(ps.tpotMin))
 			d("result_time_to_output_token_max", vInt(ps.tpotMax))
 			d("result_time_to_output_token_mean", vInt(ps.tpotMean))
-			d("result_completed_tokens_per_second", vDouble(float64(ps.tokenCount)/pr.finalQueryAllDone))
+			d("result_completed_tokens_per_second", vDouble(ps.rate(float64(ps.tokenCount), pr.finalQueryAllDone)))
 		} else {
-			d("result_tokens_per_second", vDouble(float64(ps.tokenCount)/pr.maxLatency))
+			d("result_tokens_per_second", vDouble(ps.rate(float64(ps.tokenCount), pr.maxLatency)))
 		}
 	}
 	if s.inferTokenLatencies {
 		switch s.scenario {
 		case Server:
-			d("result_inferred_completed_tokens_per_second", vDouble(float64(ps.sampleCount-1)*float64(s.tokenLatencyScalingFactor)/pr.finalQueryAllDone))
+			d("result_inferred_completed_tokens_per_second", vDouble(ps.rate(ps.afterFirst()*float64(s.tokenLatencyScalingFactor), pr.finalQueryAllDone)))
 		case Offline:
-			d("result_inferred_tokens_per_second", vDouble(float64(ps.sampleCount)*float64(s.tokenLatencyScalingFactor)/pr.maxLatency))
+			d("result_inferred_tokens_per_second", vDouble(ps.rate(float64(ps.sampleCount)*float64(s.tokenLatencyScalingFactor), pr.maxLatency)))
 		}
 	}
 	if s.useGroupedQSL {
