@@ -106,6 +106,13 @@ type Config struct {
 	// DefaultRingSpin, negative never polls (every record waits for its
 	// doorbell).
 	RingSpin time.Duration
+	// DisablePIDNamespace starts a subprocess plugin as a plain process
+	// group even where Linux would run it in a PID namespace of its own
+	// (see [ProcessTree]): for a plugin that must share its PID namespace
+	// with processes it did not start.
+	DisablePIDNamespace bool
+	// treeWays, when set, replaces the ways the system's tries (tests).
+	treeWays []treeWay
 	// Env is added to a subprocess's environment (which also inherits the
 	// host's).
 	Env []string

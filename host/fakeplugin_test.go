@@ -48,7 +48,13 @@ const (
 	fakeOrphan       = "orphan"        // start a helper in its own session that keeps stdout and stderr open
 	fakeSleeper      = "sleeper"       // the orphan's helper: sleep a while
 	fakeCloseHang    = "close-hang"    // never answer Close
+	fakeHelper       = "helper"        // start a long-lived helper in its own session, marked by fakeHelperEnv
+	fakeLongSleeper  = "long-sleeper"  // the helper: sleep a minute
 )
+
+// fakeHelperEnv marks the helper of fakeHelper with the test's token, by
+// which the test finds it in /proc.
+const fakeHelperEnv = "MLPERF_HOST_TEST_HELPER"
 
 // fakeRefusedSample is the index of a sample the fake's LoadSamples
 // refuses.
@@ -67,6 +73,11 @@ func serveFakePlugin(mode string) {
 		os.Exit(0)
 	case fakeOrphan:
 		startOrphan()
+	case fakeHelper:
+		startHelper()
+	case fakeLongSleeper:
+		time.Sleep(time.Minute)
+		os.Exit(0)
 	case fakeV2:
 		major = 2
 	case fakeStdout:

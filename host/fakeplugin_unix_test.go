@@ -18,3 +18,14 @@ func startOrphan() {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	_ = cmd.Start()
 }
+
+// startHelper starts a helper in a session of its own, out of the reach
+// of the plugin's process group, that would outlive the plugin by a
+// minute; it inherits fakeHelperEnv.
+func startHelper() {
+	exe, _ := os.Executable()
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), fakePluginEnv+"="+fakeLongSleeper)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	_ = cmd.Start()
+}

@@ -16,7 +16,7 @@ import (
 
 // procRunner starts and watches one plugin process for go-plugin. It runs
 // the plugin in its own process group (killed as a whole) with Pdeathsig
-// on Linux, keeps stderr for the host's own reader, and announces the
+// on Linux, in a PID namespace of its own where allowed (ProcessTree), keeps stderr for the host's own reader, and announces the
 // process's exit on exited.
 type procRunner struct {
 	cmd    *exec.Cmd
@@ -27,12 +27,19 @@ type procRunner struct {
 	exited  chan struct{}
 	exitErr error // set before exited is closed
 	wait    sync.Once
+
+	// ways are how Start may contain the plugin's process tree, why is
+	// why it is not when there are none; tree is how it was.
+	ways []treeWay
+	why  string
+	tree ProcessTree
 }
 
 var _ runner.Runner = (*procRunner)(nil)
 
-func newProcRunner(cmd *exec.Cmd) *procRunner {
-	return &procRunner{cmd: cmd, exited: make(chan struct{})}
+func newProcRunner(cmd *exec.Cmd, cfg Config) *procRunner {
+	ways, why := treeWaysFor(cfg)
+	return &procRunner{cmd: cmd, exited: make(chan struct{}), ways: ways, why: why}
 }
 
 func (r *procRunner) Start(ctx context.Context) error {
@@ -49,7 +56,10 @@ func (r *procRunner) Start(ctx context.Context) error {
 	}
 	r.cmd.Stdout, r.cmd.Stderr = stdoutW, stderrW
 	setProcAttrs(r.cmd)
-	err = r.cmd.Start()
+	started, tree, err := startContained(r.cmd, r.ways, r.why)
+	if err == nil {
+		r.cmd, r.tree = started, tree
+	}
 	// The child has its copies; the write ends must close here for the
 	// readers to see EOF when it exits.
 	stdoutW.Close()

@@ -55,7 +55,7 @@ func openProcess(ctx context.Context, p Plugin, cfg Config) (_ Backend, err erro
 	defer entry.Close() // the child has its own descriptor once started
 	b := newProcessBackend(ctx, p.Name, cfg.withDefaults())
 	cmd := verifiedCommand(entry, p.Entry)
-	b.proc = newProcRunner(cmd)
+	b.proc = newProcRunner(cmd, b.cfg)
 	cc := &plugin.ClientConfig{
 		HandshakeConfig:  handshake(),
 		VersionedPlugins: pluginSets(),
@@ -86,6 +86,13 @@ func openProcess(ctx context.Context, p Plugin, cfg Config) (_ Backend, err erro
 		return nil, startErr
 	}
 	b.pid = b.proc.cmd.Process.Pid
+	// A system that refused the namespace is said on the console; one
+	// without (or a user who turned it off) in the detail log only.
+	if t := b.proc.tree; !t.Contained && strings.HasPrefix(t.Why, treeRefused) {
+		b.cfg.Logger.Warn("processes the plugin starts may outlive it", "plugin", p.Name, "process_tree", t.String())
+	} else {
+		b.cfg.Logger.Debug("plugin process tree", "plugin", p.Name, "process_tree", t.String())
+	}
 	if err := b.negotiate(ctx); err != nil {
 		return nil, err
 	}

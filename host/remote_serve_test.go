@@ -321,7 +321,7 @@ func TestServedPluginStop(t *testing.T) {
 	t.Parallel()
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	sp, err := StartServed(t.Context(), Plugin{Name: "fake", Kind: manifest.KindProcess, Entry: exe},
+	sp, err := StartServed(t.Context(), Plugin{Name: "fake", Kind: manifest.KindProcess, Entry: exe}, Config{},
 		[]string{fakePluginEnv + "=" + fakeServe}, io.Discard, 30*time.Second)
 	require.NoError(t, err)
 	require.Equal(t, "unix", sp.Reattach.Network)

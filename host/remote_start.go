@@ -17,12 +17,15 @@ import (
 type ServedPlugin struct {
 	// Reattach is where it serves and its token.
 	Reattach ReattachConfig
-	proc     *os.Process
-	done     chan struct{} // closed once the process exited
+	// Tree says whether the processes it starts die with it.
+	Tree ProcessTree
+	proc *os.Process
+	done chan struct{} // closed once the process exited
 }
 
 // StartServed starts p, a subprocess plugin, in serve mode: the entry the
-// host verified, in a process group of its own, with env added to its
+// host verified, in a process group of its own (in a PID namespace of its
+// own where cfg and the system allow: see [ProcessTree]), with env added to its
 // environment and its log to stderr. It returns once the plugin says
 // where it serves.
 //
@@ -30,7 +33,7 @@ type ServedPlugin struct {
 //
 // A plugin of another kind, an entry that fails its checks, a plugin
 // that exits or prints no reattach line within timeout.
-func StartServed(ctx context.Context, p Plugin, env []string, stderr io.Writer, timeout time.Duration) (_ *ServedPlugin, err error) {
+func StartServed(ctx context.Context, p Plugin, cfg Config, env []string, stderr io.Writer, timeout time.Duration) (_ *ServedPlugin, err error) {
 	if p.Kind != manifest.KindProcess {
 		return nil, fmt.Errorf("serve plugin %q: a %s plugin: only a subprocess plugin is served to other machines", p.Name, p.Kind)
 	}
@@ -43,21 +46,27 @@ func StartServed(ctx context.Context, p Plugin, env []string, stderr io.Writer, 
 	cmd.Args = append(cmd.Args, "-serve")
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = stderr
-	setProcAttrs(cmd)
-	out, err := cmd.StdoutPipe()
+	out, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("serve plugin %q: %w", p.Name, err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout = w
+	setProcAttrs(cmd)
+	ways, why := treeWaysFor(cfg)
+	cmd, tree, err := startContained(cmd, ways, why)
+	w.Close() // the child has its own; the reader sees EOF when it exits
+	if err != nil {
+		out.Close()
 		return nil, &PluginError{Plugin: p.Name, Op: "serve", Err: fmt.Errorf("%w: %v", ErrStart, err)}
 	}
-	s := &ServedPlugin{proc: cmd.Process, done: make(chan struct{})}
+	s := &ServedPlugin{proc: cmd.Process, Tree: tree, done: make(chan struct{})}
 	line := make(chan string, 1)
 	go func() {
 		l, _ := bufio.NewReader(out).ReadString('\n')
 		line <- l
 		_, _ = io.Copy(io.Discard, out) // nothing more is printed; keep the pipe drained
 		_ = cmd.Wait()                  // Stop kills it: how it exits says nothing more
+		out.Close()
 		close(s.done)
 	}()
 	defer func() {
@@ -75,6 +84,9 @@ func StartServed(ctx context.Context, p Plugin, env []string, stderr io.Writer, 
 		if s.Reattach, err = ParseReattachConfig([]byte(l)); err != nil {
 			return nil, &PluginError{Plugin: p.Name, Op: "serve", Err: fmt.Errorf("%w: %w", ErrProtocol, err)}
 		}
+		// The process this host started, whatever it calls itself: in a
+		// PID namespace of its own the plugin is process 1.
+		s.Reattach.Pid = cmd.Process.Pid
 		return s, nil
 	case <-timer.C:
 		return nil, &PluginError{Plugin: p.Name, Op: "serve", Err: fmt.Errorf("%w: no reattach line within %v", ErrStart, timeout)}

@@ -93,10 +93,12 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 		return exitcode.New(exitcode.Config, fmt.Errorf("serve: %w", err), "pass another --listen address")
 	}
 	defer ln.Close()
-	sp, err := host.StartServed(ctx, pl, env, a.stderr, serveStartTimeout)
+	hc := a.plugins().HostConfig(c)
+	sp, err := host.StartServed(ctx, pl, hc, env, a.stderr, serveStartTimeout)
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(a.stderr, "mlperf-host: plugin %s's processes: %s\n", pl.Name, sp.Tree)
 	// Each run gets a fresh plugin: a run loads its model, which the
 	// plugin keeps. The first waits started; the next starts as a run ends.
 	var mu sync.Mutex
@@ -109,7 +111,7 @@ func (a *app) cmdServe(ctx context.Context, args []string) error {
 		mu.Lock()
 		defer mu.Unlock()
 		sp.Stop()
-		next, err := host.StartServed(ctx, pl, env, a.stderr, serveStartTimeout)
+		next, err := host.StartServed(ctx, pl, hc, env, a.stderr, serveStartTimeout)
 		if err != nil {
 			return host.ReattachConfig{}, err
 		}

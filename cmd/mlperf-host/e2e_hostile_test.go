@@ -635,7 +635,8 @@ func TestCorruptPayloadRefused(t *testing.T) {
 
 // TestKilledHostLeavesNoPlugin: a host killed with SIGKILL in the middle
 // of a run leaves no plugin process on Linux (its parent-death signal);
-// what the plugin's own helpers do is the plugin's to arrange, as
+// the detail log said at the start whether the plugin's own helpers die
+// with it (its PID namespace: host's TestProcessTreeDiesWithPlugin), as
 // docs/host.md says.
 func TestKilledHostLeavesNoPlugin(t *testing.T) {
 	t.Parallel()
@@ -646,9 +647,15 @@ func TestKilledHostLeavesNoPlugin(t *testing.T) {
 	plugins, entry := privateEcho(t, dir)
 	b := startHost(t, dir, nil, "run", "--plugin", "echo", "--plugin-dirs", plugins, "--out", "logs", "--scenario", "Server",
 		"--set", "echo.fault=stall", "--set", "settings.min_duration=600000", "--set", "settings.target_qps=100")
-	b.waitFile(t, filepath.Join(dir, "logs", "mlperf_log_detail.txt"))
+	detail := filepath.Join(dir, "logs", "mlperf_log_detail.txt")
+	b.waitFile(t, detail)
 	pids, _ := processesOf(entry)
 	require.NotEmpty(t, pids, "the plugin runs")
+	// The start of the run says how the plugin's own processes are held.
+	require.Eventually(t, func() bool {
+		d, _ := os.ReadFile(detail)
+		return strings.Contains(string(d), `"key": "sut_plugin_process_tree", "value": {"contained":`)
+	}, 10*time.Second, 20*time.Millisecond, "the detail log names the plugin's process tree")
 	b.kill(t)
 	assertNoProcess(t, entry)
 }

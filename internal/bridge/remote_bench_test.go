@@ -41,7 +41,7 @@ func openRemoteEcho(b *testing.B, bin string, network bool) host.Backend {
 	valid := time.Now().Add(time.Hour)
 	sf, cf := ca.Issue(b, dir, "server", valid), ca.Issue(b, dir, "client", valid)
 	ctx, stop := context.WithCancel(b.Context())
-	sp, err := host.StartServed(ctx, host.Plugin{Name: "echo", Kind: manifest.KindProcess, Entry: bin}, nil, io.Discard, 30*time.Second)
+	sp, err := host.StartServed(ctx, host.Plugin{Name: "echo", Kind: manifest.KindProcess, Entry: bin}, host.Config{}, nil, io.Discard, 30*time.Second)
 	require.NoError(b, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(b, err)

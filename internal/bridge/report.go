@@ -18,9 +18,16 @@ type pooled interface {
 }
 
 // SUTStartEntries says, when the test starts, what the SUT is made of: a
-// pool's members. A single local plugin adds nothing.
+// pool's members; for a subprocess plugin the host started, whether the
+// processes it starts die with it. A WASM plugin adds nothing.
 func (s *SUT) SUTStartEntries() []loadgen.DetailEntry {
 	var out []loadgen.DetailEntry
+	if p, ok := s.b.(host.ProcessTreeReporter); ok {
+		if t, ok := p.ProcessTree(); ok {
+			out = append(out, loadgen.DetailEntry{Key: mllog.KeyProcessTree,
+				Value: mllog.ProcessTreeEntry{Contained: t.Contained, How: t.How, Why: t.Why, Text: t.String()}})
+		}
+	}
 	if p, ok := s.b.(pooled); ok {
 		var ms []mllog.PoolMemberStart
 		for _, m := range p.Members() {

@@ -116,7 +116,7 @@ func TestYAMLAndDefaults(t *testing.T) {
 	assert.Equal(t, benchmarks.DemoName, c.Benchmark.Name)
 	assert.Equal(t, benchmarks.SingleStream, c.Scenario)
 	assert.Equal(t, HostConfig{Instances: 2, CallTimeout: 30e9, Guard: "loops", PluginDirs: []string{"/a", "/b"},
-		SharedRings: true, RingSpin: 50 * time.Microsecond, CloseTimeout: 10 * time.Second, WasiNN: "ort", WasiNNThreads: 1, LogLevel: "warn"}, c.Host)
+		SharedRings: true, RingSpin: 50 * time.Microsecond, CloseTimeout: 10 * time.Second, PIDNamespace: "auto", WasiNN: "ort", WasiNNThreads: 1, LogLevel: "warn"}, c.Host)
 	assert.Equal(t, "onnx", c.Plugin)
 	v, _ := c.Lookup("settings.min_query_count")
 	assert.Equal(t, "256", v.Value, "the demo's own minimum")

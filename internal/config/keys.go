@@ -49,6 +49,9 @@ const (
 	KeyHostRingSpin   = "host.ring_spin"
 	// KeyHostCloseTimeout bounds how long a plugin may take to close.
 	KeyHostCloseTimeout = "host.close_timeout"
+	// KeyHostPIDNamespace runs each subprocess plugin in a PID namespace
+	// of its own where Linux allows it (auto) or never (off).
+	KeyHostPIDNamespace = "host.pid_namespace"
 	// The engine behind WASM plugins' wasi-nn import (host.NN).
 	KeyHostWasiNN        = "host.wasi_nn"
 	KeyHostWasiNNLibrary = "host.wasi_nn_library"
@@ -227,6 +230,8 @@ func keySpecs() []keySpec {
 			checker: str("a Go duration such as 200us", duration)},
 		{key: KeyHostCloseTimeout, def: "10s", help: "longest a plugin may take to finish its samples and close before it is stopped",
 			checker: str("a Go duration such as 10s", duration)},
+		with(keySpec{key: KeyHostPIDNamespace, def: "auto", help: "run each subprocess plugin in a PID namespace of its own, so every process it starts dies with it: auto (where Linux allows it) or off"},
+			oneOf("auto", "off")),
 		with(keySpec{key: KeyHostWasiNN, def: "ort", help: "engine behind WASM plugins' wasi-nn import: ort (ONNX Runtime, when its library loads) or off"},
 			oneOf("ort", "off")),
 		{key: KeyHostWasiNNLibrary, help: "ONNX Runtime library for wasi-nn (default: beside the binary, then bin/plugins/onnx-ort, then the loader's path)",

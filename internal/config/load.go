@@ -94,6 +94,8 @@ type HostConfig struct {
 	RingSpin    time.Duration
 	// CloseTimeout is host.close_timeout.
 	CloseTimeout time.Duration
+	// PIDNamespace is host.pid_namespace: "auto" or "off".
+	PIDNamespace string
 	// WasiNN, WasiNNLibrary and WasiNNThreads: host.wasi_nn ("ort" or
 	// "off"), host.wasi_nn_library, host.wasi_nn_threads.
 	WasiNN        string
@@ -271,7 +273,7 @@ func build(all *layer, round *benchmarks.Round, bench benchmarks.Benchmark, igno
 		Host: HostConfig{
 			Instances: atoi(KeyHostInstances), CallTimeout: timeout, MemoryLimitMiB: atoi(KeyHostMemory),
 			Guard: get(KeyHostGuard), CompilationCacheDir: get(KeyHostCacheDir),
-			SharedRings: get(KeyHostRings) == "on", RingSpin: spin, CloseTimeout: closeTimeout,
+			SharedRings: get(KeyHostRings) == "on", RingSpin: spin, CloseTimeout: closeTimeout, PIDNamespace: get(KeyHostPIDNamespace),
 			WasiNN: get(KeyHostWasiNN), WasiNNLibrary: get(KeyHostWasiNNLibrary), WasiNNThreads: atoi(KeyHostWasiNNThreads),
 			LogLevel: get(KeyHostLogLevel),
 		},

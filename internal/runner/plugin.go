@@ -60,6 +60,7 @@ func (p Plugins) HostConfig(c *config.Config) host.Config {
 		Logger: p.Logger, CallTimeout: c.Host.CallTimeout, CompilationCacheDir: cache,
 		Instances: c.Host.Instances, MemoryLimitMiB: c.Host.MemoryLimitMiB, Guard: host.Guard(c.Host.Guard),
 		DisableSharedRing: !c.Host.SharedRings, RingSpin: spin, CloseTimeout: c.Host.CloseTimeout,
+		DisablePIDNamespace: c.Host.PIDNamespace == "off",
 	}
 	if p.NN != nil {
 		hc.NN = p.NN(c)
