@@ -147,8 +147,14 @@ func (g *grpcBackend) Session(stream backendv1grpc.Backend_SessionServer) error 
 	case <-out.unread.full:
 		// The sender may be stuck in a Send the host never reads: it
 		// fails as gRPC ends the stream, once this handler returned.
-		// The rings, if any, stay mapped, as the sender may still
+		// The rings, if any, stay mapped until it did, as it may still
 		// push to them.
+		if rx.ring != nil {
+			go func() {
+				<-sent
+				rx.ring.unmap()
+			}()
+		}
 		return out.unread.failed()
 	}
 	if rx.ring != nil {
