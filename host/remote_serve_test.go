@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -325,6 +326,12 @@ func TestServedPluginStop(t *testing.T) {
 		[]string{fakePluginEnv + "=" + fakeServe}, io.Discard, 30*time.Second)
 	require.NoError(t, err)
 	require.Equal(t, "unix", sp.Reattach.Network)
+	// The process started, not the pid it gives itself (1 in a PID
+	// namespace of its own).
+	assert.Equal(t, sp.proc.Pid, sp.Reattach.Pid)
+	if runtime.GOOS == "linux" && !strings.HasPrefix(sp.Tree.Why, treeRefused) {
+		assert.True(t, sp.Tree.Contained, sp.Tree.String())
+	}
 	dir := filepath.Dir(sp.Reattach.Address)
 	require.DirExists(t, dir)
 	sp.Stop()
