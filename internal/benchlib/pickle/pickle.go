@@ -36,6 +36,29 @@ type pyGlobal struct{ module, name string }
 
 func (g pyGlobal) String() string { return g.module + "." + g.name }
 
+// Persistent is an object a pickle names by its writer's persistent id
+// (BINPERSID), as torch.save names a tensor's storage.
+type Persistent struct{ ID any }
+
+// Global returns the name ("module.name") of a class or function a
+// pickle names, and false for any other value.
+func Global(v any) (string, bool) {
+	g, ok := v.(pyGlobal)
+	return g.String(), ok
+}
+
+// Call returns the function ("module.name") and the arguments of a call
+// Load left uncalled (a REDUCE of what it does not know), and false for
+// any other value.
+func Call(v any) (string, Tuple, bool) {
+	o, ok := v.(*pyObject)
+	if !ok {
+		return "", nil, false
+	}
+	a, _ := o.args.(Tuple)
+	return o.class.String(), a, true
+}
+
 // pyObject is an instance of a class unpickle does not know.
 type pyObject struct {
 	class pyGlobal
@@ -355,6 +378,11 @@ func (u *unpickler) step(op byte) (done bool, err error) {
 		}
 	case 'R', 0x81: // REDUCE, NEWOBJ
 		err = u.reduce()
+	case 'Q': // BINPERSID: the object the writer's persistent_id named
+		var id any
+		if id, err = u.pop(); err == nil {
+			err = u.push(Persistent{ID: id})
+		}
 	case 'b': // BUILD
 		err = u.build()
 	default:

@@ -49,6 +49,22 @@ func (p *Writer) Global(module, name string) {
 	p.Op(0x93)
 }
 
+// Int64 appends an integer of 64 bits as Python does (BININT1, BININT2
+// or BININT where it fits, else LONG1).
+func (p *Writer) Int64(v int64) {
+	if v >= -1<<31 && v < 1<<31 {
+		p.Int(int(v))
+		return
+	}
+	b := binary.LittleEndian.AppendUint64(nil, uint64(v))
+	// The shortest two's complement: drop bytes that repeat the sign.
+	for len(b) > 1 && (b[len(b)-1] == 0 && b[len(b)-2]&0x80 == 0 || b[len(b)-1] == 0xff && b[len(b)-2]&0x80 != 0) {
+		b = b[:len(b)-1]
+	}
+	p.Op(0x8a, byte(len(b)))
+	p.b = append(p.b, b...)
+}
+
 // Bytes appends a byte string.
 func (p *Writer) Bytes(b []byte) {
 	if len(b) < 256 {
