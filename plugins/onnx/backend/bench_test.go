@@ -348,6 +348,35 @@ func TestDLRMv3Response(t *testing.T) {
 
 // TestDLRMv3ResponseErrors: the key tensor and, in an accuracy run, the
 // labels and weights outputs are required.
+// TestRGATResponse: an rgat sample (a seed paper's neighbourhood, of its
+// own node and edge counts) answers the signature model's class, the
+// seed's first feature, as one int64: the outputs, no option.
+func TestRGATResponse(t *testing.T) {
+	t.Parallel()
+	const features = 3
+	schema := []sdk.TensorSpec{
+		{Name: "seed", DType: abi.Int64, Shape: []int{1}}, {Name: "node_type", DType: abi.Int64, Shape: []int{-1}},
+		{Name: "node_id", DType: abi.Int64, Shape: []int{-1}}, {Name: "features", DType: abi.Float32, Shape: []int{-1, features}},
+		{Name: "edges", DType: abi.Int64, Shape: []int{-1, 4}},
+	}
+	sample := func(id uint64, class float32, nodes int) sdk.Sample {
+		feats := make([]float32, nodes*features)
+		feats[0], feats[features] = class, 2900
+		edges := make([]int64, 4*(nodes-1))
+		for k := 1; k < nodes; k++ {
+			edges[4*(k-1)+2] = int64(k)
+		}
+		return tensorSample(id, schema, [][]int{{1}, {nodes}, {nodes}, {nodes, features}, {nodes - 1, 4}},
+			[][]byte{i64s(int64(10 + id)), i64s(make([]int64, nodes)...), i64s(make([]int64, nodes)...), f32s(feats...), i64s(edges...)})
+	}
+	forEngines(t, func(t *testing.T, e modelEngine) {
+		b := loadBench(t, e, zoo.RGATSignature(features), "rgat", schema, nil)
+		c := infer(t, b, sample(0, 7, 3), sample(1, 2982, 5))
+		assert.Equal(t, i64s(7), c.done[0])
+		assert.Equal(t, i64s(2982), c.done[1])
+	})
+}
+
 func TestDLRMv3ResponseErrors(t *testing.T) {
 	t.Parallel()
 	key := sdk.TensorSpec{Name: "ts_query", DType: abi.Int64, Shape: []int{2}}

@@ -298,3 +298,35 @@ func YOLOSignature() []byte {
 		[]onnxpb.ValueInfo{valueInfo("images", onnxpb.Float, dims(1, 3, YOLOSize, YOLOSize)...)},
 		[]onnxpb.ValueInfo{valueInfo("output0", onnxpb.Float, dims(1, 4+classes, anchors)...)})
 }
+
+// RGATClasses are the classes of R-GAT's output (IGBH's 2983 labels).
+const RGATClasses = 2983
+
+// RGATSignature has the inputs and output of an R-GAT over the IGBH
+// neighbourhood form of the rgat benchmark, one seed paper a batch
+// element: "seed" int64 [N, 1], "node_type" and "node_id" int64 [N,
+// nodes], "features" float32 [N, nodes, features] and "edges" int64 [N,
+// edges, 4] in; "prediction" int64 [N] out, the argmax of the 2983
+// class logits. The logit of class c is -(x-c)², x the seed's (node
+// 0's) first feature: a seed whose first feature is its class is
+// classified right; the other nodes and the edges are fed and not read.
+func RGATSignature(features int64) []byte {
+	b := newBuilder(0)
+	x := b.gather(b.gather("features", 1, 0), 2, 0)
+	x = b.node("Reshape", []string{x, b.ints([]int64{2}, -1, 1)})
+	classes := make([]float32, RGATClasses)
+	for c := range classes {
+		classes[c] = float32(c)
+	}
+	d := b.node("Sub", []string{x, b.floats([]int64{RGATClasses}, classes...)})
+	logits := b.node("Mul", []string{b.node("Mul", []string{d, d}), b.floats(nil, -1)})
+	b.named(b.node("ArgMax", []string{logits}, onnxpb.IntAttr("axis", 1), onnxpb.IntAttr("keepdims", 0)), "prediction")
+	rows := func(name string, elem onnxpb.DataType, ds ...dim) onnxpb.ValueInfo {
+		return valueInfo(name, elem, append([]dim{free("N")}, ds...)...)
+	}
+	return b.graph("rgat_signature",
+		[]onnxpb.ValueInfo{rows("seed", onnxpb.Int64, fixed(1)), rows("node_type", onnxpb.Int64, free("nodes")),
+			rows("node_id", onnxpb.Int64, free("nodes")), rows("features", onnxpb.Float, free("nodes"), fixed(features)),
+			rows("edges", onnxpb.Int64, free("edges"), fixed(4))},
+		[]onnxpb.ValueInfo{valueInfo("prediction", onnxpb.Int64, free("N"))})
+}

@@ -24,6 +24,7 @@ func TestBenchmarkModelFiles(t *testing.T) {
 		"dlrm-signature":       DLRMSignature(),
 		"dlrmv3-signature":     DLRMv3Signature(),
 		"yolo-signature":       YOLOSignature(),
+		"rgat-signature":       RGATSignature(1024),
 		"decoder-signature":    DecoderSignature(64),
 		"whisper-signature":    WhisperSignature(80),
 		"decoder-kv-signature": DecoderKVSignature(64, 2),

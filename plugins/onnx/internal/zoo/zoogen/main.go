@@ -3,7 +3,7 @@
 // it writes the random-weight ResNet-50 v1.5 and MobileNetV2; the
 // benchmark signature models (resnet50-signature, retinanet-signature,
 // bert-signature, unet3d-signature, dlrm-signature, dlrmv3-signature, decoder-signature,
-// whisper-signature, yolo-signature, and with a key-value cache decoder-kv-signature,
+// whisper-signature, yolo-signature, rgat-signature, and with a key-value cache decoder-kv-signature,
 // whisper-kv-signature/encoder_model and
 // whisper-kv-signature/decoder_model_merged, a directory as optimum
 // exports Whisper) have an MLPerf benchmark model's inputs and outputs and read the answer
@@ -26,6 +26,7 @@ func main() {
 	roi := flag.Int64("unet-roi", 128, "window edge of unet3d-signature")
 	vocab := flag.Int("decoder-vocab", 1000, "vocabulary of decoder-signature")
 	mels := flag.Int64("whisper-mels", 128, "mel bins of whisper-signature's features")
+	features := flag.Int64("rgat-features", 1024, "node features of rgat-signature (IGBH's 1024)")
 	external := flag.Bool("external-data", false, "write each model's weights to NAME.onnx_data beside it (external data; none for a model without weights of 64 bytes or more)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: zoogen [flags] DIR [NAME...]")
@@ -46,6 +47,7 @@ func main() {
 		"dlrm-signature":       zoo.DLRMSignature,
 		"dlrmv3-signature":     zoo.DLRMv3Signature,
 		"yolo-signature":       zoo.YOLOSignature,
+		"rgat-signature":       func() []byte { return zoo.RGATSignature(*features) },
 		"decoder-signature":    func() []byte { return zoo.DecoderSignature(*vocab) },
 		"whisper-signature":    func() []byte { return zoo.WhisperSignature(*mels) },
 		"decoder-kv-signature": func() []byte { return zoo.DecoderKVSignature(*vocab, 2) },
