@@ -92,7 +92,7 @@ func scorerInputs(c *config.Config, sc accuracy.Scorer, flags accuracy.Inputs) (
 	var d dataset.Dataset
 	if c.Dataset != "" && !strings.HasPrefix(c.Dataset, runner.BuiltinPrefix) {
 		var err error
-		if d, err = bench.Open(c.Dataset, dataset.Options{LabelMap: c.LabelMap, Features: c.AudioFeatures}); err != nil {
+		if d, err = bench.Open(c.Dataset, dataset.Options{LabelMap: c.LabelMap, Features: c.DatasetFeatures()}); err != nil {
 			return accuracy.Inputs{}, exitcode.New(exitcode.Dataset, fmt.Errorf("the data set the scorer reads its ground truth from: %w", err), "")
 		}
 		defer d.Close()

@@ -22,14 +22,16 @@ const (
 	KeyLabelMap  = "label_map"
 	// KeyAudioFeatures is what a LibriSpeech data set's samples hold.
 	KeyAudioFeatures = "audio_features"
-	KeyOut           = "out"
-	KeyMLPerfConf    = "mlperf_conf"
-	KeyUserConf      = "user_conf"
-	KeyProgress      = "progress"
-	KeyCategory      = "category"
-	KeyDivision      = "division"
-	KeySubmitter     = "submitter"
-	KeySystem        = "system"
+	// KeyGraphSample is what an IGBH data set's samples hold.
+	KeyGraphSample = "graph_sample"
+	KeyOut         = "out"
+	KeyMLPerfConf  = "mlperf_conf"
+	KeyUserConf    = "user_conf"
+	KeyProgress    = "progress"
+	KeyCategory    = "category"
+	KeyDivision    = "division"
+	KeySubmitter   = "submitter"
+	KeySystem      = "system"
 	// KeyRound is the MLPerf Inference round whose rules apply.
 	KeyRound = "round"
 	// KeyCalibration is the closed division's calibration documentation
@@ -195,6 +197,8 @@ func keySpecs() []keySpec {
 		{key: KeyLabelMap, help: "label map of a .npy directory (default DIR/val_map.txt)", checker: str("a path", anyString)},
 		with(keySpec{key: KeyAudioFeatures, def: "audio", help: "LibriSpeech samples (whisper): audio (float32 samples) or Whisper's log-mel features, mel128 or mel80"},
 			oneOf("audio", "mel128", "mel80")),
+		with(keySpec{key: KeyGraphSample, def: "seed", help: "IGBH samples (rgat): seed (the paper's node id) or neighbourhood (its sampled neighbourhood with the nodes' features)"},
+			oneOf("seed", "neighbourhood")),
 		{key: KeyOut, def: "mlperf-results", help: "directory the logs are written to", checker: str("a path", nonEmpty)},
 		{key: KeyMLPerfConf, help: "mlperf.conf (the rules) to apply over the built-in table", checker: str("a path", anyString)},
 		{key: KeyUserConf, help: "user.conf (your tuning) to apply over mlperf.conf", checker: str("a path", anyString)},

@@ -44,8 +44,10 @@ type Config struct {
 	LabelMap  string
 	// AudioFeatures is the audio_features key.
 	AudioFeatures string
-	Out           string
-	Progress      string
+	// GraphSample is the graph_sample key.
+	GraphSample string
+	Out         string
+	Progress    string
 	// AccuracyOutput is the accuracy_output key; "" for the benchmark's.
 	AccuracyOutput string
 	Category       benchmarks.Category
@@ -267,8 +269,8 @@ func build(all *layer, round *benchmarks.Round, bench benchmarks.Benchmark, igno
 	c := &Config{
 		Round: round, Benchmark: bench, Scenario: benchmarks.Scenario(get(KeyScenario)), Mode: get(KeyMode),
 		Plugin: get(KeyPlugin), Model: get(KeyModel), Dataset: get(KeyDataset), LabelMap: get(KeyLabelMap),
-		AudioFeatures: get(KeyAudioFeatures),
-		Out:           get(KeyOut), Progress: get(KeyProgress), AccuracyOutput: get(KeyAccuracyOutput), Category: benchmarks.Category(get(KeyCategory)),
+		AudioFeatures: get(KeyAudioFeatures), GraphSample: get(KeyGraphSample),
+		Out: get(KeyOut), Progress: get(KeyProgress), AccuracyOutput: get(KeyAccuracyOutput), Category: benchmarks.Category(get(KeyCategory)),
 		Division: get(KeyDivision), Submitter: get(KeySubmitter), System: get(KeySystem),
 		Host: HostConfig{
 			Instances: atoi(KeyHostInstances), CallTimeout: timeout, MemoryLimitMiB: atoi(KeyHostMemory),
@@ -333,6 +335,16 @@ func (c *Config) Settings() []Value {
 // user.conf: the benchmark's LoadGen model name ("resnet50"), else its
 // submission name; "MODEL-interactive" in the Interactive scenario.
 func (c *Config) ConfModel() string { return c.Benchmark.ConfName(c.Scenario) }
+
+// DatasetFeatures is what the data set's samples hold where its
+// reference form offers a choice (dataset.Options.Features): the
+// graph_sample key for rgat's IGBH, audio_features for LibriSpeech.
+func (c *Config) DatasetFeatures() string {
+	if c.Benchmark.Name == "rgat" {
+		return c.GraphSample
+	}
+	return c.AudioFeatures
+}
 
 // LoadGenScenario is the scenario LoadGen runs and conf lines name:
 // Server for Interactive, else the run's scenario.

@@ -48,7 +48,7 @@ func OpenDataset(c *config.Config) (dataset.Dataset, error) {
 		}
 		return DemoDataset()
 	}
-	d, err := bench.Open(c.Dataset, dataset.Options{LabelMap: c.LabelMap, Features: c.AudioFeatures})
+	d, err := bench.Open(c.Dataset, dataset.Options{LabelMap: c.LabelMap, Features: c.DatasetFeatures()})
 	if err != nil {
 		return nil, err
 	}

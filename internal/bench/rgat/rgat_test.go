@@ -292,7 +292,9 @@ func TestOpenErrors(t *testing.T) {
 		{name: "no labels", is: dataset.ErrNotFound, err: "paper/node_label_2K.npy: not found",
 			after: func(t *testing.T, p string) { require.NoError(t, os.Remove(filepath.Join(p, "paper", Labels))) }},
 		{name: "not a torch file", is: dataset.ErrCorrupt, err: "val_idx.pt: corrupt data set file: not a torch.save zip file",
-			after: func(t *testing.T, p string) { require.NoError(t, os.WriteFile(filepath.Join(p, ValIdx), []byte("x"), 0o644)) }},
+			after: func(t *testing.T, p string) {
+				require.NoError(t, os.WriteFile(filepath.Join(p, ValIdx), []byte("x"), 0o644))
+			}},
 		{name: "features of another width", form: FormNeighbourhood, is: dataset.ErrMismatch, err: "author/node_feat.npy: dtype or shape mismatch: 3 features, paper/node_feat.npy has 4",
 			after: func(t *testing.T, p string) {
 				spec := dataset.Spec{DType: dataset.Float32, Shape: []int{120, 3}}
