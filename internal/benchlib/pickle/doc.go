@@ -6,7 +6,10 @@
 // strings, bytes, numbers, booleans and None, and numpy arrays and
 // dtypes, never calling anything a pickle names. Byte strings of more
 // than 4 KiB (an array's data) are not read but recorded as a [Span] of
-// the file, so that a volume's shape is known without reading it.
+// the file, so that a volume's shape is known without reading it. A
+// call of anything else is left uncalled, its function and arguments
+// read back with [Call], and a persistent id (torch.save's storages) is
+// a [Persistent].
 // [Writer] writes protocol 4 as Python does, for the fixtures.
 //
 // Package pickle imports only the standard library; it must never import

@@ -142,3 +142,43 @@ print(img.dtype, img.shape, lab.dtype, float(img.sum()), int(lab.sum()), img.fla
 	require.NoError(t, err, "%s", out)
 	assert.Equal(t, "float32 (1, 3, 4, 5) uint8 262.5 60 True\n", string(out))
 }
+
+// TestPersistentCall: a persistent id and a call Load does not make
+// (torch.save's tensor rebuild) read back as what they name; Int64
+// writes Python's shortest integer opcodes.
+func TestPersistentCall(t *testing.T) {
+	t.Parallel()
+	var p Writer
+	p.Global("torch._utils", "_rebuild_tensor_v2")
+	p.Op('(')
+	p.Op('(')
+	p.Str("storage")
+	p.Global("torch", "LongStorage")
+	p.Op('t', 'Q')
+	p.Int64(1 << 40)
+	p.Int64(-1 << 40)
+	p.Int64(-5)
+	p.Op('t', 'R')
+	var buf bytes.Buffer
+	require.NoError(t, p.Encode(&buf))
+	v, err := Load(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	require.NoError(t, err)
+	fn, args, ok := Call(v)
+	require.True(t, ok)
+	assert.Equal(t, "torch._utils._rebuild_tensor_v2", fn)
+	require.Len(t, args, 4)
+	id, ok := args[0].(Persistent)
+	require.True(t, ok)
+	storage, _ := id.ID.(Tuple)
+	require.Len(t, storage, 2)
+	assert.Equal(t, "storage", storage[0])
+	name, ok := Global(storage[1])
+	assert.True(t, ok)
+	assert.Equal(t, "torch.LongStorage", name)
+	assert.Equal(t, []any{int64(1 << 40), int64(-1 << 40), int64(-5)}, []any(args[1:]))
+	assert.Contains(t, buf.String(), "\x8a\x06\x00\x00\x00\x00\x00\x01", "2⁴⁰ as LONG1 of six bytes")
+	_, _, ok = Call(int64(1))
+	assert.False(t, ok)
+	_, ok = Global("x")
+	assert.False(t, ok)
+}
