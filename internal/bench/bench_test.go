@@ -88,13 +88,14 @@ func TestLookupScorer(t *testing.T) {
 	for benchmark, want := range map[string]string{
 		"retinanet": "openimages", "3d-unet": "kits19", "dlrm-v2": "dlrm", "bert": "squad",
 		"llama2-70b": "rouge", "llama3_1-8b": "cnndm", "llama3_1-8b-edge": "cnndm", "whisper": "whisper",
+		"rgat": "igbh",
 	} {
 		sc, ok, err := LookupScorer("", benchmark)
 		require.NoError(t, err)
 		require.True(t, ok, benchmark)
 		assert.Equal(t, want, sc.Name, benchmark)
 	}
-	for _, b := range []string{"resnet50", "fashion-mnist", "rgat"} {
+	for _, b := range []string{"resnet50", "fashion-mnist"} {
 		_, ok, err := LookupScorer("", b)
 		require.NoError(t, err)
 		assert.False(t, ok, "%s is scored top-1 or not at all", b)
@@ -110,5 +111,5 @@ func TestLookupScorer(t *testing.T) {
 	assert.False(t, ok)
 	_, _, err = LookupScorer("bleu", "")
 	require.ErrorIs(t, err, ErrNoScorer)
-	assert.ErrorContains(t, err, `no scorer "bleu": want one of imagenet, openimages, kits19, dlrm, dlrm-v3, squad, rouge, cnndm, whisper, coco`)
+	assert.ErrorContains(t, err, `no scorer "bleu": want one of imagenet, openimages, kits19, dlrm, dlrm-v3, squad, rouge, cnndm, whisper, coco, igbh`)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
 	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
+	"github.com/mlperf-host/mlperf-host/internal/bench/rgat"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
 	"github.com/mlperf-host/mlperf-host/internal/bench/whisper"
 	"github.com/mlperf-host/mlperf-host/internal/bench/yolo"
@@ -63,4 +64,6 @@ var table = []Row{
 		Readers: []dataset.Reader{whisper.Reader}, Scorer: &whisper.Scorer},
 	{Names: []string{"yolo"}, Package: "yolo", Response: yolo.Response, Doc: "yolo-95, yolo-99",
 		Readers: []dataset.Reader{yolo.Reader}, Scorer: &yolo.Scorer},
+	{Names: []string{"rgat"}, Package: "rgat", Response: rgat.Response, Doc: "rgat",
+		Readers: []dataset.Reader{rgat.Reader}, Scorer: &rgat.Scorer},
 }
