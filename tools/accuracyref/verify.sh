@@ -24,7 +24,7 @@ if [[ -d $INFERENCE_REPO/.git || -f $INFERENCE_REPO/.git ]]; then
 	REPO=$INFERENCE_REPO
 else
 	git clone -q --no-checkout "$INFERENCE_REPO" "$WORK/inference"
-	git -C "$WORK/inference" checkout -q HEAD -- vision recommendation language speech2text compliance 2>/dev/null || true
+	git -C "$WORK/inference" checkout -q HEAD -- vision recommendation language speech2text graph compliance 2>/dev/null || true
 	REPO=$WORK/inference
 fi
 echo "official scripts: mlcommons/inference $(git -C "$REPO" rev-parse --short HEAD)"
@@ -100,6 +100,19 @@ unset PYTHONPATH
 same kits19 '^Accuracy:' "$(mh --scorer kits19 --truth "$B/unet3d/testdata/kits19" "$B/unet3d/testdata/kits19/mlperf_log_accuracy.json")" -- \
 	$PY "$REPO/vision/medical_imaging/3d-unet-kits19/accuracy_kits.py" --log_file "$B/unet3d/testdata/kits19/mlperf_log_accuracy.json" \
 	--preprocessed_data_dir "$B/unet3d/testdata/kits19" --postprocessed_data_dir "$WORK/kits19-post" --num_proc 1
+
+# R-GAT: torch is not in Debian; shims/torch stands in for the three
+# calls accuracy_igbh.py makes. The script writes its line to
+# --output-file, which igbh prints.
+igbh() {
+	PYTHONPATH=$ROOT/tools/accuracyref/shims $PY "$REPO/graph/R-GAT/tools/accuracy_igbh.py" --dataset-path "$1" \
+		--dataset-size tiny --mlperf-accuracy-file "$2" --output-file "$WORK/igbh-results.txt" "${@:3}" >/dev/null &&
+		cat "$WORK/igbh-results.txt" && echo
+}
+R=$B/rgat/testdata/igbh
+same igbh '^accuracy=' "$(mh --scorer igbh --truth "$R" "$R/mlperf_log_accuracy.json")" -- igbh "$R" "$R/mlperf_log_accuracy.json"
+same igbh-int64 '^accuracy=' "$(mh --scorer igbh --truth "$R" --dtype int64 "$R/int64_log_accuracy.json")" -- \
+	igbh "$R" "$R/int64_log_accuracy.json" --dtype int64
 
 # ROUGE: Debian lacks transformers, evaluate and NLTK's Punkt data, which
 # the LLM evaluation scripts need; rouge_check.py is their algorithm over
@@ -188,6 +201,9 @@ same e2e-llama3.1-8b '^\{.rouge1' "$(e2e llama3.1-8b --benchmark llama3.1-8b --v
 same e2e-whisper '^Word Error Rate' "$(e2e whisper --benchmark whisper --vocab data/english.json)" -- \
 	env PYTHONPATH="$ROOT/tools/accuracyref/shims" WHISPER_SPELLINGS="$E2E/whisper/data/english.json" \
 	bash -c 'cd "$1/speech2text" && '$PY' accuracy_eval.py --log_dir "$2/acc" --dataset_dir "$2/data" --manifest "$2/data/dev-all-repack.json"' _ "$REPO" "$E2E/whisper"
+
+same e2e-rgat '^accuracy=' "$(e2e rgat --benchmark rgat --set category=datacenter --set graph_sample=neighbourhood --dtype int64)" -- \
+	igbh "$E2E/rgat/data" "$E2E/rgat/acc/mlperf_log_accuracy.json" --dtype int64
 
 if ((fail)); then
 	echo "verify-accuracy: the scorers differ from the official scripts" >&2
