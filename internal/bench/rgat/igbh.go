@@ -121,11 +121,23 @@ func openArray(path string, rawRows, rawCols int64) (*array, error) {
 		return nil, fmt.Errorf("%s/%w", filepath.Base(filepath.Dir(path)), err)
 	}
 	a := &array{path: path, dtype: h.Spec.DType, off: h.DataOffset}
+	n := int64(h.Spec.DType.Size())
 	for _, d := range h.Spec.Shape {
 		a.shape = append(a.shape, int64(d))
+		if d < 0 || d > 0 && n > math.MaxInt64/int64(d) {
+			return nil, fmt.Errorf("%s: %w: shape %v", path, dataset.ErrCorrupt, h.Spec.Shape)
+		}
+		n *= int64(d)
 	}
 	if len(a.shape) == 0 {
 		return nil, fmt.Errorf("%s: %w: a scalar, want an array", path, dataset.ErrCorrupt)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size()-a.off < n {
+		return nil, fmt.Errorf("%s: %w: %d bytes of data, its header's %s%v needs %d", path, dataset.ErrCorrupt, st.Size()-a.off, h.Spec.DType, h.Spec.Shape, n)
 	}
 	return a, nil
 }

@@ -347,3 +347,44 @@ func TestRawFull(t *testing.T) {
 	require.ErrorIs(t, err, dataset.ErrCorrupt)
 	assert.ErrorContains(t, err, "a raw float32 file of 12 bytes, the reference maps 4×1 (16 bytes)")
 }
+
+// FuzzEdgeIndex: any paper__cites__paper/edge_index.npy reads as a graph
+// whose in-edges name nodes that exist, or fails with an error.
+func FuzzEdgeIndex(f *testing.F) {
+	var seed bytes.Buffer
+	require.NoError(f, dataset.WriteNPY(&seed, dataset.Spec{DType: dataset.Int64, Shape: []int{2, 2}}, int64Bytes([]int64{0, 1, 1, 1})))
+	f.Add(seed.Bytes())
+	f.Add([]byte("\x93NUMPY\x01\x00"))
+	nodes := []int64{2, 1, 1, 1, 1, 1}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dir := t.TempDir()
+		for _, file := range edgeFiles() {
+			data := int64Bytes([]int64{0, 0})
+			require.NoError(t, writeNPY(filepath.Join(dir, file, EdgeIndex), dataset.Spec{DType: dataset.Int64, Shape: []int{1, 2}}, data))
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "paper__cites__paper", EdgeIndex), b, 0o644))
+		g, err := ReadGraph(dir, nodes)
+		if err != nil {
+			return
+		}
+		h := g.Sample(1, 0)
+		for k := range h.Types {
+			assert.Less(t, h.IDs[k], nodes[h.Types[k]])
+		}
+	})
+}
+
+// TestTruncatedFile: a .npy file shorter than its header says is an
+// error naming it, before anything is read.
+func TestTruncatedFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, WriteIGBH(dir, "tiny", NewFixture(7, 60, 4, 12)))
+	p := filepath.Join(dir, "tiny", Processed, "paper__venue__conference", EdgeIndex)
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p, b[:len(b)-8], 0o644))
+	_, err = Open(dir, FormNeighbourhood)
+	require.ErrorIs(t, err, dataset.ErrCorrupt)
+	assert.ErrorContains(t, err, "paper__venue__conference/edge_index.npy: corrupt data set file: 2872 bytes of data, its header's int64[180 2] needs 2880")
+}
