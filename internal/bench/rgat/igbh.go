@@ -275,7 +275,7 @@ func (d Dir) openLabels() (*array, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(a.shape) != 1 && !(len(a.shape) == 2 && a.shape[1] == 1) {
+	if len(a.shape) != 1 && (len(a.shape) != 2 || a.shape[1] != 1) {
 		return nil, fmt.Errorf("%s: %w: shape %v, want one label per paper", a.path, dataset.ErrMismatch, a.shape)
 	}
 	return a, nil
