@@ -2,6 +2,7 @@ package rgat
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -133,7 +134,7 @@ func writeNPY(path string, spec dataset.Spec, data []byte) error {
 func int64Bytes(v []int64) []byte {
 	b := make([]byte, 0, 8*len(v))
 	for _, x := range v {
-		b = append(b, byte(x), byte(x>>8), byte(x>>16), byte(x>>24), byte(x>>32), byte(x>>40), byte(x>>48), byte(x>>56))
+		b = binary.LittleEndian.AppendUint64(b, uint64(x))
 	}
 	return b
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"flag"
-	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -187,15 +186,6 @@ func TestOpenSeed(t *testing.T) {
 	}
 }
 
-// f32s reads little-endian float32.
-func f32s(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
-}
-
 func i64s(b []byte) []int64 {
 	v := make([]int64, len(b)/8)
 	for i := range v {
@@ -221,12 +211,12 @@ func TestOpenNeighbourhood(t *testing.T) {
 		n, e := shapes[1][0], shapes[4][0]
 		b := all[i]
 		types, ids := i64s(b[8:8+8*n]), i64s(b[8+8*n:8+16*n])
-		feats := f32s(b[8+16*n : 8+16*n+16*n])
+		feats := b[8+16*n : 8+16*n+16*n]
 		edges := i64s(b[8+32*n:])
 		require.Len(t, edges, 4*e)
 		assert.Equal(t, []int64{0, p}, []int64{types[0], ids[0]}, "node 0 is the seed")
-		assert.Equal(t, f.Feature(0, int(p)), feats[:4])
-		assert.Equal(t, int64(f.Labels[p]), FixtureClass(feats[:4]))
+		assert.Equal(t, dataset.Float32Bytes(f.Feature(0, int(p))), feats[:16], "the seed's features")
+		assert.Equal(t, int64(f.Labels[p]), FixtureClass(f.Feature(0, int(p))))
 		perDst := map[[3]int64]int{}
 		for k := 0; k < len(edges); k += 4 {
 			hop, rel, src, dst := edges[k], edges[k+1], edges[k+2], edges[k+3]
