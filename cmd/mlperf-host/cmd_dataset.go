@@ -34,7 +34,7 @@ func (a *app) cmdDataset(ctx context.Context, args []string) error {
 func (a *app) datasetInfo(args []string) error {
 	fs := a.newFlagSet("dataset info", "[--label-map FILE] [--features F] PATH", "Describe a data set and check every sample.")
 	labelMap := fs.String("label-map", "", "label map `FILE` of a .npy directory")
-	features := fs.String("features", "", "what a LibriSpeech data set's samples hold: audio (default), mel128 or mel80")
+	features := fs.String("features", "", "what a LibriSpeech data set's samples hold: audio (default), mel128 or mel80;\nan IGBH one's: seed (default) or neighbourhood")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
