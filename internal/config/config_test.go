@@ -284,3 +284,30 @@ func TestWith(t *testing.T) {
 	v, _ = c.Lookup("settings.min_duration")
 	assert.Equal(t, "1000", v.Value, "the original is not modified")
 }
+
+// TestDatasetFeatures: rgat's data set is opened with graph_sample, the
+// others with audio_features, each at its default unless set.
+func TestDatasetFeatures(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		flags []FlagValue
+		want  string
+	}{
+		{name: "rgat", flags: []FlagValue{{Key: KeyBenchmark, Value: "rgat", Flag: "--benchmark"}}, want: "seed"},
+		{name: "rgat neighbourhood", flags: []FlagValue{{Key: KeyBenchmark, Value: "rgat", Flag: "--benchmark"},
+			{Key: KeyGraphSample, Value: "neighbourhood", Flag: "--set"}}, want: "neighbourhood"},
+		{name: "whisper", flags: []FlagValue{{Key: KeyBenchmark, Value: "whisper", Flag: "--benchmark"},
+			{Key: KeyGraphSample, Value: "neighbourhood", Flag: "--set"}}, want: "audio"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := Load(Inputs{Flags: tt.flags})
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, c.DatasetFeatures())
+		})
+	}
+	_, err := Load(Inputs{Flags: []FlagValue{{Key: KeyGraphSample, Value: "blocks", Flag: "--set"}}})
+	assert.ErrorContains(t, err, "graph_sample")
+}
