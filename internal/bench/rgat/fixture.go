@@ -36,8 +36,8 @@ func edgeFiles() []string {
 
 // NewFixture makes a fixture of random edges: papers papers (the other
 // types in proportion), features wide, every paper labelled by rng, the
-// validation papers the last val of a shuffle, as split_seeds.py picks
-// them. A paper's first feature is its label (FixtureClass reads it).
+// training papers the first 60% of a shuffle and the val validation
+// papers the next, as split_seeds.py picks them. A paper's first feature is its label (FixtureClass reads it).
 func NewFixture(seed uint64, papers, features, val int) Fixture {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	f := Fixture{Nodes: []int{papers, 2 * papers, papers/4 + 1, papers/2 + 1, papers/8 + 1, papers/16 + 1}, Features: features,
@@ -63,10 +63,11 @@ func NewFixture(seed uint64, papers, features, val int) Fixture {
 		}
 	}
 	perm := rng.Perm(papers)
-	for _, p := range perm[:papers*6/10] {
+	train := papers * 6 / 10
+	for _, p := range perm[:train] {
 		f.TrainIdx = append(f.TrainIdx, int64(p))
 	}
-	for _, p := range perm[papers-val:] {
+	for _, p := range perm[train : train+val] {
 		f.ValIdx = append(f.ValIdx, int64(p))
 	}
 	return f

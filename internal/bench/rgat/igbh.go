@@ -77,6 +77,22 @@ type array struct {
 	dtype dataset.DType
 	shape []int64
 	off   int64
+	// f, once open (keep), serves every read.
+	f *os.File
+}
+
+// keep opens the file for the reads to come; close closes it.
+func (a *array) keep() error {
+	f, err := os.Open(a.path)
+	a.f = f
+	return err
+}
+
+func (a *array) close() error {
+	if a.f == nil {
+		return nil
+	}
+	return a.f.Close()
 }
 
 func (a *array) rows() int64 { return a.shape[0] }
@@ -187,11 +203,14 @@ func (a *array) int64s() ([]int64, error) {
 
 // read reads n elements from element at.
 func (a *array) read(at, n int64) ([]byte, error) {
-	f, err := os.Open(a.path)
-	if err != nil {
-		return nil, err
+	f := a.f
+	if f == nil {
+		var err error
+		if f, err = os.Open(a.path); err != nil {
+			return nil, err
+		}
+		defer f.Close()
 	}
-	defer f.Close()
 	size := int64(a.dtype.Size())
 	b := make([]byte, n*size)
 	if _, err := f.ReadAt(b, a.off+at*size); err != nil {

@@ -2,6 +2,7 @@ package rgat
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -86,6 +87,7 @@ func Open(path, form string) (dataset.Dataset, error) {
 	}
 	if form == FormNeighbourhood {
 		if err := d.openGraph(la.rows()); err != nil {
+			d.Close()
 			return nil, fmt.Errorf("data set %s: %w", path, err)
 		}
 	}
@@ -107,6 +109,9 @@ func (d *igbh) openGraph(papers int64) error {
 		if t > 0 && a.shape[1] != d.feats[0].shape[1] {
 			return fmt.Errorf("%s: %w: %d features, paper/%s has %d", a.path, dataset.ErrMismatch, a.shape[1], NodeFeat, d.feats[0].shape[1])
 		}
+		if err := a.keep(); err != nil {
+			return err
+		}
 		d.feats = append(d.feats, a)
 		counts[t] = a.rows()
 	}
@@ -124,7 +129,13 @@ func (d *igbh) openGraph(papers int64) error {
 func (d *igbh) Name() string  { return d.dir.Processed }
 func (d *igbh) Len() int      { return len(d.valIdx) }
 func (d *igbh) Labels() []int { return nil }
-func (d *igbh) Close() error  { return nil }
+func (d *igbh) Close() error {
+	var errs []error
+	for _, a := range d.feats {
+		errs = append(errs, a.close())
+	}
+	return errors.Join(errs...)
+}
 func (d *igbh) Truth() string { return d.dir.Processed }
 
 func (d *igbh) Form() string {
