@@ -64,6 +64,7 @@ func registry() map[string]opInfo {
 		"Constant":           {since: 1, make: newConstant},
 		"Shape":              {since: 1, make: newShape},
 		"Gather":             {since: 1, make: newGather},
+		"GatherElements":     {since: 11, make: newGatherElements},
 		"Cast":               {since: 6, make: newCast},
 		"Pad":                {since: 2, make: newPad},
 	}

@@ -146,6 +146,9 @@ func (p *plan) inferNode(n *node, env *bindEnv, pool *kernels.Pool) error {
 		return err
 	}
 	s.run(pool)
+	if f, ok := s.(failer); ok && f.failed() != nil {
+		return invalid("%v", f.failed())
+	}
 	return nil
 }
 

@@ -2,6 +2,7 @@ package goengine
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/mlperf-host/mlperf-host/plugins/onnx/internal/kernels"
@@ -76,6 +77,11 @@ func runSteps(ctx context.Context, pool *kernels.Pool, steps []boundStep) error 
 			return err
 		}
 		st.step.run(pool)
+		if f, ok := st.step.(failer); ok {
+			if err := f.failed(); err != nil {
+				return fmt.Errorf("node %s (%s): %w", st.node.name, st.node.opType, err)
+			}
+		}
 	}
 	return nil
 }
