@@ -35,9 +35,13 @@ func edgeFiles() []string {
 }
 
 // NewFixture makes a fixture of random edges: papers papers (the other
-// types in proportion), features wide, every paper labelled by rng, the
-// training papers the first 60% of a shuffle and the val validation
-// papers the next, as split_seeds.py picks them. A paper's first feature is its label (FixtureClass reads it).
+// types in proportion), features wide (2 or more), every paper labelled
+// by rng, the training papers the first 60% of a shuffle and the val
+// validation papers the next, as split_seeds.py picks them. A paper's
+// first feature is its label (FixtureClass reads it) and every node's
+// second feature 0, so that the zoo's rgat-signature model, which adds
+// the second features of the seed's in-neighbours to its first, answers
+// the label.
 func NewFixture(seed uint64, papers, features, val int) Fixture {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	f := Fixture{Nodes: []int{papers, 2 * papers, papers/4 + 1, papers/2 + 1, papers/8 + 1, papers/16 + 1}, Features: features,
@@ -51,6 +55,7 @@ func NewFixture(seed uint64, papers, features, val int) Fixture {
 		for k := range v {
 			v[k] = float32((t+1)*(id+k)%7) / 8
 		}
+		v[1] = 0
 		if t == 0 {
 			v[0] = f.Labels[id]
 		}

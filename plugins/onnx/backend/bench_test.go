@@ -350,7 +350,8 @@ func TestDLRMv3Response(t *testing.T) {
 // labels and weights outputs are required.
 // TestRGATResponse: an rgat sample (a seed paper's neighbourhood, of its
 // own node and edge counts) answers the signature model's class, the
-// seed's first feature, as one int64: the outputs, no option.
+// seed's first feature plus its in-neighbours' second features, as one
+// int64: the outputs, no option.
 func TestRGATResponse(t *testing.T) {
 	t.Parallel()
 	const features = 3
@@ -359,21 +360,27 @@ func TestRGATResponse(t *testing.T) {
 		{Name: "node_id", DType: abi.Int64, Shape: []int{-1}}, {Name: "features", DType: abi.Float32, Shape: []int{-1, features}},
 		{Name: "edges", DType: abi.Int64, Shape: []int{-1, 4}},
 	}
+	// Node k's second feature is k; the edges run k → 0 and, past
+	// them, 1 → k, which the seed does not receive.
 	sample := func(id uint64, class float32, nodes int) sdk.Sample {
 		feats := make([]float32, nodes*features)
-		feats[0], feats[features] = class, 2900
-		edges := make([]int64, 4*(nodes-1))
+		feats[0] = class
+		var edges []int64
 		for k := 1; k < nodes; k++ {
-			edges[4*(k-1)+2] = int64(k)
+			feats[k*features+1] = float32(k)
+			edges = append(edges, 0, 0, int64(k), 0)
 		}
-		return tensorSample(id, schema, [][]int{{1}, {nodes}, {nodes}, {nodes, features}, {nodes - 1, 4}},
+		for k := 2; k < nodes; k++ {
+			edges = append(edges, 1, 0, 1, int64(k))
+		}
+		return tensorSample(id, schema, [][]int{{1}, {nodes}, {nodes}, {nodes, features}, {len(edges) / 4, 4}},
 			[][]byte{i64s(int64(10 + id)), i64s(make([]int64, nodes)...), i64s(make([]int64, nodes)...), f32s(feats...), i64s(edges...)})
 	}
 	forEngines(t, func(t *testing.T, e modelEngine) {
 		b := loadBench(t, e, zoo.RGATSignature(features), "rgat", schema, nil)
-		c := infer(t, b, sample(0, 7, 3), sample(1, 2982, 5))
-		assert.Equal(t, i64s(7), c.done[0])
-		assert.Equal(t, i64s(2982), c.done[1])
+		c := infer(t, b, sample(0, 7, 3), sample(1, 2972, 5))
+		assert.Equal(t, i64s(7+1+2), c.done[0])
+		assert.Equal(t, i64s(2972+1+2+3+4), c.done[1])
 	})
 }
 

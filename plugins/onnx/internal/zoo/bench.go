@@ -302,23 +302,37 @@ func YOLOSignature() []byte {
 // RGATClasses are the classes of R-GAT's output (IGBH's 2983 labels).
 const RGATClasses = 2983
 
-// RGATSignature has the inputs and output of an R-GAT over the IGBH
-// neighbourhood form of the rgat benchmark, one seed paper a batch
-// element: "seed" int64 [N, 1], "node_type" and "node_id" int64 [N,
-// nodes], "features" float32 [N, nodes, features] and "edges" int64 [N,
-// edges, 4] in; "prediction" int64 [N] out, the argmax of the 2983
-// class logits. The logit of class c is -(x-c)², x the seed's (node
-// 0's) first feature: a seed whose first feature is its class is
-// classified right; the other nodes and the edges are fed and not read.
+// RGATSignature is a one-layer graph network with the inputs and output
+// of an R-GAT over the IGBH neighbourhood form of the rgat benchmark, one
+// seed paper a batch element: "seed" int64 [N, 1], "node_type" and
+// "node_id" int64 [N, nodes], "features" float32 [N, nodes, features] and
+// "edges" int64 [N, edges, 4] (hop, relation, source, destination) in;
+// "prediction" int64 [N] out, the argmax of the 2983 class logits. One
+// message-passing step at the seed: its value is its own first feature
+// plus the second feature of the source of every edge into it (node 0),
+// gathered by the edges' sources (GatherElements) and summed over the
+// edges whose destination is the seed; the logit of class c is -(v-c)².
+// A neighbourhood whose nodes' second features are 0 and whose seed's
+// first feature is its class is classified right.
 func RGATSignature(features int64) []byte {
 	b := newBuilder(0)
-	x := b.gather(b.gather("features", 1, 0), 2, 0)
-	x = b.node("Reshape", []string{x, b.ints([]int64{2}, -1, 1)})
+	// The seed's own value [N, 1, 1]; each node's message [N, nodes, 1];
+	// each edge's source and destination [N, edges, 1] and the message
+	// it carries.
+	self := b.gather(b.gather("features", 1, 0), 2, 0)
+	message := b.gather("features", 2, 1)
+	src, dst := b.gather("edges", 2, 2), b.gather("edges", 2, 3)
+	sent := b.node("GatherElements", []string{message, src}, onnxpb.IntAttr("axis", 1))
+	// 1 - dst, clipped at 0 by Relu: 1 for the edges into node 0, whose
+	// messages the seed receives summed, [N, 1, 1].
+	toSeed := b.node("Relu", []string{b.node("Sub", []string{b.floats(nil, 1), b.cast(dst, onnxpb.Float)})})
+	received := b.node("MatMul", []string{b.node("Transpose", []string{toSeed}, onnxpb.IntsAttr("perm", 0, 2, 1)), sent})
+	v := b.node("Reshape", []string{b.node("Add", []string{self, received}), b.ints([]int64{2}, -1, 1)})
 	classes := make([]float32, RGATClasses)
 	for c := range classes {
 		classes[c] = float32(c)
 	}
-	d := b.node("Sub", []string{x, b.floats([]int64{RGATClasses}, classes...)})
+	d := b.node("Sub", []string{v, b.floats([]int64{RGATClasses}, classes...)})
 	logits := b.node("Mul", []string{b.node("Mul", []string{d, d}), b.floats(nil, -1)})
 	b.named(b.node("ArgMax", []string{logits}, onnxpb.IntAttr("axis", 1), onnxpb.IntAttr("keepdims", 0)), "prediction")
 	rows := func(name string, elem onnxpb.DataType, ds ...dim) onnxpb.ValueInfo {
