@@ -191,6 +191,14 @@ def shape_cases(out):
     module_case(out, "constant_add", Lambda(lambda x: x + torch.tensor([1.0, -2.0, 3.0])), rnd(2, 3))
     module_case(out, "cast_uint8_input", Lambda(lambda x: x.float() / 255.0),
                 torch.randint(0, 256, (2, 1, 3, 3), dtype=torch.uint8))
+    # GatherElements (torch.gather), its indices an input fed at run time,
+    # negative ones among them, as a graph network gathers edge messages.
+    x, i = rnd(2, 5, 3), torch.randint(-5, 5, (2, 7, 3))
+    node = oh.make_node("GatherElements", ["x", "i"], ["y"], axis=1)
+    m = helper_model([node], [("x", ["N", 5, 3])], [("y", None)])
+    m.graph.input.append(oh.make_tensor_value_info("i", onnx.TensorProto.INT64, ["N", 7, 3]))
+    out.append(("gather_elements_runtime_index", m, [to_np(x), to_np(i)], [to_np(torch.gather(x, 1, i % 5))], 0, 0,
+                "indices fed at run time, negative ones among them"))
 
 
 class BasicBlock(nn.Module):
