@@ -9,6 +9,7 @@ type perfResult struct {
 	queriesIssued   uint64
 	samplesIssued   int
 	incomplete      int
+	failed          int // samples the SUT completed with an error
 
 	maxLatency          float64 // seconds
 	finalQueryScheduled float64 // seconds from start

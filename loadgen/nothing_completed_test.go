@@ -15,18 +15,32 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestNothingCompleted: a run whose SUT dies before any sample completes
-// says so in the summary and in the detail log's invalid reason; its rates
-// read 0 rather than a division by zero (nan, inf, or a count less one
-// wrapped around), and every detail entry is JSON.
+// TestNothingCompleted: a run whose SUT dies before any sample completes,
+// or fails every sample it completes (a plugin that died fails the samples
+// in flight), says so in the summary and in the detail log's invalid
+// reason; its rates read 0 rather than a division by zero (nan, inf, or a
+// count less one wrapped around) or a rate of failures, and every detail
+// entry is JSON.
 func TestNothingCompleted(t *testing.T) {
 	t.Parallel()
+	abort := func(_ context.Context, _ []QuerySample, r *Responder) error {
+		r.Abort(errors.New("backend crashed"))
+		return nil
+	}
+	failAll := func(_ context.Context, samples []QuerySample, r *Responder) error {
+		resp := make([]QuerySampleResponse, len(samples))
+		for i, s := range samples {
+			resp[i] = QuerySampleResponse{ID: s.ID, Err: errors.New("backend crashed")}
+		}
+		return r.QuerySamplesComplete(resp)
+	}
 	// A number of 15 digits or more before its point is a wrapped count.
 	huge := regexp.MustCompile(`\d{15,}\.\d`)
 	for _, tt := range []struct {
 		name   string
 		sc     Scenario
 		tokens bool
+		fail   bool   // complete every sample with an error rather than abort
 		rate   string // the summary's headline rate, where the scenario has one
 	}{
 		{name: "SingleStream", sc: SingleStream, rate: "QPS w/ loadgen overhead         : 0.00"},
@@ -35,23 +49,28 @@ func TestNothingCompleted(t *testing.T) {
 		{name: "Offline", sc: Offline, rate: "Samples per second: 0\n"},
 		{name: "Server tokens", sc: Server, tokens: true, rate: "Completed tokens per second: 0.00"},
 		{name: "Offline tokens", sc: Offline, tokens: true, rate: "Tokens per second: 0\n"},
+		{name: "SingleStream failed", sc: SingleStream, fail: true, rate: "QPS w/ loadgen overhead         : 0.00"},
+		{name: "Server failed", sc: Server, fail: true, rate: "Completed samples per second    : 0.00"},
+		{name: "Offline failed", sc: Offline, fail: true, rate: "Samples per second: 0\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			sut := funcSUT{issue: func(_ context.Context, _ []QuerySample, r *Responder) error {
-				r.Abort(errors.New("backend crashed"))
-				return nil
-			}}
+			sut, rec := funcSUT{issue: abort}, noneCompletedRecommendation
+			if tt.fail {
+				sut, rec = funcSUT{issue: failAll}, allFailedRecommendation
+			}
 			s := smallSettings(tt.sc)
 			s.UseTokenLatencies = tt.tokens
 			dir := t.TempDir()
 			res, err := StartTest(context.Background(), sut, &fakeQSL{total: 64, perf: 64}, s, goldenLogSettings(dir))
-			require.ErrorIs(t, err, ErrAborted)
+			if !tt.fail {
+				require.ErrorIs(t, err, ErrAborted)
+			}
 			assert.False(t, res.Valid)
 
 			summary := string(readLog(t, dir, "summary.txt"))
 			assert.Contains(t, summary, "Result is : INVALID")
-			assert.Contains(t, summary, " * "+noneCompletedRecommendation)
+			assert.Contains(t, summary, " * "+rec)
 			if tt.rate != "" {
 				assert.Contains(t, summary, tt.rate)
 			}
@@ -80,7 +99,7 @@ func TestNothingCompleted(t *testing.T) {
 				}
 			}
 			require.NoError(t, sc.Err())
-			assert.Contains(t, reason, noneCompletedRecommendation)
+			assert.Contains(t, reason, rec)
 		})
 	}
 }

@@ -403,7 +403,8 @@ func (r *run) issueQueries(ctx context.Context, e *effective, mode Mode, set loa
 	if r.logs.traceEnabled() {
 		p.writeTrace(st)
 	}
-	sutErrors := int(p.rejected.Load()) + int(p.failed.Load()) + pr.incomplete
+	pr.failed = int(p.failed.Load())
+	sutErrors := int(p.rejected.Load()) + pr.failed + pr.incomplete
 	if st.issueErr != nil || st.canceled {
 		sutErrors++
 	}

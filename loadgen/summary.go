@@ -355,12 +355,36 @@ const sutErrorRecommendation = "The SUT caused runtime errors (invalid or missin
 // noneCompletedRecommendation is said when the run completed no sample:
 // its rates are then 0 and its latency statistics empty, not a division
 // by zero (the official divides, and prints nan or, where it subtracts one
-// from the count first, a huge number).
-const noneCompletedRecommendation = "No sample completed, so the run has no rate and no latencies to report: the rates read 0 and the latency statistics 0."
+// from the count first, a huge number). allFailedRecommendation is said
+// when every sample it completed failed (a plugin that died fails the
+// samples in flight): no rate either, though the failures have latencies.
+const (
+	noneCompletedRecommendation = "No sample completed, so the run has no rate and no latencies to report: the rates read 0 and the latency statistics 0."
+	allFailedRecommendation     = "No sample completed successfully (every one failed), so the run has no rate: the rates read 0, and the latencies are the failures'."
+)
 
-// rate is n per seconds, and 0 when the run completed no sample.
+// noneSucceeded reports whether the run completed no sample without an
+// error.
+func (ps *perfSummary) noneSucceeded() bool {
+	return uint64(ps.pr.failed) >= ps.sampleCount
+}
+
+// noneSucceededRecommendation is what the summary says of a run that
+// completed no sample successfully; "" for any other run.
+func (ps *perfSummary) noneSucceededRecommendation() string {
+	switch {
+	case ps.sampleCount == 0:
+		return noneCompletedRecommendation
+	case ps.noneSucceeded():
+		return allFailedRecommendation
+	}
+	return ""
+}
+
+// rate is n per seconds, and 0 when the run completed no sample
+// successfully.
 func (ps *perfSummary) rate(n, seconds float64) float64 {
-	if ps.sampleCount == 0 {
+	if ps.noneSucceeded() {
 		return 0
 	}
 	return n / seconds
@@ -495,8 +519,8 @@ func (ps *perfSummary) writeSummary(l *logs) {
 		if v.sutErrors > 0 {
 			l.summaryLine(" * " + sutErrorRecommendation)
 		}
-		if ps.sampleCount == 0 {
-			l.summaryLine(" * " + noneCompletedRecommendation)
+		if rec := ps.noneSucceededRecommendation(); rec != "" {
+			l.summaryLine(" * " + rec)
 		}
 	}
 	if s.scenario != Offline {
@@ -620,8 +644,8 @@ func (ps *perfSummary) writeDetail(l *logs) {
 		if v.sutErrors > 0 {
 			add(sutErrorRecommendation)
 		}
-		if ps.sampleCount == 0 {
-			add(noneCompletedRecommendation)
+		if rec := ps.noneSucceededRecommendation(); rec != "" {
+			add(rec)
 		}
 		d("result_invalid_reason", vString(strings.ReplaceAll(rec, "\n", " ")))
 	}
