@@ -6,28 +6,11 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/cocoeval"
-	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
 // Response is what a response holds, as the official script reads it
 // (docs/benchmarks.md says it at length).
 const Response = "detections as rows of seven float32, [image_idx, ymin, xmin, ymax, xmax, score, label], the box in [0, 1] of the image's height and width"
-
-// MAPResult is the score of a RetinaNet (OpenImages) accuracy log, as
-// accuracy-openimages.py computes it.
-type MAPResult struct {
-	// MAP is COCO's mean average precision (IoU 0.50:0.95), in percent.
-	MAP float64
-	// Images counts the images scored, NoResults those without a
-	// detection, Detections the detections.
-	Images, NoResults, Detections int
-}
-
-// Text is accuracy-openimages.py's result line: "mAP=37.551%".
-func (r MAPResult) Text() string { return fmt.Sprintf("mAP=%.3f%%", r.MAP) }
-
-// Value implements accuracy.Score.
-func (r MAPResult) Value(m benchmarks.Metric) (float64, bool) { return r.MAP, m == benchmarks.MAP }
 
 // Annotations is a COCO-format annotation file (openimages-mlperf.json):
 // qsl_idx i is Images[i].
@@ -53,7 +36,7 @@ func ReadAnnotations(r io.Reader) (*Annotations, error) { return cocoeval.ReadAn
 // response that is not whole rows, a row whose image_idx is not its
 // qsl_idx (the script prints an error and goes on; a scorer must not), or
 // a label outside the inverse map.
-func OpenImagesMAP(r io.Reader, ann *Annotations, invMap bool) (MAPResult, error) {
+func OpenImagesMAP(r io.Reader, ann *Annotations, invMap bool) (accuracy.MAPResult, error) {
 	res := cocoeval.NewResults(ann, nil, invMap)
 	err := accuracy.ReadLog(r, func(e accuracy.Entry) error {
 		if err := res.Add(e.QSLIdx, e.Data); err != nil {
@@ -62,8 +45,8 @@ func OpenImagesMAP(r io.Reader, ann *Annotations, invMap bool) (MAPResult, error
 		return nil
 	})
 	if err != nil {
-		return MAPResult{}, err
+		return accuracy.MAPResult{}, err
 	}
 	m, images, dets := res.MAP()
-	return MAPResult{MAP: 100 * m, Images: images, NoResults: res.NoResults, Detections: dets}, nil
+	return accuracy.MAPResult{MAP: 100 * m, Images: images, NoResults: res.NoResults, Detections: dets}, nil
 }

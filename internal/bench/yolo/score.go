@@ -9,28 +9,11 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/cocoeval"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
-	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
 // Response is what a response holds, as the official script reads it
 // (docs/benchmarks.md says it at length).
 const Response = "detections as rows of seven float32, [qsl_idx, ymin, xmin, ymax, xmax, score, category_id], the box in [0, 1] of the original image's height and width, the COCO category id"
-
-// MAPResult is the score of a YOLO accuracy log, as accuracy-coco.py
-// computes it.
-type MAPResult struct {
-	// MAP is COCO's mean average precision (IoU 0.50:0.95), in percent.
-	MAP float64
-	// Images counts the images scored, NoResults those without a
-	// detection, Detections the detections.
-	Images, NoResults, Detections int
-}
-
-// Text is accuracy-coco.py's result line: "mAP=53.103%".
-func (r MAPResult) Text() string { return fmt.Sprintf("mAP=%.3f%%", r.MAP) }
-
-// Value implements accuracy.Score.
-func (r MAPResult) Value(m benchmarks.Metric) (float64, bool) { return r.MAP, m == benchmarks.MAP }
 
 // EmptyImagesRemoved is accuracy-coco.py's image map under
 // --remove-48-empty-images: the images that have an annotation, in the
@@ -68,7 +51,7 @@ func EmptyImagesRemoved(ann *cocoeval.Annotations) []int {
 //
 // Wraps [accuracy.ErrLog] for a malformed log or a response
 // cocoeval.Results refuses.
-func COCOMAP(r io.Reader, ann *cocoeval.Annotations, removeEmpty bool) (MAPResult, error) {
+func COCOMAP(r io.Reader, ann *cocoeval.Annotations, removeEmpty bool) (accuracy.MAPResult, error) {
 	var imageMap []int
 	if removeEmpty {
 		imageMap = EmptyImagesRemoved(ann)
@@ -81,10 +64,10 @@ func COCOMAP(r io.Reader, ann *cocoeval.Annotations, removeEmpty bool) (MAPResul
 		return nil
 	})
 	if err != nil {
-		return MAPResult{}, err
+		return accuracy.MAPResult{}, err
 	}
 	m, images, dets := res.MAP()
-	return MAPResult{MAP: 100 * m, Images: images, NoResults: res.NoResults, Detections: dets}, nil
+	return accuracy.MAPResult{MAP: 100 * m, Images: images, NoResults: res.NoResults, Detections: dets}, nil
 }
 
 // Scorer is YOLO's: accuracy-coco.py's mAP. Its truth is the COCO
