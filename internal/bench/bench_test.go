@@ -11,6 +11,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/bert"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
 	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
+	"github.com/mlperf-host/mlperf-host/internal/bench/qwen3vl"
 	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
@@ -58,6 +59,9 @@ func TestOpenFindsEachForm(t *testing.T) {
 		}},
 		{name: "librispeech directory", form: "LibriSpeech", write: func(dir string) (string, error) {
 			return dir, whisper.WriteLibriSpeech(dir, []whisper.LibriSpeechUtterance{{Transcript: "a", Spoken: "a"}})
+		}},
+		{name: "product catalogue", form: "Qwen3-VL product catalogue", write: func(dir string) (string, error) {
+			return dir, qwen3vl.WriteCatalogue(dir, "train", qwen3vl.FixtureProducts(2, 1), 0)
 		}},
 	}
 	for _, tt := range tests {

@@ -6,6 +6,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv3"
 	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
+	"github.com/mlperf-host/mlperf-host/internal/bench/qwen3vl"
 	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/rgat"
@@ -66,4 +67,6 @@ var table = []Row{
 		Readers: []dataset.Reader{yolo.Reader}, Scorer: &yolo.Scorer},
 	{Names: []string{"rgat"}, Package: "rgat", Response: rgat.Response, Doc: "rgat",
 		Readers: []dataset.Reader{rgat.Reader}, Scorer: &rgat.Scorer},
+	{Names: []string{"qwen3-vl-235b-a22b"}, Package: "qwen3vl", Response: qwen3vl.Response, Doc: "qwen3-vl-235b-a22b",
+		Readers: []dataset.Reader{qwen3vl.Reader}, Scorer: &qwen3vl.Scorer},
 }
