@@ -24,7 +24,7 @@ if [[ -d $INFERENCE_REPO/.git || -f $INFERENCE_REPO/.git ]]; then
 	REPO=$INFERENCE_REPO
 else
 	git clone -q --no-checkout "$INFERENCE_REPO" "$WORK/inference"
-	git -C "$WORK/inference" checkout -q HEAD -- vision recommendation language speech2text graph compliance 2>/dev/null || true
+	git -C "$WORK/inference" checkout -q HEAD -- vision recommendation language speech2text graph compliance multimodal 2>/dev/null || true
 	REPO=$WORK/inference
 fi
 echo "official scripts: mlcommons/inference $(git -C "$REPO" rev-parse --short HEAD)"
@@ -96,6 +96,15 @@ same squad '^\{"exact_match"' "$(mh --scorer squad --truth "$B/bert/testdata/squ
 	--log_file "$B/bert/testdata/squad/mlperf_log_accuracy.json" --out_file "$WORK/squad-predictions.json" \
 	--features_cache_file "$WORK/squad-features.pickle"
 unset PYTHONPATH
+
+# qwen3-vl: evaluation.py needs pydantic 2 (Debian has 1.10), numpy and
+# scikit-learn: Q3VL_PYTHON (default python3, which has pydantic 2 here)
+# with Debian's packages on its path; q3vl_evaluate.py says what it stands
+# in for.
+Q3=$B/qwen3vl/testdata/catalogue
+same qwen3-vl '^\{"f1"' "$(mh --scorer qwen3-vl --truth "$Q3" "$Q3/mlperf_log_accuracy.json")" -- \
+	env Q3VL_RECORDS="$Q3/records.json" PYTHONPATH=/usr/lib/python3/dist-packages "${Q3VL_PYTHON:-python3}" \
+	"$ROOT/tools/accuracyref/q3vl_evaluate.py" "$REPO/multimodal/qwen3-vl/src/mlperf_inf_mm_q3vl/evaluation.py" "$Q3/mlperf_log_accuracy.json"
 
 same kits19 '^Accuracy:' "$(mh --scorer kits19 --truth "$B/unet3d/testdata/kits19" "$B/unet3d/testdata/kits19/mlperf_log_accuracy.json")" -- \
 	$PY "$REPO/vision/medical_imaging/3d-unet-kits19/accuracy_kits.py" --log_file "$B/unet3d/testdata/kits19/mlperf_log_accuracy.json" \
