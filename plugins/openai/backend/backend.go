@@ -1,8 +1,10 @@
 package backend
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -22,6 +24,11 @@ const Version = "0.1.0"
 
 // PromptTensor is the sample tensor holding a prompt's token ids (int32).
 const PromptTensor = "input_ids"
+
+// MessagesTensor is the sample tensor holding a chat request's messages
+// as they are sent (uint8: a JSON array of messages, whose content may
+// hold image_url parts with data URLs, as a VLM's reference sends them).
+const MessagesTensor = "messages"
 
 // Backend drives OpenAI-compatible servers. Build it with [New].
 type Backend struct {
@@ -145,17 +152,35 @@ func (b *Backend) LoadSamples(_ context.Context, samples []sdk.LoadedSample) err
 		e.resetStats()
 	}
 	for _, s := range samples {
-		data := s.Data
-		if t, ok := s.Tensor(PromptTensor); ok {
-			data = t.Data
-		}
-		p, err := b.prompt(data)
+		p, err := b.samplePrompt(s.Data, s.Tensors)
 		if err != nil {
 			return sdk.Errorf(abi.InvalidArgument, "sample %d: %v", s.Index, err)
 		}
 		b.prompts[s.Index] = p
 	}
 	return nil
+}
+
+// samplePrompt is the part of a request a sample fills: its chat
+// messages as they are (a [MessagesTensor]), else its prompt's token ids
+// ([PromptTensor], else the whole sample).
+func (b *Backend) samplePrompt(data []byte, tensors []sdk.Tensor) ([]byte, error) {
+	for _, t := range tensors {
+		switch t.Name {
+		case MessagesTensor:
+			if b.cfg.API != APIChat {
+				return nil, fmt.Errorf("a sample of chat messages (tensor %s) needs api chat, not %s", MessagesTensor, b.cfg.API)
+			}
+			m := bytes.TrimSpace(t.Data)
+			if len(m) == 0 || m[0] != '[' || !json.Valid(m) {
+				return nil, fmt.Errorf("tensor %s is not a JSON array of messages", MessagesTensor)
+			}
+			return append([]byte(nil), m...), nil
+		case PromptTensor:
+			data = t.Data
+		}
+	}
+	return b.prompt(data)
 }
 
 // UnloadSamples drops the prompts.
@@ -175,7 +200,13 @@ func (b *Backend) prompt(data []byte) ([]byte, error) {
 	for i := range ids {
 		ids[i] = int32(binary.LittleEndian.Uint32(data[4*i:]))
 	}
-	if b.cfg.API == APIChat || (b.cfg.API == APICompletions && b.cfg.TextPrompt) {
+	if b.tok == nil && (b.cfg.API == APIChat || b.cfg.TextPrompt) {
+		return nil, fmt.Errorf("a prompt of token ids becomes text for api %s: option tokenizer is needed", b.cfg.API)
+	}
+	if b.cfg.API == APIChat {
+		return userMessages(b.tok.Decode(ids, true)), nil
+	}
+	if b.cfg.API == APICompletions && b.cfg.TextPrompt {
 		return textJSON(b.tok.Decode(ids, true)), nil
 	}
 	return idsJSON(ids), nil
@@ -187,39 +218,68 @@ func (b *Backend) Infer(ctx context.Context, q sdk.Query, c sdk.Completer) error
 		p, ok := b.prompts[s.Index]
 		if !ok {
 			var err error
-			if p, err = b.prompt(s.Data); err != nil {
+			if p, err = b.samplePrompt(s.Data, s.Tensors); err != nil {
 				c.Fail(s.ID, fmt.Errorf("sample %d: %w", s.Index, err))
 				continue
 			}
 		}
-		ids, err := b.send(ctx, p, func(first []int32) { c.FirstToken(s.ID, int32Bytes(nil, first)) })
+		text := b.cfg.Response == ResponseText
+		out, err := b.send(ctx, p, func(first []int32, piece []byte) {
+			if text {
+				c.FirstToken(s.ID, append([]byte(nil), piece...))
+				return
+			}
+			c.FirstToken(s.ID, int32Bytes(nil, first))
+		})
 		if err != nil {
 			c.Fail(s.ID, err)
 			continue
 		}
-		c.Complete(s.ID, int32Bytes(nil, ids), int64(len(ids)))
+		if text {
+			c.Complete(s.ID, out.text, out.tokens())
+			continue
+		}
+		c.Complete(s.ID, int32Bytes(nil, out.ids), int64(len(out.ids)))
 	}
 	return nil
 }
 
+// output is what a reply produced: its token ids (nil for a text
+// response whose ids are not known), its text, and its usage count (-1
+// when it has none).
+type output struct {
+	ids   []int32
+	text  []byte
+	usage int64
+}
+
+// tokens counts a text response's tokens: the reply's usage, else its
+// ids.
+func (o output) tokens() int64 {
+	if o.usage >= 0 {
+		return o.usage
+	}
+	return int64(len(o.ids))
+}
+
 // send runs one request at the least busy endpoint and returns the
-// output's token ids; onFirst gets the first content's.
-func (b *Backend) send(ctx context.Context, prompt []byte, onFirst func([]int32)) ([]int32, error) {
+// output; onFirst gets the first content's ids and text.
+func (b *Backend) send(ctx context.Context, prompt []byte, onFirst func([]int32, []byte)) (output, error) {
 	e := pick(b.eps, &b.turn)
 	defer e.outstanding.Add(-1)
 	start := time.Now()
-	ids, err := b.exchange(ctx, e, prompt, onFirst)
+	out, err := b.exchange(ctx, e, prompt, onFirst)
 	e.record(time.Since(start), err)
 	if err != nil {
-		return nil, &EndpointError{URL: e.url, Err: err}
+		return output{}, &EndpointError{URL: e.url, Err: err}
 	}
-	return ids, nil
+	return out, nil
 }
 
-func (b *Backend) exchange(ctx context.Context, e *endpoint, prompt []byte, onFirst func([]int32)) ([]int32, error) {
+func (b *Backend) exchange(ctx context.Context, e *endpoint, prompt []byte, onFirst func([]int32, []byte)) (output, error) {
 	conn, err := e.conn(ctx)
 	if err != nil {
-		return nil, err
+		return output{}, err
 	}
 	r, _ := b.replies.Get().(*reply)
 	if r == nil {
@@ -235,16 +295,20 @@ func (b *Backend) exchange(ctx context.Context, e *endpoint, prompt []byte, onFi
 	}
 	e.release(conn, err == nil && !h.Close)
 	if err != nil {
-		return nil, err
+		return output{}, err
 	}
+	text := b.cfg.Response == ResponseText
 	ids, err := r.output()
-	if err != nil {
-		return nil, err
+	if err != nil && !(text && !r.srvSeen && r.ids != IDsServer) {
+		return output{}, err // a text response needs no ids unless asked for
 	}
-	if (!r.hasFirst || !h.EventStream) && len(ids) > 0 {
-		onFirst(ids[:1]) // a reply in one piece, or of ids without text
+	switch {
+	case text && (!r.hasFirst || !h.EventStream):
+		onFirst(nil, r.text) // a reply in one piece: its text is its first
+	case !text && (!r.hasFirst || !h.EventStream) && len(ids) > 0:
+		onFirst(ids[:1], nil) // a reply in one piece, or of ids without text
 	}
-	return append([]int32(nil), ids...), nil
+	return output{ids: append([]int32(nil), ids...), text: append([]byte(nil), r.text...), usage: r.usage}, nil
 }
 
 // int32Bytes appends ids, little-endian.
@@ -276,7 +340,7 @@ func (b *Backend) Warmup(ctx context.Context) error {
 			wg.Go(func() {
 				for k := 0; k < b.cfg.Warmup; k += b.cfg.Concurrency {
 					e.outstanding.Add(1)
-					_, err := b.exchange(ctx, e, prompt, func([]int32) {})
+					_, err := b.exchange(ctx, e, prompt, func([]int32, []byte) {})
 					e.outstanding.Add(-1)
 					if err != nil {
 						mu.Lock()

@@ -29,10 +29,13 @@ type recorder struct {
 	n      map[uint64]int64
 	failed map[uint64]error
 	order  []string // "first", "complete" per call
+	// The bytes as completed, for text responses.
+	rawFirst, raw map[uint64][]byte
 }
 
 func newRecorder() *recorder {
-	return &recorder{first: map[uint64][]int32{}, out: map[uint64][]int32{}, n: map[uint64]int64{}, failed: map[uint64]error{}}
+	return &recorder{first: map[uint64][]int32{}, out: map[uint64][]int32{}, n: map[uint64]int64{}, failed: map[uint64]error{},
+		rawFirst: map[uint64][]byte{}, raw: map[uint64][]byte{}}
 }
 
 func ids(b []byte) []int32 {
@@ -46,14 +49,14 @@ func ids(b []byte) []int32 {
 func (r *recorder) Complete(id uint64, data []byte, n int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.out[id], r.n[id] = ids(data), n
+	r.out[id], r.n[id], r.raw[id] = ids(data), n, data
 	r.order = append(r.order, "complete")
 }
 
 func (r *recorder) FirstToken(id uint64, data []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.first[id] = ids(data)
+	r.first[id], r.rawFirst[id] = ids(data), data
 	r.order = append(r.order, "first")
 }
 

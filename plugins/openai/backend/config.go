@@ -30,6 +30,12 @@ const (
 	IDsTokenizer = "tokenizer" // the text re-encoded with the tokenizer, as NVIDIA's harness does
 )
 
+// What a sample completes with (option response).
+const (
+	ResponseIDs  = "ids"  // the output token ids, int32
+	ResponseText = "text" // the reply's text, UTF-8
+)
+
 // Options is the option schema (`mlperf-host plugins describe openai`).
 var Options = []sdk.Option{
 	{Name: "endpoints", Default: "http://127.0.0.1:8000", Doc: "the servers' base URLs, comma-separated (http:// or https://); requests go to the one with the fewest outstanding"},
@@ -56,6 +62,7 @@ var Options = []sdk.Option{
 	{Name: "extra", Doc: `JSON object whose fields are added to every request body, last (so they win), e.g. {"skip_special_tokens":false}`},
 	{Name: "tokenizer", Type: abi.OptionPath, Doc: "the model's tokenizer.json: token ids of text replies, text prompts"},
 	{Name: "token_ids", Type: abi.OptionEnum, Allowed: []string{IDsAuto, IDsServer, IDsTokenizer}, Default: IDsAuto, Doc: "output token ids: auto (the server's when sent, else the tokenizer's), server (asked for with return_token_ids), tokenizer (re-encode the text)"},
+	{Name: "response", Type: abi.OptionEnum, Allowed: []string{ResponseIDs, ResponseText}, Default: ResponseIDs, Doc: "what a sample completes with: ids (the output token ids, int32) or text (the reply's UTF-8 text, counted in tokens by the reply's usage, else its ids), which a VLM's evaluation reads (qwen3-vl)"},
 	{Name: "warmup", Type: abi.OptionInt, Default: "4", Doc: "untimed requests per endpoint before the timed run"},
 }
 
@@ -81,6 +88,7 @@ type Config struct {
 	Extra       string // the fields of the extra object, without braces
 	Tokenizer   string
 	TokenIDs    string
+	Response    string
 	Warmup      int
 }
 
@@ -92,7 +100,7 @@ type Timeouts struct {
 // ParseConfig reads the options as Load gets them (the schema's
 // defaults filled in).
 func ParseConfig(opts map[string]string) (Config, error) {
-	c := Config{API: APICompletions, Stream: true, MinTokens: -1, TopP: -1, TopK: -1, Concurrency: 64, TokenIDs: IDsAuto, Warmup: 4,
+	c := Config{API: APICompletions, Stream: true, MinTokens: -1, TopP: -1, TopK: -1, Concurrency: 64, TokenIDs: IDsAuto, Response: ResponseIDs, Warmup: 4,
 		Timeouts: Timeouts{Connect: 10 * time.Second, FirstByte: 10 * time.Minute, Stall: time.Minute, Ready: 10 * time.Minute}}
 	var errs []error
 	bad := func(name string, err error) { errs = append(errs, fmt.Errorf("option %s: %w", name, err)) }
@@ -147,6 +155,8 @@ func ParseConfig(opts map[string]string) (Config, error) {
 			c.Tokenizer = v
 		case "token_ids":
 			c.TokenIDs = v
+		case "response":
+			c.Response = v
 		case "warmup":
 			c.Warmup, err = atLeast(v, 0)
 		default:
@@ -175,7 +185,13 @@ func ParseConfig(opts map[string]string) (Config, error) {
 // tokenizer: text to send, or text replies to count.
 func (c Config) needsTokenizer() bool {
 	switch {
-	case c.API == APIChat || (c.API == APICompletions && c.TextPrompt):
+	case c.API == APICompletions && c.TextPrompt:
+		return true // the prompt's ids become text
+	case c.Response == ResponseText && c.TokenIDs != IDsTokenizer:
+		// A text reply is counted by its usage; a chat request of token
+		// ids (not of chat messages) is refused at LoadSamples without one.
+		return false
+	case c.API == APIChat:
 		return true // the prompt's ids become text
 	case c.TokenIDs == IDsTokenizer:
 		return true

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/mlperf-host/mlperf-host/plugins/openai/wire"
 	"github.com/mlperf-host/mlperf-host/sdk/tokenizer"
@@ -45,12 +46,15 @@ type reply struct {
 	body     []byte // a non-streamed or an error body
 	sse      wire.SSE
 	scratch  []byte
-	onFirst  func(ids []int32)
+	onFirst  func(ids []int32, text []byte)
+	// usage is the reply's usage.completion_tokens; -1 when it has none.
+	usage int64
 }
 
 func (r *reply) reset() {
 	r.text, r.srv, r.first, r.body, r.scratch = r.text[:0], r.srv[:0], r.first[:0], r.body[:0], r.scratch[:0]
 	r.srvSeen, r.hasFirst, r.done, r.status = false, false, false, 0
+	r.usage = -1
 	r.sse = wire.SSE{}
 }
 
@@ -125,7 +129,7 @@ func (r *reply) frame(data []byte) error {
 			r.first = r.tok.AppendEncode(r.first[:0], string(piece), tokenizer.AddSpecialTokens(false))
 		}
 		if r.onFirst != nil {
-			r.onFirst(r.first)
+			r.onFirst(r.first, piece)
 		}
 	}
 	r.text = append(r.text, piece...)
@@ -152,7 +156,7 @@ func streamError(e []byte) error {
 
 // The keys each frame is read for, in one pass over each object.
 var (
-	topKeys    = []string{"error", "choices"}
+	topKeys    = []string{"error", "choices", "usage"}
 	choiceKeys = []string{"text", "delta", "message", "token_ids", "finish_reason"}
 	deltaKeys  = []string{"reasoning_content", "reasoning", "content"}
 	sglangKeys = []string{"error", "text", "output_ids", "meta_info"}
@@ -166,12 +170,19 @@ func (r *reply) parse(data []byte) (piece []byte, ids []int32, finished bool, er
 	if r.api == APISGLang {
 		return r.parseSGLang(data)
 	}
-	var top [2][]byte
+	var top [3][]byte
 	if err := wire.Fields(data, topKeys, top[:]); err != nil {
 		return nil, nil, false, err
 	}
 	if err := streamError(top[0]); err != nil {
 		return nil, nil, false, err
+	}
+	if u := top[2]; u != nil && !wire.IsNull(u) {
+		if n, ok, err := wire.Field(u, "completion_tokens"); err == nil && ok {
+			if v, err := strconv.ParseInt(string(n), 10, 64); err == nil && v >= 0 {
+				r.usage = v
+			}
+		}
 	}
 	choice, ok, err := wire.Index(top[1], 0)
 	if err != nil || !ok {

@@ -57,8 +57,8 @@ func (c Config) newBody(model string, maxTokens, minTokens int) body {
 		suf.WriteString("}")
 	default:
 		if c.API == APIChat {
-			pre.WriteString(`"messages":[{"role":"user","content":`)
-			suf.WriteString(`}],"max_completion_tokens":` + strconv.Itoa(maxTokens))
+			pre.WriteString(`"messages":`)
+			suf.WriteString(`,"max_completion_tokens":` + strconv.Itoa(maxTokens))
 		} else {
 			pre.WriteString(`"prompt":`)
 		}
@@ -102,6 +102,13 @@ func idsJSON(ids []int32) []byte {
 		b = strconv.AppendInt(b, int64(id), 10)
 	}
 	return append(b, ']')
+}
+
+// userMessages is a chat request's messages for a text prompt: one user
+// message.
+func userMessages(text string) []byte {
+	b := append([]byte(`[{"role":"user","content":`), textJSON(text)...)
+	return append(b, "}]"...)
 }
 
 // textJSON is a JSON string.

@@ -2,11 +2,13 @@ package openaitest
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // stream writes a streamed response; false closes the connection.
@@ -198,4 +200,50 @@ func (w *chunkWriter) end() {
 	if w.err == nil {
 		w.bw.WriteString("0\r\n\r\n")
 	}
+}
+
+// answerText writes a chat reply of text (Behavior.Answer): streamed in
+// pieces of up to 4 bytes, a frame each, or whole; usage counts the
+// pieces.
+func (s *Server) answerText(bw *bufio.Writer, g generation, rec *Request, text string) bool {
+	var pieces []string
+	for len(text) > 0 {
+		n := 0
+		for n < len(text) && n < 4 {
+			_, size := utf8.DecodeRuneInString(text[n:])
+			if n > 0 && n+size > 4 {
+				break
+			}
+			n += size
+		}
+		pieces = append(pieces, text[:n])
+		text = text[n:]
+	}
+	quote := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	if !g.stream {
+		s.stamp(rec)
+		return writeWhole(bw, 200, "application/json", fmt.Appendf(nil,
+			`{"id":"chatcmpl-canned","object":"chat.completion","created":0,"model":%q,"choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":%s}`,
+			g.model, quote(strings.Join(pieces, "")), usage(g.promptTokens, len(pieces))))
+	}
+	bw.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n")
+	w := chunkWriter{bw: bw, split: s.b.SplitBytes}
+	for k, p := range pieces {
+		finish := "null"
+		if k == len(pieces)-1 {
+			finish = `"stop"`
+		}
+		w.frame(`{"id":"chatcmpl-canned","object":"chat.completion.chunk","created":0,"model":` + quote(g.model) +
+			`,"choices":[{"index":0,"delta":{"content":` + quote(p) + `},"finish_reason":` + finish + `}]}`)
+		if k == 0 {
+			s.stamp(rec)
+		}
+	}
+	if g.includeUsage {
+		w.frame(`{"id":"chatcmpl-canned","object":"chat.completion.chunk","created":0,"model":` + quote(g.model) +
+			`,"choices":[],"usage":` + usage(g.promptTokens, len(pieces)) + `}`)
+	}
+	w.frame("[DONE]")
+	w.end()
+	return w.err == nil && bw.Flush() == nil
 }

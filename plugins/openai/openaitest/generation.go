@@ -1,8 +1,10 @@
 package openaitest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // generation is what the server reads of a request.
@@ -14,18 +16,19 @@ type generation struct {
 	includeUsage bool
 	model        string
 	promptTokens int
+	messages     json.RawMessage // a chat request's
 }
 
 func parseGeneration(path string, body []byte) (generation, error) {
 	var r struct {
-		Model               string                     `json:"model"`
-		Prompt              json.RawMessage            `json:"prompt"`
-		Messages            []struct{ Content string } `json:"messages"`
-		InputIDs            []int32                    `json:"input_ids"`
-		Text                string                     `json:"text"`
-		MaxTokens           int                        `json:"max_tokens"`
-		MaxCompletionTokens int                        `json:"max_completion_tokens"`
-		Stream              bool                       `json:"stream"`
+		Model               string                              `json:"model"`
+		Prompt              json.RawMessage                     `json:"prompt"`
+		Messages            []struct{ Content json.RawMessage } `json:"messages"`
+		InputIDs            []int32                             `json:"input_ids"`
+		Text                string                              `json:"text"`
+		MaxTokens           int                                 `json:"max_tokens"`
+		MaxCompletionTokens int                                 `json:"max_completion_tokens"`
+		Stream              bool                                `json:"stream"`
 		StreamOptions       struct {
 			IncludeUsage bool `json:"include_usage"`
 		} `json:"stream_options"`
@@ -37,6 +40,11 @@ func parseGeneration(path string, body []byte) (generation, error) {
 		return generation{}, fmt.Errorf("request body: %w", err)
 	}
 	g := generation{stream: r.Stream, includeUsage: r.StreamOptions.IncludeUsage, model: r.Model, maxTokens: 16}
+	var raw struct {
+		Messages json.RawMessage `json:"messages"`
+	}
+	_ = json.Unmarshal(body, &raw) // the body decoded above
+	g.messages = raw.Messages
 	switch path {
 	case "/v1/completions":
 		g.api, g.maxTokens = "completions", pick(r.MaxTokens, g.maxTokens)
@@ -55,7 +63,10 @@ func parseGeneration(path string, body []byte) (generation, error) {
 		if len(r.Messages) == 0 {
 			return g, fmt.Errorf("no messages")
 		}
-		last := r.Messages[len(r.Messages)-1].Content
+		last, err := contentText(r.Messages[len(r.Messages)-1].Content)
+		if err != nil {
+			return g, err
+		}
 		g.seed, g.promptTokens = len(last), len(last)
 	default:
 		g.api, g.maxTokens = "generate", pick(r.SamplingParams.MaxNewTokens, g.maxTokens)
@@ -69,6 +80,46 @@ func parseGeneration(path string, body []byte) (generation, error) {
 		}
 	}
 	return g, nil
+}
+
+// contentText is a chat message's text: its content string, or its text
+// parts joined; an image_url part must be a base64 data URL of an image.
+func contentText(content json.RawMessage) (string, error) {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL *struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
+	}
+	if err := json.Unmarshal(content, &parts); err != nil {
+		return "", fmt.Errorf("message content is neither text nor a list of parts: %w", err)
+	}
+	var b strings.Builder
+	for i, p := range parts {
+		switch p.Type {
+		case "text":
+			b.WriteString(p.Text)
+		case "image_url":
+			if p.ImageURL == nil {
+				return "", fmt.Errorf("content part %d: image_url without its url", i)
+			}
+			head, data, ok := strings.Cut(p.ImageURL.URL, ",")
+			if !ok || !strings.HasPrefix(head, "data:image/") || !strings.HasSuffix(head, ";base64") {
+				return "", fmt.Errorf("content part %d: image_url is not a data:image/...;base64, URL", i)
+			}
+			if _, err := base64.StdEncoding.DecodeString(data); err != nil {
+				return "", fmt.Errorf("content part %d: image_url's data: %w", i, err)
+			}
+		default:
+			return "", fmt.Errorf("content part %d: type %q", i, p.Type)
+		}
+	}
+	return b.String(), nil
 }
 
 func pick(v, def int) int {

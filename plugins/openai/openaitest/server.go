@@ -68,6 +68,10 @@ type Behavior struct {
 	// Authorization, when set, is the Authorization header every request
 	// must carry; others get 401.
 	Authorization string
+	// Answer, when set, is a chat request's reply: the text it returns
+	// for the request's messages (their JSON), sent in pieces of up to 4
+	// bytes (whole UTF-8 characters), a piece a token and a frame.
+	Answer func(messages []byte) string
 }
 
 // Server is a canned OpenAI-compatible HTTP/1.1 server on loopback.
@@ -270,6 +274,9 @@ func (s *Server) answer(c net.Conn, bw *bufio.Writer, req *http.Request, body []
 	}
 	if s.b.SlowStart > 0 && !s.sleep(s.b.SlowStart) {
 		return false
+	}
+	if s.b.Answer != nil && g.api == "chat" {
+		return s.answerText(bw, g, rec, s.b.Answer(g.messages))
 	}
 	dying := s.b.DieAfter > 0 && n == int64(s.b.DieAfter)
 	if !g.stream {
