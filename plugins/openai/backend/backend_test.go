@@ -290,6 +290,8 @@ func TestGeneration(t *testing.T) {
 		{name: "gpt-oss-120b performance", benchmark: "gpt-oss-120b", max: 10240, min: -1},
 		{name: "gpt-oss-120b accuracy", benchmark: "gpt-oss-120b", accuracy: true, max: 32768, min: -1},
 		{name: "a benchmark without a reference", benchmark: "bert-99", max: 128, min: -1},
+		// No bound at all: the server's default, as the reference sends none.
+		{name: "qwen3-vl", benchmark: "qwen3-vl-235b-a22b", max: -1, min: -1},
 		{name: "options win", benchmark: "llama2-70b-99", opts: map[string]string{"max_tokens": "7", "min_tokens": "0"}, max: 7, min: 0},
 	}
 	for _, tt := range tests {

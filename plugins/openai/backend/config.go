@@ -309,15 +309,22 @@ type reference struct{ maxTokens, accuracyMaxTokens, minTokens int }
 //     generation_config.json's max_new_tokens). Its reference samples at
 //     temperature 1.0, top_p 1.0, which the options temperature and top_p
 //     set.
+//   - qwen3-vl-235b-a22b: no bound, no minimum: its reference sends
+//     neither, and the server's default (the context left) applies
+//     (multimodal/qwen3-vl/src/mlperf_inf_mm_q3vl/task.py). It samples
+//     with the model's generation_config.json (temperature 0.7, top_p
+//     0.8, top_k 20), which the options temperature, top_p and top_k
+//     set.
 var references = map[string]reference{
-	"llama2-70b":    {1024, 0, 1},
-	"llama3_1-8b":   {128, 0, 1},
-	"llama3.1-8b":   {128, 0, 1},
-	"llama3_1-405b": {2000, 0, 1},
-	"llama3.1-405b": {2000, 0, 1},
-	"mixtral-8x7b":  {1024, 0, 2},
-	"deepseek-r1":   {20000, 0, -1},
-	"gpt-oss-120b":  {10240, 32768, -1},
+	"llama2-70b":         {1024, 0, 1},
+	"llama3_1-8b":        {128, 0, 1},
+	"llama3.1-8b":        {128, 0, 1},
+	"llama3_1-405b":      {2000, 0, 1},
+	"llama3.1-405b":      {2000, 0, 1},
+	"mixtral-8x7b":       {1024, 0, 2},
+	"deepseek-r1":        {20000, 0, -1},
+	"gpt-oss-120b":       {10240, 32768, -1},
+	"qwen3-vl-235b-a22b": {-1, 0, -1},
 }
 
 // generation fills the settings left unset from the benchmark's

@@ -36,7 +36,7 @@ func TestMessagesText(t *testing.T) {
 			require.NoError(t, err)
 			t.Cleanup(func() { srv.Close() })
 			b := New(func(string) (string, bool) { return "", false })
-			require.NoError(t, b.Load(t.Context(), sdk.Model{Options: map[string]string{"endpoints": srv.URL(), "api": "chat",
+			require.NoError(t, b.Load(t.Context(), sdk.Model{Run: sdk.Run{Benchmark: "qwen3-vl-235b-a22b"}, Options: map[string]string{"endpoints": srv.URL(), "api": "chat",
 				"response": "text", "stream": stream, "warmup": "0", "ready_timeout": "5s"}}))
 			t.Cleanup(func() { b.Close() })
 			msgs := []byte(vlMessages)
@@ -55,6 +55,8 @@ func TestMessagesText(t *testing.T) {
 			var body map[string]json.RawMessage
 			require.NoError(t, json.Unmarshal(srv.Requests()[0].Body, &body))
 			assert.JSONEq(t, vlMessages, string(body["messages"]))
+			assert.NotContains(t, body, "max_tokens", "qwen3-vl's reference sends no bound")
+			assert.NotContains(t, body, "max_completion_tokens")
 		})
 	}
 }

@@ -23,7 +23,12 @@ func (c Config) path() string {
 	return "/v1/completions"
 }
 
-// newBody builds the parts of every request around the prompt.
+// sglangMaxTokens is SGLang's own default, sent when the benchmark's
+// reference sets no bound (/generate's sampling_params always carry one).
+const sglangMaxTokens = 128
+
+// newBody builds the parts of every request around the prompt; a
+// maxTokens of 0 or less sends no bound (the server's own).
 func (c Config) newBody(model string, maxTokens, minTokens int) body {
 	var pre, suf strings.Builder
 	quote := func(s string) string { b, _ := json.Marshal(s); return string(b) }
@@ -40,7 +45,7 @@ func (c Config) newBody(model string, maxTokens, minTokens int) body {
 	switch c.API {
 	case APISGLang:
 		pre.WriteString(`"input_ids":`)
-		suf.WriteString(`,"sampling_params":{"max_new_tokens":` + strconv.Itoa(maxTokens))
+		suf.WriteString(`,"sampling_params":{"max_new_tokens":` + strconv.Itoa(max(maxTokens, sglangMaxTokens)))
 		if minTokens > 0 {
 			suf.WriteString(`,"min_new_tokens":` + strconv.Itoa(minTokens))
 		}
@@ -58,11 +63,15 @@ func (c Config) newBody(model string, maxTokens, minTokens int) body {
 	default:
 		if c.API == APIChat {
 			pre.WriteString(`"messages":`)
-			suf.WriteString(`,"max_completion_tokens":` + strconv.Itoa(maxTokens))
+			if maxTokens > 0 {
+				suf.WriteString(`,"max_completion_tokens":` + strconv.Itoa(maxTokens))
+			}
 		} else {
 			pre.WriteString(`"prompt":`)
 		}
-		suf.WriteString(`,"max_tokens":` + strconv.Itoa(maxTokens))
+		if maxTokens > 0 {
+			suf.WriteString(`,"max_tokens":` + strconv.Itoa(maxTokens))
+		}
 		if minTokens > 0 {
 			suf.WriteString(`,"min_tokens":` + strconv.Itoa(minTokens))
 		}
