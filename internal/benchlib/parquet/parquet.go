@@ -507,7 +507,7 @@ func (c *Column) page(data []byte, n int64, enc int, dict []Value, v1 bool, rl, 
 	if err != nil {
 		return err
 	}
-	if rep != nil && len(rep) > 0 && rep[0] != 0 && c.entries == 0 {
+	if len(rep) > 0 && rep[0] != 0 && c.entries == 0 {
 		return fmt.Errorf("%w: the first entry continues a row", ErrFormat)
 	}
 	defined := int(n)

@@ -249,9 +249,10 @@ func FuzzOpen(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			if l.MaxRep == 0 {
+			switch l.MaxRep {
+			case 0:
 				_, _ = c.Scalars()
-			} else if l.MaxRep == 1 {
+			case 1:
 				_, _ = c.Lists()
 			}
 		}

@@ -299,7 +299,7 @@ func (b *Backend) exchange(ctx context.Context, e *endpoint, prompt []byte, onFi
 	}
 	text := b.cfg.Response == ResponseText
 	ids, err := r.output()
-	if err != nil && !(text && !r.srvSeen && r.ids != IDsServer) {
+	if err != nil && (!text || r.srvSeen || r.ids == IDsServer) {
 		return output{}, err // a text response needs no ids unless asked for
 	}
 	switch {
