@@ -105,7 +105,7 @@ func TestQwen3VLEndToEnd(t *testing.T) {
 	plugins, _ := installOpenAI(t)
 	common := []string{"--plugin", "openai", "--plugin-dirs", plugins, "--benchmark", "qwen3-vl-235b-a22b",
 		"--set", "category=datacenter", "--dataset", "data", "--user-conf", "user.conf", "--model", "data",
-		"--set", "openai.endpoints=" + srv.URL(), "--set", "openai.api=chat", "--set", "openai.response=text",
+		"--set", "openai.endpoints=" + srv.URL(), "--set", "openai.api=chat",
 		"--set", "openai.concurrency=4", "--set", "openai.stall_timeout=5s", "--set", "openai.ready_timeout=10s"}
 
 	r := mlperfHost(t, dir, "dataset", "info", "data")

@@ -104,6 +104,15 @@ func (b *Backend) Load(ctx context.Context, m sdk.Model) error {
 			return sdk.Errorf(abi.InvalidArgument, "option tokenizer: %v", err)
 		}
 	}
+	if cfg.Response == ResponseAuto {
+		cfg.Response = ResponseIDs
+		if textBenchmarks[m.Run.Benchmark] {
+			cfg.Response = ResponseText
+		}
+	}
+	if cfg.Response == ResponseIDs && cfg.needsTokenizer() && b.tok == nil {
+		return sdk.Errorf(abi.InvalidArgument, "option tokenizer: needed for api %s with token_ids %s and response ids (the tokenizer.json of the served model)", cfg.API, cfg.TokenIDs)
+	}
 	b.cfg, b.log = cfg, sdk.Logger(ctx)
 	b.eps = b.eps[:0]
 	for _, u := range cfg.Endpoints {

@@ -32,9 +32,15 @@ const (
 
 // What a sample completes with (option response).
 const (
+	ResponseAuto = "auto" // the benchmark's: text where its evaluation reads text, else ids
 	ResponseIDs  = "ids"  // the output token ids, int32
 	ResponseText = "text" // the reply's text, UTF-8
 )
+
+// textBenchmarks are the benchmarks whose evaluation reads the reply's
+// text, not its token ids: qwen3-vl's evaluation.py decodes the logged
+// bytes as UTF-8 JSON.
+var textBenchmarks = map[string]bool{"qwen3-vl-235b-a22b": true}
 
 // Options is the option schema (`mlperf-host plugins describe openai`).
 var Options = []sdk.Option{
@@ -62,7 +68,7 @@ var Options = []sdk.Option{
 	{Name: "extra", Doc: `JSON object whose fields are added to every request body, last (so they win), e.g. {"skip_special_tokens":false}`},
 	{Name: "tokenizer", Type: abi.OptionPath, Doc: "the model's tokenizer.json: token ids of text replies, text prompts"},
 	{Name: "token_ids", Type: abi.OptionEnum, Allowed: []string{IDsAuto, IDsServer, IDsTokenizer}, Default: IDsAuto, Doc: "output token ids: auto (the server's when sent, else the tokenizer's), server (asked for with return_token_ids), tokenizer (re-encode the text)"},
-	{Name: "response", Type: abi.OptionEnum, Allowed: []string{ResponseIDs, ResponseText}, Default: ResponseIDs, Doc: "what a sample completes with: ids (the output token ids, int32) or text (the reply's UTF-8 text, counted in tokens by the reply's usage, else its ids), which a VLM's evaluation reads (qwen3-vl)"},
+	{Name: "response", Type: abi.OptionEnum, Allowed: []string{ResponseAuto, ResponseIDs, ResponseText}, Default: ResponseAuto, Doc: "what a sample completes with: ids (the output token ids, int32), text (the reply's UTF-8 text, counted in tokens by the reply's usage, else its ids), or auto: text for a benchmark whose evaluation reads text (qwen3-vl), else ids"},
 	{Name: "warmup", Type: abi.OptionInt, Default: "4", Doc: "untimed requests per endpoint before the timed run"},
 }
 
@@ -100,7 +106,7 @@ type Timeouts struct {
 // ParseConfig reads the options as Load gets them (the schema's
 // defaults filled in).
 func ParseConfig(opts map[string]string) (Config, error) {
-	c := Config{API: APICompletions, Stream: true, MinTokens: -1, TopP: -1, TopK: -1, Concurrency: 64, TokenIDs: IDsAuto, Response: ResponseIDs, Warmup: 4,
+	c := Config{API: APICompletions, Stream: true, MinTokens: -1, TopP: -1, TopK: -1, Concurrency: 64, TokenIDs: IDsAuto, Response: ResponseAuto, Warmup: 4,
 		Timeouts: Timeouts{Connect: 10 * time.Second, FirstByte: 10 * time.Minute, Stall: time.Minute, Ready: 10 * time.Minute}}
 	var errs []error
 	bad := func(name string, err error) { errs = append(errs, fmt.Errorf("option %s: %w", name, err)) }
@@ -187,9 +193,11 @@ func (c Config) needsTokenizer() bool {
 	switch {
 	case c.API == APICompletions && c.TextPrompt:
 		return true // the prompt's ids become text
-	case c.Response == ResponseText && c.TokenIDs != IDsTokenizer:
+	case c.Response != ResponseIDs && c.TokenIDs != IDsTokenizer:
 		// A text reply is counted by its usage; a chat request of token
-		// ids (not of chat messages) is refused at LoadSamples without one.
+		// ids (not of chat messages) is refused at LoadSamples without
+		// one, and so is a reply of ids (auto, for a benchmark of ids)
+		// that needs it to count.
 		return false
 	case c.API == APIChat:
 		return true // the prompt's ids become text

@@ -99,3 +99,40 @@ func TestMessagesRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestResponseAuto: response=auto (the default) answers text for a
+// benchmark whose evaluation reads text, ids for others, and ids still
+// need a tokenizer to count a text reply.
+func TestResponseAuto(t *testing.T) {
+	t.Parallel()
+	srv, err := openaitest.Start(t.Context(), openaitest.Behavior{})
+	require.NoError(t, err)
+	t.Cleanup(func() { srv.Close() })
+	tests := []struct {
+		name, benchmark, response string
+		want, err                 string
+	}{
+		{name: "qwen3-vl", benchmark: "qwen3-vl-235b-a22b", want: ResponseText},
+		{name: "qwen3-vl asked for ids", benchmark: "qwen3-vl-235b-a22b", response: ResponseIDs, err: "option tokenizer: needed for api chat"},
+		{name: "an LLM", benchmark: "llama2-70b-99", err: "option tokenizer: needed for api chat with token_ids auto and response ids"},
+		{name: "an LLM asked for text", benchmark: "llama2-70b-99", response: ResponseText, want: ResponseText},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			opts := map[string]string{"endpoints": srv.URL(), "api": "chat", "warmup": "0", "ready_timeout": "5s"}
+			if tt.response != "" {
+				opts["response"] = tt.response
+			}
+			b := New(func(string) (string, bool) { return "", false })
+			err := b.Load(t.Context(), sdk.Model{Run: sdk.Run{Benchmark: tt.benchmark}, Options: opts})
+			t.Cleanup(func() { b.Close() })
+			if tt.err != "" {
+				require.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, b.cfg.Response)
+		})
+	}
+}
