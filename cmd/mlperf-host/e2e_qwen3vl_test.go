@@ -98,9 +98,15 @@ func TestQwen3VLEndToEnd(t *testing.T) {
 	t.Cleanup(func() { srv.Close() })
 
 	dir := t.TempDir()
+	if keep := os.Getenv(keepBenchEnv); keep != "" {
+		dir = filepath.Join(keep, "qwen3-vl")
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+	}
 	data := filepath.Join(dir, "data")
 	require.NoError(t, qwen3vl.WriteCatalogue(data, "train", products[:8], 5))
 	require.NoError(t, qwen3vl.WriteCatalogue(data, "test", products[8:], 0))
+	// The rows the verification hands evaluation.py (make verify-accuracy).
+	require.NoError(t, qwen3vl.WriteRecords(filepath.Join(data, "records.json"), products))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "user.conf"), []byte(qwen3vlConf), 0o644))
 	plugins, _ := installOpenAI(t)
 	common := []string{"--plugin", "openai", "--plugin-dirs", plugins, "--benchmark", "qwen3-vl-235b-a22b",

@@ -175,7 +175,7 @@ same whisper '^Word Error Rate' "$(mh --scorer whisper --truth "$W/manifest.json
 # data set in its reference form and the accuracy run's log under $E2E;
 # the official script reads them as the test's `accuracy` did.
 E2E=$WORK/e2e
-(cd "$ROOT" && MLPERF_HOST_BENCH_KEEP=$E2E go test ./cmd/mlperf-host -run '^TestBenchmarksEndToEnd$' -count 1 >/dev/null)
+(cd "$ROOT" && MLPERF_HOST_BENCH_KEEP=$E2E go test ./cmd/mlperf-host -run '^(TestBenchmarksEndToEnd|TestQwen3VLEndToEnd)$' -count 1 >/dev/null)
 e2e() {
 	local ds=data
 	[[ -f $E2E/$1/data/prompts.json ]] && ds=data/prompts.json
@@ -210,6 +210,9 @@ same e2e-llama3.1-8b '^\{.rouge1' "$(e2e llama3.1-8b --benchmark llama3.1-8b --v
 same e2e-whisper '^Word Error Rate' "$(e2e whisper --benchmark whisper --vocab data/english.json)" -- \
 	env PYTHONPATH="$ROOT/tools/accuracyref/shims" WHISPER_SPELLINGS="$E2E/whisper/data/english.json" \
 	bash -c 'cd "$1/speech2text" && '$PY' accuracy_eval.py --log_dir "$2/acc" --dataset_dir "$2/data" --manifest "$2/data/dev-all-repack.json"' _ "$REPO" "$E2E/whisper"
+same e2e-qwen3-vl '^\{"f1"' "$(e2e qwen3-vl --benchmark qwen3-vl-235b-a22b)" -- \
+	env Q3VL_RECORDS="$E2E/qwen3-vl/data/records.json" PYTHONPATH=/usr/lib/python3/dist-packages "${Q3VL_PYTHON:-python3}" \
+	"$ROOT/tools/accuracyref/q3vl_evaluate.py" "$REPO/multimodal/qwen3-vl/src/mlperf_inf_mm_q3vl/evaluation.py" "$E2E/qwen3-vl/acc/mlperf_log_accuracy.json"
 
 same e2e-rgat '^accuracy=' "$(e2e rgat --benchmark rgat --set category=datacenter --set graph_sample=neighbourhood --dtype int64)" -- \
 	igbh "$E2E/rgat/data" "$E2E/rgat/acc/mlperf_log_accuracy.json" --dtype int64

@@ -2,6 +2,7 @@ package qwen3vl
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -45,6 +46,28 @@ func WriteCatalogue(dir, split string, products []Product, rowGroup int) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(d, split+"-00000-of-00001.parquet"), b.Bytes(), 0o644)
+}
+
+// WriteRecords writes the products' ground truth as the rows the
+// datasets library hands evaluation.py (the columns it reads), a JSON
+// list: the input of the verification's stand-in for that library
+// (tools/accuracyref/shims/q3vl/datasets.py).
+func WriteRecords(path string, products []Product) error {
+	type record struct {
+		Categories []string `json:"potential_product_categories"`
+		Brand      string   `json:"ground_truth_brand"`
+		Secondhand bool     `json:"ground_truth_is_secondhand"`
+		Category   string   `json:"ground_truth_category"`
+	}
+	recs := make([]record, len(products))
+	for i, p := range products {
+		recs[i] = record{p.Categories, p.Brand, p.Secondhand, p.Category}
+	}
+	b, err := json.MarshalIndent(recs, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 // FixtureProducts makes n products from seed: small PNG images, a few

@@ -2,7 +2,6 @@ package qwen3vl
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -86,21 +85,7 @@ func writeFixture(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "mlperf_log_accuracy.json"), log.Bytes(), 0o644); err != nil {
 		return err
 	}
-	type record struct {
-		Categories []string `json:"potential_product_categories"`
-		Brand      string   `json:"ground_truth_brand"`
-		Secondhand bool     `json:"ground_truth_is_secondhand"`
-		Category   string   `json:"ground_truth_category"`
-	}
-	recs := make([]record, len(all))
-	for i, p := range all {
-		recs[i] = record{p.Categories, p.Brand, p.Secondhand, p.Category}
-	}
-	b, err := json.MarshalIndent(recs, "", " ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "records.json"), append(b, '\n'), 0o644)
+	return WriteRecords(filepath.Join(dir, "records.json"), all)
 }
 
 // TestFixture: the committed fixture is what writeFixture writes (go
