@@ -18,7 +18,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/verify-accuracy.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
 . "$ROOT/tools/accuracyref/debian_packages.sh"
-need_debian_packages verify-accuracy python3-numpy python3-sklearn python3-nibabel python3-pandas python3-six
+need_debian_packages verify-accuracy python3-numpy python3-sklearn python3-nibabel python3-pandas python3-six python3-pil
 
 if [[ -d $INFERENCE_REPO/.git || -f $INFERENCE_REPO/.git ]]; then
 	REPO=$INFERENCE_REPO
@@ -105,6 +105,12 @@ Q3=$B/qwen3vl/testdata/catalogue
 same qwen3-vl '^\{"f1"' "$(mh --scorer qwen3-vl --truth "$Q3" "$Q3/mlperf_log_accuracy.json")" -- \
 	env Q3VL_RECORDS="$Q3/records.json" PYTHONPATH=/usr/lib/python3/dist-packages "${Q3VL_PYTHON:-python3}" \
 	"$ROOT/tools/accuracyref/q3vl_evaluate.py" "$REPO/multimodal/qwen3-vl/src/mlperf_inf_mm_q3vl/evaluation.py" "$Q3/mlperf_log_accuracy.json"
+# Its requests: the reference's messages (task.py's f-strings) for the
+# fixture's first products against the golden ones; Debian's python3-pil
+# decodes the images.
+same qwen3-vl-messages '^q3vl messages' "q3vl messages: identical (3 products)" -- \
+	env PYTHONPATH=/usr/lib/python3/dist-packages "${Q3VL_PYTHON:-python3}" "$ROOT/tools/accuracyref/q3vl_messages.py" \
+	"$REPO/multimodal/qwen3-vl/src/mlperf_inf_mm_q3vl/task.py" "$Q3/records.json" "$Q3/messages.json"
 
 same kits19 '^Accuracy:' "$(mh --scorer kits19 --truth "$B/unet3d/testdata/kits19" "$B/unet3d/testdata/kits19/mlperf_log_accuracy.json")" -- \
 	$PY "$REPO/vision/medical_imaging/3d-unet-kits19/accuracy_kits.py" --log_file "$B/unet3d/testdata/kits19/mlperf_log_accuracy.json" \

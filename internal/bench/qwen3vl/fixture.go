@@ -48,20 +48,22 @@ func WriteCatalogue(dir, split string, products []Product, rowGroup int) error {
 	return os.WriteFile(filepath.Join(d, split+"-00000-of-00001.parquet"), b.Bytes(), 0o644)
 }
 
-// WriteRecords writes the products' ground truth as the rows the
-// datasets library hands evaluation.py (the columns it reads), a JSON
-// list: the input of the verification's stand-in for that library
+// WriteRecords writes the products as the rows the datasets library
+// hands the reference (every column but the image), a JSON list: the
+// input of the verification's stand-in for that library
 // (tools/accuracyref/shims/q3vl/datasets.py).
 func WriteRecords(path string, products []Product) error {
 	type record struct {
-		Categories []string `json:"potential_product_categories"`
-		Brand      string   `json:"ground_truth_brand"`
-		Secondhand bool     `json:"ground_truth_is_secondhand"`
-		Category   string   `json:"ground_truth_category"`
+		Title       string   `json:"product_title"`
+		Description string   `json:"product_description"`
+		Categories  []string `json:"potential_product_categories"`
+		Brand       string   `json:"ground_truth_brand"`
+		Secondhand  bool     `json:"ground_truth_is_secondhand"`
+		Category    string   `json:"ground_truth_category"`
 	}
 	recs := make([]record, len(products))
 	for i, p := range products {
-		recs[i] = record{p.Categories, p.Brand, p.Secondhand, p.Category}
+		recs[i] = record{p.Title, p.Description, p.Categories, p.Brand, p.Secondhand, p.Category}
 	}
 	b, err := json.MarshalIndent(recs, "", " ")
 	if err != nil {

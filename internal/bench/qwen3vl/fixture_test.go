@@ -18,8 +18,9 @@ var update = flag.Bool("update", false, "rewrite testdata/catalogue")
 
 // fixtureDir holds the committed fixture: the data set in its reference
 // form (two splits, the train split in two row groups), an accuracy log
-// of replies of every kind, and the records the verification's stand-in
-// for the datasets library hands evaluation.py.
+// of replies of every kind, the records the verification's stand-in for
+// the datasets library hands evaluation.py, and the golden messages of
+// the first samples' requests.
 var fixtureDir = filepath.Join("testdata", "catalogue")
 
 const (
@@ -85,7 +86,16 @@ func writeFixture(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "mlperf_log_accuracy.json"), log.Bytes(), 0o644); err != nil {
 		return err
 	}
-	return WriteRecords(filepath.Join(dir, "records.json"), all)
+	if err := WriteRecords(filepath.Join(dir, "records.json"), all); err != nil {
+		return err
+	}
+	// The golden requests: the first samples' messages, one JSON array a
+	// line, which verify-accuracy compares with the reference's.
+	var msgs []byte
+	for _, p := range all[:3] {
+		msgs = append(append(msgs, Messages(p)...), '\n')
+	}
+	return os.WriteFile(filepath.Join(dir, "messages.json"), msgs, 0o644)
 }
 
 // TestFixture: the committed fixture is what writeFixture writes (go
@@ -98,7 +108,7 @@ func TestFixture(t *testing.T) {
 	}
 	dir := t.TempDir()
 	require.NoError(t, writeFixture(dir))
-	for _, name := range []string{"data/train-00000-of-00001.parquet", "data/test-00000-of-00001.parquet", "mlperf_log_accuracy.json", "records.json"} {
+	for _, name := range []string{"data/train-00000-of-00001.parquet", "data/test-00000-of-00001.parquet", "mlperf_log_accuracy.json", "records.json", "messages.json"} {
 		want, err := os.ReadFile(filepath.Join(dir, name))
 		require.NoError(t, err)
 		got, err := os.ReadFile(filepath.Join(fixtureDir, name))
