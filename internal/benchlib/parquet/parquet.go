@@ -164,6 +164,9 @@ func Open(name string, r io.ReaderAt, size int64) (*File, error) {
 		f.rows = append(f.rows, rg.int(3))
 		total += rg.int(3)
 	}
+	if f.numRows == 0 {
+		f.numRows = total // some writers leave it 0
+	}
 	if total != f.numRows {
 		return nil, f.errorf("row groups hold %d rows, the footer says %d", total, f.numRows)
 	}
@@ -473,6 +476,12 @@ func (c *Column) page(data []byte, n int64, enc int, dict []Value, v1 bool, rl, 
 	off := 0
 	levels := func(maxLevel, length int) ([]int16, error) {
 		if maxLevel == 0 {
+			if !v1 { // a v2 page may hold the levels of a column without them
+				if length < 0 || length > len(data)-off {
+					return nil, fmt.Errorf("%w: levels of %d bytes overrun the page", ErrFormat, length)
+				}
+				off += length
+			}
 			return nil, nil
 		}
 		if v1 {

@@ -258,3 +258,20 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
+
+// TestPageV2LevelsOfNone: a v2 page may carry repetition levels for a
+// column that has none (a run of zeros of width 0, as parquet-mr writes):
+// they are skipped, not read as the definition levels.
+func TestPageV2LevelsOfNone(t *testing.T) {
+	t.Parallel()
+	c := &Column{Leaf: Leaf{Path: []string{"x"}, Type: Int32, MaxDef: 1}}
+	data := []byte{3 << 1, 3 << 1, 1} // rep: 3 zeros (width 0); def: 3 ones
+	data = binary.LittleEndian.AppendUint32(data, 7)
+	data = binary.LittleEndian.AppendUint32(data, 8)
+	data = binary.LittleEndian.AppendUint32(data, 9)
+	require.NoError(t, c.page(data, 3, encPlain, nil, false, 1, 2))
+	vs, err := c.Scalars()
+	require.NoError(t, err)
+	require.Len(t, vs, 3)
+	assert.Equal(t, []int64{7, 8, 9}, []int64{vs[0].Int, vs[1].Int, vs[2].Int})
+}
