@@ -50,6 +50,11 @@ func TestAccuracyScorers(t *testing.T) {
 				fixture("llm", "rouge", "mlperf_log_accuracy.json")},
 			want: []string{"{'rouge1': 74.7436, 'rouge2': 59.2657, 'rougeL': 69.7436, 'rougeLsum': 69.7436, 'gen_len': 128, 'gen_num': 4, 'gen_tok_len': 29, 'tokens_per_sample': 7.2}\n",
 				"target ROUGEL >= 28.5876 (99.9% of 28.6162): PASS", "target TOKENS_PER_SAMPLE >= 265.0050 (90% of 294.45): FAIL"}},
+		// qwen3-vl's accuracy.txt line (evaluation.py's, on 4 workers),
+		// the data set read from its Parquet files for the ground truth.
+		{name: "qwen3-vl", code: exitcode.AccuracyBelowTarget,
+			args: []string{"--benchmark", "qwen3-vl-235b-a22b", "--truth", fixture("qwen3vl", "catalogue"), fixture("qwen3vl", "catalogue", "mlperf_log_accuracy.json")},
+			want: []string{`{"f1": 0.43298969072164945}` + "\n", "target F1_HIERARCHICAL >= 0.7824 (99% of 0.7903): FAIL"}},
 		// llama3.1-8b's evaluation.py line; its ROUGE-Lsum and gen_len
 		// targets checked too (the fixture's 12 texts are far from
 		// 13368 samples' characters).
