@@ -2,6 +2,7 @@ package qwen3vl
 
 import (
 	"strings"
+	"unicode"
 
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 )
@@ -21,10 +22,53 @@ func BrandRatio(pred, truth string) float64 {
 }
 
 // pyLower is Python's str.lower: Unicode's lower-case mapping, with the
-// one full mapping Go's simple one lacks for a capital letter (İ to i
-// and a combining dot).
+// one unconditional full mapping Go's simple one lacks (İ to i and a
+// combining dot) and the final sigma rule (Σ after a cased letter and
+// not before one, case-ignorable characters skipped, is ς).
 func pyLower(s string) string {
-	return strings.ToLower(strings.ReplaceAll(s, "İ", "i\u0307"))
+	rs := []rune(s)
+	var b strings.Builder
+	for i, r := range rs {
+		switch r {
+		case 'İ':
+			b.WriteString("i\u0307")
+		case 'Σ':
+			if casedAround(rs[:i], -1) && !casedAround(rs[i+1:], 1) {
+				b.WriteRune('ς')
+			} else {
+				b.WriteRune('σ')
+			}
+		default:
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// casedAround says whether the first character of rs that is not case
+// ignorable, looking forward (dir 1) or back from its end (-1), is cased.
+func casedAround(rs []rune, dir int) bool {
+	for k := range rs {
+		r := rs[k]
+		if dir < 0 {
+			r = rs[len(rs)-1-k]
+		}
+		if !caseIgnorable(r) {
+			return unicode.IsUpper(r) || unicode.IsLower(r) || unicode.IsTitle(r)
+		}
+	}
+	return false
+}
+
+// caseIgnorable is Unicode's Case_Ignorable: marks, format characters,
+// modifiers, and the word-internal punctuation (apostrophes, full stops,
+// colons, middle dots).
+func caseIgnorable(r rune) bool {
+	switch r {
+	case '\'', '.', ':', 0xb7, 0x387, 0x5f4, 0x2018, 0x2019, 0x2024, 0x2027, 0xfe13, 0xfe52, 0xfe55, 0xff07, 0xff0e, 0xff1a:
+		return true
+	}
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
 }
 
 // lcs is the length of the longest common subsequence of a and b.

@@ -85,6 +85,18 @@ func TestSecondhandF1(t *testing.T) {
 	assert.InDelta(t, 0.0, confusion{}.f1(), 0)
 }
 
+// TestPyLower: str.lower as Python 3.11 printed it, the final sigma and
+// the dotted capital I included.
+func TestPyLower(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"ΑΘΗΝΑΣ": "αθηνας", "ΣΑΣ ΑΣ": "σας ας", "Σ": "σ", "AΣ.": "aς.", "ΑΣ\u0301Β": "ασ\u0301β",
+		"ΑΣ\u0301": "ας\u0301", "İstanbul": "i\u0307stanbul", "ΑΣ'": "ας'", "Α'Σ": "α'ς", "Giorgio ARMANI": "giorgio armani",
+	} {
+		assert.Equal(t, want, pyLower(in), "%q", in)
+	}
+}
+
 // TestBrandRatio: fuzz.ratio's values, worked by hand from the indel
 // distance.
 func TestBrandRatio(t *testing.T) {
