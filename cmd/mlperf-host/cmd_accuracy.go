@@ -162,6 +162,9 @@ func (a *app) scoreWith(sc accuracy.Scorer, c *config.Config, log string, in acc
 	if !measured {
 		fmt.Fprintf(a.stdout, "(benchmark %s's target is %s, which the %s scorer does not measure)\n", c.Benchmark.Name, c.Benchmark.Quality.Metric, sc.Name)
 	}
+	if d, ok := res.(accuracy.Detailer); ok {
+		fmt.Fprint(a.stdout, d.Details())
+	}
 	return failed
 }
 

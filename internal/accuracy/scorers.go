@@ -18,6 +18,13 @@ type Score interface {
 	Value(m benchmarks.Metric) (float64, bool)
 }
 
+// Detailer is implemented by the scores whose official script prints
+// more than the line accuracy.txt holds (qwen3-vl's results table): the
+// accuracy command prints Details after the line and the targets.
+type Detailer interface {
+	Details() string
+}
+
 // Inputs are what a scorer reads besides the accuracy log, named as the
 // official scripts' arguments are.
 type Inputs struct {

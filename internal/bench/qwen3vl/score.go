@@ -33,6 +33,8 @@ const (
 	brandThreshold = 90
 )
 
+var _ accuracy.Detailer = (*Results)(nil)
+
 // Scorer scores a qwen3-vl accuracy log as evaluation.py does; the
 // ground truth is the data set (--truth: its directory or Parquet file).
 var Scorer = accuracy.Scorer{
@@ -72,9 +74,10 @@ func (r *Results) Value(m benchmarks.Metric) (float64, bool) {
 	return 0, false
 }
 
-// Table is the figures of the evaluation's results table, formatted as
-// tabulate formats them (six significant digits), one row a line.
-func (r *Results) Table() string {
+// Details are the figures of the evaluation's results table, formatted
+// as tabulate formats them (six significant digits), one row a line
+// (implements accuracy.Detailer).
+func (r *Results) Details() string {
 	g := func(f float64) string { return strconv.FormatFloat(f, 'g', 6, 64) }
 	return fmt.Sprintf("%d responses cannot be parsed against the expected schema\n"+
 		"From accuracy file: category %s, brand %s, is_secondhand %s\n"+

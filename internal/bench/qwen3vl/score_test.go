@@ -32,7 +32,7 @@ func TestScorerFixture(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "8 responses cannot be parsed against the expected schema\n"+
 		"From accuracy file: category 0.43299, brand 0.3, is_secondhand 0.470588\n"+
-		"Random selection: category 0.265306, is_secondhand 0.47619\n", r.Table())
+		"Random selection: category 0.265306, is_secondhand 0.47619\n", r.Details())
 	assert.Equal(t, 20, r.Responses)
 }
 
