@@ -55,7 +55,7 @@ func TestAccuracyScorers(t *testing.T) {
 		{name: "qwen3-vl", code: exitcode.AccuracyBelowTarget,
 			args: []string{"--benchmark", "qwen3-vl-235b-a22b", "--truth", fixture("qwen3vl", "catalogue"), fixture("qwen3vl", "catalogue", "mlperf_log_accuracy.json")},
 			want: []string{`{"f1": 0.43298969072164945}` + "\n", "target F1_HIERARCHICAL >= 0.7824 (99% of 0.7903): FAIL",
-				"8 responses cannot be parsed against the expected schema\nFrom accuracy file: category 0.43299, brand 0.3, is_secondhand 0.470588\n"}},
+				"8 responses cannot be parsed against the expected schema\n", "From accuracy file | 0.43299 | 0.3 | 0.470588\n"}},
 		// llama3.1-8b's evaluation.py line; its ROUGE-Lsum and gen_len
 		// targets checked too (the fixture's 12 texts are far from
 		// 13368 samples' characters).

@@ -105,6 +105,10 @@ Q3=$B/qwen3vl/testdata/catalogue
 same qwen3-vl '^\{"f1"' "$(mh --scorer qwen3-vl --truth "$Q3" "$Q3/mlperf_log_accuracy.json")" -- \
 	env Q3VL_RECORDS="$Q3/records.json" PYTHONPATH=/usr/lib/python3/dist-packages "${Q3VL_PYTHON:-python3}" \
 	"$ROOT/tools/accuracyref/q3vl_evaluate.py" "$REPO/multimodal/qwen3-vl/src/mlperf_inf_mm_q3vl/evaluation.py" "$Q3/mlperf_log_accuracy.json"
+# The results table's row of the replies (brand and is_secondhand F1 too).
+same qwen3-vl-table '^From accuracy file' "$("$MLPERF_HOST" accuracy --scorer qwen3-vl --truth "$Q3" "$Q3/mlperf_log_accuracy.json" 2>/dev/null | grep '^From accuracy file')" -- \
+	env Q3VL_RECORDS="$Q3/records.json" PYTHONPATH=/usr/lib/python3/dist-packages "${Q3VL_PYTHON:-python3}" \
+	"$ROOT/tools/accuracyref/q3vl_evaluate.py" "$REPO/multimodal/qwen3-vl/src/mlperf_inf_mm_q3vl/evaluation.py" "$Q3/mlperf_log_accuracy.json"
 # Its requests: the reference's messages (task.py's f-strings) for the
 # fixture's first products against the golden ones; Debian's python3-pil
 # decodes the images.

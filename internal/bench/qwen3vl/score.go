@@ -74,14 +74,16 @@ func (r *Results) Value(m benchmarks.Metric) (float64, bool) {
 	return 0, false
 }
 
-// Details are the figures of the evaluation's results table, formatted
-// as tabulate formats them (six significant digits), one row a line
-// (implements accuracy.Detailer).
+// Details are the evaluation's count of refused replies and its results
+// table, a row a line, cells joined by " | ", each figure as tabulate
+// formats it (six significant digits); the random brand's cell says it is
+// not reproducible (implements accuracy.Detailer).
 func (r *Results) Details() string {
 	g := func(f float64) string { return strconv.FormatFloat(f, 'g', 6, 64) }
 	return fmt.Sprintf("%d responses cannot be parsed against the expected schema\n"+
-		"From accuracy file: category %s, brand %s, is_secondhand %s\n"+
-		"Random selection: category %s, is_secondhand %s\n",
+		"Results | Category hierarchical F1 Score | Brand F1 Score | Is_secondhand F1 Score\n"+
+		"From accuracy file | %s | %s | %s\n"+
+		"Random selection | %s | - (drawn in Python's set order) | %s\n",
 		r.Unparsable, g(r.Category), g(r.Brand), g(r.Secondhand), g(r.RandomCategory), g(r.RandomSecondhand))
 }
 

@@ -31,8 +31,9 @@ func TestScorerFixture(t *testing.T) {
 	r, ok := s.(*Results)
 	require.True(t, ok)
 	assert.Equal(t, "8 responses cannot be parsed against the expected schema\n"+
-		"From accuracy file: category 0.43299, brand 0.3, is_secondhand 0.470588\n"+
-		"Random selection: category 0.265306, is_secondhand 0.47619\n", r.Details())
+		"Results | Category hierarchical F1 Score | Brand F1 Score | Is_secondhand F1 Score\n"+
+		"From accuracy file | 0.43299 | 0.3 | 0.470588\n"+
+		"Random selection | 0.265306 | - (drawn in Python's set order) | 0.47619\n", r.Details())
 	assert.Equal(t, 20, r.Responses)
 }
 

@@ -1,5 +1,6 @@
 """Stand-in for tabulate: one line per row, each cell as tabulate's
-default float format writes it (format(v, "g")), cells joined by " | "."""
+default float format writes it (format(v, "g")), cells joined by " | "
+(the form of mlperf-host's qwen3-vl details, which verify.sh compares)."""
 
 
 def tabulate(rows, headers=(), tablefmt=None):
