@@ -9,8 +9,10 @@
 // the file, so that a volume's shape is known without reading it. A
 // call of anything else is left uncalled, its function and arguments
 // read back with [Call], and a persistent id (torch.save's storages) is
-// a [Persistent].
-// [Writer] writes protocol 4 as Python does, for the fixtures.
+// a [Persistent]. [ReadFrame] reads a pandas DataFrame pickle (the LLM
+// references' data sets, pandas.read_pickle's input) as its columns of
+// cells. [Writer] writes protocol 4 as Python does (arrays, and
+// DataFrames with [Writer.Frame]), for the fixtures.
 //
 // Package pickle imports only the standard library; it must never import
 // a benchmark's room (internal/bench/...), host, loadgen, sdk, plugins or

@@ -224,6 +224,9 @@ func (u *unpickler) popMark() ([]any, error) {
 	}
 	m := u.marks[len(u.marks)-1]
 	u.marks = u.marks[:len(u.marks)-1]
+	if m > len(u.stack) { // TUPLE1..3 and SETITEM took items below the mark
+		return nil, errors.New("stack underflow below a mark")
+	}
 	items := append([]any(nil), u.stack[m:]...)
 	u.stack = u.stack[:m]
 	return items, nil
