@@ -58,7 +58,7 @@ var table = []Row{
 	{Names: []string{"bert"}, Package: "bert", Response: bert.Response, Doc: "bert-99",
 		Readers: []dataset.Reader{bert.Reader}, Scorer: &bert.Scorer},
 	{Names: []string{"llama2-70b"}, Package: "llm", Response: llm.Response, Doc: "llama2-70b, llama3.1-8b",
-		Readers: []dataset.Reader{llm.Reader}, Scorer: &llm.ROUGEScorer},
+		Readers: []dataset.Reader{llm.PickleReader, llm.Reader}, Scorer: &llm.ROUGEScorer},
 	{Names: []string{"llama3_1-8b", "llama3_1-8b-edge"}, Package: "llm", Response: llm.Response, Doc: "llama2-70b, llama3.1-8b",
 		Readers: []dataset.Reader{llm.Reader}, Scorer: &llm.CNNDMScorer},
 	{Names: []string{"whisper"}, Package: "whisper", Response: whisper.Response, Doc: "whisper",

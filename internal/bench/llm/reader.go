@@ -13,7 +13,7 @@ import (
 	"strconv"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
-	"github.com/mlperf-host/mlperf-host/internal/benchlib/punkt"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/llmtext"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 	"github.com/mlperf-host/mlperf-host/sdk/tokenizer"
 )
@@ -38,8 +38,12 @@ type Prompts struct {
 	Targets []string // nil when the file has no "output" column
 }
 
-// ReadPrompts reads a prompts file.
+// ReadPrompts reads a prompts file: the JSON table, or a .pkl
+// DataFrame pickle.
 func ReadPrompts(path string) (*Prompts, error) {
+	if filepath.Ext(path) == pickleExt {
+		return readPicklePrompts(path)
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -146,6 +150,9 @@ func (d *prompts) Labels() []int { return nil }
 func (d *prompts) Close() error  { return nil }
 func (d *prompts) Truth() string { return d.p.Path }
 func (d *prompts) Form() string {
+	if filepath.Ext(d.p.Path) == pickleExt {
+		return "LLM prompts of token ids (the Llama 2 reference's pandas DataFrame pickle, column tok_input)"
+	}
 	return "LLM prompts of token ids (the Llama 3.1 reference's JSON, column tok_input)"
 }
 
@@ -217,15 +224,10 @@ func scoreROUGE(script LLMScript) func(io.Reader, accuracy.Inputs) (accuracy.Sco
 		if err != nil {
 			return nil, err
 		}
-		var p *punkt.Params
-		if in.Punkt != "" {
-			p, err = punkt.ReadTab(in.Punkt)
-		} else {
-			p, err = punkt.English()
-		}
+		split, err := llmtext.Splitter(in.Punkt)
 		if err != nil {
-			return nil, fmt.Errorf("rouge: sentence splitter: %w", err)
+			return nil, fmt.Errorf("rouge: %w", err)
 		}
-		return ROUGE(log, tok, in.Targets, in.Dtype, punkt.NewTokenizer(p), script)
+		return ROUGE(log, tok, in.Targets, in.Dtype, split, script)
 	}
 }

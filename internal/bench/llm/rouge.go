@@ -1,14 +1,13 @@
 package llm
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/llmtext"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/punkt"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/rouge"
@@ -109,12 +108,7 @@ func (r ROUGEResult) Value(m benchmarks.Metric) (float64, bool) {
 // Wraps [accuracy.ErrLog] for a malformed log, a qsl_idx without a target or data
 // that is not whole tokens; a token the tokenizer lacks.
 func ROUGE(log io.Reader, tok *tokenizer.Tokenizer, targets []string, dtype string, split *punkt.Tokenizer, script LLMScript) (ROUGEResult, error) {
-	size := 8
-	switch dtype {
-	case "", "int64":
-	case "int32":
-		size = 4
-	default:
+	if dtype != "" && dtype != "int32" && dtype != "int64" {
 		return ROUGEResult{}, fmt.Errorf("rouge: response dtype %q: want int32 or int64", dtype)
 	}
 	r := ROUGEResult{Script: script}
@@ -128,22 +122,12 @@ func ROUGE(log io.Reader, tok *tokenizer.Tokenizer, targets []string, dtype stri
 		if e.QSLIdx >= uint64(len(targets)) {
 			return fmt.Errorf("%w: qsl_idx %d: the data set has %d reference outputs", accuracy.ErrLog, e.QSLIdx, len(targets))
 		}
-		if len(e.Data)%size != 0 {
-			return fmt.Errorf("%w: qsl_idx %d: %d bytes are not whole %s tokens", accuracy.ErrLog, e.QSLIdx, len(e.Data), dtype)
-		}
-		ids := make([]int32, len(e.Data)/size)
-		for i := range ids {
-			id := int64(int32(binary.LittleEndian.Uint32(e.Data[4*i:])))
-			if size == 8 {
-				id = int64(binary.LittleEndian.Uint64(e.Data[8*i:]))
-			}
-			if _, ok := tok.Token(int32(id)); !ok || id != int64(int32(id)) {
-				return fmt.Errorf("rouge: qsl_idx %d: token id %d is not in the tokenizer", e.QSLIdx, id)
-			}
-			ids[i] = int32(id)
+		ids, err := llmtext.IDs(e.Data, dtype, func(id int32) bool { _, ok := tok.Token(id); return ok })
+		if err != nil {
+			return fmt.Errorf("%w: qsl_idx %d: %w", accuracy.ErrLog, e.QSLIdx, err)
 		}
 		text := tok.Decode(ids, true, tokenizer.CleanUpSpaces(tok.Config().CleanUpTokenizationSpaces))
-		predText, targetText := sentenceLines(split, text), sentenceLines(split, targets[e.QSLIdx])
+		predText, targetText := llmtext.Lines(split, text), llmtext.Lines(split, targets[e.QSLIdx])
 		pred, target := rouge.Tokens(predText), rouge.Tokens(targetText)
 		r1 = append(r1, rouge.N(target, pred, 1))
 		r2 = append(r2, rouge.N(target, pred, 2))
@@ -162,10 +146,4 @@ func ROUGE(log io.Reader, tok *tokenizer.Tokenizer, targets []string, dtype stri
 	r.RougeL = py.NumpyRound(py.NumpyMean(rl)*100, 4)
 	r.RougeLsum = py.NumpyRound(py.NumpyMean(rlsum)*100, 4)
 	return r, nil
-}
-
-// sentenceLines is the scripts' postprocess_text of one text:
-// "\n".join(nltk.sent_tokenize(text.strip())).
-func sentenceLines(split *punkt.Tokenizer, text string) string {
-	return strings.Join(split.Sentences(punkt.PyStrip(text)), "\n")
 }

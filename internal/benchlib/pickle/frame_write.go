@@ -1,9 +1,11 @@
 package pickle
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
 )
 
 // Column is a DataFrame column for [Writer.Frame]: its name and cells.
@@ -170,4 +172,18 @@ func (p *Writer) objectArray(shape []int, cells []any) error {
 	}
 	p.Op('e', 't', 'b')
 	return nil
+}
+
+// WriteFrameFile writes a DataFrame of the columns ([Writer.Frame]) to
+// path.
+func WriteFrameFile(path string, cols []Column) error {
+	var p Writer
+	if err := p.Frame(cols); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	var buf bytes.Buffer
+	if err := p.Encode(&buf); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
