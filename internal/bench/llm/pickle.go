@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/llmtext"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
@@ -34,38 +35,14 @@ func readPicklePrompts(path string) (*Prompts, error) {
 // text, or a row index other than 0..n-1 (the scripts look the
 // reference up by label, the prompt by position).
 func FramePrompts(path string, f *pickle.Frame, target string) (*Prompts, error) {
-	toks, ok := f.Column(promptColumn)
-	if !ok {
-		return nil, fmt.Errorf("%s: %w: no column %q (columns %q)", path, dataset.ErrCorrupt, promptColumn, f.Columns)
+	toks, err := llmtext.FrameTokens(f, promptColumn)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", path, dataset.ErrCorrupt, err)
 	}
-	if f.Index != nil {
-		return nil, fmt.Errorf("%s: %w: the row index is not 0..%d", path, dataset.ErrCorrupt, f.Len()-1)
-	}
-	if f.Len() == 0 {
-		return nil, fmt.Errorf("%s: %w: no rows", path, dataset.ErrCorrupt)
-	}
-	p := &Prompts{Path: path}
-	for i, c := range toks {
-		ids, err := pickle.Ints(c, nil)
-		if err != nil || len(ids) == 0 {
-			return nil, fmt.Errorf("%s: row %d: %w: %q is not a list of token ids", path, i, dataset.ErrCorrupt, promptColumn)
-		}
-		t := make([]int32, len(ids))
-		for k, id := range ids {
-			if id < 0 || id > 1<<31-1 {
-				return nil, fmt.Errorf("%s: row %d: %w: token id %d", path, i, dataset.ErrCorrupt, id)
-			}
-			t[k] = int32(id)
-		}
-		p.Tokens = append(p.Tokens, t)
-	}
-	if outs, ok := f.Column(target); ok {
-		for i, c := range outs {
-			s, ok := c.(string)
-			if !ok {
-				return nil, fmt.Errorf("%s: row %d: %w: %q is not text", path, i, dataset.ErrCorrupt, target)
-			}
-			p.Targets = append(p.Targets, s)
+	p := &Prompts{Path: path, Tokens: toks}
+	if _, ok := f.Column(target); ok {
+		if p.Targets, err = llmtext.FrameTexts(f, target); err != nil {
+			return nil, fmt.Errorf("%s: %w: %w", path, dataset.ErrCorrupt, err)
 		}
 	}
 	return p, nil

@@ -57,11 +57,11 @@ func TestPicklePromptsMalformed(t *testing.T) {
 	}{
 		{name: "no tok_input", cols: []pickle.Column{{Name: "output", Cells: []any{"a"}}}, err: `no column "tok_input"`},
 		{name: "text tokens", cols: []pickle.Column{{Name: "tok_input", Cells: []any{[]int32{1}, "x"}}, {Name: "output", Cells: []any{"a", "b"}}},
-			err: `row 1: corrupt data set file: "tok_input" is not a list of token ids`},
+			err: `corrupt data set file: row 1: "tok_input" is not a list of token ids`},
 		{name: "negative id", cols: []pickle.Column{{Name: "tok_input", Cells: []any{[]int64{-1}}}, {Name: "output", Cells: []any{"a"}}},
-			err: "row 0: corrupt data set file: token id -1"},
+			err: "corrupt data set file: row 0: token id -1"},
 		{name: "numeric output", cols: []pickle.Column{{Name: "tok_input", Cells: []any{[]int32{1}}}, {Name: "output", Cells: []any{int64(4)}}},
-			err: `row 0: corrupt data set file: "output" is not text`},
+			err: `corrupt data set file: row 0: "output" is not text`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
