@@ -112,7 +112,7 @@ func ROUGE(log io.Reader, tok *tokenizer.Tokenizer, targets []string, dtype stri
 		return ROUGEResult{}, fmt.Errorf("rouge: response dtype %q: want int32 or int64", dtype)
 	}
 	r := ROUGEResult{Script: script}
-	var r1, r2, rl, rlsum []float64
+	var scores rouge.Scores
 	seen := map[uint64]bool{}
 	err := accuracy.ReadLog(log, func(e accuracy.Entry) error {
 		if seen[e.QSLIdx] {
@@ -128,11 +128,7 @@ func ROUGE(log io.Reader, tok *tokenizer.Tokenizer, targets []string, dtype stri
 		}
 		text := tok.Decode(ids, true, tokenizer.CleanUpSpaces(tok.Config().CleanUpTokenizationSpaces))
 		predText, targetText := llmtext.Lines(split, text), llmtext.Lines(split, targets[e.QSLIdx])
-		pred, target := rouge.Tokens(predText), rouge.Tokens(targetText)
-		r1 = append(r1, rouge.N(target, pred, 1))
-		r2 = append(r2, rouge.N(target, pred, 2))
-		rl = append(rl, rouge.L(target, pred))
-		rlsum = append(rlsum, rouge.Lsum(rouge.Lines(targetText), rouge.Lines(predText)))
+		scores.Add(targetText, predText)
 		r.GenLen += utf8.RuneCountInString(predText)
 		r.Samples++
 		r.Tokens += len(ids)
@@ -141,9 +137,7 @@ func ROUGE(log io.Reader, tok *tokenizer.Tokenizer, targets []string, dtype stri
 	if err != nil {
 		return ROUGEResult{}, err
 	}
-	r.Rouge1 = py.NumpyRound(py.NumpyMean(r1)*100, 4)
-	r.Rouge2 = py.NumpyRound(py.NumpyMean(r2)*100, 4)
-	r.RougeL = py.NumpyRound(py.NumpyMean(rl)*100, 4)
-	r.RougeLsum = py.NumpyRound(py.NumpyMean(rlsum)*100, 4)
+	p := scores.Percent()
+	r.Rouge1, r.Rouge2, r.RougeL, r.RougeLsum = p[0], p[1], p[2], p[3]
 	return r, nil
 }

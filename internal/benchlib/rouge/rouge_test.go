@@ -1,10 +1,12 @@
 package rouge
 
 import (
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestROUGELsum: hand-worked summary-level LCS.
@@ -71,4 +73,19 @@ func TestROUGEScores(t *testing.T) {
 			assert.InDelta(t, tt.rl, L(tg, pr), 1e-12)
 		})
 	}
+}
+
+// TestScoresPercent: Scores keeps one score a pair and reports the
+// means in percent, rounded to four decimals.
+func TestScoresPercent(t *testing.T) {
+	t.Parallel()
+	var s Scores
+	s.Add("the cat sat", "the cat sat")
+	s.Add("the cat sat", "a dog ran")
+	s.Add("the cat sat\non the mat", "the cat\nsat on a mat")
+	require.Equal(t, 3, s.Len())
+	p := s.Percent()
+	assert.InDelta(t, (1+0+N(Tokens("the cat sat on the mat"), Tokens("the cat sat on a mat"), 1))/3*100, p[0], 1e-4)
+	assert.InDelta(t, p[0], math.Round(p[0]*1e4)/1e4, 0, "rounded to four decimals")
+	assert.Len(t, s.RougeLsum, 3)
 }
