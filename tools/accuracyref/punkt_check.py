@@ -18,7 +18,12 @@ Usage:
   punkt_check.py ENGLISH.json files OUT.json FILE...
       the paragraphs of real text files (Markdown, READMEs)
   punkt_check.py ENGLISH.json tab DIR
-      writes the parameters as NLTK 3.9's punkt_tab/english directory"""
+      writes the parameters as NLTK 3.9's punkt_tab/english directory
+  punkt_check.py ENGLISH.json nltk_data DIR
+      writes an NLTK data directory (NLTK_DATA=DIR) whose English Punkt
+      tokenizer is built from the parameters: tokenizers/punkt/english.pickle
+      and its PY3/ copy (NLTK 3.8's nltk.sent_tokenize loads it) and
+      tokenizers/punkt_tab/english (NLTK 3.9's)"""
 import json
 import os
 import random
@@ -153,6 +158,15 @@ def paragraphs(path):
 def main():
     tok = PunktSentenceTokenizer(params(sys.argv[1]))
     mode = sys.argv[2]
+    if mode == "nltk_data":
+        import pickle
+
+        for d in [os.path.join(sys.argv[3], "tokenizers", "punkt"), os.path.join(sys.argv[3], "tokenizers", "punkt", "PY3")]:
+            os.makedirs(d, exist_ok=True)
+            with open(os.path.join(d, "english.pickle"), "wb") as f:
+                pickle.dump(tok, f)
+        sys.argv[2:4] = ["tab", os.path.join(sys.argv[3], "tokenizers", "punkt_tab", "english")]
+        mode = "tab"
     if mode == "tab":
         d = sys.argv[3]
         os.makedirs(d, exist_ok=True)

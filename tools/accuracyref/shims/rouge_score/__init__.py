@@ -1,0 +1,1 @@
+"""A stand-in for Google's rouge_score (see rouge_scorer)."""
