@@ -52,16 +52,7 @@ func FramePrompts(path string, f *pickle.Frame, target string) (*Prompts, error)
 // columns tok_input and output: OpenOrca as the Llama 2 reference reads
 // it.
 func isPromptsPickle(path string) bool {
-	if !dataset.IsFile(path) || filepath.Ext(path) != pickleExt {
-		return false
-	}
-	f, err := pickle.ReadFrameFile(path)
-	if err != nil {
-		return false
-	}
-	_, hasTok := f.Column(promptColumn)
-	_, hasOut := f.Column(targetColumn)
-	return hasTok && hasOut
+	return dataset.IsFile(path) && filepath.Ext(path) == pickleExt && pickle.IsFrameFile(path, promptColumn, targetColumn)
 }
 
 // PickleReader reads a prompts pickle (OpenOrca as the Llama 2 70B

@@ -3,7 +3,6 @@ package mixtral
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/llmtext"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
@@ -17,8 +16,6 @@ import (
 // entry point from "id" (LANG_ENTRYPOINT) and the prompt from "input".
 // Each sample is one tensor, "input_ids", int32 [tokens].
 const (
-	// PromptTensor is the name of a prompt's tensor.
-	PromptTensor  = "input_ids"
 	datasetColumn = "dataset"
 	targetColumn  = "gt_output"
 	idColumn      = "id"
@@ -79,39 +76,8 @@ func ReadData(path string) (*Data, error) {
 	return d, nil
 }
 
-// isData reports whether path is a DataFrame pickle with the columns
-// tok_input, dataset and gt_output.
-func isData(path string) bool {
-	if !dataset.IsFile(path) || filepath.Ext(path) != ".pkl" {
-		return false
-	}
-	f, err := pickle.ReadFrameFile(path)
-	if err != nil {
-		return false
-	}
-	for _, c := range []string{llmtext.PromptColumn, datasetColumn, targetColumn} {
-		if !slices.Contains(f.Columns, c) {
-			return false
-		}
-	}
-	return true
-}
-
-// data is the open data set.
-type data struct {
-	*dataset.Memory
-	path string
-}
-
-var (
-	_ dataset.Former  = (*data)(nil)
-	_ dataset.Truther = (*data)(nil)
-)
-
-func (d *data) Truth() string { return d.path }
-func (d *data) Form() string {
-	return "Mixtral 8x7B prompts of token ids: OpenOrca, GSM8K and MBXP (the reference's pandas DataFrame pickle, column tok_input)"
-}
+// Form is how `dataset info` names the form.
+const Form = "Mixtral 8x7B prompts of token ids: OpenOrca, GSM8K and MBXP (the reference's pandas DataFrame pickle, column tok_input)"
 
 // Open opens the data set pickle at path.
 func Open(path string) (dataset.Dataset, error) {
@@ -119,20 +85,14 @@ func Open(path string) (dataset.Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data set %s: %w", path, err)
 	}
-	samples := make([]dataset.MemorySample, len(d.Tokens))
-	for i, t := range d.Tokens {
-		samples[i] = dataset.MemorySample{Shapes: [][]int{{len(t)}}, Data: llmtext.Int32Bytes(t)}
-	}
-	m, err := dataset.NewTensorMemory(path, dataset.Schema{{Name: PromptTensor, DType: dataset.Int32, Shape: []int{dataset.Varies}}}, samples, nil)
-	if err != nil {
-		return nil, err
-	}
-	return &data{Memory: m, path: path}, nil
+	return dataset.NewPrompts(path, Form, d.Tokens)
 }
 
 // Reader reads the data set pickle: a .pkl DataFrame with the columns
 // tok_input, dataset and gt_output.
 var Reader = dataset.Reader{
-	Is:   func(p string, _ dataset.Options) bool { return isData(p) },
+	Is: func(p string, _ dataset.Options) bool {
+		return dataset.IsFile(p) && filepath.Ext(p) == ".pkl" && pickle.IsFrameFile(p, llmtext.PromptColumn, datasetColumn, targetColumn)
+	},
 	Open: func(p string, _ dataset.Options) (dataset.Dataset, error) { return Open(p) },
 }

@@ -1,7 +1,6 @@
 package llmtext
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -68,14 +67,4 @@ func FrameTexts(f *pickle.Frame, column string) ([]string, error) {
 		out[i] = s
 	}
 	return out, nil
-}
-
-// Int32Bytes is token ids as a prompt tensor's bytes: int32, little
-// endian.
-func Int32Bytes(ids []int32) []byte {
-	b := make([]byte, 0, 4*len(ids))
-	for _, id := range ids {
-		b = binary.LittleEndian.AppendUint32(b, uint32(id))
-	}
-	return b
 }

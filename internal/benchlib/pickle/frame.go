@@ -487,3 +487,18 @@ func describe(v any) string {
 	}
 	return fmt.Sprintf("a %T", v)
 }
+
+// IsFrameFile reports whether path is a DataFrame pickle with all the
+// columns named.
+func IsFrameFile(path string, columns ...string) bool {
+	f, err := ReadFrameFile(path)
+	if err != nil {
+		return false
+	}
+	for _, c := range columns {
+		if _, ok := f.Column(c); !ok {
+			return false
+		}
+	}
+	return true
+}
