@@ -5,7 +5,9 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/bert"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv3"
+	"github.com/mlperf-host/mlperf-host/internal/bench/llama405b"
 	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
+	"github.com/mlperf-host/mlperf-host/internal/bench/mixtral"
 	"github.com/mlperf-host/mlperf-host/internal/bench/qwen3vl"
 	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
@@ -61,6 +63,10 @@ var table = []Row{
 		Readers: []dataset.Reader{llm.PickleReader, llm.Reader}, Scorer: &llm.ROUGEScorer},
 	{Names: []string{"llama3_1-8b", "llama3_1-8b-edge"}, Package: "llm", Response: llm.Response, Doc: "llama2-70b, llama3.1-8b",
 		Readers: []dataset.Reader{llm.Reader}, Scorer: &llm.CNNDMScorer},
+	{Names: []string{"mixtral-8x7b"}, Package: "mixtral", Response: mixtral.Response, Doc: "mixtral-8x7b",
+		Readers: []dataset.Reader{mixtral.Reader}, Scorer: &mixtral.Scorer},
+	{Names: []string{"llama3_1-405b"}, Package: "llama405b", Response: llama405b.Response, Doc: "llama3.1-405b",
+		Readers: []dataset.Reader{llama405b.Reader}, Scorer: &llama405b.Scorer},
 	{Names: []string{"whisper"}, Package: "whisper", Response: whisper.Response, Doc: "whisper",
 		Readers: []dataset.Reader{whisper.Reader}, Scorer: &whisper.Scorer},
 	{Names: []string{"yolo"}, Package: "yolo", Response: yolo.Response, Doc: "yolo-95, yolo-99",
