@@ -29,12 +29,12 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 	write := fs.String("write", "", "also write the result line to `FILE` (accuracy.txt)")
 	var in accuracy.Inputs
 	scorer := fs.String("scorer", "", "`NAME` of the scorer, one of "+strings.Join(bench.ScorerNames(), ", ")+" (default: the benchmark's)")
-	fs.StringVar(&in.Truth, "truth", "", "ground truth `PATH` the official script reads: openimages directory, SQuAD\ndev-v1.1.json, preprocessed KiTS19 directory, DLRM day-23 file (none when the log holds the labels),\nLLM prompts JSON with its output column, Whisper's LibriSpeech manifest, the IGBH directory (default: the configured\ndata set's)")
+	fs.StringVar(&in.Truth, "truth", "", "ground truth `PATH` the official script reads: openimages directory, SQuAD\ndev-v1.1.json, preprocessed KiTS19 directory, DLRM day-23 file (none when the log holds the labels),\nLLM prompts JSON with its output column or the reference's DataFrame pickle, Whisper's LibriSpeech manifest,\nthe IGBH directory (default: the configured data set's)")
 	fs.StringVar(&in.Vocab, "vocab", "", "tokenizer `FILE`: BERT's vocab.txt, an LLM's tokenizer.json; whisper: openai-whisper's\nnormalizers/english.json (the normalizer's spelling table)")
 	fs.StringVar(&in.Trace, "trace", "", "DLRM aggregation trace `FILE`, with --truth day_23")
 	fs.BoolVar(&in.InvMap, "inv-map", false, "openimages: labels index the categories (accuracy-openimages.py --use-inv-map)")
 	fs.BoolVar(&in.RemoveEmptyImages, "remove-48-empty-images", false, "coco: qsl_idx indexes the images that have annotations (accuracy-coco.py\n--remove-48-empty-images)")
-	fs.StringVar(&in.Punkt, "punkt", "", "rouge, cnndm: NLTK's punkt_tab/english `DIR` to split sentences with (default: the\nembedded English parameters)")
+	fs.StringVar(&in.Punkt, "punkt", "", "rouge, cnndm, mixtral, llama405b: NLTK's punkt_tab/english `DIR` to split sentences with (default: the\nembedded English parameters)")
 	fs.StringVar(&in.Dtype, "dtype", "", "response data `TYPE` where the official script takes one (default: the script's;\nrouge: test06.dtype, the plugins' int32; igbh: uint8, int32, int64 or float32)")
 	pos, err := parse(fs, args)
 	if err != nil {

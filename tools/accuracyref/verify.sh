@@ -173,6 +173,34 @@ for L in "$B/llm/testdata/rougelsum" "$WORK/llm"; do
 		rouge "$L/mlperf_log_accuracy.json" "$L/prompts.json" "$L/tokenizer.json" int32 --script evaluation
 done
 
+# The LLM evaluate-accuracy.py scripts themselves, unchanged, over
+# stand-ins for what Debian lacks (shims/: transformers' AutoTokenizer
+# decoding, evaluate's rouge, rouge_score's RougeScorer, mxeval's
+# checkers, which raise if called) and an NLTK data directory whose
+# English Punkt tokenizer is built from the embedded parameters.
+NLTK=$WORK/nltk_data
+$PY "$ROOT/tools/accuracyref/punkt_check.py" "$PUNKT" nltk_data "$NLTK"
+official() {
+	env NLTK_DATA="$NLTK" PYTHONPATH="$ROOT/tools/accuracyref/shims:$ROOT/tools/accuracyref" $PY "$@"
+}
+LLAMA2=$REPO/language/llama2-70b/evaluate-accuracy.py
+# llama2-70b reads OpenOrca's pickle: here the fixtures' prompts as
+# pandas pickles them, read by the script and by mlperf-host alike.
+for L in "$B/llm/testdata/rougelsum" "$WORK/llm"; do
+	n=$(basename "$L")
+	$PY -c 'import sys, pandas as pd; pd.read_json(sys.argv[1]).to_pickle(sys.argv[2])' "$L/prompts.json" "$WORK/openorca-$n.pkl"
+	same "llama2-70b-pickle-$n" '^\{.rouge1' "$(mh --scorer rouge --truth "$WORK/openorca-$n.pkl" --vocab "$L/tokenizer.json" --dtype int32 "$L/mlperf_log_accuracy.json")" -- \
+		official "$LLAMA2" --checkpoint-path "$L" --mlperf-accuracy-file "$L/mlperf_log_accuracy.json" --dataset-file "$WORK/openorca-$n.pkl" --dtype int32
+done
+MIXTRAL=$REPO/language/mixtral-8x7b/evaluate-accuracy.py
+M=$B/mixtral/testdata/mixtral
+same mixtral '^\{.rouge1' "$(mh --scorer mixtral --truth "$M/data.pkl" --vocab "$M/tokenizer.json" --dtype int32 "$M/mlperf_log_accuracy.json")" -- \
+	official "$MIXTRAL" --checkpoint-path "$M" --mlperf-accuracy-file "$M/mlperf_log_accuracy.json" --dataset-file "$M/data.pkl" --dtype int32
+LLAMA405=$REPO/language/llama3.1-405b/evaluate-accuracy.py
+L=$B/llama405b/testdata/llama405b
+same llama3.1-405b '^\{.(rougeL|exact_match)' "$(mh --scorer llama405b --truth "$L/data.pkl" --vocab "$L/tokenizer.json" --dtype int32 "$L/mlperf_log_accuracy.json")" -- \
+	official "$LLAMA405" --checkpoint-path "$L" --mlperf-accuracy-file "$L/mlperf_log_accuracy.json" --dataset-file "$L/data.pkl" --dtype int32
+
 # WER: openai-whisper is not installable here; shims/whisper stands in for
 # its EnglishTextNormalizer (its docstring says how it was written), so
 # that accuracy_eval.py's own decoding and WER code run unchanged.
@@ -189,6 +217,8 @@ E2E=$WORK/e2e
 e2e() {
 	local ds=data
 	[[ -f $E2E/$1/data/prompts.json ]] && ds=data/prompts.json
+	[[ -f $E2E/$1/data/prompts.pkl ]] && ds=data/prompts.pkl
+	[[ -f $E2E/$1/data/data.pkl ]] && ds=data/data.pkl
 	(cd "$E2E/$1" && "$MLPERF_HOST" accuracy --dataset "$ds" "${@:2}" acc/mlperf_log_accuracy.json 2>/dev/null | head -1)
 }
 same e2e-resnet '^accuracy=' "$(e2e resnet --benchmark resnet)" -- \
@@ -212,8 +242,14 @@ same e2e-3d-unet '^Accuracy:' "$(e2e 3d-unet --benchmark 3d-unet-99)" -- \
 same e2e-dlrm-v2 '^AUC=' "$(e2e dlrm-v2 --round v5.1 --benchmark dlrm-v2-99)" -- \
 	$PY "$DLRM" --mlperf-accuracy-file "$E2E/dlrm-v2/acc/mlperf_log_accuracy.json"
 same e2e-llama2-70b '^\{.rouge1' "$(e2e llama2-70b --benchmark llama2-70b-99.9 --vocab data/tokenizer.json)" -- \
-	rouge "$E2E/llama2-70b/acc/mlperf_log_accuracy.json" "$E2E/llama2-70b/data/prompts.json" \
-	"$E2E/llama2-70b/data/tokenizer.json" int32
+	official "$LLAMA2" --checkpoint-path "$E2E/llama2-70b/data" --mlperf-accuracy-file "$E2E/llama2-70b/acc/mlperf_log_accuracy.json" \
+	--dataset-file "$E2E/llama2-70b/data/prompts.pkl" --dtype int32
+same e2e-mixtral-8x7b '^\{.rouge1' "$(e2e mixtral-8x7b --round v6.0 --benchmark mixtral-8x7b --vocab data/tokenizer.json)" -- \
+	official "$MIXTRAL" --checkpoint-path "$E2E/mixtral-8x7b/data" --mlperf-accuracy-file "$E2E/mixtral-8x7b/acc/mlperf_log_accuracy.json" \
+	--dataset-file "$E2E/mixtral-8x7b/data/data.pkl" --dtype int32
+same e2e-llama3.1-405b '^\{.(rougeL|exact_match)' "$(e2e llama3.1-405b --round v6.0 --benchmark llama3.1-405b --vocab data/tokenizer.json)" -- \
+	official "$LLAMA405" --checkpoint-path "$E2E/llama3.1-405b/data" --mlperf-accuracy-file "$E2E/llama3.1-405b/acc/mlperf_log_accuracy.json" \
+	--dataset-file "$E2E/llama3.1-405b/data/data.pkl" --dtype int32
 same e2e-llama3.1-8b '^\{.rouge1' "$(e2e llama3.1-8b --benchmark llama3.1-8b --vocab data/tokenizer.json)" -- \
 	rouge "$E2E/llama3.1-8b/acc/mlperf_log_accuracy.json" "$E2E/llama3.1-8b/data/prompts.json" \
 	"$E2E/llama3.1-8b/data/tokenizer.json" int32 --script evaluation
