@@ -14,7 +14,9 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/bert"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv3"
+	"github.com/mlperf-host/mlperf-host/internal/bench/llama405b"
 	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
+	"github.com/mlperf-host/mlperf-host/internal/bench/mixtral"
 	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/rgat"
@@ -146,11 +148,18 @@ func benchFixtures() []benchFixture {
 		// Punkt tokenizer over the embedded parameters for ROUGE-Lsum and
 		// gen_len); tokens per sample and gen_len are far below the
 		// targets.
-		{name: "llama2-70b", model: "decoder-signature.onnx", dataset: "data/prompts.json",
+		// llama2-70b reads OpenOrca's pandas pickle, and runs Server and
+		// Interactive besides Offline (round v6.1's choice for the
+		// datacenter).
+		{name: "llama2-70b", model: "decoder-signature.onnx", dataset: "data/prompts.pkl",
 			args: []string{"--benchmark", "llama2-70b-99.9", "--set", "category=datacenter", "--set", "onnx-ort.max_new_tokens=6",
 				"--set", "accuracy.vocab=data/tokenizer.json"},
-			write:     writeLlamaFixture([]string{"w31 w32 w33 w34 w35 w36", "w41 w42, w50 w51.", "W61 w62 w63", "The w51 w52 tokens."}),
-			scenarios: []string{"Offline"},
+			write: func(t *testing.T, dir string) {
+				writeDecoderTokenizer(t, dir)
+				require.NoError(t, llm.WritePicklePrompts(filepath.Join(dir, "prompts.pkl"), decoderPrompts,
+					[]string{"w31 w32 w33 w34 w35 w36", "w41 w42, w50 w51.", "W61 w62 w63", "The w51 w52 tokens."}))
+			},
+			scenarios: []string{"Offline", "Server", "Interactive"},
 			line:      "{'rouge1': 61.6667, 'rouge2': 51.7857, 'rougeL': 61.6667, 'rougeLsum': 61.6667, 'gen_len': 92, 'gen_num': 4, 'gen_tok_len': 24, 'tokens_per_sample': 6.0}", code: exitcode.AccuracyBelowTarget},
 		// References of several sentences (an abbreviation, an initial):
 		// ROUGE-Lsum differs from ROUGE-L.
@@ -160,6 +169,47 @@ func benchFixtures() []benchFixture {
 			write:     writeLlamaFixture([]string{"w31 w32. Mr. w33 w34! w35 w36?", "w44 w43. J. w42 w41.", "W61. W62 w63.", "The w51 w52 tokens. Dr. w53 said so."}),
 			scenarios: []string{"Offline"},
 			line:      "{'rouge1': '68.6397', 'rouge2': '36.6342', 'rougeL': '55.0033', 'rougeLsum': '59.5488', 'gen_len': 92, 'gen_num': 4}", code: exitcode.AccuracyBelowTarget},
+		// Mixtral's pickle of OpenOrca and GSM8K prompts (MBXP's are not
+		// scored: mlperf-host runs no code): the first GSM8K answer's last
+		// number, 46, is right, the second's, 56, wrong (gsm8k 50.0);
+		// evaluate-accuracy.py prints this line on the run's log
+		// (tools/accuracyref/verify.sh).
+		{name: "mixtral-8x7b", model: "decoder-signature.onnx", dataset: "data/data.pkl",
+			args: []string{"--round", "v6.0", "--benchmark", "mixtral-8x7b", "--set", "category=datacenter", "--set", "onnx-ort.max_new_tokens=6",
+				"--set", "accuracy.vocab=data/tokenizer.json"},
+			write: func(t *testing.T, dir string) {
+				writeDecoderTokenizer(t, dir)
+				require.NoError(t, mixtral.WriteData(filepath.Join(dir, "data.pkl"), []mixtral.Row{
+					{Kind: mixtral.OpenOrca, Tokens: decoderPrompts[0], Target: "w31 w32 w33. W34 w35 w36 w37."},
+					{Kind: mixtral.GSM8K, Tokens: decoderPrompts[1], Target: "46"},
+					{Kind: mixtral.OpenOrca, Tokens: decoderPrompts[2], Target: "W61 w62 w63"},
+					{Kind: mixtral.GSM8K, Tokens: decoderPrompts[3], Target: "52"},
+				}))
+			},
+			scenarios: []string{"Offline", "Server"},
+			line:      "{'rouge1': 79.4872, 'rouge2': 74.026, 'rougeL': 79.4872, 'rougeLsum': 79.4872, 'gsm8k': 50.0, 'mbxp': 0, 'gen_len': 46, 'gen_num': 4, 'gen_tok_len': 24, 'tokens_per_sample': 6.0}",
+			code:      exitcode.AccuracyBelowTarget},
+		// Llama 3.1 405B's pickle, a sample of each metric: ROUGE-L; qa_em,
+		// right (the generated text, spaces removed, holds "w43w44") and
+		// wrong; niah_em without a UUID generated (0); evaluate-accuracy.py
+		// prints this line on the run's log (tools/accuracyref/verify.sh).
+		// Its keys come in the order the log first names them: the seeded
+		// schedule's, the decoder answering one sample at a time.
+		{name: "llama3.1-405b", model: "decoder-signature.onnx", dataset: "data/data.pkl",
+			args: []string{"--round", "v6.0", "--benchmark", "llama3.1-405b", "--set", "category=datacenter", "--set", "onnx-ort.max_new_tokens=6",
+				"--set", "accuracy.vocab=data/tokenizer.json"},
+			write: func(t *testing.T, dir string) {
+				writeDecoderTokenizer(t, dir)
+				require.NoError(t, llama405b.WriteData(filepath.Join(dir, "data.pkl"), []llama405b.Row{
+					{Tokens: decoderPrompts[0], Target: "w31 w32 w33 w34", Metric: llama405b.MetricROUGE},
+					{Tokens: decoderPrompts[1], Target: "w43 w44|w99", Metric: llama405b.MetricQA},
+					{Tokens: decoderPrompts[2], Target: "the key is 3f2a9c1e-7b4d-4e2a-9f1c-0a1b2c3d4e5f", Metric: llama405b.MetricNIAH},
+					{Tokens: decoderPrompts[3], Target: "Paris", Metric: llama405b.MetricQA},
+				}))
+			},
+			scenarios: []string{"Offline", "Server", "Interactive"},
+			line:      "{'exact_match': 33.333333333333336, 'rougeL': 80.0, 'gen_len': 92, 'gen_num': 4, 'gen_tok_len': 24, 'tokens_per_sample': 6.0}",
+			code:      exitcode.AccuracyBelowTarget},
 		// Each utterance's audio says its Spoken text in the tone code the
 		// signature model reads back from the log-mel features (80 bins),
 		// one character a token; the other two utterances are not samples
@@ -385,17 +435,27 @@ var benchmarksEndToEndElsewhere = map[string]func(*testing.T){
 	"qwen3-vl-235b-a22b": TestQwen3VLEndToEnd, // the openai plugin against a canned VLM
 }
 
-// writeLlamaFixture writes four prompts with the reference outputs
-// targets and the decoder's byte-level tokenizer: 64 tokens " w<i>", the
-// first three special.
+// decoderPrompts are the prompts of the LLM cases: the decoder counts up
+// from each one's last token.
+var decoderPrompts = [][]int32{{1, 20, 30}, {1, 40}, {1, 60}, {1, 50}}
+
+// writeLlamaFixture writes the four prompts with the reference outputs
+// targets and the decoder's tokenizer.
 func writeLlamaFixture(targets []string) func(t *testing.T, dir string) {
 	return func(t *testing.T, dir string) {
-		require.NoError(t, os.MkdirAll(dir, 0o755))
-		require.NoError(t, llm.WritePrompts(filepath.Join(dir, "prompts.json"), [][]int32{{1, 20, 30}, {1, 40}, {1, 60}, {1, 50}}, targets))
-		vocab := make([]string, 64)
-		for i := range vocab {
-			vocab[i] = "\u0120w" + strconv.Itoa(i)
-		}
-		require.NoError(t, hftokenizer.WriteByteLevel(filepath.Join(dir, "tokenizer.json"), vocab, map[int]string{0: "<unk>", 1: "<s>", 2: "</s>"}))
+		writeDecoderTokenizer(t, dir)
+		require.NoError(t, llm.WritePrompts(filepath.Join(dir, "prompts.json"), decoderPrompts, targets))
 	}
+}
+
+// writeDecoderTokenizer writes the decoder's byte-level tokenizer into
+// dir: 64 tokens " w<i>", the first three special.
+func writeDecoderTokenizer(t *testing.T, dir string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	vocab := make([]string, 64)
+	for i := range vocab {
+		vocab[i] = "\u0120w" + strconv.Itoa(i)
+	}
+	require.NoError(t, hftokenizer.WriteByteLevel(filepath.Join(dir, "tokenizer.json"), vocab, map[int]string{0: "<unk>", 1: "<s>", 2: "</s>"}))
 }
