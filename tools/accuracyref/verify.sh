@@ -200,6 +200,20 @@ LLAMA405=$REPO/language/llama3.1-405b/evaluate-accuracy.py
 L=$B/llama405b/testdata/llama405b
 same llama3.1-405b '^\{.(rougeL|exact_match)' "$(mh --scorer llama405b --truth "$L/data.pkl" --vocab "$L/tokenizer.json" --dtype int32 "$L/mlperf_log_accuracy.json")" -- \
 	official "$LLAMA405" --checkpoint-path "$L" --mlperf-accuracy-file "$L/mlperf_log_accuracy.json" --dataset-file "$L/data.pkl" --dtype int32
+# Larger sets that pandas itself pickles (llm_fixture.py: GSM8K answers
+# right and wrong, with separators, after "\nQ:", in Arabic-Indic digits;
+# UUIDs found, upper-cased, changed, missing; answers after "Answer: " or
+# not), so that the means run numpy's pairwise sum over many samples.
+for seed in 3 4; do
+	M=$WORK/mixtral-$seed
+	$PY "$ROOT/tools/accuracyref/llm_fixture.py" "$M" 400 "$seed" mixtral
+	same "mixtral-$seed" '^\{.rouge1' "$(mh --scorer mixtral --truth "$M/data.pkl" --vocab "$M/tokenizer.json" --dtype int32 "$M/mlperf_log_accuracy.json")" -- \
+		official "$MIXTRAL" --checkpoint-path "$M" --mlperf-accuracy-file "$M/mlperf_log_accuracy.json" --dataset-file "$M/data.pkl" --dtype int32
+	L=$WORK/llama405b-$seed
+	$PY "$ROOT/tools/accuracyref/llm_fixture.py" "$L" 400 "$seed" llama405b
+	same "llama3.1-405b-$seed" '^\{.(rougeL|exact_match)' "$(mh --scorer llama405b --truth "$L/data.pkl" --vocab "$L/tokenizer.json" --dtype int32 "$L/mlperf_log_accuracy.json")" -- \
+		official "$LLAMA405" --checkpoint-path "$L" --mlperf-accuracy-file "$L/mlperf_log_accuracy.json" --dataset-file "$L/data.pkl" --dtype int32
+done
 
 # WER: openai-whisper is not installable here; shims/whisper stands in for
 # its EnglishTextNormalizer (its docstring says how it was written), so
