@@ -10,7 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/bench/llama405b"
 	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
+	"github.com/mlperf-host/mlperf-host/internal/bench/mixtral"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 )
 
@@ -144,6 +146,46 @@ func TestLLMAuditsEndToEnd(t *testing.T) {
 			}
 		}
 	})
+
+	// Round v6.0's mixtral-8x7b and llama3.1-405b ask TEST06 alone: their
+	// Offline runs and TEST06 from their data sets' pickles, in the closed
+	// division (no tokenizer, so that the targets the tiny model misses do
+	// not stop the submission at its accuracy run).
+	for _, tt := range []struct {
+		benchmark, results string
+		write              func(t *testing.T, path string)
+	}{
+		{benchmark: "mixtral-8x7b", results: "mixtral-8x7b", write: func(t *testing.T, path string) {
+			rows := make([]mixtral.Row, len(decoderPrompts))
+			for i, p := range decoderPrompts {
+				rows[i] = mixtral.Row{Kind: []string{mixtral.OpenOrca, mixtral.GSM8K}[i%2], Tokens: p, Target: "46"}
+			}
+			require.NoError(t, mixtral.WriteData(path, rows))
+		}},
+		{benchmark: "llama3.1-405b", results: "llama3.1-405b", write: func(t *testing.T, path string) {
+			rows := make([]llama405b.Row, len(decoderPrompts))
+			for i, p := range decoderPrompts {
+				rows[i] = llama405b.Row{Tokens: p, Target: "w41", Metric: llama405b.MetricQA}
+			}
+			require.NoError(t, llama405b.WriteData(path, rows))
+		}},
+	} {
+		t.Run(tt.benchmark+" TEST06", func(t *testing.T) {
+			t.Parallel()
+			dir := setup(t, tt.benchmark)
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, "data"), 0o755))
+			tt.write(t, filepath.Join(dir, "data", "data.pkl"))
+			args := append([]string{"submit", "--submission", "sub", "--round", "v6.0", "--benchmark", tt.benchmark,
+				"--scenarios", "Offline", "--dataset", "data/data.pkl"}, common...)
+			r := mlperfHost(t, dir, append(args, submitTreeFlags("closed")...)...)
+			assert.Contains(t, r.stderr, "Offline TEST06: TEST PASS", "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			res := filepath.Join(dir, "sub", "closed", "acme", "results", "box", tt.results, "Offline", "TEST06")
+			verdict, err := os.ReadFile(filepath.Join(res, "verify_accuracy.txt"))
+			require.NoError(t, err)
+			golden(t, "audits_test06_"+tt.benchmark, string(verdict))
+			assert.FileExists(t, filepath.Join(res, "accuracy", "mlperf_log_accuracy.json"))
+		})
+	}
 
 	// gpt-oss-120b: TEST07 runs on its compliance set (990 prompts,
 	// test07.dataset), every response logged once and scored by
