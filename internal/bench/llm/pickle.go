@@ -48,18 +48,14 @@ func FramePrompts(path string, f *pickle.Frame, target string) (*Prompts, error)
 	return p, nil
 }
 
-// isPromptsPickle reports whether path is a DataFrame pickle with the
-// columns tok_input and output: OpenOrca as the Llama 2 reference reads
-// it.
-func isPromptsPickle(path string) bool {
-	return dataset.IsFile(path) && filepath.Ext(path) == pickleExt && pickle.IsFrameFile(path, promptColumn, targetColumn)
-}
-
 // PickleReader reads a prompts pickle (OpenOrca as the Llama 2 70B
-// reference reads it).
+// reference reads it): any .pkl file that no other reader claims, so that
+// a pickle no benchmark reads is an error saying why (the columns it
+// lacks, the part of the frame that is not read).
 var PickleReader = dataset.Reader{
-	Is:   func(p string, _ dataset.Options) bool { return isPromptsPickle(p) },
+	Is:   func(p string, _ dataset.Options) bool { return dataset.IsFile(p) && filepath.Ext(p) == pickleExt },
 	Open: func(p string, _ dataset.Options) (dataset.Dataset, error) { return OpenPrompts(p) },
+	Last: true,
 }
 
 // WritePicklePrompts writes a prompts pickle as the Llama 2 70B

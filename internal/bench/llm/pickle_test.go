@@ -20,6 +20,7 @@ func TestPicklePrompts(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "open_orca_gpt4_tokenized_llama.sampled_24576.pkl")
 	require.NoError(t, WritePicklePrompts(path, [][]int32{{1, 2, 3}, {1, 32000}}, []string{"one", "two"}))
+	require.True(t, PickleReader.Last, "tried after the readers of other pickles")
 	require.True(t, PickleReader.Is(path, dataset.Options{}))
 	d, err := PickleReader.Open(path, dataset.Options{})
 	require.NoError(t, err)
@@ -63,6 +64,13 @@ func TestPicklePromptsMalformed(t *testing.T) {
 		{name: "numeric output", cols: []pickle.Column{{Name: "tok_input", Cells: []any{[]int32{1}}}, {Name: "output", Cells: []any{int64(4)}}},
 			err: `corrupt data set file: row 0: "output" is not text`},
 	}
+	// A pickle that is no DataFrame is the prompts reader's (the last
+	// reader of a .pkl), which says what it holds.
+	notFrame := filepath.Join("..", "..", "benchlib", "pickle", "testdata", "files_p4.pkl")
+	require.True(t, PickleReader.Is(notFrame, dataset.Options{}))
+	_, err := PickleReader.Open(notFrame, dataset.Options{})
+	require.ErrorIs(t, err, dataset.ErrCorrupt)
+	assert.ErrorContains(t, err, "files_p4.pkl: pandas DataFrame: the pickle holds a dict")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
