@@ -33,9 +33,10 @@ const (
 	MBXPAccuracy    benchmarks.Metric = "mbxp_accuracy"
 )
 
-// ErrMBXP is returned for a log with MBXP samples: their score runs the
-// generated code in thirteen languages (evaluate_mbxp.py, mxeval's
-// sandbox), which mlperf-host does not do.
+// ErrMBXP is returned for a log with MBXP samples: evaluate_mbxp.py
+// scores those in C++, Python, PHP, JavaScript, Ruby and TypeScript by
+// running the generated code against the test code (mxeval's checkers,
+// 20 s each), which mlperf-host does not do.
 var ErrMBXP = errors.New("mixtral: MBXP samples are scored by running their code, which mlperf-host does not do")
 
 // Result is the score of an accuracy log as evaluate-accuracy.py
