@@ -150,7 +150,7 @@ func TestLLMAuditsEndToEnd(t *testing.T) {
 	// Round v6.0's mixtral-8x7b and llama3.1-405b ask TEST06 alone: their
 	// Offline runs and TEST06 from their data sets' pickles, in the closed
 	// division (no tokenizer, so that the targets the tiny model misses do
-	// not stop the submission at its accuracy run).
+	// not end the submission at its accuracy run).
 	for _, tt := range []struct {
 		benchmark, results string
 		write              func(t *testing.T, path string)

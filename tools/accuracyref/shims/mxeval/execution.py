@@ -1,6 +1,6 @@
 """A stand-in for mxeval.execution, which language/mixtral-8x7b's
 evaluate_mbxp.py imports: its checkers run generated code in thirteen
-languages, which the stand-in does not; a log with MBXP samples stops
+languages, which the stand-in does not; a log with MBXP samples fails
 here, one without them (the fixtures') never calls them."""
 
 
