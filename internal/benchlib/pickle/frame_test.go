@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -135,4 +136,30 @@ func FuzzReadFrame(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkReadFrame reads a frame of 2000 prompts of 500 token ids and
+// their texts, as OpenOrca's pickle holds them.
+func BenchmarkReadFrame(b *testing.B) {
+	n := 2000
+	toks, texts := make([]any, n), make([]any, n)
+	for i := range n {
+		t := make([]int32, 500)
+		for k := range t {
+			t[k] = int32(i*7+k) % 32000
+		}
+		toks[i], texts[i] = t, strings.Repeat("word ", 200)
+	}
+	var p Writer
+	require.NoError(b, p.Frame([]Column{{Name: "tok_input", Cells: toks}, {Name: "output", Cells: texts}}))
+	var buf bytes.Buffer
+	require.NoError(b, p.Encode(&buf))
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ReadFrame(bytes.NewReader(data), int64(len(data))); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -239,6 +239,21 @@ func (u *unpickler) top() (any, error) {
 	return u.stack[len(u.stack)-1], nil
 }
 
+// sizeOf is the width in bytes of the integer that follows opcode op:
+// the value of BININT1/2/4, or the length of a string, byte string or
+// long.
+func sizeOf(op byte) int {
+	switch op {
+	case 'K', 0x8c, 'U', 'C', 0x8a: // BININT1, SHORT_BINUNICODE, SHORT_BINSTRING, SHORT_BINBYTES, LONG1
+		return 1
+	case 'M': // BININT2
+		return 2
+	case 'J', 'X', 'T', 'B', 0x8b: // BININT, BINUNICODE, BINSTRING, BINBYTES, LONG4
+		return 4
+	}
+	return 8 // BINUNICODE8, BINBYTES8, BYTEARRAY8
+}
+
 // run executes opcodes until STOP.
 func (u *unpickler) run() (any, error) {
 	for {
@@ -286,7 +301,7 @@ func (u *unpickler) step(op byte) (done bool, err error) {
 	case 0x89:
 		err = u.push(false)
 	case 'J', 'K', 'M': // BININT, BININT1, BININT2
-		n := map[byte]int{'J': 4, 'K': 1, 'M': 2}[op]
+		n := sizeOf(op)
 		var v uint64
 		if v, err = u.uint(n); err == nil {
 			if n == 4 {
@@ -309,7 +324,7 @@ func (u *unpickler) step(op byte) (done bool, err error) {
 		}
 	case 0x8c, 'X', 0x8d: // SHORT_BINUNICODE, BINUNICODE, BINUNICODE8
 		var n uint64
-		if n, err = u.uint(map[byte]int{0x8c: 1, 'X': 4, 0x8d: 8}[op]); err == nil {
+		if n, err = u.uint(sizeOf(op)); err == nil {
 			var b []byte
 			if b, err = u.read(int64(n)); err == nil {
 				err = u.push(string(b))
@@ -317,7 +332,7 @@ func (u *unpickler) step(op byte) (done bool, err error) {
 		}
 	case 'U', 'T': // SHORT_BINSTRING, BINSTRING (protocol 2's str)
 		var n uint64
-		if n, err = u.uint(map[byte]int{'U': 1, 'T': 4}[op]); err == nil {
+		if n, err = u.uint(sizeOf(op)); err == nil {
 			var b []byte
 			if b, err = u.read(int64(n)); err == nil {
 				err = u.push(string(b))
@@ -325,7 +340,7 @@ func (u *unpickler) step(op byte) (done bool, err error) {
 		}
 	case 'C', 'B', 0x8e, 0x96: // SHORT_BINBYTES, BINBYTES, BINBYTES8, BYTEARRAY8
 		var n uint64
-		if n, err = u.uint(map[byte]int{'C': 1, 'B': 4, 0x8e: 8, 0x96: 8}[op]); err == nil {
+		if n, err = u.uint(sizeOf(op)); err == nil {
 			var v any
 			if v, err = u.bytesOf(int64(n)); err == nil {
 				err = u.push(v)
@@ -395,7 +410,7 @@ func (u *unpickler) step(op byte) (done bool, err error) {
 }
 
 func (u *unpickler) long(op byte) error {
-	n, err := u.uint(map[byte]int{0x8a: 1, 0x8b: 4}[op])
+	n, err := u.uint(sizeOf(op))
 	if err != nil {
 		return err
 	}
