@@ -7,6 +7,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
+	"sync"
+	"time"
 )
 
 // Frame is a pandas DataFrame as pandas.read_pickle reads it: its column
@@ -490,15 +493,52 @@ func describe(v any) string {
 
 // IsFrameFile reports whether path is a DataFrame pickle with all the
 // columns named.
+//
+// # Notes
+//
+// The readers of several benchmarks ask of one file in turn: the column
+// names of the file last read are kept (by path, size and modification
+// time), so that a large pickle is parsed once for all of them.
 func IsFrameFile(path string, columns ...string) bool {
-	f, err := ReadFrameFile(path)
-	if err != nil {
+	names, ok := frameColumns(path)
+	if !ok {
 		return false
 	}
 	for _, c := range columns {
-		if _, ok := f.Column(c); !ok {
+		if !slices.Contains(names, c) {
 			return false
 		}
 	}
 	return true
+}
+
+// lastColumns are the column names of the frame IsFrameFile read last.
+var lastColumns struct {
+	sync.Mutex
+	path    string
+	size    int64
+	modTime time.Time
+	names   []string
+	ok      bool
+}
+
+// frameColumns reads the column names of the DataFrame pickle at path;
+// ok is false for a file that is not one.
+func frameColumns(path string) (names []string, ok bool) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, false
+	}
+	c := &lastColumns
+	c.Lock()
+	defer c.Unlock()
+	if c.path == path && c.size == st.Size() && c.modTime.Equal(st.ModTime()) {
+		return c.names, c.ok
+	}
+	f, err := ReadFrameFile(path)
+	c.path, c.size, c.modTime, c.names, c.ok = path, st.Size(), st.ModTime(), nil, err == nil
+	if err == nil {
+		c.names = f.Columns
+	}
+	return c.names, c.ok
 }

@@ -163,3 +163,18 @@ func BenchmarkReadFrame(b *testing.B) {
 		}
 	}
 }
+
+// TestIsFrameFile: the columns asked of a file are those of its latest
+// contents; a file that is no frame has none.
+func TestIsFrameFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "data.pkl")
+	require.NoError(t, WriteFrameFile(path, []Column{{Name: "tok_input", Cells: []any{[]int32{1}}}, {Name: "output", Cells: []any{"a"}}}))
+	assert.True(t, IsFrameFile(path, "tok_input", "output"))
+	assert.False(t, IsFrameFile(path, "tok_input", "metric"))
+	require.NoError(t, WriteFrameFile(path, []Column{{Name: "tok_input", Cells: []any{[]int32{1, 2}}}, {Name: "metric", Cells: []any{"rouge"}}}))
+	assert.True(t, IsFrameFile(path, "tok_input", "metric"))
+	assert.False(t, IsFrameFile(path, "output"))
+	assert.False(t, IsFrameFile(filepath.Join("testdata", "files_p4.pkl")))
+	assert.False(t, IsFrameFile(filepath.Join(t.TempDir(), "missing.pkl")))
+}
