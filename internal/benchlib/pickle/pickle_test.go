@@ -182,3 +182,68 @@ func TestPersistentCall(t *testing.T) {
 	_, ok = Global("x")
 	assert.False(t, ok)
 }
+
+// TestTorchTensor: a tensor's data.pkl as torch.save writes it reads back
+// as the view of its storage.
+func TestTorchTensor(t *testing.T) {
+	t.Parallel()
+	var w Writer
+	w.TorchTensor("FloatStorage", "0", []int{1, 4, 128, 128})
+	var b bytes.Buffer
+	require.NoError(t, w.EncodeProtocol2(&b))
+	v, err := Load(bytes.NewReader(b.Bytes()), int64(b.Len()))
+	require.NoError(t, err)
+	tt, err := TorchTensorOf(v)
+	require.NoError(t, err)
+	assert.Equal(t, TorchStorage{Type: "FloatStorage", Key: "0", Location: "cpu", Numel: 65536}, tt.Storage)
+	assert.Equal(t, []int{1, 4, 128, 128}, tt.Shape)
+	assert.Equal(t, []int{65536, 16384, 128, 1}, tt.Stride)
+	assert.True(t, tt.Contiguous())
+	assert.Equal(t, 65536, tt.Elements())
+	// 171 bytes, the size of the data.pkl of the reference's latents.pt.
+	assert.Equal(t, 171, b.Len())
+}
+
+// TestTorchTensorErrors: a persistent id other than a torch storage, and
+// a call of something else, are not tensors.
+func TestTorchTensorErrors(t *testing.T) {
+	t.Parallel()
+	rebuild := func(w *Writer, storage func()) {
+		w.Global("torch._utils", "_rebuild_tensor_v2")
+		w.Op('(')
+		storage()
+		w.Int(0)
+		w.Op(')', ')', 't', 'R')
+	}
+	for _, tc := range []struct {
+		name, want string
+		build      func(w *Writer)
+	}{
+		{name: "not a call", want: "want one tensor", build: func(w *Writer) { w.Str("x") }},
+		{name: "a string storage", want: "want a persistent storage id", build: func(w *Writer) { rebuild(w, func() { w.Str("s") }) }},
+		{name: "not a storage id", want: "persistent id x", build: func(w *Writer) { rebuild(w, func() { w.Str("x"); w.Op('Q') }) }},
+		{name: "not a torch class", want: "want a torch storage class", build: func(w *Writer) {
+			rebuild(w, func() {
+				w.Op('(')
+				w.Str("storage")
+				w.Global("numpy", "FloatStorage")
+				w.Str("0")
+				w.Str("cpu")
+				w.Int(1)
+				w.Op('t', 'Q')
+			})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var w Writer
+			tc.build(&w)
+			var b bytes.Buffer
+			require.NoError(t, w.Encode(&b))
+			v, err := Load(bytes.NewReader(b.Bytes()), int64(b.Len()))
+			require.NoError(t, err)
+			_, err = TorchTensorOf(v)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
