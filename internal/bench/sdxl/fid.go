@@ -1,0 +1,247 @@
+package sdxl
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Statistics are the mean and covariance of Inception-v3 features, as
+// fid_score.py's calculate_activation_statistics computes them and
+// val2014.npz holds them (mu, sigma).
+type Statistics struct {
+	Mu []float64
+	// Sigma is the covariance, row-major [len(Mu)][len(Mu)].
+	Sigma []float64
+}
+
+// NewStatistics computes the statistics of features [N][D] (one row an
+// image's pool_3 activations) as np.mean(axis=0) and
+// np.cov(rowvar=False) do: the mean, and the covariance about it over
+// N-1.
+//
+// # Errors
+//
+// Refuses fewer than two rows and rows of different lengths.
+func NewStatistics(features [][]float64) (Statistics, error) {
+	if len(features) < 2 {
+		return Statistics{}, fmt.Errorf("%d feature rows: the covariance needs two or more", len(features))
+	}
+	d := len(features[0])
+	mu := make([]float64, d)
+	for i, f := range features {
+		if len(f) != d {
+			return Statistics{}, fmt.Errorf("feature row %d: %d values, row 0 has %d", i, len(f), d)
+		}
+		for j, v := range f {
+			mu[j] += v
+		}
+	}
+	n := float64(len(features))
+	for j := range mu {
+		mu[j] /= n
+	}
+	sigma := make([]float64, d*d)
+	c := make([]float64, d)
+	for _, f := range features {
+		for j, v := range f {
+			c[j] = v - mu[j]
+		}
+		for a := range d {
+			row := sigma[a*d : a*d+d]
+			for b := a; b < d; b++ {
+				row[b] += c[a] * c[b]
+			}
+		}
+	}
+	for a := range d {
+		for b := a; b < d; b++ {
+			sigma[a*d+b] /= n - 1
+			sigma[b*d+a] = sigma[a*d+b]
+		}
+	}
+	return Statistics{Mu: mu, Sigma: sigma}, nil
+}
+
+// Check reports whether s is a mean of D values and a D×D symmetric
+// covariance.
+func (s Statistics) Check() error {
+	d := len(s.Mu)
+	if d == 0 || len(s.Sigma) != d*d {
+		return fmt.Errorf("statistics of %d means and %d covariances, want D and D×D", d, len(s.Sigma))
+	}
+	for a := range d {
+		for b := range a {
+			if x, y := s.Sigma[a*d+b], s.Sigma[b*d+a]; math.Abs(x-y) > 1e-9*math.Max(1, math.Max(math.Abs(x), math.Abs(y))) {
+				return fmt.Errorf("covariance not symmetric at (%d, %d): %g and %g", a, b, x, y)
+			}
+		}
+	}
+	return nil
+}
+
+// ErrImaginary is FID's error when the product of the covariances has
+// a square root far from real, where calculate_frechet_distance raises
+// "Imaginary component".
+var ErrImaginary = errors.New("imaginary component")
+
+// FID is the Fréchet distance between the Gaussians of two statistics,
+// calculate_frechet_distance's ||mu1 - mu2||² + Tr(sigma1) + Tr(sigma2)
+// - 2 Tr(sqrtm(sigma1 sigma2)).
+//
+// # Notes
+//
+// The trace of the square root is computed as the sum of the square
+// roots of the eigenvalues of √sigma1 sigma2 √sigma1, the same
+// eigenvalues as sigma1 sigma2's (both covariances positive
+// semi-definite), by Jacobi's symmetric eigenvalue method, where scipy's
+// sqrtm takes the whole root through a Schur decomposition and the
+// script keeps its real part: the two agree to rounding. A negative
+// eigenvalue (rounding, or a singular product) contributes its root's
+// real part, 0.
+//
+// # Errors
+//
+// Refuses statistics of different sizes and a covariance that is not
+// symmetric; wraps ErrImaginary where an eigenvalue is negative beyond
+// rounding, so that the root's imaginary part is not negligible (the
+// script's 1e-3).
+func FID(s1, s2 Statistics) (float64, error) {
+	for _, s := range []Statistics{s1, s2} {
+		if err := s.Check(); err != nil {
+			return 0, err
+		}
+	}
+	d := len(s1.Mu)
+	if len(s2.Mu) != d {
+		return 0, fmt.Errorf("statistics of %d and %d features", d, len(s2.Mu))
+	}
+	var dist, tr1, tr2 float64
+	for i := range d {
+		diff := s1.Mu[i] - s2.Mu[i]
+		dist += diff * diff
+		tr1 += s1.Sigma[i*d+i]
+		tr2 += s2.Sigma[i*d+i]
+	}
+	root := sqrtPSD(s1.Sigma, d)
+	m := mul(mul(root, s2.Sigma, d), root, d)
+	for a := range d { // symmetric up to rounding: make it so
+		for b := range a {
+			v := (m[a*d+b] + m[b*d+a]) / 2
+			m[a*d+b], m[b*d+a] = v, v
+		}
+	}
+	var trRoot, imag float64
+	for _, l := range eigenSymmetric(m, d) {
+		if l >= 0 {
+			trRoot += math.Sqrt(l)
+		} else {
+			imag += math.Sqrt(-l)
+		}
+	}
+	if imag > 1e-3 {
+		return 0, fmt.Errorf("%w: %g", ErrImaginary, imag)
+	}
+	return dist + tr1 + tr2 - 2*trRoot, nil
+}
+
+// sqrtPSD is the square root of a symmetric positive semi-definite
+// matrix: V √Λ Vᵀ, negative eigenvalues (rounding) taken as 0.
+func sqrtPSD(a []float64, d int) []float64 {
+	m := append([]float64(nil), a...)
+	v := make([]float64, d*d)
+	lambda := jacobi(m, v, d)
+	out := make([]float64, d*d)
+	for k, l := range lambda {
+		r := math.Sqrt(max(l, 0))
+		if r == 0 {
+			continue
+		}
+		for i := range d {
+			vi := v[i*d+k] * r
+			row := out[i*d : i*d+d]
+			for j := range d {
+				row[j] += vi * v[j*d+k]
+			}
+		}
+	}
+	return out
+}
+
+// eigenSymmetric returns the eigenvalues of the symmetric matrix a.
+func eigenSymmetric(a []float64, d int) []float64 {
+	return jacobi(append([]float64(nil), a...), nil, d)
+}
+
+// jacobi diagonalizes the symmetric matrix a (overwritten) by cyclic
+// Jacobi rotations and returns its eigenvalues; with v non-nil, the
+// eigenvectors are v's columns.
+func jacobi(a, v []float64, d int) []float64 {
+	if v != nil {
+		for i := range d {
+			v[i*d+i] = 1
+		}
+	}
+	for sweep := 0; sweep < 100; sweep++ {
+		var off, diag float64
+		for p := range d {
+			diag += a[p*d+p] * a[p*d+p]
+			for q := p + 1; q < d; q++ {
+				off += a[p*d+q] * a[p*d+q]
+			}
+		}
+		if off <= 1e-30*diag || off == 0 {
+			break
+		}
+		for p := range d {
+			for q := p + 1; q < d; q++ {
+				apq := a[p*d+q]
+				if apq == 0 {
+					continue
+				}
+				theta := (a[q*d+q] - a[p*d+p]) / (2 * apq)
+				t := math.Copysign(1, theta) / (math.Abs(theta) + math.Sqrt(theta*theta+1))
+				c := 1 / math.Sqrt(t*t+1)
+				s := t * c
+				for k := range d { // columns p and q
+					akp, akq := a[k*d+p], a[k*d+q]
+					a[k*d+p], a[k*d+q] = c*akp-s*akq, s*akp+c*akq
+				}
+				for k := range d { // rows p and q
+					apk, aqk := a[p*d+k], a[q*d+k]
+					a[p*d+k], a[q*d+k] = c*apk-s*aqk, s*apk+c*aqk
+				}
+				if v != nil {
+					for k := range d {
+						vkp, vkq := v[k*d+p], v[k*d+q]
+						v[k*d+p], v[k*d+q] = c*vkp-s*vkq, s*vkp+c*vkq
+					}
+				}
+			}
+		}
+	}
+	out := make([]float64, d)
+	for i := range d {
+		out[i] = a[i*d+i]
+	}
+	return out
+}
+
+// mul is the product of two d×d matrices.
+func mul(a, b []float64, d int) []float64 {
+	out := make([]float64, d*d)
+	for i := range d {
+		row := out[i*d : i*d+d]
+		for k := range d {
+			aik := a[i*d+k]
+			if aik == 0 {
+				continue
+			}
+			bk := b[k*d : k*d+d]
+			for j := range d {
+				row[j] += aik * bk[j]
+			}
+		}
+	}
+	return out
+}

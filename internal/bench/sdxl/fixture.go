@@ -1,0 +1,115 @@
+package sdxl
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
+	"github.com/mlperf-host/mlperf-host/internal/dataset"
+)
+
+// WriteCOCO writes a data set into dir in the reference's form:
+// captions/captions.tsv with a row per caption (as tools/coco.py writes
+// it with pandas' to_csv: tab separated, a field with a quote quoted)
+// and latents/latents.pt holding latents of shape [1, 4, size/8,
+// size/8] (as torch.save writes them), or latents.npy with npy.
+func WriteCOCO(dir string, captions []Caption, latents []float32, size int, npy bool) error {
+	shape := []int{1, 4, size / 8, size / 8}
+	if len(latents) != 4*(size/8)*(size/8) {
+		return fmt.Errorf("%d latents for %v", len(latents), shape)
+	}
+	for _, d := range []string{"captions", "latents"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return err
+		}
+	}
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Comma = '\t'
+	if err := w.Write(columns); err != nil {
+		return err
+	}
+	for _, c := range captions {
+		rec := []string{strconv.FormatInt(c.ID, 10), strconv.FormatInt(c.ImageID, 10), c.Caption, strconv.Itoa(c.Height), strconv.Itoa(c.Width), c.FileName, c.URL}
+		if err := w.Write(rec); err != nil {
+			return err
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, CaptionsFile), b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	data := dataset.Float32Bytes(latents)
+	if npy {
+		return dataset.WriteNPYFile(filepath.Join(dir, LatentsNPY), dataset.Spec{DType: dataset.Float32, Shape: shape}, data)
+	}
+	pt, err := TorchArchive("latents", "FloatStorage", shape, data)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, LatentsPT), pt, 0o644)
+}
+
+// TorchArchive is the file torch.save writes for one contiguous tensor
+// (storage class class, its elements data) saved as NAME.pt: a zip of
+// stored entries NAME/data.pkl, NAME/byteorder, NAME/data/0 and
+// NAME/version.
+func TorchArchive(name, class string, shape []int, data []byte) ([]byte, error) {
+	var p pickle.Writer
+	p.TorchTensor(class, "0", shape)
+	var pkl bytes.Buffer
+	if err := p.EncodeProtocol2(&pkl); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	z := zip.NewWriter(&b)
+	for _, e := range []struct {
+		name string
+		data []byte
+	}{{"data.pkl", pkl.Bytes()}, {"byteorder", []byte("little")}, {"data/0", data}, {"version", []byte("3\n")}} {
+		w, err := z.CreateHeader(&zip.FileHeader{Name: name + "/" + e.name, Method: zip.Store})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := w.Write(e.data); err != nil {
+			return nil, err
+		}
+	}
+	if err := z.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// GenerateLatents makes n standard-normal latents from seed (the
+// reference's are torch.randn's with seed 0; these only stand in).
+func GenerateLatents(seed uint64, n int) []float32 {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = float32(rng.NormFloat64())
+	}
+	return out
+}
+
+// GenerateCaptions makes n caption rows in the COCO subset's style: ids
+// and image ids, sizes and file names, captions from words.
+func GenerateCaptions(n int, words []string) []Caption {
+	out := make([]Caption, n)
+	for i := range out {
+		img := int64(100000 + 7919*i)
+		name := fmt.Sprintf("COCO_val2014_%012d.jpg", img)
+		out[i] = Caption{ID: int64(3 * i), ImageID: img, Caption: words[i%len(words)], Height: 480, Width: 640,
+			FileName: name, URL: "http://images.cocodataset.org/val2014/" + name}
+	}
+	return out
+}

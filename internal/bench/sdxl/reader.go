@@ -1,0 +1,419 @@
+package sdxl
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/binary"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
+	"github.com/mlperf-host/mlperf-host/internal/dataset"
+)
+
+// The data set as the reference's tools/coco.py writes it and coco.py
+// reads it: a directory with
+//
+//   - captions/captions.tsv: a header and one row per sample, tab
+//     separated (pandas' read_csv with sep="\t"): id, image_id, caption,
+//     height, width, file_name, coco_url;
+//   - latents/latents.pt (torch.save of the one float32 tensor
+//     [1, 4, 128, 128] every sample starts from: the reference's default
+//     --latent-framework torch), or latents/latents.npy (numpy).
+//
+// Sample i is row i: the accuracy script's df.iloc[qsl_idx].
+const (
+	CaptionsFile = "captions/captions.tsv"
+	LatentsPT    = "latents/latents.pt"
+	LatentsNPY   = "latents/latents.npy"
+)
+
+// The captions file's columns, in the order tools/coco.py writes them.
+var columns = []string{"id", "image_id", "caption", "height", "width", "file_name", "coco_url"}
+
+// The tensors of a sample.
+const (
+	// CaptionTensor is the caption's UTF-8 bytes, uint8 [length]: what
+	// the reference's SUT tokenizes with both of SDXL's tokenizers.
+	CaptionTensor = "caption"
+	// LatentsTensor is the initial latents, float32 (the reference's
+	// latent dtype after .to(float32)) in the file's shape,
+	// [1, 4, height/8, width/8]: the same for every sample.
+	LatentsTensor = "latents"
+)
+
+// Reader opens the captions and latents directory.
+var Reader = dataset.Reader{Is: func(path string, _ dataset.Options) bool { return isCOCO(path) }, Open: open}
+
+func isCOCO(path string) bool {
+	return dataset.IsFile(filepath.Join(path, CaptionsFile)) &&
+		(dataset.IsFile(filepath.Join(path, LatentsPT)) || dataset.IsFile(filepath.Join(path, LatentsNPY)))
+}
+
+// Caption is one row of the captions file.
+type Caption struct {
+	ID, ImageID   int64
+	Caption       string
+	Height, Width int
+	FileName, URL string
+}
+
+// COCO is the data set: the captions and the latents.
+type COCO struct {
+	dir      string
+	Captions []Caption
+	// Latents are the initial latents' elements; LatentsShape their
+	// shape; LatentsFile the file they came from.
+	Latents      []float32
+	LatentsShape []int
+	LatentsFile  string
+	latents      []byte
+	schema       dataset.Schema
+}
+
+var (
+	_ dataset.Dataset = (*COCO)(nil)
+	_ dataset.Former  = (*COCO)(nil)
+	_ dataset.Truther = (*COCO)(nil)
+)
+
+func open(path string, _ dataset.Options) (dataset.Dataset, error) { return OpenCOCO(path) }
+
+// OpenCOCO reads the captions file and the latents of dir (latents.pt
+// when both are there, as the reference's default).
+//
+// # Errors
+//
+// Names the file and the row of a captions file without the reference's
+// columns, a row of the wrong field count, a field that is not a number
+// or an empty caption; the file of latents that are not one float
+// tensor (float32, float16 or bfloat16) of four dimensions.
+func OpenCOCO(dir string) (*COCO, error) {
+	caps, err := ReadCaptions(filepath.Join(dir, CaptionsFile))
+	if err != nil {
+		return nil, err
+	}
+	c := &COCO{dir: dir, Captions: caps}
+	c.LatentsFile = filepath.Join(dir, LatentsPT)
+	if dataset.IsFile(c.LatentsFile) {
+		c.Latents, c.LatentsShape, err = ReadLatentsPT(c.LatentsFile)
+	} else {
+		c.LatentsFile = filepath.Join(dir, LatentsNPY)
+		c.Latents, c.LatentsShape, err = ReadLatentsNPY(c.LatentsFile)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(c.LatentsShape) != 4 {
+		return nil, fmt.Errorf("%s: %w: latents of shape %v, want [batch, channels, height/8, width/8]", filepath.Base(c.LatentsFile), dataset.ErrCorrupt, c.LatentsShape)
+	}
+	c.latents = dataset.Float32Bytes(c.Latents)
+	c.schema = dataset.Schema{
+		{Name: CaptionTensor, DType: dataset.Uint8, Shape: []int{dataset.Varies}},
+		{Name: LatentsTensor, DType: dataset.Float32, Shape: c.LatentsShape},
+	}
+	return c, nil
+}
+
+// ImageSize is the generated images' height and width: the latents'
+// times the VAE's scale factor, 8 (1024 for the published latents).
+func (c *COCO) ImageSize() (height, width int) {
+	return 8 * c.LatentsShape[2], 8 * c.LatentsShape[3]
+}
+
+// Name implements dataset.Dataset.
+func (c *COCO) Name() string { return c.dir }
+
+// Len implements dataset.Dataset.
+func (c *COCO) Len() int { return len(c.Captions) }
+
+// Schema implements dataset.Dataset.
+func (c *COCO) Schema() dataset.Schema { return c.schema }
+
+// Shapes implements dataset.Dataset.
+func (c *COCO) Shapes(i int) ([][]int, error) {
+	if i < 0 || i >= len(c.Captions) {
+		return nil, fmt.Errorf("data set %s: sample index %d out of range [0, %d)", c.dir, i, len(c.Captions))
+	}
+	return [][]int{{len(c.Captions[i].Caption)}, c.LatentsShape}, nil
+}
+
+// ReadSample implements dataset.Dataset: the caption's bytes, then the
+// latents.
+func (c *COCO) ReadSample(i int, dst []byte) error {
+	shapes, err := c.Shapes(i)
+	if err != nil {
+		return err
+	}
+	if n := c.schema.SampleBytes(shapes); len(dst) != n {
+		return fmt.Errorf("data set %s: buffer of %d bytes for the %d-byte sample %d", c.dir, len(dst), n, i)
+	}
+	n := copy(dst, c.Captions[i].Caption)
+	copy(dst[n:], c.latents)
+	return nil
+}
+
+// Labels implements dataset.Dataset: none.
+func (c *COCO) Labels() []int { return nil }
+
+// Close implements dataset.Dataset.
+func (c *COCO) Close() error { return nil }
+
+// Form implements dataset.Former.
+func (c *COCO) Form() string {
+	h, w := c.ImageSize()
+	return fmt.Sprintf("SDXL COCO 2014 captions (%d captions; latents %s %v: %dx%d images)", len(c.Captions), filepath.Base(c.LatentsFile), c.LatentsShape, w, h)
+}
+
+// Truth implements dataset.Truther: the captions file, which the
+// accuracy script reads as --caption-path.
+func (c *COCO) Truth() string { return filepath.Join(c.dir, CaptionsFile) }
+
+// ReadCaptions reads a captions file as pandas' read_csv(sep="\t") does
+// the reference's: a header naming the columns, quoted fields with
+// doubled quotes inside.
+//
+// # Errors
+//
+// Names the file and the row (1 is the first after the header).
+func ReadCaptions(path string) ([]Caption, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCaptions(data, filepath.Base(path))
+}
+
+// ParseCaptions parses the captions file's bytes; name is the file's
+// name in errors.
+func ParseCaptions(data []byte, name string) ([]Caption, error) {
+	r := csv.NewReader(bytes.NewReader(data))
+	r.Comma = '\t'
+	r.LazyQuotes = true
+	r.FieldsPerRecord = -1
+	head, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: header: %w", name, dataset.ErrCorrupt, err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[h] = i
+	}
+	for _, c := range columns {
+		if _, ok := col[c]; !ok {
+			return nil, fmt.Errorf("%s: %w: header %q has no column %q (want %s)", name, dataset.ErrCorrupt, strings.Join(head, "\t"), c, strings.Join(columns, ", "))
+		}
+	}
+	var out []Caption
+	for row := 1; ; row++ {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w: row %d: %w", name, dataset.ErrCorrupt, row, err)
+		}
+		if len(rec) != len(head) {
+			return nil, fmt.Errorf("%s: %w: row %d: %d fields, the header has %d", name, dataset.ErrCorrupt, row, len(rec), len(head))
+		}
+		c := Caption{Caption: rec[col["caption"]], FileName: rec[col["file_name"]], URL: rec[col["coco_url"]]}
+		if c.Caption == "" {
+			return nil, fmt.Errorf("%s: %w: row %d: empty caption", name, dataset.ErrCorrupt, row)
+		}
+		var ints [4]int64
+		for i, f := range []string{"id", "image_id", "height", "width"} {
+			if _, err := fmt.Sscan(rec[col[f]], &ints[i]); err != nil || fmt.Sprint(ints[i]) != strings.TrimLeft(strings.TrimSpace(rec[col[f]]), "+") {
+				return nil, fmt.Errorf("%s: %w: row %d: %s %q is not an integer", name, dataset.ErrCorrupt, row, f, rec[col[f]])
+			}
+		}
+		c.ID, c.ImageID, c.Height, c.Width = ints[0], ints[1], int(ints[2]), int(ints[3])
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: %w: no captions", name, dataset.ErrCorrupt)
+	}
+	return out, nil
+}
+
+// maxLatents bounds the latents' elements (a 16384² image's).
+const maxLatents = 1 << 24
+
+// ReadLatentsPT reads latents.pt, a torch.save archive of one tensor: a
+// zip of <name>/data.pkl (the tensor: _rebuild_tensor_v2 of a storage),
+// <name>/byteorder ("little") and <name>/data/<key> (the storage's
+// elements). The elements are converted to float32 as the reference's
+// .to(torch.float32) does (exactly, from float16 or bfloat16).
+//
+// # Errors
+//
+// Names the file and what is wrong: not a zip, no data.pkl, a pickle of
+// other than one tensor, a storage type other than float, bfloat16 or
+// half, a big-endian archive, a view that is not its storage's
+// contiguous elements or that runs past them.
+func ReadLatentsPT(path string) ([]float32, []int, error) {
+	name := filepath.Base(path)
+	z, err := zip.OpenReader(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w: not a torch.save archive: %w", name, dataset.ErrCorrupt, err)
+	}
+	defer z.Close()
+	v, err := loadLatentsPT(&z.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return v.values, v.shape, nil
+}
+
+type latents struct {
+	values []float32
+	shape  []int
+}
+
+// loadLatentsPT reads the tensor of a torch.save archive.
+func loadLatentsPT(z *zip.Reader) (latents, error) {
+	entries := map[string]*zip.File{}
+	prefix := ""
+	for _, f := range z.File {
+		entries[f.Name] = f
+		if strings.HasSuffix(f.Name, "/data.pkl") && strings.Count(f.Name, "/") == 1 {
+			prefix = strings.TrimSuffix(f.Name, "data.pkl")
+		}
+	}
+	if prefix == "" {
+		return latents{}, fmt.Errorf("%w: no <name>/data.pkl entry", dataset.ErrCorrupt)
+	}
+	read := func(entry string, limit int64) ([]byte, error) {
+		f, ok := entries[prefix+entry]
+		if !ok {
+			return nil, fmt.Errorf("%w: no entry %s", dataset.ErrCorrupt, prefix+entry)
+		}
+		if f.UncompressedSize64 > uint64(limit) {
+			return nil, fmt.Errorf("%w: entry %s of %d bytes", dataset.ErrCorrupt, f.Name, f.UncompressedSize64)
+		}
+		r, err := f.Open()
+		if err != nil {
+			return nil, fmt.Errorf("%w: entry %s: %w", dataset.ErrCorrupt, f.Name, err)
+		}
+		defer r.Close()
+		b, err := io.ReadAll(io.LimitReader(r, limit+1))
+		if err == nil && int64(len(b)) > limit {
+			err = errors.New("too long")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: entry %s: %w", dataset.ErrCorrupt, f.Name, err)
+		}
+		return b, nil
+	}
+	if order, err := read("byteorder", 16); err == nil && string(order) != "little" {
+		return latents{}, fmt.Errorf("%w: byte order %q, want little", dataset.ErrCorrupt, order)
+	}
+	pkl, err := read("data.pkl", 1<<20)
+	if err != nil {
+		return latents{}, err
+	}
+	obj, err := pickle.Load(bytes.NewReader(pkl), int64(len(pkl)))
+	if err != nil {
+		return latents{}, fmt.Errorf("%w: %sdata.pkl: %w", dataset.ErrCorrupt, prefix, err)
+	}
+	t, err := pickle.TorchTensorOf(obj)
+	if err != nil {
+		return latents{}, fmt.Errorf("%w: %sdata.pkl: %w", dataset.ErrCorrupt, prefix, err)
+	}
+	size := map[string]int{"FloatStorage": 4, "HalfStorage": 2, "BFloat16Storage": 2}[t.Storage.Type]
+	if size == 0 {
+		return latents{}, fmt.Errorf("%w: a %s tensor, want float, half or bfloat16", dataset.ErrCorrupt, t.Storage.Type)
+	}
+	n := t.Elements()
+	if n > maxLatents || !t.Contiguous() || t.Offset+int64(n) > t.Storage.Numel {
+		return latents{}, fmt.Errorf("%w: a view of size %v, stride %v at offset %d of %d elements: want the storage's contiguous elements", dataset.ErrCorrupt, t.Shape, t.Stride, t.Offset, t.Storage.Numel)
+	}
+	data, err := read("data/"+t.Storage.Key, t.Storage.Numel*int64(size))
+	if err != nil {
+		return latents{}, err
+	}
+	if int64(len(data)) != t.Storage.Numel*int64(size) {
+		return latents{}, fmt.Errorf("%w: storage %s: %d bytes for %d elements", dataset.ErrCorrupt, t.Storage.Key, len(data), t.Storage.Numel)
+	}
+	data = data[t.Offset*int64(size):]
+	out := make([]float32, n)
+	for i := range out {
+		switch t.Storage.Type {
+		case "FloatStorage":
+			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))
+		case "BFloat16Storage":
+			out[i] = math.Float32frombits(uint32(binary.LittleEndian.Uint16(data[2*i:])) << 16)
+		default:
+			out[i] = halfToFloat(binary.LittleEndian.Uint16(data[2*i:]))
+		}
+	}
+	return latents{values: out, shape: t.Shape}, nil
+}
+
+// halfToFloat converts an IEEE half to float32, exactly.
+func halfToFloat(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	frac := uint32(h) & 0x3ff
+	switch {
+	case exp == 0x1f:
+		return math.Float32frombits(sign | 0xff<<23 | frac<<13)
+	case exp == 0 && frac == 0:
+		return math.Float32frombits(sign)
+	case exp == 0: // subnormal: frac × 2^-24
+		v := float32(frac) / (1 << 24)
+		if sign != 0 {
+			v = -v
+		}
+		return v
+	}
+	return math.Float32frombits(sign | (exp+127-15)<<23 | frac<<13)
+}
+
+// ReadLatentsNPY reads latents.npy (float32, float16 or float64; the
+// reference's torch.Tensor(np.load(...)) makes float32 of it).
+//
+// # Errors
+//
+// Names the file of a malformed or short .npy file or one of another
+// dtype.
+func ReadLatentsNPY(path string) ([]float32, []int, error) {
+	name := filepath.Base(path)
+	h, err := dataset.ReadNPYFileHeader(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	n := h.Spec.Elements()
+	if n > maxLatents {
+		return nil, nil, fmt.Errorf("%s: %w: %v latents", name, dataset.ErrCorrupt, h.Spec.Shape)
+	}
+	if h.Spec.DType != dataset.Float32 && h.Spec.DType != dataset.Float16 && h.Spec.DType != dataset.Float64 {
+		return nil, nil, fmt.Errorf("%s: %w: %s latents, want float32", name, dataset.ErrMismatch, h.Spec.DType)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	data := make([]byte, h.Spec.Bytes())
+	if _, err := f.ReadAt(data, h.DataOffset); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w: %d bytes of data for %v: %w", name, dataset.ErrCorrupt, len(data), h.Spec, err)
+	}
+	out := make([]float32, n)
+	for i := range out {
+		switch h.Spec.DType {
+		case dataset.Float32:
+			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))
+		case dataset.Float16:
+			out[i] = halfToFloat(binary.LittleEndian.Uint16(data[2*i:]))
+		default:
+			out[i] = float32(math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:])))
+		}
+	}
+	return out, h.Spec.Shape, nil
+}
