@@ -35,6 +35,7 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 	fs.BoolVar(&in.InvMap, "inv-map", false, "openimages: labels index the categories (accuracy-openimages.py --use-inv-map)")
 	fs.BoolVar(&in.RemoveEmptyImages, "remove-48-empty-images", false, "coco: qsl_idx indexes the images that have annotations (accuracy-coco.py\n--remove-48-empty-images)")
 	fs.StringVar(&in.Punkt, "punkt", "", "rouge, cnndm, mixtral, llama405b: NLTK's punkt_tab/english `DIR` to split sentences with (default: the\nembedded English parameters)")
+	fs.StringVar(&in.Features, "features", "", "stable-diffusion-xl: `DIR` of the networks' outputs FID and CLIP are computed from\n(docs/benchmarks.md); without it, the command running the official script is printed")
 	fs.StringVar(&in.Dtype, "dtype", "", "response data `TYPE` where the official script takes one (default: the script's;\nrouge: test06.dtype, the plugins' int32; igbh: uint8, int32, int64 or float32)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -84,7 +85,7 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 // and the configured data set (its ground truth), as a run does.
 func scorerInputs(c *config.Config, sc accuracy.Scorer, flags accuracy.Inputs) (accuracy.Inputs, error) {
 	for _, f := range []struct{ flag, key *string }{{&flags.Truth, &c.Scoring.Truth}, {&flags.Vocab, &c.Scoring.Vocab},
-		{&flags.Trace, &c.Scoring.Trace}, {&flags.Dtype, &c.Scoring.DType}, {&flags.Punkt, &c.Scoring.Punkt}} {
+		{&flags.Trace, &c.Scoring.Trace}, {&flags.Dtype, &c.Scoring.DType}, {&flags.Punkt, &c.Scoring.Punkt}, {&flags.Features, &c.Scoring.Features}} {
 		if *f.flag != "" {
 			*f.key = *f.flag
 		}

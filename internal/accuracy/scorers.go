@@ -54,6 +54,10 @@ type Inputs struct {
 	// split an LLM's texts into sentences; empty for the embedded English
 	// ones.
 	Punkt string
+	// Features is the directory of the networks' outputs a scorer whose
+	// metric needs a network reads instead (SDXL's Inception-v3 features
+	// and CLIP embeddings).
+	Features string
 }
 
 // Scorer scores one benchmark's accuracy logs as its official script:

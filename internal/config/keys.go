@@ -85,6 +85,11 @@ const (
 	// parameters split an LLM's texts into sentences (ROUGE-Lsum); empty:
 	// the embedded English ones.
 	KeyAccuracyPunkt = "accuracy.punkt"
+	// KeyAccuracyFeatures is the directory of the networks' outputs the
+	// SDXL scorer computes FID and CLIP scores from (the reference
+	// statistics, the generated images' Inception-v3 features, their CLIP
+	// embeddings and their captions').
+	KeyAccuracyFeatures = "accuracy.features"
 	// KeyTEST06EOS and KeyTEST06DType are the EOS tokens and the token
 	// type TEST06 checks an LLM's outputs with.
 	KeyTEST06EOS   = "test06.eos_token_id"
@@ -217,6 +222,7 @@ func keySpecs() []keySpec {
 		{key: KeyAccuracyTrace, help: "DLRM aggregation trace the scorer reads with a day-23 ground truth", checker: str("a path", anyString)},
 		{key: KeyAccuracyDType, help: "response dtype where the official script takes one (default: the script's)", checker: str("a dtype name", anyString)},
 		{key: KeyAccuracyPunkt, help: "NLTK punkt_tab/<language> directory an LLM scorer splits sentences with (default: the embedded English parameters)", checker: str("a path", anyString)},
+		{key: KeyAccuracyFeatures, help: "stable-diffusion-xl: directory of the Inception-v3 statistics and features and CLIP embeddings the FID and CLIP scores are computed from", checker: str("a path", anyString)},
 		{key: KeyTEST06EOS, help: "EOS token ids TEST06 checks an LLM's outputs with, comma-separated (default: the model's generation config's)",
 			checker: str("comma-separated non-negative integers", uintList)},
 		with(keySpec{key: KeyTEST06DType, def: "int32", help: "token type of an LLM's outputs, for TEST06"}, oneOf("int64", "int32", "int16", "float32")),

@@ -3,8 +3,10 @@ package sdxl
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/binary"
 	"encoding/csv"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -112,4 +114,62 @@ func GenerateCaptions(n int, words []string) []Caption {
 			FileName: name, URL: "http://images.cocodataset.org/val2014/" + name}
 	}
 	return out
+}
+
+// WriteFeatures writes a features directory (ScoreLog's): the reference
+// statistics as val2014.npz (mu.npy and sigma.npy, float64, deflated as
+// np.savez_compressed writes them), the generated images' Inception
+// features and their CLIP image and text embeddings as float64 and
+// float32 .npy files.
+func WriteFeatures(dir string, ref Statistics, inception [][]float64, clipImage, clipText [][]float32) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	z := zip.NewWriter(&b)
+	d := len(ref.Mu)
+	for _, a := range []struct {
+		name  string
+		shape []int
+		v     []float64
+	}{{"mu.npy", []int{d}, ref.Mu}, {"sigma.npy", []int{d, d}, ref.Sigma}} {
+		w, err := z.CreateHeader(&zip.FileHeader{Name: a.name, Method: zip.Deflate})
+		if err != nil {
+			return err
+		}
+		if err := dataset.WriteNPY(w, dataset.Spec{DType: dataset.Float64, Shape: a.shape}, float64Bytes(a.v)); err != nil {
+			return err
+		}
+	}
+	if err := z.Close(); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, StatisticsFile), b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	var flat []float64
+	for _, r := range inception {
+		flat = append(flat, r...)
+	}
+	if err := dataset.WriteNPYFile(filepath.Join(dir, InceptionFile), dataset.Spec{DType: dataset.Float64, Shape: []int{len(inception), len(inception[0])}}, float64Bytes(flat)); err != nil {
+		return err
+	}
+	for name, rows := range map[string][][]float32{CLIPImageFile: clipImage, CLIPTextFile: clipText} {
+		var f []float32
+		for _, r := range rows {
+			f = append(f, r...)
+		}
+		if err := dataset.WriteNPYFile(filepath.Join(dir, name), dataset.Spec{DType: dataset.Float32, Shape: []int{len(rows), len(rows[0])}}, dataset.Float32Bytes(f)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func float64Bytes(v []float64) []byte {
+	b := make([]byte, 0, 8*len(v))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+	}
+	return b
 }

@@ -404,16 +404,26 @@ func ReadLatentsNPY(path string) ([]float32, []int, error) {
 	if _, err := f.ReadAt(data, h.DataOffset); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w: %d bytes of data for %v: %w", name, dataset.ErrCorrupt, len(data), h.Spec, err)
 	}
+	v := floats(h.Spec.DType, data)
 	out := make([]float32, n)
-	for i := range out {
-		switch h.Spec.DType {
-		case dataset.Float32:
-			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))
-		case dataset.Float16:
-			out[i] = halfToFloat(binary.LittleEndian.Uint16(data[2*i:]))
-		default:
-			out[i] = float32(math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:])))
-		}
+	for i, x := range v {
+		out[i] = float32(x)
 	}
 	return out, h.Spec.Shape, nil
+}
+
+// floats reads little-endian float16, float32 or float64 data.
+func floats(t dataset.DType, data []byte) []float64 {
+	out := make([]float64, len(data)/t.Size())
+	for i := range out {
+		switch t {
+		case dataset.Float16:
+			out[i] = float64(halfToFloat(binary.LittleEndian.Uint16(data[2*i:])))
+		case dataset.Float32:
+			out[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:])))
+		default:
+			out[i] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:]))
+		}
+	}
+	return out
 }
