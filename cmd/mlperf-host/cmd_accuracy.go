@@ -12,6 +12,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/bench"
 	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
+	"github.com/mlperf-host/mlperf-host/internal/bench/sdxl"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/punkt"
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
@@ -36,6 +37,8 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 	fs.BoolVar(&in.RemoveEmptyImages, "remove-48-empty-images", false, "coco: qsl_idx indexes the images that have annotations (accuracy-coco.py\n--remove-48-empty-images)")
 	fs.StringVar(&in.Punkt, "punkt", "", "rouge, cnndm, mixtral, llama405b: NLTK's punkt_tab/english `DIR` to split sentences with (default: the\nembedded English parameters)")
 	fs.StringVar(&in.Features, "features", "", "stable-diffusion-xl: `DIR` of the networks' outputs FID and CLIP are computed from\n(docs/benchmarks.md); without it, the command running the official script is printed")
+	images := fs.String("images", "", "stable-diffusion-xl: write the compliance images and their captions.txt into `DIR`, as\naccuracy_coco.py's --compliance-images-path (default: images/ beside the log)")
+	allImages := fs.Bool("all-images", false, "stable-diffusion-xl: write every logged image into the --images directory")
 	fs.StringVar(&in.Dtype, "dtype", "", "response data `TYPE` where the official script takes one (default: the script's;\nrouge: test06.dtype, the plugins' int32; igbh: uint8, int32, int64 or float32)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -61,6 +64,9 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 		sin, err := scorerInputs(c, sc, in)
 		if err != nil {
 			return err
+		}
+		if sc.Name == sdxl.Scorer.Name {
+			return a.accuracySDXL(c, log, sin, *images, *allImages, *write)
 		}
 		return a.scoreWith(sc, c, log, sin, *write)
 	}
@@ -190,4 +196,50 @@ func (a *app) printAccuracy(target string, res resnet.Result) error {
 			fmt.Errorf("accuracy %.3f%% is below the target %.4f%%", res.Accuracy, res.Target), "")
 	}
 	return nil
+}
+
+// accuracySDXL writes the compliance images of a stable-diffusion-xl log
+// (and their captions.txt, from the captions file, the data set's or
+// --truth) as accuracy_coco.py does, then scores the log from the
+// networks' outputs (--features); without them it prints the command
+// that runs the official script on the log and what was written.
+func (a *app) accuracySDXL(c *config.Config, log string, in accuracy.Inputs, images string, all bool, write string) error {
+	if in.Truth == "" {
+		return exitcode.New(exitcode.Dataset, errors.New("sdxl scorer: no captions file"),
+			"pass the data set (--dataset) or its captions/captions.tsv with --truth")
+	}
+	caps, err := sdxl.ReadCaptions(in.Truth)
+	if err != nil {
+		return exitcode.New(exitcode.Dataset, fmt.Errorf("sdxl scorer: captions: %w", err), "")
+	}
+	if images == "" {
+		images = filepath.Join(filepath.Dir(log), "images")
+	}
+	f, err := os.Open(log)
+	if err != nil {
+		return exitcode.New(exitcode.Dataset, fmt.Errorf("accuracy log: %w", err), "run with --mode accuracy first, or pass the log's path")
+	}
+	ids := sdxl.ComplianceIDsOf(len(caps))
+	if len(ids) < len(sdxl.ComplianceIDs) {
+		fmt.Fprintf(a.stdout, "(%d of the %d compliance image ids are beyond the %d captions)\n", len(sdxl.ComplianceIDs)-len(ids), len(sdxl.ComplianceIDs), len(caps))
+	}
+	n, err := sdxl.WriteImages(images, f, caps, ids, all, 0, 0)
+	f.Close()
+	if err != nil {
+		return exitcode.New(exitcode.Dataset, fmt.Errorf("sdxl scorer, accuracy log %s: %w", log, err), "")
+	}
+	fmt.Fprintf(a.stdout, "wrote %d images and captions.txt into %s\n", n, images)
+	if in.Features != "" {
+		return a.scoreWith(sdxl.Scorer, c, log, in, write)
+	}
+	abs := func(p string) string {
+		if q, err := filepath.Abs(p); err == nil {
+			return q
+		}
+		return p
+	}
+	fmt.Fprintf(a.stdout, "the official scorer (Inception-v3 and CLIP; INFERENCE_REPO is a checkout of mlcommons/inference):\n  %s\n",
+		sdxl.Command(abs(log), abs(in.Truth), abs(images), filepath.Join(filepath.Dir(abs(log)), "coco-results.json")))
+	return exitcode.New(exitcode.Dataset, fmt.Errorf("sdxl scorer: %w: not scored", sdxl.ErrNetworks),
+		"run the command above, or pass the networks' outputs with --features DIR (docs/benchmarks.md)")
 }

@@ -69,7 +69,8 @@ type Scorer struct {
 	Name string
 	// Script is the official script's path in mlcommons/inference.
 	Script string
-	// Needs lists the inputs it cannot score without: "truth", "vocab".
+	// Needs lists the inputs it cannot score without: "truth", "vocab",
+	// "features".
 	Needs []string
 	// VocabIs names the file it reads as Inputs.Vocab; "" for a
 	// tokenizer's vocabulary.
@@ -87,8 +88,9 @@ type Scorer struct {
 
 // The inputs a scorer may need (Scorer.Needs).
 const (
-	NeedTruth = "truth"
-	NeedVocab = "vocab"
+	NeedTruth    = "truth"
+	NeedVocab    = "vocab"
+	NeedFeatures = "features"
 )
 
 // OpenInput opens path, one of a scorer's inputs, naming it as what in

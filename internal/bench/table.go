@@ -12,6 +12,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/rgat"
+	"github.com/mlperf-host/mlperf-host/internal/bench/sdxl"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
 	"github.com/mlperf-host/mlperf-host/internal/bench/whisper"
 	"github.com/mlperf-host/mlperf-host/internal/bench/yolo"
@@ -75,4 +76,6 @@ var table = []Row{
 		Readers: []dataset.Reader{rgat.Reader}, Scorer: &rgat.Scorer},
 	{Names: []string{"qwen3-vl-235b-a22b"}, Package: "qwen3vl", Response: qwen3vl.Response, Doc: "qwen3-vl-235b-a22b",
 		Readers: []dataset.Reader{qwen3vl.Reader}, Scorer: &qwen3vl.Scorer},
+	{Names: []string{"stable-diffusion-xl"}, Package: "sdxl", Response: sdxl.Response, Doc: "stable-diffusion-xl",
+		Readers: []dataset.Reader{sdxl.Reader}, Scorer: &sdxl.Scorer},
 }

@@ -37,6 +37,9 @@ func ScorerInputs(c *config.Config, d dataset.Dataset, sc accuracy.Scorer) (in a
 			what = "the tokenizer's file"
 		}
 		return in, fmt.Sprintf("the %s scorer needs %s: --set %s=FILE", sc.Name, what, config.KeyAccuracyVocab), nil
+	case slices.Contains(sc.Needs, accuracy.NeedFeatures) && in.Features == "":
+		return in, fmt.Sprintf("the %s scorer computes its metrics from the networks' outputs: --set %s=DIR; or run the official %s (`mlperf-host accuracy` prints its command)",
+			sc.Name, config.KeyAccuracyFeatures, filepath.Base(sc.Script)), nil
 	}
 	if sc.Targets != nil {
 		if in.Targets, err = sc.Targets(in.Truth); err != nil {

@@ -43,8 +43,9 @@ const (
 	// the reference's SUT tokenizes with both of SDXL's tokenizers.
 	CaptionTensor = "caption"
 	// LatentsTensor is the initial latents, float32 (the reference's
-	// latent dtype after .to(float32)) in the file's shape,
-	// [1, 4, height/8, width/8]: the same for every sample.
+	// latent dtype after .to(float32)), [4, height/8, width/8]: the
+	// file's tensor without its batch of one, the same for every sample
+	// (the reference's SUT concatenates them into its batch).
 	LatentsTensor = "latents"
 )
 
@@ -69,7 +70,8 @@ type COCO struct {
 	dir      string
 	Captions []Caption
 	// Latents are the initial latents' elements; LatentsShape their
-	// shape; LatentsFile the file they came from.
+	// shape in the file, [1, 4, height/8, width/8]; LatentsFile the file
+	// they came from.
 	Latents      []float32
 	LatentsShape []int
 	LatentsFile  string
@@ -110,13 +112,13 @@ func OpenCOCO(dir string) (*COCO, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(c.LatentsShape) != 4 {
-		return nil, fmt.Errorf("%s: %w: latents of shape %v, want [batch, channels, height/8, width/8]", filepath.Base(c.LatentsFile), dataset.ErrCorrupt, c.LatentsShape)
+	if len(c.LatentsShape) != 4 || c.LatentsShape[0] != 1 {
+		return nil, fmt.Errorf("%s: %w: latents of shape %v, want [1, channels, height/8, width/8]", filepath.Base(c.LatentsFile), dataset.ErrCorrupt, c.LatentsShape)
 	}
 	c.latents = dataset.Float32Bytes(c.Latents)
 	c.schema = dataset.Schema{
 		{Name: CaptionTensor, DType: dataset.Uint8, Shape: []int{dataset.Varies}},
-		{Name: LatentsTensor, DType: dataset.Float32, Shape: c.LatentsShape},
+		{Name: LatentsTensor, DType: dataset.Float32, Shape: c.LatentsShape[1:]},
 	}
 	return c, nil
 }
@@ -141,7 +143,7 @@ func (c *COCO) Shapes(i int) ([][]int, error) {
 	if i < 0 || i >= len(c.Captions) {
 		return nil, fmt.Errorf("data set %s: sample index %d out of range [0, %d)", c.dir, i, len(c.Captions))
 	}
-	return [][]int{{len(c.Captions[i].Caption)}, c.LatentsShape}, nil
+	return [][]int{{len(c.Captions[i].Caption)}, c.LatentsShape[1:]}, nil
 }
 
 // ReadSample implements dataset.Dataset: the caption's bytes, then the

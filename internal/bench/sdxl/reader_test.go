@@ -44,7 +44,7 @@ func TestReadCOCO(t *testing.T) {
 		assert.Contains(t, dataset.Form(d), "3 captions")
 		shapes, err := d.Shapes(1)
 		require.NoError(t, err)
-		assert.Equal(t, [][]int{{len(fixtureWords[1])}, {1, 4, 2, 2}}, shapes)
+		assert.Equal(t, [][]int{{len(fixtureWords[1])}, {4, 2, 2}}, shapes)
 		buf := make([]byte, d.Schema().SampleBytes(shapes))
 		require.NoError(t, d.ReadSample(1, buf))
 		assert.Equal(t, fixtureWords[1], string(buf[:len(fixtureWords[1])]))
@@ -116,7 +116,7 @@ func TestReadLatentsErrors(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(d, LatentsPT), three, 0o644))
 	_, err = OpenCOCO(d)
-	require.ErrorContains(t, err, "latents.pt: corrupt data set file: latents of shape [4 2 2]")
+	require.ErrorContains(t, err, "latents.pt: corrupt data set file: latents of shape [4 2 2], want [1, channels, height/8, width/8]")
 }
 
 // TestHalfLatents: float16 and bfloat16 storages are converted exactly.

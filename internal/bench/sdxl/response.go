@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -52,7 +53,9 @@ func ParseImage(data []byte, height, width int) (*image.NRGBA, error) {
 }
 
 // ReadImages reads the accuracy log's images as the script does: in the
-// log's order, a qsl_idx seen before skipped; fn gets each.
+// log's order, a qsl_idx seen before skipped; fn gets each. A height and
+// width of 0 take every image to be square, of the first one's size (the
+// script's is 1024).
 //
 // # Errors
 //
@@ -64,12 +67,28 @@ func ReadImages(log io.Reader, height, width int, fn func(Image) error) error {
 			return nil
 		}
 		seen[e.QSLIdx] = true
+		if height == 0 && width == 0 {
+			height = int(math.Sqrt(float64(len(e.Data) / 3)))
+			width = height
+		}
 		m, err := ParseImage(e.Data, height, width)
 		if err != nil {
 			return fmt.Errorf("entry seq_id %d (qsl_idx %d): %w", e.SeqID, e.QSLIdx, err)
 		}
 		return fn(Image{Index: int(e.QSLIdx), RGB: m})
 	})
+}
+
+// ComplianceIDsOf returns the ComplianceIDs below n, a data set's size
+// (all ten for the published 5000 captions).
+func ComplianceIDsOf(n int) []int {
+	var ids []int
+	for _, id := range ComplianceIDs {
+		if id < n {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // CaptionsText is the captions file of the compliance images,
@@ -90,7 +109,8 @@ func CaptionsText(caps []Caption, ids []int) (string, error) {
 // --compliance-images-path: captions.txt for ids (ComplianceIDs, the
 // script's default sample_ids.txt) and IDX.png, the image of each of ids
 // the log holds (PNG of 8-bit RGB, the pixels the script saves with
-// PIL); with all, every logged image. It returns the images written.
+// PIL); with all, every logged image. A height and width of 0 are
+// ReadImages'. It returns the images written.
 //
 // # Errors
 //

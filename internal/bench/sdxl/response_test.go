@@ -100,3 +100,11 @@ func TestImagesErrors(t *testing.T) {
 	_, err = WriteImages(t.TempDir(), imagesLog(t), GenerateCaptions(1, fixtureWords), []int{3}, false, 8, 8)
 	require.ErrorContains(t, err, "compliance image 3: the captions file has 1 rows")
 }
+
+// TestComplianceIDsOf: the ids of a data set of n captions.
+func TestComplianceIDsOf(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, ComplianceIDs, ComplianceIDsOf(5000))
+	assert.Equal(t, []int{1046, 1671, 1206}, ComplianceIDsOf(1700))
+	assert.Empty(t, ComplianceIDsOf(10))
+}

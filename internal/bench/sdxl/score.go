@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,6 +51,7 @@ var ErrNetworks = errors.New("FID and CLIP scores need the Inception-v3 and CLIP
 var Scorer = accuracy.Scorer{
 	Name:   "sdxl",
 	Script: "text_to_image/tools/accuracy_coco.py",
+	Needs:  []string{accuracy.NeedFeatures},
 	Score: func(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
 		return ScoreLog(log, in.Features)
 	},
@@ -140,22 +140,8 @@ func ScoreLog(log io.Reader, dir string) (*Result, error) {
 // countImages counts the log's distinct images, each checked to be a
 // square RGB image of the first one's size.
 func countImages(log io.Reader) (int, error) {
-	size, n := 0, 0
-	seen := map[uint64]bool{}
-	err := accuracy.ReadLog(log, func(e accuracy.Entry) error {
-		if seen[e.QSLIdx] {
-			return nil
-		}
-		seen[e.QSLIdx] = true
-		if size == 0 {
-			size = int(math.Sqrt(float64(len(e.Data) / 3)))
-		}
-		if _, err := ParseImage(e.Data, size, size); err != nil {
-			return fmt.Errorf("entry seq_id %d (qsl_idx %d): %w", e.SeqID, e.QSLIdx, err)
-		}
-		n++
-		return nil
-	})
+	n := 0
+	err := ReadImages(log, 0, 0, func(Image) error { n++; return nil })
 	if err == nil && n == 0 {
 		err = fmt.Errorf("%w: no responses", accuracy.ErrLog)
 	}
