@@ -421,3 +421,44 @@ func withoutOutput(t *testing.T, model []byte, name string) []byte {
 	m.Graph.Outputs = slices.DeleteFunc(m.Graph.Outputs, func(v onnxpb.ValueInfo) bool { return v.Name == name })
 	return onnxpb.Encode(m)
 }
+
+// TestSDXLResponse: a stable-diffusion-xl run answers the image as uint8
+// [H, W, 3] by default: the signature model's pixel from its latents
+// cell, l/4 + 1/2 clipped, times 255 rounded half to even; samples of
+// captions of different lengths in one query.
+func TestSDXLResponse(t *testing.T) {
+	t.Parallel()
+	schema := []sdk.TensorSpec{{Name: "caption", DType: abi.Uint8, Shape: []int{-1}}, {Name: "latents", DType: abi.Float32, Shape: []int{4, 2, 2}}}
+	// Channel c of cell k: 0.5 + 0.25·lat is (k+4c)/16, a value times
+	// 255 of a .5 fraction at k+4c = 2 (31.875 is not; 2·255/16 = 31.875).
+	lat := make([]float32, 16)
+	for c := range 4 {
+		for k := range 4 {
+			lat[4*c+k] = (float32(k+4*c)/16 - 0.5) * 4
+		}
+	}
+	lat[0] = -3 // clipped to 0
+	forEngines(t, func(t *testing.T, e modelEngine) {
+		b := e.load(t, sdk.Model{Bytes: zoo.SDXLSignature(16), Inputs: schema, Run: sdk.Run{Benchmark: "stable-diffusion-xl", Mode: sdk.AccuracyOnly}})
+		c := infer(t, b,
+			tensorSample(0, schema, [][]int{{3}, {4, 2, 2}}, [][]byte{[]byte("cat"), f32s(lat...)}),
+			tensorSample(1, schema, [][]int{{5}, {4, 2, 2}}, [][]byte{[]byte("a dog"), f32s(lat...)}))
+		for id := range uint64(2) {
+			img := c.done[id]
+			require.Len(t, img, 16*16*3, "sample %d", id)
+			for y := range 16 {
+				for x := range 16 {
+					k := 2*(y/8) + x/8
+					for ch := range 3 {
+						v := float32(k+4*ch) / 16
+						if k == 0 && ch == 0 {
+							v = 0
+						}
+						want := byte(math.RoundToEven(float64(v * 255)))
+						require.Equal(t, want, img[3*(16*y+x)+ch], "sample %d pixel (%d, %d) channel %d", id, x, y, ch)
+					}
+				}
+			}
+		}
+	})
+}

@@ -48,6 +48,8 @@ func benchmarkResponse(benchmark string) string {
 		return ResponseDLRM
 	case benchmark == "dlrm-v3":
 		return ResponseDLRMv3
+	case benchmark == "stable-diffusion-xl":
+		return ResponseSDXL
 	case llmModel(benchmark) != "":
 		return ResponseTokens
 	case benchmark == "whisper":

@@ -60,6 +60,8 @@ func (b *Backend) prepare(ctx context.Context, m sdk.Model, data []byte) error {
 		b.resp, err = newDLRMResponder(cfg, outs, m.Inputs)
 	case ResponseDLRMv3:
 		b.resp, err = newDLRMv3Responder(outs, m.Inputs, m.Run.Mode)
+	case ResponseSDXL:
+		b.resp, err = newSDXLResponder(outs)
 	case ResponseSegmentation:
 		b.seg, err = newSegmenter(f, ins, outs)
 	case ResponseTokens:

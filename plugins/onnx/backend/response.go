@@ -60,11 +60,16 @@ const (
 	// tokens decoded into text with the tokenizer option's vocabulary,
 	// or, without it, taken as those indices.
 	ResponseTranscript = "transcript"
+	// ResponseSDXL answers a text-to-image model's float32 [N, 3, H, W]
+	// image in [0, 1] as uint8 [H, W, 3], each value (t × 255).round():
+	// the SDXL reference SUT's response, which accuracy_coco.py reads
+	// (response_sdxl.go).
+	ResponseSDXL = "sdxl"
 )
 
 // responses lists the response option's values.
 func responses() []string {
-	return []string{ResponseOutputs, ResponseClass, ResponseSQuAD, ResponseDetections, ResponseYOLO, ResponseSegmentation, ResponseDLRM, ResponseDLRMv3, ResponseTokens, ResponseTranscript}
+	return []string{ResponseOutputs, ResponseClass, ResponseSQuAD, ResponseDetections, ResponseYOLO, ResponseSegmentation, ResponseDLRM, ResponseDLRMv3, ResponseTokens, ResponseTranscript, ResponseSDXL}
 }
 
 // ran is one run of the model over a batch: its samples, the model's

@@ -344,3 +344,28 @@ func RGATSignature(features int64) []byte {
 			rows("edges", onnxpb.Int64, free("edges"), fixed(4))},
 		[]onnxpb.ValueInfo{valueInfo("prediction", onnxpb.Int64, free("N"))})
 }
+
+// SDXLSignature has the inputs and outputs of a Stable Diffusion XL
+// pipeline exported whole at images of size×size: "latents" float32
+// [N, 4, size/8, size/8] (the initial latents) and "caption" uint8
+// [N, length] (the prompt's UTF-8 bytes) in, "image" float32 [N, 3,
+// size, size] in [0, 1] out (the pipeline's image before the SUT's
+// uint8 conversion). Channel c of pixel (y, x) is latents channel c at
+// (y/8, x/8) times 1/4 plus 1/2, clipped to [0, 1]; the caption is fed
+// and not read.
+func SDXLSignature(size int) []byte {
+	b := newBuilder(0)
+	h := int64(size / 8)
+	x := b.gather("latents", 1, 0, 1, 2)
+	x = b.node("Add", []string{b.node("Mul", []string{x, b.floats(nil, 0.25)}), b.floats(nil, 0.5)})
+	x = b.node("Clip", []string{x, b.floats(nil, 0), b.floats(nil, 1)})
+	// Each latent cell becomes 8×8 pixels: copies along two new axes.
+	x = b.node("Reshape", []string{x, b.ints([]int64{6}, -1, 3, h, 1, h, 1)})
+	x = b.node("Concat", []string{x, x, x, x, x, x, x, x}, onnxpb.IntAttr("axis", 5))
+	x = b.node("Concat", []string{x, x, x, x, x, x, x, x}, onnxpb.IntAttr("axis", 3))
+	b.named(b.node("Reshape", []string{x, b.ints([]int64{4}, -1, 3, 8*h, 8*h)}), "image")
+	return b.graph("sdxl_signature",
+		[]onnxpb.ValueInfo{valueInfo("latents", onnxpb.Float, free("N"), fixed(4), fixed(h), fixed(h)),
+			valueInfo("caption", onnxpb.Uint8, free("N"), free("L"))},
+		[]onnxpb.ValueInfo{valueInfo("image", onnxpb.Float, free("N"), fixed(3), fixed(8*h), fixed(8*h))})
+}

@@ -25,6 +25,7 @@ func TestBenchmarkModelFiles(t *testing.T) {
 		"dlrmv3-signature":     DLRMv3Signature(),
 		"yolo-signature":       YOLOSignature(),
 		"rgat-signature":       RGATSignature(1024),
+		"sdxl-signature":       SDXLSignature(16),
 		"decoder-signature":    DecoderSignature(64),
 		"whisper-signature":    WhisperSignature(80),
 		"decoder-kv-signature": DecoderKVSignature(64, 2),

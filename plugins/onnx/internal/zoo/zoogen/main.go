@@ -27,6 +27,7 @@ func main() {
 	vocab := flag.Int("decoder-vocab", 1000, "vocabulary of decoder-signature")
 	mels := flag.Int64("whisper-mels", 128, "mel bins of whisper-signature's features")
 	features := flag.Int64("rgat-features", 1024, "node features of rgat-signature (IGBH's 1024)")
+	sdxlSize := flag.Int("sdxl-size", 1024, "image height and width of sdxl-signature (a multiple of 8)")
 	external := flag.Bool("external-data", false, "write each model's weights to NAME.onnx_data beside it (external data; none for a model without weights of 64 bytes or more)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: zoogen [flags] DIR [NAME...]")
@@ -48,6 +49,7 @@ func main() {
 		"dlrmv3-signature":     zoo.DLRMv3Signature,
 		"yolo-signature":       zoo.YOLOSignature,
 		"rgat-signature":       func() []byte { return zoo.RGATSignature(*features) },
+		"sdxl-signature":       func() []byte { return zoo.SDXLSignature(*sdxlSize) },
 		"decoder-signature":    func() []byte { return zoo.DecoderSignature(*vocab) },
 		"whisper-signature":    func() []byte { return zoo.WhisperSignature(*mels) },
 		"decoder-kv-signature": func() []byte { return zoo.DecoderKVSignature(*vocab, 2) },
