@@ -20,6 +20,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/retinanet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/rgat"
+	"github.com/mlperf-host/mlperf-host/internal/bench/sdxl"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
 	"github.com/mlperf-host/mlperf-host/internal/bench/whisper"
 	"github.com/mlperf-host/mlperf-host/internal/bench/yolo"
@@ -283,6 +284,27 @@ func benchFixtures() []benchFixture {
 			},
 			scenarios: []string{"Offline"},
 			line:      "accuracy=75.000%, good=9, total=12", code: exitcode.OK},
+		// Five captions and latents of 2×2 cells: the signature model
+		// makes 16×16 images of them. The scores come from the features
+		// directory the case writes (the networks are not here): the
+		// generated features' mean is (1, 2) and their covariance the
+		// identity, the reference's mean 0 and covariance diag(4, 9),
+		// FID 1+4 + 13 + 2 - 2(2+3) = 10; three image embeddings along
+		// their text's, two across: CLIP 60 (both by hand). FID is below
+		// the round's lower bound.
+		{name: "stable-diffusion-xl", args: []string{"--benchmark", "stable-diffusion-xl", "--set", "accuracy.features=data/features"},
+			model: "sdxl-signature.onnx",
+			write: func(t *testing.T, dir string) {
+				require.NoError(t, sdxl.WriteCOCO(dir, sdxl.GenerateCaptions(5, []string{"A cat.", "Two dogs on a truck.", `A sign that reads "stop".`}),
+					sdxl.GenerateLatents(3, 16), 16, false))
+				ref := sdxl.Statistics{Mu: []float64{0, 0}, Sigma: []float64{4, 0, 0, 9}}
+				inception := [][]float64{{2, 3}, {2, 1}, {0, 3}, {0, 1}, {1, 2}}
+				img := [][]float32{{1, 0}, {0, 1}, {1, 0}, {0, 1}, {1, 0}}
+				txt := [][]float32{{2, 0}, {0, 3}, {0, 3}, {2, 0}, {5, 0}}
+				require.NoError(t, sdxl.WriteFeatures(filepath.Join(dir, "features"), ref, inception, img, txt))
+			},
+			scenarios: []string{"SingleStream", "Offline"},
+			line:      "Accuracy Results: {'FID_SCORE': '10.0', 'CLIP_SCORE': '60.0'}", code: exitcode.AccuracyBelowTarget},
 	}
 	return append(fs, cachedFixtures(fs)...)
 }
