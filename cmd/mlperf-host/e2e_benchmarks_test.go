@@ -292,7 +292,7 @@ func benchFixtures() []benchFixture {
 		// FID 1+4 + 13 + 2 - 2(2+3) = 10; three image embeddings along
 		// their text's, two across: CLIP 60 (both by hand). FID is below
 		// the round's lower bound.
-		{name: "stable-diffusion-xl", args: []string{"--benchmark", "stable-diffusion-xl", "--set", "accuracy.features=data/features"},
+		{name: "stable-diffusion-xl", args: []string{"--benchmark", "stable-diffusion-xl", "--set", "category=datacenter,edge", "--set", "accuracy.features=data/features"},
 			model: "sdxl-signature.onnx",
 			write: func(t *testing.T, dir string) {
 				require.NoError(t, sdxl.WriteCOCO(dir, sdxl.GenerateCaptions(5, []string{"A cat.", "Two dogs on a truck.", `A sign that reads "stop".`}),
@@ -303,7 +303,7 @@ func benchFixtures() []benchFixture {
 				txt := [][]float32{{2, 0}, {0, 3}, {0, 3}, {2, 0}, {5, 0}}
 				require.NoError(t, sdxl.WriteFeatures(filepath.Join(dir, "features"), ref, inception, img, txt))
 			},
-			scenarios: []string{"SingleStream", "Offline"},
+			scenarios: []string{"SingleStream", "Offline", "Server"},
 			line:      "Accuracy Results: {'FID_SCORE': '10.0', 'CLIP_SCORE': '60.0'}", code: exitcode.AccuracyBelowTarget},
 	}
 	return append(fs, cachedFixtures(fs)...)
