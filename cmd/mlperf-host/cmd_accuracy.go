@@ -219,9 +219,10 @@ func (a *app) accuracySDXL(c *config.Config, log string, in accuracy.Inputs, ima
 	if err != nil {
 		return exitcode.New(exitcode.Dataset, fmt.Errorf("accuracy log: %w", err), "run with --mode accuracy first, or pass the log's path")
 	}
-	ids := sdxl.ComplianceIDsOf(len(caps))
-	if len(ids) < len(sdxl.ComplianceIDs) {
-		fmt.Fprintf(a.stdout, "(%d of the %d compliance image ids are beyond the %d captions)\n", len(sdxl.ComplianceIDs)-len(ids), len(sdxl.ComplianceIDs), len(caps))
+	roundIDs, ofRound := sdxl.ComplianceIDsFor(c.Round.Name)
+	ids := sdxl.Below(roundIDs, len(caps))
+	if len(ids) < len(roundIDs) {
+		fmt.Fprintf(a.stdout, "(%d of the %d compliance image ids are beyond the %d captions)\n", len(roundIDs)-len(ids), len(roundIDs), len(caps))
 	}
 	n, err := sdxl.WriteImages(images, f, caps, ids, all, 0, 0)
 	f.Close()
@@ -238,8 +239,17 @@ func (a *app) accuracySDXL(c *config.Config, log string, in accuracy.Inputs, ima
 		}
 		return p
 	}
+	idsFile := ""
+	if ofRound {
+		// The round's checker wants other images than the script's
+		// default sample_ids.txt: the script takes them with --ids-path.
+		idsFile = filepath.Join(filepath.Dir(abs(log)), "sample_ids.txt")
+		if err := os.WriteFile(idsFile, []byte(sdxl.IDsText(roundIDs)), 0o644); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(a.stdout, "the official scorer (Inception-v3 and CLIP; INFERENCE_REPO is a checkout of mlcommons/inference):\n  %s\n",
-		sdxl.Command(abs(log), abs(in.Truth), abs(images), filepath.Join(filepath.Dir(abs(log)), "coco-results.json")))
+		sdxl.Command(abs(log), abs(in.Truth), abs(images), idsFile, filepath.Join(filepath.Dir(abs(log)), "coco-results.json")))
 	return exitcode.New(exitcode.Dataset, fmt.Errorf("sdxl scorer: %w: not scored", sdxl.ErrNetworks),
 		"run the command above, or pass the networks' outputs with --features DIR (docs/benchmarks.md)")
 }

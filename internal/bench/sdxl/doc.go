@@ -4,7 +4,8 @@
 // latents, latents/latents.pt or latents.npy), the response the official
 // script reads ([Response]: the image as uint8 [height, width, 3]), the
 // images it writes from the accuracy log ([WriteImages]: the compliance
-// images and their captions.txt), the metrics computed from what the
+// images, those a round's submission checker requires
+// ([ComplianceIDsFor]), and their captions.txt), the metrics computed from what the
 // networks give ([FID] from Inception-v3 features and statistics,
 // [CLIPScore] from CLIP embeddings), the official scorer's command
 // ([Command]) and the fixtures the tests run ([WriteCOCO]).

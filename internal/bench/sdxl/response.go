@@ -23,9 +23,38 @@ const Response = "the generated image as uint8 [height, width, 3] (RGB, row-majo
 const ImageSize = 1024
 
 // ComplianceIDs are tools/sample_ids.txt's caption indices: the ten
-// images accuracy_coco.py writes with --compliance-images-path, which a
-// submission's accuracy directory holds.
+// images accuracy_coco.py writes with --compliance-images-path by
+// default.
 var ComplianceIDs = []int{4475, 3627, 1046, 4937, 3867, 1671, 3789, 1206, 4111, 3093}
+
+// roundComplianceIDs are the ten images the submission checker requires
+// in a round's accuracy directory (REQUIRED_ACC_BENCHMARK, images/IDX.png
+// and captions.txt), for the rounds that name them; accuracy_coco.py
+// writes them with --ids-path.
+var roundComplianceIDs = map[string][]int{
+	"v5.1": {2747, 2235, 2165, 1515, 1538, 1367, 2419, 4629, 3657, 4532},
+	"v6.0": {1311, 2476, 3644, 2188, 4114, 52, 388, 1195, 3427, 2289},
+}
+
+// ComplianceIDsFor returns the compliance image ids of round: the ones
+// its submission checker requires, else (false) the script's default
+// ComplianceIDs.
+func ComplianceIDsFor(round string) ([]int, bool) {
+	if ids, ok := roundComplianceIDs[round]; ok {
+		return slices.Clone(ids), true
+	}
+	return slices.Clone(ComplianceIDs), false
+}
+
+// IDsText is an ids file as the script's --ids-path reads it: an index a
+// line.
+func IDsText(ids []int) string {
+	var b []byte
+	for _, id := range ids {
+		b = fmt.Appendf(b, "%d\n", id)
+	}
+	return string(b)
+}
 
 // Image is one logged response read as the script reads it: its
 // qsl_idx and its pixels.
@@ -79,16 +108,16 @@ func ReadImages(log io.Reader, height, width int, fn func(Image) error) error {
 	})
 }
 
-// ComplianceIDsOf returns the ComplianceIDs below n, a data set's size
-// (all ten for the published 5000 captions).
-func ComplianceIDsOf(n int) []int {
-	var ids []int
-	for _, id := range ComplianceIDs {
+// Below returns the ids below n, a data set's size (all ten for the
+// published 5000 captions).
+func Below(ids []int, n int) []int {
+	var out []int
+	for _, id := range ids {
 		if id < n {
-			ids = append(ids, id)
+			out = append(out, id)
 		}
 	}
-	return ids
+	return out
 }
 
 // CaptionsText is the captions file of the compliance images,

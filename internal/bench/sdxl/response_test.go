@@ -101,10 +101,18 @@ func TestImagesErrors(t *testing.T) {
 	require.ErrorContains(t, err, "compliance image 3: the captions file has 1 rows")
 }
 
-// TestComplianceIDsOf: the ids of a data set of n captions.
-func TestComplianceIDsOf(t *testing.T) {
+// TestComplianceIDs: a round's ids are its checker's, else the
+// script's default; those of a data set of n captions are below n.
+func TestComplianceIDs(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, ComplianceIDs, ComplianceIDsOf(5000))
-	assert.Equal(t, []int{1046, 1671, 1206}, ComplianceIDsOf(1700))
-	assert.Empty(t, ComplianceIDsOf(10))
+	ids, ok := ComplianceIDsFor("v6.0")
+	assert.True(t, ok)
+	assert.Equal(t, []int{1311, 2476, 3644, 2188, 4114, 52, 388, 1195, 3427, 2289}, ids)
+	ids, ok = ComplianceIDsFor("v6.1")
+	assert.False(t, ok)
+	assert.Equal(t, ComplianceIDs, ids)
+	assert.Equal(t, ComplianceIDs, Below(ComplianceIDs, 5000))
+	assert.Equal(t, []int{1046, 1671, 1206}, Below(ComplianceIDs, 1700))
+	assert.Empty(t, Below(ComplianceIDs, 10))
+	assert.Equal(t, "52\n388\n", IDsText([]int{52, 388}))
 }

@@ -239,11 +239,16 @@ func readRows(path string, n int) ([][]float64, error) {
 // JSON file it writes the scores into. Its printed "Accuracy Results"
 // line is what accuracy.txt holds. It needs torch, open_clip, scipy and
 // the networks' weights (text_to_image/README.md); add --device gpu to
-// run them on a GPU.
-func Command(log, captions, imagesDir, output string) string {
-	return strings.Join([]string{"python3", `"$INFERENCE_REPO"/` + Scorer.Script,
+// run them on a GPU. ids, where not "", is the file of the compliance
+// image ids (--ids-path; without it, the script's sample_ids.txt).
+func Command(log, captions, imagesDir, ids, output string) string {
+	args := []string{"python3", `"$INFERENCE_REPO"/` + Scorer.Script,
 		"--mlperf-accuracy-file", shellQuote(log), "--caption-path", shellQuote(captions),
-		"--compliance-images-path", shellQuote(imagesDir), "--output-file", shellQuote(output)}, " ")
+		"--compliance-images-path", shellQuote(imagesDir)}
+	if ids != "" {
+		args = append(args, "--ids-path", shellQuote(ids))
+	}
+	return strings.Join(append(args, "--output-file", shellQuote(output)), " ")
 }
 
 // shellQuote quotes s for a POSIX shell where it needs it.

@@ -89,5 +89,6 @@ func TestCommand(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, `python3 "$INFERENCE_REPO"/text_to_image/tools/accuracy_coco.py --mlperf-accuracy-file out/mlperf_log_accuracy.json `+
 		`--caption-path 'my data/captions/captions.tsv' --compliance-images-path out/images --output-file out/coco-results.json`,
-		Command("out/mlperf_log_accuracy.json", "my data/captions/captions.tsv", "out/images", "out/coco-results.json"))
+		Command("out/mlperf_log_accuracy.json", "my data/captions/captions.tsv", "out/images", "", "out/coco-results.json"))
+	assert.Contains(t, Command("l", "c", "i", "out/sample_ids.txt", "o"), " --compliance-images-path i --ids-path out/sample_ids.txt --output-file o")
 }
