@@ -293,16 +293,8 @@ func benchFixtures() []benchFixture {
 		// their text's, two across: CLIP 60 (both by hand). FID is below
 		// the round's lower bound.
 		{name: "stable-diffusion-xl", args: []string{"--benchmark", "stable-diffusion-xl", "--set", "category=datacenter,edge", "--set", "accuracy.features=data/features"},
-			model: "sdxl-signature.onnx",
-			write: func(t *testing.T, dir string) {
-				require.NoError(t, sdxl.WriteCOCO(dir, sdxl.GenerateCaptions(5, []string{"A cat.", "Two dogs on a truck.", `A sign that reads "stop".`}),
-					sdxl.GenerateLatents(3, 16), 16, false))
-				ref := sdxl.Statistics{Mu: []float64{0, 0}, Sigma: []float64{4, 0, 0, 9}}
-				inception := [][]float64{{2, 3}, {2, 1}, {0, 3}, {0, 1}, {1, 2}}
-				img := [][]float32{{1, 0}, {0, 1}, {1, 0}, {0, 1}, {1, 0}}
-				txt := [][]float32{{2, 0}, {0, 3}, {0, 3}, {2, 0}, {5, 0}}
-				require.NoError(t, sdxl.WriteFeatures(filepath.Join(dir, "features"), ref, inception, img, txt))
-			},
+			model:     "sdxl-signature.onnx",
+			write:     writeSDXLFixture([]float64{1, 2}, [][]float32{{2, 0}, {0, 3}, {0, 3}, {2, 0}, {5, 0}}),
 			scenarios: []string{"SingleStream", "Offline", "Server"},
 			line:      "Accuracy Results: {'FID_SCORE': '10.0', 'CLIP_SCORE': '60.0'}", code: exitcode.AccuracyBelowTarget},
 	}
@@ -480,4 +472,24 @@ func writeDecoderTokenizer(t *testing.T, dir string) {
 		vocab[i] = "\u0120w" + strconv.Itoa(i)
 	}
 	require.NoError(t, hftokenizer.WriteByteLevel(filepath.Join(dir, "tokenizer.json"), vocab, map[int]string{0: "<unk>", 1: "<s>", 2: "</s>"}))
+}
+
+// writeSDXLFixture writes five captions with latents of 2×2 cells (16×16
+// images from sdxl-signature) and a features directory (features/): the
+// reference statistics mean 0 and covariance diag(4, 9), the images'
+// Inception features of the given mean and identity covariance (so FID
+// is |mean|² + 5), image embeddings (1, 0) and (0, 1) alternately and
+// the text embeddings txt.
+func writeSDXLFixture(mean []float64, txt [][]float32) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		require.NoError(t, sdxl.WriteCOCO(dir, sdxl.GenerateCaptions(5, []string{"A cat.", "Two dogs on a truck.", `A sign that reads "stop".`}),
+			sdxl.GenerateLatents(3, 16), 16, false))
+		ref := sdxl.Statistics{Mu: []float64{0, 0}, Sigma: []float64{4, 0, 0, 9}}
+		var inception [][]float64
+		for _, d := range [][2]float64{{1, 1}, {1, -1}, {-1, 1}, {-1, -1}, {0, 0}} {
+			inception = append(inception, []float64{mean[0] + d[0], mean[1] + d[1]})
+		}
+		img := [][]float32{{1, 0}, {0, 1}, {1, 0}, {0, 1}, {1, 0}}
+		require.NoError(t, sdxl.WriteFeatures(filepath.Join(dir, "features"), ref, inception, img, txt))
+	}
 }

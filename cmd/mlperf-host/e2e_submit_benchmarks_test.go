@@ -22,6 +22,8 @@ type submitFixture struct {
 	name, benchmark, category, model, conf string
 	write                                  func(t *testing.T, dir string)
 	scenarios, audits                      []string
+	// set are more --set flags of the submission.
+	set []string
 }
 
 func submitFixtures() []submitFixture {
@@ -58,6 +60,16 @@ func submitFixtures() []submitFixture {
 				}, []int{1, 3}))
 			},
 			scenarios: []string{"SingleStream", "MultiStream", "Offline"}, audits: []string{"TEST01"}},
+		// The features give FID 4.3² + 5 = 23.49 and CLIP 100 × 0.3175 at
+		// every text embedding along its image's: inside the round's
+		// closed ranges (23.01 to 23.95, 31.69 to 31.81). TEST04 runs too;
+		// its verdict compares two runs' latencies, as TEST01's
+		// performance one.
+		{name: "stable-diffusion-xl", benchmark: "stable-diffusion-xl", category: "edge", model: "sdxl-signature.onnx",
+			conf:      benchConf + "stable-diffusion-xl.SingleStream.min_query_count = 64\n",
+			write:     writeSDXLFixture([]float64{4.3, 0}, [][]float32{{0.3175, 0.94826}, {0.94826, 0.3175}, {0.3175, 0.94826}, {0.94826, 0.3175}, {0.3175, 0.94826}}),
+			set:       []string{"--set", "accuracy.features=data/features"},
+			scenarios: []string{"SingleStream", "Offline"}, audits: []string{"TEST01", "TEST04"}},
 	}
 }
 
@@ -81,6 +93,7 @@ func TestSubmitBenchmarksEndToEnd(t *testing.T) {
 			args := []string{"submit", "--submission", "sub", "--benchmark", tt.benchmark, "--dataset", "data", "--model", model,
 				"--plugin", "onnx-ort", "--plugin-dirs", plugins, "--user-conf", "user.conf", "--set", "category=" + tt.category,
 				"--set", "calibration=calibration.md"}
+			args = append(args, tt.set...)
 			r := mlperfHost(t, dir, append(args, submitTreeFlags("closed")...)...)
 			res := filepath.Join(dir, "sub", "closed", "acme", "results", "box", tt.benchmark)
 			scenarios := tt.scenarios
@@ -95,14 +108,19 @@ func TestSubmitBenchmarksEndToEnd(t *testing.T) {
 			}
 			for _, sc := range scenarios {
 				for _, test := range tt.audits {
+					assert.FileExists(t, filepath.Join(res, sc, test, "audit.config"))
+					if test == "TEST04" { // a performance verdict alone
+						assert.FileExists(t, filepath.Join(res, sc, test, "verify_performance.txt"))
+						continue
+					}
 					verdict, err := os.ReadFile(filepath.Join(res, sc, test, "verify_accuracy.txt"))
 					require.NoError(t, err)
 					golden(t, "submit_"+tt.name+"_"+strings.ToLower(test+"_"+sc), string(verdict))
 					assert.FileExists(t, filepath.Join(res, sc, test, "audit.config"))
 				}
 			}
-			// TEST01's performance verdict compares two runs' latencies,
-			// which a shared machine varies: it may pass or not.
+			// TEST01's and TEST04's performance verdicts compare two runs'
+			// latencies, which a shared machine varies: they may pass or not.
 			if stopped != "" {
 				return // the tree is not whole: its check is the other outcome's
 			}
@@ -112,7 +130,7 @@ func TestSubmitBenchmarksEndToEnd(t *testing.T) {
 				require.NotEmpty(t, ps, sc)
 				for _, p := range ps {
 					assert.Regexp(t, `\((performance_sample_count_check|min_query_count_check|min_duration_check|dataset_check)\)$|`+
-						`TEST01/verify_performance.txt: TEST01 performance verification did not pass \(compliance_performance_check\)$`, p, sc)
+						`(TEST01|TEST04)/verify_performance.txt: TEST0[14] performance verification did not pass \(compliance_performance_check\)$`, p, sc)
 				}
 			}
 		})
