@@ -204,32 +204,13 @@ func (a *app) printAccuracy(target string, res resnet.Result) error {
 // networks' outputs (--features); without them it prints the command
 // that runs the official script on the log and what was written.
 func (a *app) accuracySDXL(c *config.Config, log string, in accuracy.Inputs, images string, all bool, write string) error {
-	if in.Truth == "" {
-		return exitcode.New(exitcode.Dataset, errors.New("sdxl scorer: no captions file"),
-			"pass the data set (--dataset) or its captions/captions.tsv with --truth")
-	}
-	caps, err := sdxl.ReadCaptions(in.Truth)
-	if err != nil {
-		return exitcode.New(exitcode.Dataset, fmt.Errorf("sdxl scorer: captions: %w", err), "")
-	}
 	if images == "" {
-		images = filepath.Join(filepath.Dir(log), "images")
+		images = filepath.Join(filepath.Dir(log), sdxlImagesDir)
 	}
-	f, err := os.Open(log)
+	ids, ofRound, err := a.writeSDXLImages(c, in.Truth, log, images, all)
 	if err != nil {
-		return exitcode.New(exitcode.Dataset, fmt.Errorf("accuracy log: %w", err), "run with --mode accuracy first, or pass the log's path")
+		return err
 	}
-	roundIDs, ofRound := sdxl.ComplianceIDsFor(c.Round.Name)
-	ids := sdxl.Below(roundIDs, len(caps))
-	if len(ids) < len(roundIDs) {
-		fmt.Fprintf(a.stdout, "(%d of the %d compliance image ids are beyond the %d captions)\n", len(roundIDs)-len(ids), len(roundIDs), len(caps))
-	}
-	n, err := sdxl.WriteImages(images, f, caps, ids, all, 0, 0)
-	f.Close()
-	if err != nil {
-		return exitcode.New(exitcode.Dataset, fmt.Errorf("sdxl scorer, accuracy log %s: %w", log, err), "")
-	}
-	fmt.Fprintf(a.stdout, "wrote %d images and captions.txt into %s\n", n, images)
 	if in.Features != "" {
 		return a.scoreWith(sdxl.Scorer, c, log, in, write)
 	}
@@ -244,7 +225,7 @@ func (a *app) accuracySDXL(c *config.Config, log string, in accuracy.Inputs, ima
 		// The round's checker wants other images than the script's
 		// default sample_ids.txt: the script takes them with --ids-path.
 		idsFile = filepath.Join(filepath.Dir(abs(log)), "sample_ids.txt")
-		if err := os.WriteFile(idsFile, []byte(sdxl.IDsText(roundIDs)), 0o644); err != nil {
+		if err := os.WriteFile(idsFile, []byte(sdxl.IDsText(ids)), 0o644); err != nil {
 			return err
 		}
 	}
@@ -252,4 +233,40 @@ func (a *app) accuracySDXL(c *config.Config, log string, in accuracy.Inputs, ima
 		sdxl.Command(abs(log), abs(in.Truth), abs(images), idsFile, filepath.Join(filepath.Dir(abs(log)), "coco-results.json")))
 	return exitcode.New(exitcode.Dataset, fmt.Errorf("sdxl scorer: %w: not scored", sdxl.ErrNetworks),
 		"run the command above, or pass the networks' outputs with --features DIR (docs/benchmarks.md)")
+}
+
+// sdxlImagesDir is where a stable-diffusion-xl accuracy directory holds
+// its compliance images, as the submission checker wants them.
+const sdxlImagesDir = "images"
+
+// writeSDXLImages writes the compliance images of the round (its
+// checker's, else the script's default ids; those within the captions)
+// of the accuracy log into dir, with their captions.txt from the
+// captions file; all writes every logged image. It returns the round's
+// ids and whether they are the round's own.
+func (a *app) writeSDXLImages(c *config.Config, captions, log, dir string, all bool) ([]int, bool, error) {
+	if captions == "" {
+		return nil, false, exitcode.New(exitcode.Dataset, errors.New("sdxl scorer: no captions file"),
+			"pass the data set (--dataset) or its captions/captions.tsv with --truth")
+	}
+	caps, err := sdxl.ReadCaptions(captions)
+	if err != nil {
+		return nil, false, exitcode.New(exitcode.Dataset, fmt.Errorf("sdxl scorer: captions: %w", err), "")
+	}
+	f, err := os.Open(log)
+	if err != nil {
+		return nil, false, exitcode.New(exitcode.Dataset, fmt.Errorf("accuracy log: %w", err), "run with --mode accuracy first, or pass the log's path")
+	}
+	defer f.Close()
+	roundIDs, ofRound := sdxl.ComplianceIDsFor(c.Round.Name)
+	ids := sdxl.Below(roundIDs, len(caps))
+	if len(ids) < len(roundIDs) {
+		fmt.Fprintf(a.stdout, "(%d of the %d compliance image ids are beyond the %d captions)\n", len(roundIDs)-len(ids), len(roundIDs), len(caps))
+	}
+	n, err := sdxl.WriteImages(dir, f, caps, ids, all, 0, 0)
+	if err != nil {
+		return nil, false, exitcode.New(exitcode.Dataset, fmt.Errorf("sdxl scorer, accuracy log %s: %w", log, err), "")
+	}
+	fmt.Fprintf(a.stdout, "wrote %d images and captions.txt into %s\n", n, dir)
+	return roundIDs, ofRound, nil
 }

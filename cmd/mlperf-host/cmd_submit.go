@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/mlperf-host/mlperf-host/host"
+	"github.com/mlperf-host/mlperf-host/internal/bench"
+	"github.com/mlperf-host/mlperf-host/internal/bench/sdxl"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
@@ -254,6 +256,17 @@ func (a *app) submitScenario(ctx context.Context, c *config.Config, l submission
 		fmt.Fprintf(a.stderr, "mlperf-host: %s accuracy run: %v (the open division is held to no target)\n", c.Scenario, err)
 	case err != nil:
 		return fmt.Errorf("%s accuracy run: %w", c.Scenario, err)
+	}
+	if row, ok := bench.For(c.Benchmark.Name); ok && row.Scorer == &sdxl.Scorer {
+		// The checker wants the compliance images beside the log.
+		captions := c.Scoring.Truth
+		if captions == "" {
+			captions = filepath.Join(c.Dataset, sdxl.CaptionsFile)
+		}
+		log := filepath.Join(l.AccuracyDir(), submission.AccuracyFile)
+		if _, _, err := a.writeSDXLImages(c, captions, log, filepath.Join(l.AccuracyDir(), sdxlImagesDir), false); err != nil {
+			return fmt.Errorf("%s accuracy run: %w", c.Scenario, err)
+		}
 	}
 	// The plugin has loaded the model: what it reports completes the
 	// system description.
