@@ -18,13 +18,13 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/verify-accuracy.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
 . "$ROOT/tools/accuracyref/debian_packages.sh"
-need_debian_packages verify-accuracy python3-numpy python3-sklearn python3-nibabel python3-pandas python3-six python3-pil
+need_debian_packages verify-accuracy python3-numpy python3-sklearn python3-nibabel python3-pandas python3-six python3-scipy python3-pil
 
 if [[ -d $INFERENCE_REPO/.git || -f $INFERENCE_REPO/.git ]]; then
 	REPO=$INFERENCE_REPO
 else
 	git clone -q --no-checkout "$INFERENCE_REPO" "$WORK/inference"
-	git -C "$WORK/inference" checkout -q HEAD -- vision recommendation language speech2text graph compliance multimodal 2>/dev/null || true
+	git -C "$WORK/inference" checkout -q HEAD -- vision recommendation language speech2text graph compliance multimodal text_to_image 2>/dev/null || true
 	REPO=$WORK/inference
 fi
 echo "official scripts: mlcommons/inference $(git -C "$REPO" rev-parse --short HEAD)"
@@ -276,6 +276,30 @@ same e2e-qwen3-vl '^\{"f1"' "$(e2e qwen3-vl --benchmark qwen3-vl-235b-a22b)" -- 
 
 same e2e-rgat '^accuracy=' "$(e2e rgat --benchmark rgat --set category=datacenter --set graph_sample=neighbourhood --dtype int64)" -- \
 	igbh "$E2E/rgat/data" "$E2E/rgat/acc/mlperf_log_accuracy.json" --dtype int64
+
+# stable-diffusion-xl: accuracy_coco.py runs Inception-v3 and CLIP, which
+# are not installable here. sdxl_check.py runs the script's own FID
+# function and CLIP's formula on the networks' outputs that the fixture
+# and the end-to-end run give (FID to a relative 1e-9, CLIP to the digit),
+# and decodes the log and saves its images as the script does.
+sdxl() { # NAME DIR: DIR holds the data set (coco/ or data/), the log and features/
+	local name=$1 dir=$2 data=$2/coco log=$2/mlperf_log_accuracy.json feats=$2/features ours imgs
+	[[ -d $data ]] || data=$2/data log=$2/acc/mlperf_log_accuracy.json feats=$2/data/features
+	imgs=$WORK/$name-images
+	ours=$("$MLPERF_HOST" accuracy --benchmark stable-diffusion-xl --dataset "$data" --features "$feats" --images "$imgs" --all-images "$log" 2>/dev/null |
+		grep '^Accuracy Results') || true
+	$PY "$ROOT/tools/accuracyref/sdxl_check.py" compare "$name" "$REPO" "$log" "$feats" "$ours" || fail=1
+	local pngs
+	pngs=$($PY "$ROOT/tools/accuracyref/sdxl_check.py" images "$log" "$imgs") || true
+	if [[ $pngs =~ ^images:\ ([0-9]+)\ of\ ([0-9]+) && ${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" && ${BASH_REMATCH[1]} != 0 ]]; then
+		printf 'same     %-22s %s\n' "$name-images" "$pngs"
+	else
+		printf 'DIFFER   %-22s %s\n' "$name-images" "$pngs"
+		fail=1
+	fi
+}
+sdxl sdxl "$B/sdxl/testdata"
+sdxl e2e-sdxl "$E2E/stable-diffusion-xl"
 
 if ((fail)); then
 	echo "verify-accuracy: the scorers differ from the official scripts" >&2
