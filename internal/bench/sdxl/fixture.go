@@ -20,7 +20,8 @@ import (
 // captions/captions.tsv with a row per caption (as tools/coco.py writes
 // it with pandas' to_csv: tab separated, a field with a quote quoted)
 // and latents/latents.pt holding latents of shape [1, 4, size/8,
-// size/8] (as torch.save writes them), or latents.npy with npy.
+// size/8] (torch.save's archive, [TorchArchive]), or latents.npy with
+// npy.
 func WriteCOCO(dir string, captions []Caption, latents []float32, size int, npy bool) error {
 	shape := []int{1, 4, size / 8, size / 8}
 	if len(latents) != 4*(size/8)*(size/8) {
@@ -61,10 +62,12 @@ func WriteCOCO(dir string, captions []Caption, latents []float32, size int, npy 
 	return os.WriteFile(filepath.Join(dir, LatentsPT), pt, 0o644)
 }
 
-// TorchArchive is the file torch.save writes for one contiguous tensor
-// (storage class class, its elements data) saved as NAME.pt: a zip of
-// stored entries NAME/data.pkl, NAME/byteorder, NAME/data/0 and
-// NAME/version.
+// TorchArchive is the archive torch.save writes for one contiguous
+// tensor (storage class class, its elements data) saved as NAME.pt: a
+// zip of stored entries NAME/data.pkl (byte for byte torch's pickle),
+// NAME/byteorder, NAME/data/0 and NAME/version, without torch's 64-byte
+// alignment of the entries and its serialization id, which readers do
+// not need.
 func TorchArchive(name, class string, shape []int, data []byte) ([]byte, error) {
 	var p pickle.Writer
 	p.TorchTensor(class, "0", shape)
