@@ -94,7 +94,8 @@ var ErrImaginary = errors.New("imaginary component")
 // The trace of the square root is computed as the sum of the square
 // roots of the eigenvalues of √sigma1 sigma2 √sigma1, the same
 // eigenvalues as sigma1 sigma2's (both covariances positive
-// semi-definite), by Jacobi's symmetric eigenvalue method, where scipy's
+// semi-definite), by Householder's tridiagonal reduction and the QL
+// algorithm (eigen), where scipy's
 // sqrtm takes the whole root through a Schur decomposition and the
 // script keeps its real part: the two agree to rounding. A negative
 // eigenvalue (rounding, or a singular product) contributes its root's
@@ -132,7 +133,8 @@ func FID(s1, s2 Statistics) (float64, error) {
 		}
 	}
 	var trRoot, imag float64
-	for _, l := range eigenSymmetric(m, d) {
+	values, _ := eigen(m, d, false)
+	for _, l := range values {
 		if l >= 0 {
 			trRoot += math.Sqrt(l)
 		} else {
@@ -148,9 +150,7 @@ func FID(s1, s2 Statistics) (float64, error) {
 // sqrtPSD is the square root of a symmetric positive semi-definite
 // matrix: V √Λ Vᵀ, negative eigenvalues (rounding) taken as 0.
 func sqrtPSD(a []float64, d int) []float64 {
-	m := append([]float64(nil), a...)
-	v := make([]float64, d*d)
-	lambda := jacobi(m, v, d)
+	lambda, v := eigen(a, d, true)
 	out := make([]float64, d*d)
 	for k, l := range lambda {
 		r := math.Sqrt(max(l, 0))
@@ -159,70 +159,14 @@ func sqrtPSD(a []float64, d int) []float64 {
 		}
 		for i := range d {
 			vi := v[i*d+k] * r
+			if vi == 0 {
+				continue
+			}
 			row := out[i*d : i*d+d]
 			for j := range d {
 				row[j] += vi * v[j*d+k]
 			}
 		}
-	}
-	return out
-}
-
-// eigenSymmetric returns the eigenvalues of the symmetric matrix a.
-func eigenSymmetric(a []float64, d int) []float64 {
-	return jacobi(append([]float64(nil), a...), nil, d)
-}
-
-// jacobi diagonalizes the symmetric matrix a (overwritten) by cyclic
-// Jacobi rotations and returns its eigenvalues; with v non-nil, the
-// eigenvectors are v's columns.
-func jacobi(a, v []float64, d int) []float64 {
-	if v != nil {
-		for i := range d {
-			v[i*d+i] = 1
-		}
-	}
-	for sweep := 0; sweep < 100; sweep++ {
-		var off, diag float64
-		for p := range d {
-			diag += a[p*d+p] * a[p*d+p]
-			for q := p + 1; q < d; q++ {
-				off += a[p*d+q] * a[p*d+q]
-			}
-		}
-		if off <= 1e-30*diag || off == 0 {
-			break
-		}
-		for p := range d {
-			for q := p + 1; q < d; q++ {
-				apq := a[p*d+q]
-				if apq == 0 {
-					continue
-				}
-				theta := (a[q*d+q] - a[p*d+p]) / (2 * apq)
-				t := math.Copysign(1, theta) / (math.Abs(theta) + math.Sqrt(theta*theta+1))
-				c := 1 / math.Sqrt(t*t+1)
-				s := t * c
-				for k := range d { // columns p and q
-					akp, akq := a[k*d+p], a[k*d+q]
-					a[k*d+p], a[k*d+q] = c*akp-s*akq, s*akp+c*akq
-				}
-				for k := range d { // rows p and q
-					apk, aqk := a[p*d+k], a[q*d+k]
-					a[p*d+k], a[q*d+k] = c*apk-s*aqk, s*apk+c*aqk
-				}
-				if v != nil {
-					for k := range d {
-						vkp, vkq := v[k*d+p], v[k*d+q]
-						v[k*d+p], v[k*d+q] = c*vkp-s*vkq, s*vkp+c*vkq
-					}
-				}
-			}
-		}
-	}
-	out := make([]float64, d)
-	for i := range d {
-		out[i] = a[i*d+i]
 	}
 	return out
 }
