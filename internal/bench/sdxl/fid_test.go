@@ -48,6 +48,8 @@ func TestFIDAgainstScipy(t *testing.T) {
 		{name: "full rank", a: "features_a.npy", b: "features_b.npy", want: 6.8391241250078085},
 		{name: "singular", a: "features_c.npy", b: "features_d.npy", want: 17.218433181911344},
 		{name: "same", a: "features_a.npy", b: "features_a.npy", want: 0},
+		// 100 and 90 rows of 64 features of growing scales.
+		{name: "64 features", a: "features_e.npy", b: "features_f.npy", want: 192.79447031979703},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
