@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/csv"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -169,10 +168,8 @@ func WriteFeatures(dir string, ref Statistics, inception [][]float64, clipImage,
 	return nil
 }
 
+// float64Bytes is v as little-endian float64.
 func float64Bytes(v []float64) []byte {
-	b := make([]byte, 0, 8*len(v))
-	for _, x := range v {
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
-	}
+	b, _ := binary.Append(nil, binary.LittleEndian, v) // a []float64 always encodes
 	return b
 }
