@@ -205,7 +205,7 @@ func (a *app) printAccuracy(target string, res resnet.Result) error {
 // that runs the official script on the log and what was written.
 func (a *app) accuracySDXL(c *config.Config, log string, in accuracy.Inputs, images string, all bool, write string) error {
 	if images == "" {
-		images = filepath.Join(filepath.Dir(log), sdxlImagesDir)
+		images = filepath.Join(filepath.Dir(log), sdxl.ImagesDir)
 	}
 	ids, ofRound, err := a.writeSDXLImages(c, in.Truth, log, images, all)
 	if err != nil {
@@ -235,10 +235,6 @@ func (a *app) accuracySDXL(c *config.Config, log string, in accuracy.Inputs, ima
 		"run the command above, or pass the networks' outputs with --features DIR (docs/benchmarks.md)")
 }
 
-// sdxlImagesDir is where a stable-diffusion-xl accuracy directory holds
-// its compliance images, as the submission checker wants them.
-const sdxlImagesDir = "images"
-
 // writeSDXLImages writes the compliance images of the round (its
 // checker's, else the script's default ids; those within the captions)
 // of the accuracy log into dir, with their captions.txt from the
@@ -258,7 +254,10 @@ func (a *app) writeSDXLImages(c *config.Config, captions, log, dir string, all b
 		return nil, false, exitcode.New(exitcode.Dataset, fmt.Errorf("accuracy log: %w", err), "run with --mode accuracy first, or pass the log's path")
 	}
 	defer f.Close()
-	roundIDs, ofRound := sdxl.ComplianceIDsFor(c.Round.Name)
+	roundIDs, ofRound, err := sdxl.ComplianceIDsOf(c.Benchmark)
+	if err != nil {
+		return nil, false, exitcode.New(exitcode.Config, err, "")
+	}
 	ids := sdxl.Below(roundIDs, len(caps))
 	if len(ids) < len(roundIDs) {
 		fmt.Fprintf(a.stdout, "(%d of the %d compliance image ids are beyond the %d captions)\n", len(roundIDs)-len(ids), len(roundIDs), len(caps))

@@ -264,7 +264,7 @@ func (a *app) submitScenario(ctx context.Context, c *config.Config, l submission
 			captions = filepath.Join(c.Dataset, sdxl.CaptionsFile)
 		}
 		log := filepath.Join(l.AccuracyDir(), submission.AccuracyFile)
-		if _, _, err := a.writeSDXLImages(c, captions, log, filepath.Join(l.AccuracyDir(), sdxlImagesDir), false); err != nil {
+		if _, _, err := a.writeSDXLImages(c, captions, log, filepath.Join(l.AccuracyDir(), sdxl.ImagesDir), false); err != nil {
 			return fmt.Errorf("%s accuracy run: %w", c.Scenario, err)
 		}
 	}

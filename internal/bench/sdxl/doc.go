@@ -5,7 +5,7 @@
 // script reads ([Response]: the image as uint8 [height, width, 3]), the
 // images it writes from the accuracy log ([WriteImages]: the compliance
 // images, those a round's submission checker requires
-// ([ComplianceIDsFor]), and their captions.txt), the metrics computed from what the
+// ([ComplianceIDsOf]), and their captions.txt), the metrics computed from what the
 // networks give ([FID] from Inception-v3 features and statistics,
 // [CLIPScore] from CLIP embeddings), the official scorer's command
 // ([Command]) and the fixtures the tests run ([WriteCOCO]).

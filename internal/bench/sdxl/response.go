@@ -10,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
 // Response is what a response holds, as the official script reads it
@@ -27,23 +29,33 @@ const ImageSize = 1024
 // default.
 var ComplianceIDs = []int{4475, 3627, 1046, 4937, 3867, 1671, 3789, 1206, 4111, 3093}
 
-// roundComplianceIDs are the ten images the submission checker requires
-// in a round's accuracy directory (REQUIRED_ACC_BENCHMARK, images/IDX.png
-// and captions.txt), for the rounds that name them; accuracy_coco.py
-// writes them with --ids-path.
-var roundComplianceIDs = map[string][]int{
-	"v5.1": {2747, 2235, 2165, 1515, 1538, 1367, 2419, 4629, 3657, 4532},
-	"v6.0": {1311, 2476, 3644, 2188, 4114, 52, 388, 1195, 3427, 2289},
-}
+// ImagesDir is the accuracy directory's folder of compliance images,
+// the submission checker's REQUIRED_ACC_BENCHMARK key.
+const ImagesDir = "images"
 
-// ComplianceIDsFor returns the compliance image ids of round: the ones
-// its submission checker requires, else (false) the script's default
+// ComplianceIDsOf returns the compliance image ids of a round's
+// benchmark: the ten its submission checker requires in the accuracy
+// directory (b.AccuracyExtraFiles[ImagesDir], which accuracy_coco.py
+// writes with --ids-path), else (false) the script's default
 // ComplianceIDs.
-func ComplianceIDsFor(round string) ([]int, bool) {
-	if ids, ok := roundComplianceIDs[round]; ok {
-		return slices.Clone(ids), true
+//
+// # Errors
+//
+// Names a required file that is not an index.
+func ComplianceIDsOf(b benchmarks.Benchmark) ([]int, bool, error) {
+	names, ok := b.AccuracyExtraFiles[ImagesDir]
+	if !ok {
+		return slices.Clone(ComplianceIDs), false, nil
 	}
-	return slices.Clone(ComplianceIDs), false
+	ids := make([]int, len(names))
+	for i, n := range names {
+		id, err := strconv.Atoi(n)
+		if err != nil || id < 0 {
+			return nil, false, fmt.Errorf("%s's required image %q is not a caption index", b.Name, n)
+		}
+		ids[i] = id
+	}
+	return ids, true, nil
 }
 
 // IDsText is an ids file as the script's --ids-path reads it: an index a

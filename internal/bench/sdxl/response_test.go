@@ -13,6 +13,7 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/accuracy/accuracytest"
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -105,12 +106,24 @@ func TestImagesErrors(t *testing.T) {
 // script's default; those of a data set of n captions are below n.
 func TestComplianceIDs(t *testing.T) {
 	t.Parallel()
-	ids, ok := ComplianceIDsFor("v6.0")
-	assert.True(t, ok)
-	assert.Equal(t, []int{1311, 2476, 3644, 2188, 4114, 52, 388, 1195, 3427, 2289}, ids)
-	ids, ok = ComplianceIDsFor("v6.1")
-	assert.False(t, ok)
-	assert.Equal(t, ComplianceIDs, ids)
+	for _, tc := range []struct {
+		round string
+		want  []int
+		own   bool
+	}{
+		{round: "v5.1", want: []int{2747, 2235, 2165, 1515, 1538, 1367, 2419, 4629, 3657, 4532}, own: true},
+		{round: "v6.0", want: []int{1311, 2476, 3644, 2188, 4114, 52, 388, 1195, 3427, 2289}, own: true},
+		{round: "v6.1", want: ComplianceIDs}, // its checker requires none
+	} {
+		b, err := benchmarks.MustRound(tc.round).Lookup("stable-diffusion-xl")
+		require.NoError(t, err)
+		ids, own, err := ComplianceIDsOf(b)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, ids, tc.round)
+		assert.Equal(t, tc.own, own, tc.round)
+	}
+	_, _, err := ComplianceIDsOf(benchmarks.Benchmark{Name: "x", AccuracyExtraFiles: map[string][]string{ImagesDir: {"a.png"}}})
+	require.ErrorContains(t, err, `x's required image "a.png" is not a caption index`)
 	assert.Equal(t, ComplianceIDs, Below(ComplianceIDs, 5000))
 	assert.Equal(t, []int{1046, 1671, 1206}, Below(ComplianceIDs, 1700))
 	assert.Empty(t, Below(ComplianceIDs, 10))
