@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
@@ -230,7 +231,7 @@ func ParseCaptions(data []byte, name string) ([]Caption, error) {
 		}
 		var ints [4]int64
 		for i, f := range []string{"id", "image_id", "height", "width"} {
-			if _, err := fmt.Sscan(rec[col[f]], &ints[i]); err != nil || fmt.Sprint(ints[i]) != strings.TrimLeft(strings.TrimSpace(rec[col[f]]), "+") {
+			if ints[i], err = strconv.ParseInt(strings.TrimSpace(rec[col[f]]), 10, 64); err != nil {
 				return nil, fmt.Errorf("%s: %w: row %d: %s %q is not an integer", name, dataset.ErrCorrupt, row, f, rec[col[f]])
 			}
 		}
