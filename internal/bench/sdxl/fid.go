@@ -92,7 +92,8 @@ var ErrImaginary = errors.New("imaginary component")
 // # Notes
 //
 // The trace of the square root is computed as the sum of the square
-// roots of the eigenvalues of √sigma1 sigma2 √sigma1, the same
+// roots of the eigenvalues of Lᵀ sigma2 L (sigma1 = L Lᵀ, Cholesky), or
+// of √sigma1 sigma2 √sigma1 where sigma1 is singular: the same
 // eigenvalues as sigma1 sigma2's (both covariances positive
 // semi-definite), by Householder's tridiagonal reduction and the QL
 // algorithm (eigen), where scipy's
@@ -124,8 +125,7 @@ func FID(s1, s2 Statistics) (float64, error) {
 		tr1 += s1.Sigma[i*d+i]
 		tr2 += s2.Sigma[i*d+i]
 	}
-	root := sqrtPSD(s1.Sigma, d)
-	m := mul(mul(root, s2.Sigma, d), root, d)
+	m := similar(s1.Sigma, s2.Sigma, d)
 	for a := range d { // symmetric up to rounding: make it so
 		for b := range a {
 			v := (m[a*d+b] + m[b*d+a]) / 2
@@ -145,6 +145,56 @@ func FID(s1, s2 Statistics) (float64, error) {
 		return 0, fmt.Errorf("%w: %g", ErrImaginary, imag)
 	}
 	return dist + tr1 + tr2 - 2*trRoot, nil
+}
+
+// similar returns a symmetric matrix with the eigenvalues of a·b, a and
+// b covariances: Lᵀ b L where a = L Lᵀ (Cholesky), or, where a is
+// singular, √a b √a.
+func similar(a, b []float64, d int) []float64 {
+	if l, ok := cholesky(a, d); ok {
+		lt := make([]float64, d*d)
+		for i := range d {
+			for j := range d {
+				lt[i*d+j] = l[j*d+i]
+			}
+		}
+		return mul(lt, mul(b, l, d), d)
+	}
+	root := sqrtPSD(a, d)
+	return mul(mul(root, b, d), root, d)
+}
+
+// cholesky is the lower triangular L of a = L Lᵀ; false where a is not
+// positive definite, a pivot at or under 1e-10 of the largest diagonal
+// element (a covariance of fewer rows than features), which would
+// amplify rounding.
+func cholesky(a []float64, d int) ([]float64, bool) {
+	var top float64
+	for i := range d {
+		top = math.Max(top, a[i*d+i])
+	}
+	l := make([]float64, d*d)
+	for j := range d {
+		lj := l[j*d : j*d+j]
+		s := a[j*d+j]
+		for _, x := range lj {
+			s -= x * x
+		}
+		if s <= 1e-10*top {
+			return nil, false
+		}
+		ljj := math.Sqrt(s)
+		l[j*d+j] = ljj
+		for i := j + 1; i < d; i++ {
+			li := l[i*d : i*d+j]
+			s := a[i*d+j]
+			for k, x := range li {
+				s -= x * lj[k]
+			}
+			l[i*d+j] = s / ljj
+		}
+	}
+	return l, true
 }
 
 // sqrtPSD is the square root of a symmetric positive semi-definite

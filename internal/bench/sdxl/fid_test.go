@@ -111,3 +111,14 @@ func TestCLIPScore(t *testing.T) {
 	_, err = CLIPScore([][]float32{{0, 0}}, [][]float32{{1, 0}})
 	require.ErrorContains(t, err, "zero embedding")
 }
+
+// TestCholesky: L Lᵀ of a positive definite matrix, and a singular one
+// refused (FID then takes the square root).
+func TestCholesky(t *testing.T) {
+	t.Parallel()
+	l, ok := cholesky([]float64{4, 2, 2, 10}, 2)
+	require.True(t, ok)
+	assert.Equal(t, []float64{2, 0, 1, 3}, l)
+	_, ok = cholesky([]float64{1, 1, 1, 1}, 2)
+	assert.False(t, ok)
+}
