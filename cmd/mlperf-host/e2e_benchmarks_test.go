@@ -482,7 +482,7 @@ func writeDecoderTokenizer(t *testing.T, dir string) {
 // the text embeddings txt.
 func writeSDXLFixture(mean []float64, txt [][]float32) func(t *testing.T, dir string) {
 	return func(t *testing.T, dir string) {
-		require.NoError(t, sdxl.WriteCOCO(dir, sdxl.GenerateCaptions(5, []string{"A cat.", "Two dogs on a truck.", `A sign that reads "exit".`}),
+		require.NoError(t, sdxl.WriteCOCO(dir, sdxl.GenerateCaptions(5, []string{"A cat.", "Two kites on a beach.", `A board that says "exit".`}),
 			sdxl.GenerateLatents(3, 16), 16, false))
 		ref := sdxl.Statistics{Mu: []float64{0, 0}, Sigma: []float64{4, 0, 0, 9}}
 		var inception [][]float64

@@ -15,9 +15,9 @@ import (
 )
 
 var fixtureWords = []string{
-	"A city at night with people walking around.",
-	`A sign that reads "car parking" in front of cows.`,
-	"Two dogs on a truck.",
+	"A red bicycle leaning on a blue wall.",
+	`A board that says "fresh bread" beside a bakery door.`,
+	"Three kites over a sandy beach.",
 }
 
 // TestReadCOCO: the fixture reads back in both latents forms, each
