@@ -1,0 +1,17 @@
+// Package torchpt reads and writes the file torch.save writes of one
+// tensor (a .pt file): a zip archive, each entry stored, of
+// <name>/data.pkl (a protocol-2 pickle rebuilding the tensor with
+// torch._utils._rebuild_tensor_v2 from a storage it names by persistent
+// id), <name>/byteorder ("little") and <name>/data/<key> (the storage's
+// elements). [Read] reads float32, float16 and bfloat16 tensors into
+// float32 values, never calling anything the pickle names; [Write]
+// writes a float32 tensor in the same layout, for fixtures.
+//
+// Package pickle reads the pickles of numpy data sets; this package reads
+// the one pickle torch.save writes of a tensor, whose persistent ids and
+// rebuild calls pickle does not know.
+//
+// Package torchpt imports only the standard library; it must never
+// import a benchmark's room (internal/bench/...), host, loadgen, sdk,
+// plugins or cmd.
+package torchpt
