@@ -83,7 +83,12 @@ type Scorer struct {
 	// (Inputs.Dtype) defaults to the one the plugins answer in
 	// (test06.dtype).
 	Tokens bool
-	Score  func(log io.Reader, in Inputs) (Score, error)
+	// Networks, where set, names the networks the metric needs that
+	// mlperf-host cannot run (wan-2.2's VBench): a run leaves its log
+	// unscored saying so, and `accuracy` writes what the official
+	// evaluation reads and prints its command.
+	Networks string
+	Score    func(log io.Reader, in Inputs) (Score, error)
 }
 
 // The inputs a scorer may need (Scorer.Needs).

@@ -29,6 +29,9 @@ func ScorerInputs(c *config.Config, d dataset.Dataset, sc accuracy.Scorer) (in a
 		in.Vocab = dataset.Vocab(d)
 	}
 	switch {
+	case sc.Networks != "":
+		return in, fmt.Sprintf("the %s scorer's metric needs %s, which mlperf-host does not run: `mlperf-host accuracy` writes what the official %s reads and prints its command",
+			sc.Name, sc.Networks, filepath.Base(sc.Script)), nil
 	case slices.Contains(sc.Needs, accuracy.NeedTruth) && in.Truth == "":
 		return in, fmt.Sprintf("the %s scorer needs the ground truth %s reads: --set %s=PATH", sc.Name, filepath.Base(sc.Script), config.KeyAccuracyTruth), nil
 	case slices.Contains(sc.Needs, accuracy.NeedVocab) && in.Vocab == "":
