@@ -39,6 +39,7 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 	fs.StringVar(&in.Features, "features", "", "stable-diffusion-xl: `DIR` of the networks' outputs FID and CLIP are computed from\n(docs/benchmarks.md); without it, the command running the official script is printed")
 	images := fs.String("images", "", "stable-diffusion-xl: write the compliance images and their captions.txt into `DIR`, as\naccuracy_coco.py's --compliance-images-path (default: images/ beside the log)")
 	allImages := fs.Bool("all-images", false, "stable-diffusion-xl: write every logged image into the --images directory")
+	videos := fs.String("videos", "", "wan-2.2-t2v-a14b: write the logged videos' frames and the script encoding them into `DIR`\n(default: beside the log)")
 	fs.StringVar(&in.Dtype, "dtype", "", "response data `TYPE` where the official script takes one (default: the script's;\nrouge: test06.dtype, the plugins' int32; igbh: uint8, int32, int64 or float32)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -67,6 +68,9 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 		}
 		if sc.Name == sdxl.Scorer.Name {
 			return a.accuracySDXL(c, log, sin, *images, *allImages, *write)
+		}
+		if sc.Networks != "" {
+			return a.accuracyVideos(c, sc, log, sin, *videos)
 		}
 		return a.scoreWith(sc, c, log, sin, *write)
 	}

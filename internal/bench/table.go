@@ -14,6 +14,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/rgat"
 	"github.com/mlperf-host/mlperf-host/internal/bench/sdxl"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
+	"github.com/mlperf-host/mlperf-host/internal/bench/wan"
 	"github.com/mlperf-host/mlperf-host/internal/bench/whisper"
 	"github.com/mlperf-host/mlperf-host/internal/bench/yolo"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
@@ -78,4 +79,6 @@ var table = []Row{
 		Readers: []dataset.Reader{qwen3vl.Reader}, Scorer: &qwen3vl.Scorer},
 	{Names: []string{"stable-diffusion-xl"}, Package: "sdxl", Response: sdxl.Response, Doc: "stable-diffusion-xl",
 		Readers: []dataset.Reader{sdxl.Reader}, Scorer: &sdxl.Scorer},
+	{Names: []string{"wan-2.2-t2v-a14b"}, Package: "wan", Response: wan.Response, Doc: "wan-2.2-t2v-a14b",
+		Readers: []dataset.Reader{wan.Reader}, Scorer: &wan.Scorer},
 }
