@@ -24,9 +24,9 @@ const (
 	// PromptTensor is a sample's prompt, uint8 [length]: its UTF-8
 	// bytes, as the reference's load_prompts strips them.
 	PromptTensor = "prompt"
-	// LatentTensor is the fixed latent, float32 [1, 16, T, h, w]: the
-	// same for every sample, as the reference passes it to every
-	// generation.
+	// LatentTensor is the fixed latent's one batch element, float32
+	// [16, T, h, w]: the same for every sample, as the reference passes
+	// the latent to every generation.
 	LatentTensor = "latents"
 )
 
@@ -189,7 +189,7 @@ func (d *Prompts) Form() string {
 func (d *Prompts) Schema() dataset.Schema {
 	return dataset.Schema{
 		{Name: PromptTensor, DType: dataset.Uint8, Shape: []int{dataset.Varies}},
-		{Name: LatentTensor, DType: dataset.Float32, Shape: d.latentShape},
+		{Name: LatentTensor, DType: dataset.Float32, Shape: d.latentShape[1:]},
 	}
 }
 
@@ -197,7 +197,7 @@ func (d *Prompts) Shapes(i int) ([][]int, error) {
 	if i < 0 || i >= len(d.list) {
 		return nil, fmt.Errorf("data set %s: sample index %d out of range [0, %d)", d.prompts, i, len(d.list))
 	}
-	return [][]int{{len(d.list[i])}, d.latentShape}, nil
+	return [][]int{{len(d.list[i])}, d.latentShape[1:]}, nil
 }
 
 func (d *Prompts) ReadSample(i int, dst []byte) error {

@@ -99,7 +99,7 @@ func TestReaderFixture(t *testing.T) {
 	assert.Equal(t, "wan-2.2 prompts (vbench_prompts.txt) with the fixed latent [1 16 2 1 1] (fixed_latent.pt): videos of 5 frames of 8×8", dataset.Form(d))
 	shapes, err := d.Shapes(2)
 	require.NoError(t, err)
-	assert.Equal(t, [][]int{{len(FixturePrompts[2])}, {1, 16, 2, 1, 1}}, shapes)
+	assert.Equal(t, [][]int{{len(FixturePrompts[2])}, {16, 2, 1, 1}}, shapes)
 	buf := make([]byte, d.Schema().SampleBytes(shapes))
 	require.NoError(t, d.ReadSample(2, buf))
 	assert.Equal(t, FixturePrompts[2], string(buf[:len(FixturePrompts[2])]))
