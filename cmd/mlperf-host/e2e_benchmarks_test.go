@@ -22,6 +22,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/rgat"
 	"github.com/mlperf-host/mlperf-host/internal/bench/sdxl"
 	"github.com/mlperf-host/mlperf-host/internal/bench/unet3d"
+	"github.com/mlperf-host/mlperf-host/internal/bench/wan"
 	"github.com/mlperf-host/mlperf-host/internal/bench/whisper"
 	"github.com/mlperf-host/mlperf-host/internal/bench/yolo"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/hftokenizer"
@@ -57,6 +58,9 @@ type benchFixture struct {
 	scenarios []string
 	line      string
 	code      exitcode.Code // of the accuracy run: the target's verdict
+	// unscored, for a benchmark whose metric's networks cannot run
+	// here, checks the accuracy run and `accuracy` instead of line.
+	unscored func(t *testing.T, dir string, run []string)
 }
 
 func benchFixtures() []benchFixture {
@@ -297,6 +301,16 @@ func benchFixtures() []benchFixture {
 			write:     writeSDXLFixture([]float64{1, 2}, [][]float32{{2, 0}, {0, 3}, {0, 3}, {2, 0}, {5, 0}}),
 			scenarios: []string{"SingleStream", "Offline", "Server"},
 			line:      "Accuracy Results: {'FID_SCORE': '10.0', 'CLIP_SCORE': '60.0'}", code: exitcode.AccuracyBelowTarget},
+		// Five prompts with a latent of 2 frames of 1×1: the signature
+		// model makes videos of 5 frames of 8×8 of one colour (the
+		// prompt's first byte, the latent's first two channels). VBench
+		// cannot run here: the run is unscored and `accuracy` writes the
+		// frames and the commands (checkWanVideos).
+		{name: "wan-2.2-t2v-a14b", args: []string{"--benchmark", "wan-2.2-t2v-a14b", "--set", "category=datacenter"}, model: "wan-signature.onnx",
+			write: func(t *testing.T, dir string) {
+				require.NoError(t, wan.WriteData(dir, wan.FixturePrompts, 2, 1, 1, 5))
+			},
+			scenarios: []string{"SingleStream", "Offline"}, unscored: checkWanVideos},
 	}
 	return append(fs, cachedFixtures(fs)...)
 }
@@ -390,6 +404,10 @@ func TestBenchmarksEndToEnd(t *testing.T) {
 				assertVerdict(t, r, filepath.Join(dir, out))
 			}
 
+			if tt.unscored != nil {
+				tt.unscored(t, dir, base)
+				return
+			}
 			r := mlperfHost(t, dir, append(base, "--mode", "accuracy", "--out", "acc")...)
 			require.Equal(t, tt.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 			assert.Contains(t, r.stdout, tt.line)
@@ -492,4 +510,45 @@ func writeSDXLFixture(mean []float64, txt [][]float32) func(t *testing.T, dir st
 		img := [][]float32{{1, 0}, {0, 1}, {1, 0}, {0, 1}, {1, 0}}
 		require.NoError(t, sdxl.WriteFeatures(filepath.Join(dir, "features"), ref, inception, img, txt))
 	}
+}
+
+// checkWanVideos runs wan-2.2's accuracy run, which VBench's networks
+// would score, and `accuracy` on its log: the frames of every video are
+// the signature model's colour, (x × 255) truncated as export_to_video
+// converts them, and the printed command runs the official evaluation on
+// the videos the script encodes.
+func checkWanVideos(t *testing.T, dir string, run []string) {
+	t.Helper()
+	r := mlperfHost(t, dir, append(run, "--mode", "accuracy", "--out", "acc")...)
+	require.Equal(t, exitcode.OK, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	assert.Contains(t, r.stdout, "not scored: the vbench scorer's metric needs VBench's networks")
+	assert.NoFileExists(t, filepath.Join(dir, "acc", "accuracy.txt"))
+
+	r = mlperfHost(t, dir, "accuracy", "--dataset", "data", "--benchmark", "wan-2.2-t2v-a14b", "--set", "category=datacenter", filepath.Join("acc", "mlperf_log_accuracy.json"))
+	require.Equal(t, exitcode.Dataset, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	acc, err := filepath.Abs(filepath.Join(dir, "acc"))
+	require.NoError(t, err)
+	assert.Contains(t, r.stdout, "wrote the frames of 5 videos of 5 frames of 8×8")
+	assert.Contains(t, r.stdout, wan.Command(acc, filepath.Join(acc, "evaluation_results")))
+	assert.Contains(t, r.stderr, "not scored")
+	d, err := wan.OpenData(filepath.Join(dir, "data"))
+	require.NoError(t, err)
+	lat, _, err := wan.ReadLatent(filepath.Join(dir, "data", wan.LatentFile))
+	require.NoError(t, err)
+	for i, p := range wan.FixturePrompts {
+		frames, err := os.ReadFile(filepath.Join(acc, wan.FramesDir, strconv.Itoa(i)+".rgb"))
+		require.NoError(t, err)
+		require.Len(t, frames, 3*d.Video.Pixels())
+		// The model's float32 operations, one rounding each.
+		red := float32(p[0]) * float32(1.0/255)
+		g := min(max(float32(lat.Values[0]*0.25)+0.5, 0), 1)
+		bl := min(max(float32(lat.Values[2]*0.25)+0.5, 0), 1)
+		want := []byte{byte(red * 255), byte(g * 255), byte(bl * 255)}
+		for k := 0; k < len(frames); k += 3 {
+			require.Equal(t, want, frames[k:k+3], "video %d pixel %d", i, k/3)
+		}
+	}
+	script, err := os.ReadFile(filepath.Join(acc, wan.EncodeScript))
+	require.NoError(t, err)
+	assert.Contains(t, string(script), "'vbench_videos/a person'\\''s dog running on the beach-0.mp4'")
 }

@@ -369,3 +369,41 @@ func SDXLSignature(size int) []byte {
 			valueInfo("caption", onnxpb.Uint8, free("N"), free("L"))},
 		[]onnxpb.ValueInfo{valueInfo("image", onnxpb.Float, free("N"), fixed(3), fixed(8*h), fixed(8*h))})
 }
+
+// WanSignature has the inputs and output of a Wan2.2 text-to-video
+// pipeline exported whole for a latent of latentFrames frames of h×w
+// (videos of 4(latentFrames-1)+1 frames of 8h×8w, the Wan VAE's
+// scales): "prompt" uint8 [N, length] (the prompt's UTF-8 bytes) and
+// "latents" float32 [N, 16, latentFrames, h, w] (the fixed initial
+// latent) in, "video" float32 [N, frames, 8h, 8w, 3] in [0, 1] out (the
+// pipeline's frames, which the reference SUT answers). Every pixel of
+// every frame is the same colour: red the prompt's first byte / 255,
+// green and blue latent elements 0 and 1 (channel 0's and 1's first)
+// times 1/4 plus 1/2, clipped to [0, 1].
+func WanSignature(latentFrames, h, w int64) []byte {
+	const channels = 16
+	frames, ph, pw := 4*(latentFrames-1)+1, 8*h, 8*w
+	pixels := frames * ph * pw
+	b := newBuilder(0)
+	red := b.node("Mul", []string{b.cast(b.gather("prompt", 1, 0), onnxpb.Float), b.floats(nil, 1.0/255)})
+	lat := b.gather(b.node("Flatten", []string{"latents"}, onnxpb.IntAttr("axis", 1)), 1, 0, latentFrames*h*w)
+	lat = b.node("Clip", []string{b.node("Add", []string{b.node("Mul", []string{lat, b.floats(nil, 0.25)}), b.floats(nil, 0.5)}),
+		b.floats(nil, 0), b.floats(nil, 1)})
+	rgb := b.node("Concat", []string{red, lat}, onnxpb.IntAttr("axis", 1))
+	// [N, 3, 1] × ones [1, pixels] is each colour at every pixel.
+	x := b.node("MatMul", []string{b.node("Unsqueeze", []string{rgb, b.ints([]int64{1}, 2)}), b.floats([]int64{1, pixels}, ones(int(pixels))...)})
+	x = b.node("Transpose", []string{x}, onnxpb.IntsAttr("perm", 0, 2, 1))
+	b.named(b.node("Reshape", []string{x, b.ints([]int64{5}, -1, frames, ph, pw, 3)}), "video")
+	return b.graph("wan_signature",
+		[]onnxpb.ValueInfo{valueInfo("prompt", onnxpb.Uint8, free("N"), free("L")),
+			valueInfo("latents", onnxpb.Float, free("N"), fixed(channels), fixed(latentFrames), fixed(h), fixed(w))},
+		[]onnxpb.ValueInfo{valueInfo("video", onnxpb.Float, free("N"), fixed(frames), fixed(ph), fixed(pw), fixed(3))})
+}
+
+func ones(n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = 1
+	}
+	return v
+}

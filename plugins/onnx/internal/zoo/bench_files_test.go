@@ -26,6 +26,7 @@ func TestBenchmarkModelFiles(t *testing.T) {
 		"yolo-signature":       YOLOSignature(),
 		"rgat-signature":       RGATSignature(1024),
 		"sdxl-signature":       SDXLSignature(16),
+		"wan-signature":        WanSignature(2, 1, 1),
 		"decoder-signature":    DecoderSignature(64),
 		"whisper-signature":    WhisperSignature(80),
 		"decoder-kv-signature": DecoderKVSignature(64, 2),

@@ -3,7 +3,7 @@
 // it writes the random-weight ResNet-50 v1.5 and MobileNetV2; the
 // benchmark signature models (resnet50-signature, retinanet-signature,
 // bert-signature, unet3d-signature, dlrm-signature, dlrmv3-signature, decoder-signature,
-// whisper-signature, yolo-signature, rgat-signature, and with a key-value cache decoder-kv-signature,
+// whisper-signature, yolo-signature, rgat-signature, wan-signature, and with a key-value cache decoder-kv-signature,
 // whisper-kv-signature/encoder_model and
 // whisper-kv-signature/decoder_model_merged, a directory as optimum
 // exports Whisper) have an MLPerf benchmark model's inputs and outputs and read the answer
@@ -50,6 +50,7 @@ func main() {
 		"yolo-signature":       zoo.YOLOSignature,
 		"rgat-signature":       func() []byte { return zoo.RGATSignature(*features) },
 		"sdxl-signature":       func() []byte { return zoo.SDXLSignature(*sdxlSize) },
+		"wan-signature":        func() []byte { return zoo.WanSignature(2, 1, 1) },
 		"decoder-signature":    func() []byte { return zoo.DecoderSignature(*vocab) },
 		"whisper-signature":    func() []byte { return zoo.WhisperSignature(*mels) },
 		"decoder-kv-signature": func() []byte { return zoo.DecoderKVSignature(*vocab, 2) },
