@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 )
 
@@ -46,17 +47,22 @@ func TestRoundsCLI(t *testing.T) {
 }
 
 // TestRunAuditConfig: run takes an official audit.config (TEST04's
-// settings) and LoadGen applies it, saying so in the detail log.
+// settings) and LoadGen applies it, saying so in the detail log; the
+// lines of the run's model apply too, as the reference SUTs read them
+// (TEST04's wan-2.2-t2v-a14b.Offline.min_query_count), another model's
+// do not.
 func TestRunAuditConfig(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	audit := filepath.Join(dir, "audit.config")
 	require.NoError(t, os.WriteFile(audit, []byte("*.Offline.mode = 2\n*.Offline.performance_issue_unique = 0\n"+
-		"*.Offline.performance_issue_same = 1\n*.Offline.performance_issue_same_index = 3\n"), 0o644))
+		"*.Offline.performance_issue_same = 1\n*.Offline.performance_issue_same_index = 3\n"+
+		benchmarks.DemoName+".Offline.min_query_count = 77\nresnet50.Offline.min_query_count = 99\n"), 0o644))
 	r := mlperfHost(t, dir, append([]string{"run", "--plugin", echoPlugin(t), "--out", "logs", "--audit-config", audit}, fast(t, dir)...)...)
 	assertVerdict(t, r, filepath.Join(dir, "logs"))
 	detail, err := os.ReadFile(filepath.Join(dir, "logs", "mlperf_log_detail.txt"))
 	require.NoError(t, err)
 	assert.Contains(t, string(detail), "Found Audit Config file (audit.config)")
 	assert.Contains(t, string(detail), `"key": "effective_performance_issue_same", "value": true`)
+	assert.Contains(t, string(detail), `"key": "requested_min_query_count", "value": 77`)
 }

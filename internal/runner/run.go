@@ -108,6 +108,14 @@ func Run(ctx context.Context, sp Spec) (*Outcome, error) {
 			return nil, exitcode.New(exitcode.Config, fmt.Errorf("%w: audit.config %s: %w", config.ErrConfig, sp.AuditConfig, err),
 				"pass an audit.config of the official compliance tests (compliance/TEST0N/...)")
 		}
+		// The reference SUTs read audit.config for their own model
+		// before StartTest (settings.FromConfig(audit_config, model,
+		// scenario)), as TEST04's README asks of every SUT: its model's
+		// lines apply (TEST04's wan-2.2-t2v-a14b and stable-diffusion-xl
+		// min_query_count), and StartTest applies it again for "*".
+		if settings, err = audit.Apply(settings, c.Benchmark.Name, settings.Scenario, loadgen.AuditConf); err != nil {
+			return nil, exitcode.New(exitcode.Config, fmt.Errorf("%w: audit.config %s: %w", config.ErrConfig, sp.AuditConfig, err), "")
+		}
 		opts = append(opts, loadgen.WithAuditConfig(audit))
 	}
 	if m := placementMessage(c); m != "" {
