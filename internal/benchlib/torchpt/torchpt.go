@@ -144,10 +144,10 @@ func half(h uint16) float32 {
 	sign := uint32(h>>15) << 31
 	exp := uint32(h>>10) & 0x1f
 	frac := uint32(h) & 0x3ff
-	switch {
-	case exp == 0x1f:
+	switch exp {
+	case 0x1f:
 		return math.Float32frombits(sign | 0xff<<23 | frac<<13)
-	case exp == 0:
+	case 0:
 		v := float32(frac) * (1.0 / (1 << 24)) // subnormal (or zero): frac × 2⁻²⁴
 		if sign != 0 {
 			v = -v

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"flag"
+	"math"
 	"os"
 	"testing"
 
@@ -91,7 +92,7 @@ func TestReadHalfAndBFloat16(t *testing.T) {
 		require.NoError(t, err, class)
 		assert.Equal(t, []float32{1.5, -2}, got.Values, class)
 	}
-	assert.Equal(t, float32(1.0/(1<<24)), half(1)) // the least subnormal
+	assert.Equal(t, math.Float32bits(1.0/(1<<24)), math.Float32bits(half(1))) // the least subnormal
 }
 
 func TestReadErrors(t *testing.T) {
