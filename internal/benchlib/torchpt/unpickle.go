@@ -1,6 +1,7 @@
 package torchpt
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/big"
@@ -109,11 +110,9 @@ func (u *unpickler) uint(n int) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var v uint64
-	for i := n - 1; i >= 0; i-- {
-		v = v<<8 | uint64(b[i])
-	}
-	return v, nil
+	var le [8]byte
+	copy(le[:], b)
+	return binary.LittleEndian.Uint64(le[:]), nil
 }
 
 func (u *unpickler) line() (string, error) {
@@ -221,10 +220,10 @@ func (u *unpickler) step(op byte) error {
 		return u.str(n, err)
 	case 'c': // GLOBAL
 		mod, err := u.line()
-		if err != nil {
-			return err
+		name := ""
+		if err == nil {
+			name, err = u.line()
 		}
-		name, err := u.line()
 		if err != nil {
 			return err
 		}
