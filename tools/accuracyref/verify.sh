@@ -223,6 +223,13 @@ same whisper '^Word Error Rate' "$(mh --scorer whisper --truth "$W/manifest.json
 	env PYTHONPATH="$ROOT/tools/accuracyref/shims" WHISPER_SPELLINGS="$W/english.json" \
 	bash -c 'cd "$1/speech2text" && '$PY' accuracy_eval.py --log_dir "$2" --dataset_dir "$2" --manifest "$2/manifest.json"' _ "$REPO" "$W"
 
+# wan-2.2: VBench cannot run here; the frames `accuracy` writes for
+# export_to_video's ffmpeg pipe against wan_frames.py's numpy conversion.
+WAN=$B/wan/testdata
+"$MLPERF_HOST" accuracy --benchmark wan-2.2-t2v-a14b --dataset "$WAN/data" --videos "$WORK/wan" "$WAN/mlperf_log_accuracy.json" >/dev/null 2>&1 || true
+same wan-frames '^frames sha256=' "frames sha256=$(cat "$WORK"/wan/frames/{0..4}.rgb 2>/dev/null | sha256sum | cut -d' ' -f1)" -- \
+	$PY "$ROOT/tools/accuracyref/wan_frames.py" "$WAN/mlperf_log_accuracy.json" 5 8 8
+
 # The benchmarks' end-to-end runs: TestBenchmarksEndToEnd leaves each
 # data set in its reference form and the accuracy run's log under $E2E;
 # the official script reads them as the test's `accuracy` did.
