@@ -117,10 +117,6 @@ func ReadFrames(path string) ([]Query, error) {
 	return out, nil
 }
 
-func isUTF8(s string) bool {
-	return strings.ToValidUTF8(s, "\uFFFD") == s && !strings.ContainsRune(s, '\uFFFD')
-}
-
 // Frames is an open query set: each sample is a question.
 type Frames struct {
 	path    string

@@ -143,3 +143,18 @@ func FuzzUnpickle(f *testing.F) {
 		}
 	})
 }
+
+func TestUnpickleLong(t *testing.T) {
+	t.Parallel()
+	// LONG1 of 5 bytes: 1<<32, and -2 in two bytes.
+	for _, tt := range []struct {
+		b    []byte
+		want int64
+	}{{[]byte{0x80, 2, 0x8a, 5, 0, 0, 0, 0, 1, '.'}, 1 << 32}, {[]byte{0x80, 2, 0x8a, 2, 0xfe, 0xff, '.'}, -2}, {[]byte{0x80, 2, 0x8a, 0, '.'}, 0}} {
+		v, err := unpickle(tt.b)
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, v)
+	}
+	_, err := unpickle([]byte{0x80, 2, 0x8a, 9, 0, 0, 0, 0, 0, 0, 0, 0, 1, '.'})
+	require.Error(t, err)
+}

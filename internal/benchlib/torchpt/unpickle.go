@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/big"
 	"strings"
 )
 
@@ -307,23 +306,20 @@ func (u *unpickler) step(op byte) error {
 	return nil
 }
 
-// long pushes LONG1's little-endian two's-complement integer.
+// long pushes LONG1's little-endian two's-complement integer, of at
+// most 8 bytes: sign-extended to 64 bits.
 func (u *unpickler) long(b []byte) error {
 	if len(b) > 8 {
 		return errors.New("an integer of more than 64 bits")
 	}
-	be := make([]byte, len(b))
-	for i := range b {
-		be[len(b)-1-i] = b[i]
-	}
-	v := new(big.Int).SetBytes(be)
+	var le [8]byte
+	copy(le[:], b)
 	if len(b) > 0 && b[len(b)-1]&0x80 != 0 {
-		v.Sub(v, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+		for i := len(b); i < 8; i++ {
+			le[i] = 0xff
+		}
 	}
-	if !v.IsInt64() {
-		return errors.New("an integer beyond int64")
-	}
-	u.stack = append(u.stack, v.Int64())
+	u.stack = append(u.stack, int64(binary.LittleEndian.Uint64(le[:])))
 	return nil
 }
 
