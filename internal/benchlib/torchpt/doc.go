@@ -4,14 +4,11 @@
 // torch._utils._rebuild_tensor_v2 from a storage it names by persistent
 // id), <name>/byteorder ("little") and <name>/data/<key> (the storage's
 // elements). [Read] reads float32, float16 and bfloat16 tensors into
-// float32 values, never calling anything the pickle names; [Write]
-// writes a float32 tensor in the same layout, for fixtures.
+// float32 values (the pickle through internal/benchlib/pickle, which
+// calls nothing it names); [Write] writes a float32 tensor as torch.save
+// does, byte for byte, for fixtures.
 //
-// Package pickle reads the pickles of numpy data sets; this package reads
-// the one pickle torch.save writes of a tensor, whose persistent ids and
-// rebuild calls pickle does not know.
-//
-// Package torchpt imports only the standard library; it must never
-// import a benchmark's room (internal/bench/...), host, loadgen, sdk,
+// Package torchpt imports only the standard library and
+// internal/benchlib/pickle; it must never import a benchmark's room (internal/bench/...), host, loadgen, sdk,
 // plugins or cmd.
 package torchpt

@@ -2,12 +2,15 @@ package torchpt
 
 import (
 	"archive/zip"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strings"
+
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
 )
 
 // ErrFormat is wrapped by every error about a file that is not a
@@ -100,13 +103,13 @@ func Read(r io.ReaderAt, size int64) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := unpickle(pkl)
+	var view tensorView
+	v, err := pickle.Load(bytes.NewReader(pkl), int64(len(pkl)))
+	if err == nil {
+		view, err = viewOf(v)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %sdata.pkl: %w", ErrFormat, prefix, err)
-	}
-	view, ok := v.(tensorView)
-	if !ok {
-		return nil, fmt.Errorf("%w: %sdata.pkl holds %s, want one tensor", ErrFormat, prefix, describe(v))
 	}
 	st, ok := storageTypes[view.storage.class]
 	if !ok {
