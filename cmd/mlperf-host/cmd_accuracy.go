@@ -13,6 +13,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench"
 	"github.com/mlperf-host/mlperf-host/internal/bench/resnet"
 	"github.com/mlperf-host/mlperf-host/internal/bench/sdxl"
+	"github.com/mlperf-host/mlperf-host/internal/bench/wan"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/punkt"
 	"github.com/mlperf-host/mlperf-host/internal/config"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
@@ -69,7 +70,7 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 		if sc.Name == sdxl.Scorer.Name {
 			return a.accuracySDXL(c, log, sin, *images, *allImages, *write)
 		}
-		if sc.Networks != "" {
+		if sc.Name == wan.Scorer.Name {
 			return a.accuracyVideos(c, sc, log, sin, *videos)
 		}
 		return a.scoreWith(sc, c, log, sin, *write)
