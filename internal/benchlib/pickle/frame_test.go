@@ -82,6 +82,7 @@ func TestWriteFrame(t *testing.T) {
 		{Name: "tok_input_len", Cells: []any{int64(3), int64(2)}},
 		{Name: "weight", Cells: []any{0.25, 3.0}},
 		{Name: "mixed", Cells: []any{"x", int64(1) << 35}},
+		{Name: "missing", Cells: []any{nil, "y"}},
 	}))
 	var buf bytes.Buffer
 	require.NoError(t, p.Encode(&buf))
@@ -89,8 +90,10 @@ func TestWriteFrame(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
 	f, err := ReadFrameFile(path)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"input", "tok_input", "tok_input_len", "weight", "mixed"}, f.Columns)
-	c, _ := f.Column("tok_input")
+	assert.Equal(t, []string{"input", "tok_input", "tok_input_len", "weight", "mixed", "missing"}, f.Columns)
+	c, _ := f.Column("missing")
+	assert.Equal(t, []any{nil, "y"}, c)
+	c, _ = f.Column("tok_input")
 	ids, err := Ints(c[1], nil)
 	require.NoError(t, err)
 	assert.Equal(t, []int64{-5, 1 << 40}, ids)
@@ -109,10 +112,10 @@ func TestWriteFrame(t *testing.T) {
 	out, err := exec.Command(py, "-c", `import sys, pandas as pd
 d = pd.read_pickle(sys.argv[1])
 print(list(d.columns), list(d.index), d.dtypes.astype(str).tolist())
-print(d["tok_input"].tolist(), d["input"].tolist(), d["tok_input_len"].sum(), d["weight"].sum(), d["mixed"].tolist())`, path).CombinedOutput()
+print(d["tok_input"].tolist(), d["input"].tolist(), d["tok_input_len"].sum(), d["weight"].sum(), d["mixed"].tolist(), d["missing"].tolist())`, path).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	assert.Equal(t, `['input', 'tok_input', 'tok_input_len', 'weight', 'mixed'] [0, 1] ['object', 'object', 'int64', 'float64', 'object']
-[[1, 2, 70000], [-5, 1099511627776]] ['q0', 'qé1'] 5 3.25 ['x', 34359738368]
+	assert.Equal(t, `['input', 'tok_input', 'tok_input_len', 'weight', 'mixed', 'missing'] [0, 1] ['object', 'object', 'int64', 'float64', 'object', 'object']
+[[1, 2, 70000], [-5, 1099511627776]] ['q0', 'qé1'] 5 3.25 ['x', 34359738368] [None, 'y']
 `, string(out))
 }
 

@@ -12,8 +12,8 @@ import (
 type Column struct {
 	Name string
 	// Cells are all int64 (an int64 block), all float64 (a float64
-	// block), or strings, []int32 and []int64 token lists (Python lists)
-	// and int64s (an object block).
+	// block), or strings, []int32 and []int64 token lists (Python lists),
+	// int64s and nils (None; an object block).
 	Cells []any
 }
 
@@ -166,6 +166,8 @@ func (p *Writer) objectArray(shape []int, cells []any) error {
 				p.Int64(t)
 			}
 			p.Op('e')
+		case nil:
+			p.Op('N')
 		default:
 			return fmt.Errorf("cell %d: a %T is not written", i, v)
 		}
