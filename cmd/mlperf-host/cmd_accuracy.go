@@ -41,6 +41,7 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 	images := fs.String("images", "", "stable-diffusion-xl: write the compliance images and their captions.txt into `DIR`, as\naccuracy_coco.py's --compliance-images-path (default: images/ beside the log)")
 	allImages := fs.Bool("all-images", false, "stable-diffusion-xl: write every logged image into the --images directory")
 	videos := fs.String("videos", "", "wan-2.2-t2v-a14b: write the logged videos' frames and the script encoding them into `DIR`\n(default: beside the log)")
+	fs.StringVar(&in.Problems, "problems", "", "deepseek-r1: LiveCodeBench's problems `FILE` (code_generation_lite's test.jsonl, release_v1)\nthe code answers are tested against, in the code sandbox")
 	fs.StringVar(&in.Dtype, "dtype", "", "response data `TYPE` where the official script takes one (default: the script's;\nrouge: test06.dtype, the plugins' int32; igbh: uint8, int32, int64 or float32)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -67,6 +68,7 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
+		sin.Context = ctx // an interrupt stops the programs a scorer runs
 		if sc.Name == sdxl.Scorer.Name {
 			return a.accuracySDXL(c, log, sin, *images, *allImages, *write)
 		}
@@ -96,7 +98,8 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 // and the configured data set (its ground truth), as a run does.
 func scorerInputs(c *config.Config, sc accuracy.Scorer, flags accuracy.Inputs) (accuracy.Inputs, error) {
 	for _, f := range []struct{ flag, key *string }{{&flags.Truth, &c.Scoring.Truth}, {&flags.Vocab, &c.Scoring.Vocab},
-		{&flags.Trace, &c.Scoring.Trace}, {&flags.Dtype, &c.Scoring.DType}, {&flags.Punkt, &c.Scoring.Punkt}, {&flags.Features, &c.Scoring.Features}} {
+		{&flags.Trace, &c.Scoring.Trace}, {&flags.Dtype, &c.Scoring.DType}, {&flags.Punkt, &c.Scoring.Punkt}, {&flags.Features, &c.Scoring.Features},
+		{&flags.Problems, &c.Scoring.Problems}} {
 		if *f.flag != "" {
 			*f.key = *f.flag
 		}

@@ -75,9 +75,13 @@ func (cf *configFlags) register(fs *flag.FlagSet) {
 
 // load builds the effective configuration from the layers.
 func (a *app) load(cf *configFlags) (*config.Config, error) {
-	return config.Load(config.Inputs{
+	c, err := config.Load(config.Inputs{
 		ConfigFile: cf.file, Environ: a.environ, Flags: cf.vals, ReadConf: runner.ReadConf,
 	})
+	if c != nil {
+		c.Scoring.Launcher = a.executable // the code sandbox's launcher
+	}
+	return c, err
 }
 
 // configFlagValue is a value a command sets from its arguments.

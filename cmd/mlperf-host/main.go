@@ -1,12 +1,21 @@
 package main
 
 import (
+	"fmt"
 	"os"
+
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/codesandbox"
 
 	"golang.org/x/term"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == codesandbox.LaunchArg {
+		// The code sandbox's launcher: it returns only on failure.
+		err := codesandbox.Main(os.Args[2:])
+		fmt.Fprintln(os.Stderr, codesandbox.LaunchPrefix+err.Error())
+		os.Exit(codesandbox.LaunchFailed)
+	}
 	ctx, stopNow, stop := interrupts(os.Stderr)
 	a := newApp(os.Stdout, os.Stderr)
 	a.environ = os.Environ()

@@ -1,6 +1,7 @@
 package accuracy
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -58,6 +59,14 @@ type Inputs struct {
 	// metric needs a network reads instead (SDXL's Inception-v3 features
 	// and CLIP embeddings).
 	Features string
+	// Problems is LiveCodeBench's problems file (code_generation_lite's
+	// test.jsonl), whose tests deepseek-r1's code rows run against.
+	Problems string
+	// Launcher is the code sandbox's launcher (the mlperf-host binary),
+	// which runs generated programs confined.
+	Launcher string
+	// Context, where set, cancels a scorer that runs programs.
+	Context context.Context
 }
 
 // Scorer scores one benchmark's accuracy logs as its official script:

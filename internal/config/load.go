@@ -80,7 +80,10 @@ type Config struct {
 // ScoringConfig is the accuracy.* keys: what a benchmark's scorer reads
 // besides the accuracy log; "" for the data set's, or none.
 type ScoringConfig struct {
-	Truth, Vocab, Trace, DType, Punkt, Features string
+	Truth, Vocab, Trace, DType, Punkt, Features, Problems string
+	// Launcher is the code sandbox's launcher, the running binary (set
+	// by the CLI, not a key).
+	Launcher string
 }
 
 // HostConfig is the host.* keys.
@@ -280,8 +283,9 @@ func build(all *layer, round *benchmarks.Round, bench benchmarks.Benchmark, igno
 			LogLevel: get(KeyHostLogLevel),
 		},
 		TEST06DType: get(KeyTEST06DType), Calibration: get(KeyCalibration),
-		Scoring: ScoringConfig{Truth: get(KeyAccuracyTruth), Vocab: get(KeyAccuracyVocab), Trace: get(KeyAccuracyTrace), DType: get(KeyAccuracyDType), Punkt: get(KeyAccuracyPunkt), Features: get(KeyAccuracyFeatures)},
-		values:  values, ignored: ignored,
+		Scoring: ScoringConfig{Truth: get(KeyAccuracyTruth), Vocab: get(KeyAccuracyVocab), Trace: get(KeyAccuracyTrace), DType: get(KeyAccuracyDType), Punkt: get(KeyAccuracyPunkt), Features: get(KeyAccuracyFeatures),
+			Problems: get(KeyAccuracyProblems)},
+		values: values, ignored: ignored,
 	}
 	c.TEST06EOS, _ = ParseIDs(get(KeyTEST06EOS))
 	if c.TEST06EOS == nil {

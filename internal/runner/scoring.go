@@ -21,7 +21,8 @@ import (
 // scorer's reference outputs are read from the ground truth, a prompts
 // file (Scorer.Targets); err says why they could not be.
 func ScorerInputs(c *config.Config, d dataset.Dataset, sc accuracy.Scorer) (in accuracy.Inputs, missing string, err error) {
-	in = accuracy.Inputs{Truth: c.Scoring.Truth, Vocab: c.Scoring.Vocab, Trace: c.Scoring.Trace, Dtype: c.Scoring.DType, Punkt: c.Scoring.Punkt, Features: c.Scoring.Features}
+	in = accuracy.Inputs{Truth: c.Scoring.Truth, Vocab: c.Scoring.Vocab, Trace: c.Scoring.Trace, Dtype: c.Scoring.DType, Punkt: c.Scoring.Punkt, Features: c.Scoring.Features,
+		Problems: c.Scoring.Problems, Launcher: c.Scoring.Launcher}
 	if in.Truth == "" && d != nil {
 		in.Truth = dataset.Truth(d)
 	}
