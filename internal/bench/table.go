@@ -3,6 +3,7 @@ package bench
 import (
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/bench/bert"
+	"github.com/mlperf-host/mlperf-host/internal/bench/deepseekr1"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv3"
 	"github.com/mlperf-host/mlperf-host/internal/bench/llama405b"
@@ -69,6 +70,8 @@ var table = []Row{
 		Readers: []dataset.Reader{mixtral.Reader}, Scorer: &mixtral.Scorer},
 	{Names: []string{"llama3_1-405b"}, Package: "llama405b", Response: llama405b.Response, Doc: "llama3.1-405b",
 		Readers: []dataset.Reader{llama405b.Reader}, Scorer: &llama405b.Scorer},
+	{Names: []string{"deepseek-r1"}, Package: "deepseekr1", Response: deepseekr1.Response, Doc: "deepseek-r1",
+		Readers: []dataset.Reader{deepseekr1.Reader}, Scorer: &deepseekr1.Scorer},
 	{Names: []string{"whisper"}, Package: "whisper", Response: whisper.Response, Doc: "whisper",
 		Readers: []dataset.Reader{whisper.Reader}, Scorer: &whisper.Scorer},
 	{Names: []string{"yolo"}, Package: "yolo", Response: yolo.Response, Doc: "yolo-95, yolo-99",
