@@ -2,11 +2,15 @@
 # scripts, outside `make test`: INFERENCE_REPO is a clone or bare mirror of
 # mlcommons/inference. See tools/accuracyref/verify.sh.
 INFERENCE_REPO ?=
+# deepseek-r1's submodules: clones or bare mirrors of openai/prm800k and
+# LiveCodeBench/LiveCodeBench.
+PRM800K_REPO ?=
+LIVECODEBENCH_REPO ?=
 
 .PHONY: verify-accuracy accuracy-fixtures
 
-verify-accuracy: build ## run the official accuracy scripts and our scorers on the same logs (INFERENCE_REPO=DIR)
-	INFERENCE_REPO=$(INFERENCE_REPO) MLPERF_HOST=$(MLPERF_HOST) tools/accuracyref/verify.sh
+verify-accuracy: build ## run the official accuracy scripts and our scorers on the same logs (INFERENCE_REPO=DIR PRM800K_REPO=DIR LIVECODEBENCH_REPO=DIR)
+	INFERENCE_REPO=$(INFERENCE_REPO) PRM800K_REPO=$(PRM800K_REPO) LIVECODEBENCH_REPO=$(LIVECODEBENCH_REPO) MLPERF_HOST=$(MLPERF_HOST) tools/accuracyref/verify.sh
 
 accuracy-fixtures: ## rewrite the benchmarks' fixtures (internal/bench/*/testdata) from tools/accuracyref/make_fixtures.py (INFERENCE_REPO=checkout), llm_fixture.py and punkt_check.py
 	INFERENCE_REPO=$(INFERENCE_REPO) /usr/bin/python3 tools/accuracyref/make_fixtures.py

@@ -3,22 +3,28 @@
 # the same logs (the demo's accuracy run, the fixtures under
 # internal/bench/*/testdata and the benchmarks' end-to-end runs) and
 # fails unless every pair prints the same result line. Outside `make test`: it needs a clone of mlcommons/inference
-# (INFERENCE_REPO: a checkout or a bare mirror) and Debian's python3 with
+# (INFERENCE_REPO: a checkout or a bare mirror; PRM800K_REPO and
+# LIVECODEBENCH_REPO the same of openai/prm800k and
+# LiveCodeBench/LiveCodeBench, deepseek-r1's submodules) and Debian's python3 with
 # numpy, sklearn, nibabel and pandas, which it installs when run as root.
 # What Debian lacks is stood in for by tools/accuracyref/shims (see its
-# README). Usage: INFERENCE_REPO=DIR MLPERF_HOST=BIN tools/accuracyref/verify.sh
+# README). Usage: INFERENCE_REPO=DIR PRM800K_REPO=DIR LIVECODEBENCH_REPO=DIR
+# MLPERF_HOST=BIN tools/accuracyref/verify.sh
 set -euo pipefail
 
 PY=/usr/bin/python3
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 : "${INFERENCE_REPO:?set INFERENCE_REPO to a clone or bare mirror of mlcommons/inference}"
+: "${PRM800K_REPO:?set PRM800K_REPO to a clone or bare mirror of openai/prm800k (deepseek-r1's math grader)}"
+: "${LIVECODEBENCH_REPO:?set LIVECODEBENCH_REPO to a clone or bare mirror of LiveCodeBench/LiveCodeBench (deepseek-r1's code grader)}"
 : "${MLPERF_HOST:?set MLPERF_HOST to an mlperf-host binary with the onnx plugin embedded (make build)}"
 MLPERF_HOST=$(realpath "$MLPERF_HOST")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/verify-accuracy.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
 . "$ROOT/tools/accuracyref/debian_packages.sh"
-need_debian_packages verify-accuracy python3-numpy python3-sklearn python3-nibabel python3-pandas python3-six python3-scipy python3-pil
+need_debian_packages verify-accuracy python3-numpy python3-sklearn python3-nibabel python3-pandas python3-six python3-scipy python3-pil \
+	python3-sympy python3-pylatexenc python3-tqdm
 
 if [[ -d $INFERENCE_REPO/.git || -f $INFERENCE_REPO/.git ]]; then
 	REPO=$INFERENCE_REPO
@@ -230,6 +236,32 @@ WAN=$B/wan/testdata
 same wan-frames '^frames sha256=' "frames sha256=$(cat "$WORK"/wan/frames/{0..4}.rgb 2>/dev/null | sha256sum | cut -d' ' -f1)" -- \
 	$PY "$ROOT/tools/accuracyref/wan_frames.py" "$WAN/mlperf_log_accuracy.json" 5 8 8
 
+# deepseek-r1: eval_accuracy.py as its directory holds it, with the
+# PRM800K grader and LiveCodeBench's runner where its submodules go, run
+# from there: its tokenizer checkpoint, deepseek-ai/DeepSeek-R1, is the
+# fixture's tokenizer.json (the transformers stand-in reads the
+# checkpoint's directory). The stand-ins for datasets' load_dataset
+# (LiveCodeBench's problems, $LCB_PROBLEMS) and anthropic's two prompt
+# constants, which LiveCodeBench's prompt modules import, are in shims/.
+DS=$WORK/deepseek-r1
+mkdir -p "$DS/submodules/prm800k" "$DS/submodules/LiveCodeBench" "$DS/deepseek-ai/DeepSeek-R1"
+git -C "$REPO" show HEAD:language/deepseek-r1/eval_accuracy.py >"$DS/eval_accuracy.py"
+git -C "$PRM800K_REPO" archive HEAD prm800k/grading | tar -x -C "$DS/submodules/prm800k"
+git -C "$LIVECODEBENCH_REPO" archive HEAD lcb_runner | tar -x -C "$DS/submodules/LiveCodeBench"
+# dsr1log NAME DIR LOG [FLAGS...]: our line and the official one on the
+# data set and tokenizer of DIR (and its problems.jsonl).
+dsr1log() {
+	local name=$1 d=$2 log=$3
+	shift 3
+	cp "$d/tokenizer.json" "$DS/deepseek-ai/DeepSeek-R1/tokenizer.json"
+	same "$name" "^\{'exact_match'" "$(mh --scorer deepseek-r1 --truth "$d/dataset.pkl" --vocab "$d/tokenizer.json" "$@" "$log")" -- \
+		env PYTHONPATH="$ROOT/tools/accuracyref/shims:$ROOT/tools/accuracyref" LCB_PROBLEMS="$d/problems.jsonl" \
+		bash -c 'cd "$1" && '$PY' eval_accuracy.py --input-file "$2" --dataset-file "$3/dataset.pkl" --output-file "$1/evaluated.pkl"' _ "$DS" "$log" "$d"
+}
+DF=$B/deepseekr1/testdata
+dsr1log deepseek-r1-mixed "$DF/mixed" "$DF/mixed/mlperf_log_accuracy.json"
+dsr1log deepseek-r1-livecodebench "$DF/livecodebench" "$DF/livecodebench/mlperf_log_accuracy.json" --problems "$DF/livecodebench/problems.jsonl"
+
 # The benchmarks' end-to-end runs: TestBenchmarksEndToEnd leaves each
 # data set in its reference form and the accuracy run's log under $E2E;
 # the official script reads them as the test's `accuracy` did.
@@ -240,6 +272,7 @@ e2e() {
 	[[ -f $E2E/$1/data/prompts.json ]] && ds=data/prompts.json
 	[[ -f $E2E/$1/data/prompts.pkl ]] && ds=data/prompts.pkl
 	[[ -f $E2E/$1/data/data.pkl ]] && ds=data/data.pkl
+	[[ -f $E2E/$1/data/dataset.pkl ]] && ds=data/dataset.pkl
 	(cd "$E2E/$1" && "$MLPERF_HOST" accuracy --dataset "$ds" "${@:2}" acc/mlperf_log_accuracy.json 2>/dev/null | head -1)
 }
 same e2e-resnet '^accuracy=' "$(e2e resnet --benchmark resnet)" -- \
@@ -274,6 +307,7 @@ same e2e-llama3.1-405b '^\{.(rougeL|exact_match)' "$(e2e llama3.1-405b --round v
 same e2e-llama3.1-8b '^\{.rouge1' "$(e2e llama3.1-8b --benchmark llama3.1-8b --vocab data/tokenizer.json)" -- \
 	rouge "$E2E/llama3.1-8b/acc/mlperf_log_accuracy.json" "$E2E/llama3.1-8b/data/prompts.json" \
 	"$E2E/llama3.1-8b/data/tokenizer.json" int32 --script evaluation
+dsr1log e2e-deepseek-r1 "$E2E/deepseek-r1/data" "$E2E/deepseek-r1/acc/mlperf_log_accuracy.json" --problems "$E2E/deepseek-r1/data/problems.jsonl"
 same e2e-whisper '^Word Error Rate' "$(e2e whisper --benchmark whisper --vocab data/english.json)" -- \
 	env PYTHONPATH="$ROOT/tools/accuracyref/shims" WHISPER_SPELLINGS="$E2E/whisper/data/english.json" \
 	bash -c 'cd "$1/speech2text" && '$PY' accuracy_eval.py --log_dir "$2/acc" --dataset_dir "$2/data" --manifest "$2/data/dev-all-repack.json"' _ "$REPO" "$E2E/whisper"
