@@ -56,6 +56,25 @@ func TestAccuracyScorers(t *testing.T) {
 			args: []string{"--benchmark", "qwen3-vl-235b-a22b", "--truth", fixture("qwen3vl", "catalogue"), fixture("qwen3vl", "catalogue", "mlperf_log_accuracy.json")},
 			want: []string{`{"f1": 0.43298969072164945}` + "\n", "target F1_HIERARCHICAL >= 0.7824 (99% of 0.7903): FAIL",
 				"8 responses cannot be parsed against the expected schema\n", "From accuracy file | 0.43299 | 0.3 | 0.470588\n"}},
+		// deepseek-r1's eval_accuracy.py lines on its fixtures
+		// (tools/accuracyref/verify.sh): both of its targets checked; the
+		// LiveCodeBench rows' programs run in the code sandbox, this
+		// binary its launcher; without the problems file they are an
+		// error, not a silent zero.
+		{name: "deepseek-r1", code: exitcode.AccuracyBelowTarget,
+			args: []string{"--benchmark", "deepseek-r1", "--truth", fixture("deepseekr1", "mixed", "dataset.pkl"), "--vocab", fixture("deepseekr1", "mixed", "tokenizer.json"),
+				fixture("deepseekr1", "mixed", "mlperf_log_accuracy.json")},
+			want: []string{"{'exact_match': 61.904761904761905, 'tokens_per_sample': 19.333333333333332, 'num-samples': 21}\n",
+				"target exact_match >= 80.5446 (99% of 81.3582): FAIL", "target TOKENS_PER_SAMPLE >= 3497.6047 (90% of 3886.2274): FAIL"}},
+		{name: "deepseek-r1 livecodebench", code: exitcode.AccuracyBelowTarget,
+			args: []string{"--benchmark", "deepseek-r1", "--truth", fixture("deepseekr1", "livecodebench", "dataset.pkl"),
+				"--vocab", fixture("deepseekr1", "livecodebench", "tokenizer.json"), "--problems", fixture("deepseekr1", "livecodebench", "problems.jsonl"),
+				fixture("deepseekr1", "livecodebench", "mlperf_log_accuracy.json")},
+			want: []string{"{'exact_match': 37.5, 'tokens_per_sample': 43.125, 'num-samples': 8}\n"}},
+		{name: "deepseek-r1 livecodebench without problems", code: exitcode.Dataset,
+			args: []string{"--benchmark", "deepseek-r1", "--truth", fixture("deepseekr1", "livecodebench", "dataset.pkl"),
+				"--vocab", fixture("deepseekr1", "livecodebench", "tokenizer.json"), fixture("deepseekr1", "livecodebench", "mlperf_log_accuracy.json")},
+			want: []string{"livecodebench rows need LiveCodeBench's problems"}},
 		// llama3.1-8b's evaluation.py line; its ROUGE-Lsum and gen_len
 		// targets checked too (the fixture's 12 texts are far from
 		// 13368 samples' characters).

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/internal/bench"
 	"github.com/mlperf-host/mlperf-host/internal/bench/bert"
+	"github.com/mlperf-host/mlperf-host/internal/bench/deepseekr1"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv3"
 	"github.com/mlperf-host/mlperf-host/internal/bench/llama405b"
@@ -215,6 +216,19 @@ func benchFixtures() []benchFixture {
 			scenarios: []string{"Offline", "Server", "Interactive"},
 			line:      "{'exact_match': 33.333333333333336, 'rougeL': 80.0, 'gen_len': 92, 'gen_num': 4, 'gen_tok_len': 24, 'tokens_per_sample': 6.0}",
 			code:      exitcode.AccuracyBelowTarget},
+		// The decoder counts up from each prompt's last token, six tokens
+		// each, over a vocabulary whose runs spell answers: "ANSWER: B.",
+		// "\boxed{7}", "Answer: 12", a Python block printing 2 (run
+		// in the code sandbox against the one LiveCodeBench problem, in
+		// Offline, Server and Interactive) and a wrong letter: 4 of 5
+		// right. eval_accuracy.py prints this line on the run's log
+		// (tools/accuracyref/verify.sh).
+		{name: "deepseek-r1", model: "decoder-signature.onnx", dataset: "data/dataset.pkl",
+			args: []string{"--benchmark", "deepseek-r1", "--set", "category=datacenter", "--set", "onnx-ort.max_new_tokens=6",
+				"--set", "accuracy.vocab=data/tokenizer.json", "--set", "accuracy.problems=data/problems.jsonl"},
+			write:     writeDeepSeekFixture,
+			scenarios: []string{"Offline", "Server", "Interactive"},
+			line:      "{'exact_match': 80.0, 'tokens_per_sample': 6.0, 'num-samples': 5}", code: exitcode.AccuracyBelowTarget},
 		// Each utterance's audio says its Spoken text in the tone code the
 		// signature model reads back from the log-mel features (80 bins),
 		// one character a token; the other two utterances are not samples
@@ -465,6 +479,42 @@ func TestBenchmarksEndToEndCoverTheRegistry(t *testing.T) {
 // TestBenchmarksEndToEnd.
 var benchmarksEndToEndElsewhere = map[string]func(*testing.T){
 	"qwen3-vl-235b-a22b": TestQwen3VLEndToEnd, // the openai plugin against a canned VLM
+}
+
+// writeDeepSeekFixture writes deepseek-r1's data set in the reference's
+// pickle: five prompts ending in 9, 19, 29, 39 and 49, whose six next
+// tokens spell an answer, the tokenizer that spells them and the
+// LiveCodeBench problem q1 (no input, "2" out).
+func writeDeepSeekFixture(t *testing.T, dir string) {
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	rows := []deepseekr1.FixtureRow{
+		{Dataset: "gpqa", Truth: "B", Prompt: []int32{1, 9}},
+		{Dataset: "math500", Truth: "7", Prompt: []int32{1, 19}},
+		{Dataset: "aime2024", Truth: 12, Prompt: []int32{1, 29}},
+		{Dataset: "livecodebench", Truth: "q1", Prompt: []int32{1, 39}},
+		{Dataset: "mmlu_pro", Truth: "C", Prompt: []int32{1, 49}},
+	}
+	require.NoError(t, deepseekr1.WriteSet(filepath.Join(dir, "dataset.pkl"), rows))
+	vocab := make([]string, 64)
+	for i := range vocab {
+		vocab[i] = "\u0120w" + strconv.Itoa(i)
+	}
+	// Byte-level tokens (\u0120 is a space, \u010a a newline), each
+	// run's distinct from the others'.
+	for i, run := range [][]string{
+		{"ANSWER", ":", "\u0120B", ".", "\u0120so", "\u0120there"},
+		{"\\", "boxed", "{", "7", "}", "\u0120done"},
+		{"Answer", ":\u0120", "12", "\u0120", "ok", "!"},
+		{"```", "python", "\u010a", "print(2)", "\u010a```", "\u0120end"},
+		{"FINAL", "\u0120ANSWER", "=", "\u0120D", "..", "\u0120hm"},
+	} {
+		for k, tok := range run {
+			vocab[10*(i+1)+k] = tok
+		}
+	}
+	require.NoError(t, hftokenizer.WriteByteLevel(filepath.Join(dir, "tokenizer.json"), vocab, map[int]string{0: "<unk>", 1: "<s>", 2: "</s>"}))
+	require.NoError(t, deepseekr1.WriteProblems(filepath.Join(dir, "problems.jsonl"),
+		map[string]deepseekr1.Problem{"q1": {Inputs: []string{""}, Outputs: []string{"2\n"}}}, []string{"q1"}))
 }
 
 // decoderPrompts are the prompts of the LLM cases: the decoder counts up

@@ -187,6 +187,31 @@ func TestLLMAuditsEndToEnd(t *testing.T) {
 		})
 	}
 
+	// deepseek-r1: TEST06, the one audit its round asks, in Offline, on
+	// the data set's pickle of TestBenchmarksEndToEnd (left unscored, as
+	// llama3.1-8b's above).
+	t.Run("deepseek-r1 TEST06", func(t *testing.T) {
+		t.Parallel()
+		dir := setup(t, "deepseek-r1")
+		writeDeepSeekFixture(t, filepath.Join(dir, "data"))
+		args := append([]string{"submit", "--submission", "sub", "--benchmark", "deepseek-r1", "--scenarios", "Offline",
+			"--dataset", "data/dataset.pkl"}, common...)
+		r := mlperfHost(t, dir, append(args, submitTreeFlags("closed")...)...)
+		res := filepath.Join(dir, "sub", "closed", "acme", "results", "box", "deepseek-r1", "Offline")
+		if stopped := submitStopped(t, r, filepath.Dir(res)); stopped != "" {
+			// A timed run missed its bound on this machine: nothing
+			// after it was run.
+			t.Logf("submit stopped at the %s performance run", stopped)
+			return
+		}
+		assert.Contains(t, r.stderr, "Offline TEST06: TEST PASS", "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		verdict, err := os.ReadFile(filepath.Join(res, "TEST06", "verify_accuracy.txt"))
+		require.NoError(t, err)
+		assert.Equal(t, "First token check pass: Skipped\nEOS check pass: True\nSample length check pass: True\nTEST06 verification complete\n", string(verdict))
+		assert.FileExists(t, filepath.Join(res, "TEST06", "accuracy", "mlperf_log_accuracy.json"))
+		assert.FileExists(t, filepath.Join(res, "TEST06", "performance", "run_1", "mlperf_log_detail.txt"))
+	})
+
 	// gpt-oss-120b: TEST07 runs on its compliance set (990 prompts,
 	// test07.dataset), every response logged once and scored by
 	// test07.accuracy_script (here a script that counts them); TEST09 on
