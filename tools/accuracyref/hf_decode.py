@@ -1,7 +1,11 @@
-"""transformers' decode(ids, skip_special_tokens=True) of a tokenizer.json
+"""transformers' decode(ids, skip_special_tokens) of a tokenizer.json
 (byte-level or metaspace), with clean_up_tokenization_spaces from the
 tokenizer_config.json beside it: what rouge_check.py and the transformers
-stand-in (shims/transformers) decode with."""
+stand-in (shims/transformers) decode with. Each token (an added token's
+content, a vocabulary entry) stands for the bytes its characters map back
+to (GPT-2's bytes_to_unicode), or its own UTF-8 where one does not map,
+undecodable UTF-8 replaced; ids the tokenizer lacks are left out, as the
+fast tokenizers leave them."""
 import json
 import os
 
@@ -24,8 +28,9 @@ class Decoder:
         cfg = os.path.join(os.path.dirname(tok_path), "tokenizer_config.json")
         self.clean_up = os.path.exists(cfg) and json.load(open(cfg)).get("clean_up_tokenization_spaces", False)
 
-    def decode(self, ids):
-        toks = [self.id_to_tok[int(i)] for i in ids if int(i) not in self.special]
+    def decode(self, ids, skip_special_tokens=True):
+        toks = [self.id_to_tok[int(i)] for i in ids
+                if int(i) in self.id_to_tok and not (skip_special_tokens and int(i) in self.special)]
         if self.tj["decoder"]["type"] == "ByteLevel":
             out = bytearray()
             for t in toks:

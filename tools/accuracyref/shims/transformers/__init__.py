@@ -1,28 +1,34 @@
 """A stand-in for the transformers classes the official scripts use:
-BertTokenizer(vocab_file) with tokenize and convert_tokens_to_ids, BERT's
-lower-casing WordPiece tokenizer (tools/accuracyref/shims/tokenization.py),
-for accuracy-squad.py; AutoTokenizer.from_pretrained(checkpoint) with
-decode and batch_decode(skip_special_tokens=True), the checkpoint's
-tokenizer.json decoded by tools/accuracyref/hf_decode.py, for the LLM
-evaluate-accuracy.py scripts."""
+
+- BertTokenizer(vocab_file), for accuracy-squad.py: tokenize and
+  convert_tokens_to_ids, BERT's lower-casing WordPiece tokenizer
+  (tools/accuracyref/shims/tokenization.py).
+- AutoTokenizer.from_pretrained(dir), for the LLM evaluate-accuracy.py
+  scripts and gpt-oss-120b's eval_mlperf_accuracy.py: decode(ids,
+  skip_special_tokens) and batch_decode of the dir's tokenizer.json
+  ($TOKENIZER_JSON's where it is set, for a script that names a
+  checkpoint of the Hub), decoded by tools/accuracyref/hf_decode.py."""
 import os
+import sys
 
 from tokenization import FullTokenizer as BertTokenizer  # noqa: F401
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from hf_decode import Decoder  # noqa: E402
+
 
 class AutoTokenizer:
-    @classmethod
-    def from_pretrained(cls, checkpoint, **kwargs):
-        from hf_decode import Decoder
+    def __init__(self, path):
+        self._decoder = Decoder(path)
 
-        t = cls()
-        t._decoder = Decoder(os.path.join(checkpoint, "tokenizer.json"))
-        return t
+    @classmethod
+    def from_pretrained(cls, name, **kwargs):
+        """The tokenizer.json of directory name, or the one $TOKENIZER_JSON
+        names."""
+        return cls(os.environ.get("TOKENIZER_JSON") or os.path.join(name, "tokenizer.json"))
 
     def decode(self, ids, skip_special_tokens=False):
-        if not skip_special_tokens:
-            raise NotImplementedError("the stand-in decodes with skip_special_tokens=True only")
-        return self._decoder.decode(ids)
+        return self._decoder.decode(ids, skip_special_tokens)
 
-    def batch_decode(self, batch, skip_special_tokens=False):
-        return [self.decode(ids, skip_special_tokens) for ids in batch]
+    def batch_decode(self, sequences, skip_special_tokens=False):
+        return [self.decode(ids, skip_special_tokens) for ids in sequences]

@@ -1,0 +1,69 @@
+package gptoss
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestParse: hand-worked cases of the extraction, beyond the answers
+// fixture's.
+func TestParse(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, text, want string
+		parse            func(string) (string, bool)
+	}{
+		// The final channel ends at <|return|> or the end of the text.
+		{name: "final unterminated", text: "<|channel|>final<|message|>  B  ", want: "B", parse: gpqa},
+		{name: "quoted list", text: `["B"]`, want: "B", parse: gpqa},
+		{name: "three characters", text: `["]`, want: "", parse: gpqa},
+		// A letter right after ANSWER is no \b: the last pattern does not
+		// take it, the "Answer: X" pattern does.
+		{name: "answer run together", text: "Final: ANSWERC", want: "C", parse: gpqa},
+		{name: "last of several", text: "ANSWER: A then x. FINAL ANSWER = (C) done", want: "A", parse: gpqa},
+		{name: "mmlu standalone", text: "pick e or f", want: "F", parse: mmlu},
+		{name: "code python block", text: "x ```python\nprint(1)\n``` y ```python\nprint(2)\n```", want: "print(2)", parse: parseCode},
+		{name: "code plain block", text: "```py\nprint(3)\n```", want: "print(3)", parse: parseCode},
+		{name: "code in final", text: "<|channel|>analysis<|message|>```python\nbad\n```<|channel|>final<|message|>```\ngood\n```", want: "good", parse: parseCode},
+		{name: "no code", text: "none here", want: "", parse: parseCode},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := tt.parse(tt.text)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.want != "", ok)
+		})
+	}
+	for _, d := range []struct {
+		r    rune
+		want int
+	}{{'7', 7}, {'٣', 3}, {'𝟗', 9}, {'𝟬', 0}, {'𝟮', 2}} {
+		assert.Equal(t, d.want, digitValue(d.r), string(d.r))
+	}
+}
+
+func gpqa(s string) (string, bool) { return parseMultipleChoice(s, gpqaChoices) }
+func mmlu(s string) (string, bool) { return parseMultipleChoice(s, mmluChoices) }
+
+// FuzzParse: the extraction never panics, and what it finds is a letter
+// of the options or an AIME integer.
+func FuzzParse(f *testing.F) {
+	for _, a := range answers {
+		f.Add(a.output)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if l, ok := gpqa(s); ok && (len(l) != 1 || !strings.Contains("ABCD", l)) {
+			t.Fatalf("gpqa letter %q", l)
+		}
+		if l, ok := mmlu(s); ok && (len(l) != 1 || !strings.Contains("ABCDEFGHIJ", l)) {
+			t.Fatalf("mmlu letter %q", l)
+		}
+		if v, ok := parseAIMEAnswer(s); ok && (v < 0 || v > 999) {
+			t.Fatalf("aime %d", v)
+		}
+		parseCode(s)
+	})
+}

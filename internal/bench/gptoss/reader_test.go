@@ -1,0 +1,129 @@
+package gptoss
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
+	"github.com/mlperf-host/mlperf-host/internal/dataset"
+)
+
+// TestReadSet reads the decoder fixture's accuracy set through Reader:
+// its prompts as int32 samples, its sub-datasets and ground truth, and
+// what `dataset info` says of it.
+func TestReadSet(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(decoderDir, setFile)
+	require.True(t, Reader.Is(path, dataset.Options{}))
+	d, err := Reader.Open(path, dataset.Options{})
+	require.NoError(t, err)
+	defer d.Close()
+	assert.Equal(t, 8, d.Len())
+	shapes, err := d.Shapes(1)
+	require.NoError(t, err)
+	assert.Equal(t, [][]int{{3}}, shapes)
+	buf := make([]byte, 12)
+	require.NoError(t, d.ReadSample(1, buf))
+	assert.Equal(t, []byte{1, 0, 0, 0, 5, 0, 0, 0, 40, 0, 0, 0}, buf)
+	assert.Error(t, d.ReadSample(1, buf[:8]))
+	_, err = d.Shapes(8)
+	assert.ErrorContains(t, err, "sample index 8 out of range [0, 8)")
+	assert.Equal(t, "gpt-oss-120b prompts of token ids (the reference's pickled DataFrame, with ground truth: an accuracy set); "+
+		"prompt length min 2, max 3, mean 2.2; aime25 4, gpqa_diamond 4", dataset.Form(d))
+	assert.Equal(t, path, dataset.Truth(d))
+
+	s, err := ReadSet(path)
+	require.NoError(t, err)
+	assert.Equal(t, "gpqa_diamond", s.Datasets[3])
+	assert.Equal(t, []any{"42", "12", "7", "C", "B", "A", "D", int64(5)}, s.Truth)
+}
+
+// TestReadSetPerformance: a performance set has prompts alone; the
+// reference's older column name tok_input is read first, as
+// load_tokenized_dataset reads it.
+func TestReadSetPerformance(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "perf_eval_ref.pkl")
+	var p pickle.Writer
+	require.NoError(t, p.Frame([]string{"input_tokens", "tok_input"}, [][]any{{[]int64{9, 9}, []int64{9}}, {[]int64{1, 2, 3}, []int64{4}}}))
+	writePickle(t, path, &p)
+	d, err := Reader.Open(path, dataset.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, "gpt-oss-120b prompts of token ids (the reference's pickled DataFrame, no ground truth: a performance set); "+
+		"prompt length min 1, max 3, mean 2.0", dataset.Form(d))
+	s, err := ReadSet(path)
+	require.NoError(t, err)
+	assert.Equal(t, [][]int32{{1, 2, 3}, {4}}, s.Tokens)
+	assert.Nil(t, s.Datasets)
+}
+
+func writePickle(t *testing.T, path string, p *pickle.Writer) {
+	t.Helper()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, p.Encode(f))
+	require.NoError(t, f.Close())
+}
+
+// TestReadSetErrors: what is not a data set of prompts fails naming the
+// file and, where one is at fault, the sample.
+func TestReadSetErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tests := []struct {
+		name   string
+		labels []string
+		cols   [][]any
+		err    string
+	}{
+		{name: "no prompts", labels: []string{"question"}, cols: [][]any{{"q"}}, err: `no "tok_input" or "input_tokens" column of tokenized prompts (columns question)`},
+		{name: "a prompt that is text", labels: []string{"input_tokens"}, cols: [][]any{{[]int64{1}, "hello"}}, err: `sample 1: corrupt data set file: "input_tokens" is not a list of token ids: a str, not a list of integers`},
+		{name: "an empty prompt", labels: []string{"input_tokens"}, cols: [][]any{{[]int64{}}}, err: `sample 0: corrupt data set file: "input_tokens" is not a list of token ids: empty`},
+		{name: "a token beyond int32", labels: []string{"input_tokens"}, cols: [][]any{{[]int64{1 << 40}}}, err: "sample 0: corrupt data set file: token id 1099511627776"},
+		{name: "no rows", labels: []string{"input_tokens"}, cols: [][]any{{}}, err: "no samples"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(dir, tt.name+".pkl")
+			var p pickle.Writer
+			require.NoError(t, p.Frame(tt.labels, tt.cols))
+			writePickle(t, path, &p)
+			_, err := ReadSet(path)
+			require.ErrorIs(t, err, dataset.ErrCorrupt)
+			assert.ErrorContains(t, err, path+": ")
+			assert.ErrorContains(t, err, tt.err)
+		})
+	}
+	list := filepath.Join(dir, "list.pkl")
+	var p pickle.Writer
+	p.Op(']')
+	writePickle(t, list, &p)
+	_, err := ReadSet(list)
+	require.ErrorIs(t, err, dataset.ErrCorrupt)
+	assert.ErrorContains(t, err, "the pickle holds a list, not a DataFrame")
+	assert.False(t, Reader.Is(list, dataset.Options{}), "a pickle that is no DataFrame is not claimed")
+	assert.False(t, Reader.Is(filepath.Join(decoderDir, logFile), dataset.Options{}))
+}
+
+// TestWriteSetPandas: pandas reads the fixture's accuracy set as the
+// reference's load_tokenized_dataset and eval_mlperf_accuracy.py do,
+// where Debian's python3-pandas is installed.
+func TestWriteSetPandas(t *testing.T) {
+	t.Parallel()
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import pandas").Run(); err != nil {
+		t.Skipf("no python3 with pandas: %v", err)
+	}
+	out, err := exec.Command(py, "-c", `import sys, pandas as pd
+df = pd.read_pickle(sys.argv[1])
+print(df.shape, list(df.columns), df["dataset"].value_counts().to_dict(), [x.tolist() for x in df["input_tokens"][:2]], list(df["ground_truth"]))`,
+		filepath.Join(decoderDir, setFile)).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Equal(t, "(8, 3) ['input_tokens', 'dataset', 'ground_truth'] {'aime25': 4, 'gpqa_diamond': 4} [[1, 20], [1, 5, 40]] ['42', '12', '7', 'C', 'B', 'A', 'D', 5]\n", string(out))
+}
