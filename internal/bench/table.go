@@ -6,6 +6,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/deepseekr1"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv3"
+	"github.com/mlperf-host/mlperf-host/internal/bench/gptoss"
 	"github.com/mlperf-host/mlperf-host/internal/bench/llama405b"
 	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
 	"github.com/mlperf-host/mlperf-host/internal/bench/mixtral"
@@ -72,6 +73,8 @@ var table = []Row{
 		Readers: []dataset.Reader{llama405b.Reader}, Scorer: &llama405b.Scorer},
 	{Names: []string{"deepseek-r1"}, Package: "deepseekr1", Response: deepseekr1.Response, Doc: "deepseek-r1",
 		Readers: []dataset.Reader{deepseekr1.Reader}, Scorer: &deepseekr1.Scorer},
+	{Names: []string{"gpt-oss-120b"}, Package: "gptoss", Response: gptoss.Response, Doc: "gpt-oss-120b",
+		Readers: []dataset.Reader{gptoss.Reader}, Scorer: &gptoss.Scorer},
 	{Names: []string{"whisper"}, Package: "whisper", Response: whisper.Response, Doc: "whisper",
 		Readers: []dataset.Reader{whisper.Reader}, Scorer: &whisper.Scorer},
 	{Names: []string{"yolo"}, Package: "yolo", Response: yolo.Response, Doc: "yolo-95, yolo-99",

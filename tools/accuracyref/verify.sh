@@ -262,6 +262,25 @@ DF=$B/deepseekr1/testdata
 dsr1log deepseek-r1-mixed "$DF/mixed" "$DF/mixed/mlperf_log_accuracy.json"
 dsr1log deepseek-r1-livecodebench "$DF/livecodebench" "$DF/livecodebench/mlperf_log_accuracy.json" --problems "$DF/livecodebench/problems.jsonl"
 
+# gpt-oss-120b: eval_mlperf_accuracy.py itself, over the pickled
+# DataFrames of the fixtures, with a stand-in for transformers'
+# AutoTokenizer (shims/transformers: tokenizer.json's byte-level decoding).
+# The exact_match line, and its whole standard output against the golden
+# file the Go tests hold the scorer's Report to.
+GPTOSS=$REPO/language/gpt-oss-120b/eval_mlperf_accuracy.py
+gptoss() { PYTHONPATH="$ROOT/tools/accuracyref/shims" $PY "$GPTOSS" --mlperf-log "$2" --reference-data "$1" --tokenizer "$(dirname "$3")"; }
+for d in decoder answers; do
+	G=$B/gptoss/testdata/$d
+	same "gpt-oss-$d" "^'exact_match'" "$(mh --benchmark gpt-oss-120b --truth "$G/acc_eval_inputs.pkl" --vocab "$G/tokenizer.json" "$G/mlperf_log_accuracy.json")" -- \
+		gptoss "$G/acc_eval_inputs.pkl" "$G/mlperf_log_accuracy.json" "$G/tokenizer.json"
+	if gptoss "$G/acc_eval_inputs.pkl" "$G/mlperf_log_accuracy.json" "$G/tokenizer.json" 2>/dev/null | cmp -s - "$G/official_stdout.golden"; then
+		printf 'same     %-22s %s\n' "gpt-oss-$d-stdout" "testdata/$d/official_stdout.golden"
+	else
+		printf 'DIFFER   %-22s the official stdout is not testdata/%s/official_stdout.golden\n' "gpt-oss-$d-stdout" "$d"
+		fail=1
+	fi
+done
+
 # The benchmarks' end-to-end runs: TestBenchmarksEndToEnd leaves each
 # data set in its reference form and the accuracy run's log under $E2E;
 # the official script reads them as the test's `accuracy` did.
@@ -273,6 +292,8 @@ e2e() {
 	[[ -f $E2E/$1/data/prompts.pkl ]] && ds=data/prompts.pkl
 	[[ -f $E2E/$1/data/data.pkl ]] && ds=data/data.pkl
 	[[ -f $E2E/$1/data/dataset.pkl ]] && ds=data/dataset.pkl
+
+	[[ -f $E2E/$1/data/acc_eval_inputs.pkl ]] && ds=data/acc_eval_inputs.pkl
 	(cd "$E2E/$1" && "$MLPERF_HOST" accuracy --dataset "$ds" "${@:2}" acc/mlperf_log_accuracy.json 2>/dev/null | head -1)
 }
 same e2e-resnet '^accuracy=' "$(e2e resnet --benchmark resnet)" -- \
@@ -314,6 +335,8 @@ same e2e-whisper '^Word Error Rate' "$(e2e whisper --benchmark whisper --vocab d
 same e2e-qwen3-vl '^\{"f1"' "$(e2e qwen3-vl --benchmark qwen3-vl-235b-a22b)" -- \
 	env Q3VL_RECORDS="$E2E/qwen3-vl/data/records.json" PYTHONPATH=/usr/lib/python3/dist-packages "${Q3VL_PYTHON:-python3}" \
 	"$ROOT/tools/accuracyref/q3vl_evaluate.py" "$REPO/multimodal/qwen3-vl/src/mlperf_inf_mm_q3vl/evaluation.py" "$E2E/qwen3-vl/acc/mlperf_log_accuracy.json"
+same e2e-gpt-oss-120b "^'exact_match'" "$(e2e gpt-oss-120b --benchmark gpt-oss-120b --vocab data/tokenizer.json)" -- \
+	gptoss "$E2E/gpt-oss-120b/data/acc_eval_inputs.pkl" "$E2E/gpt-oss-120b/acc/mlperf_log_accuracy.json" "$E2E/gpt-oss-120b/data/tokenizer.json"
 
 same e2e-rgat '^accuracy=' "$(e2e rgat --benchmark rgat --set category=datacenter --set graph_sample=neighbourhood --dtype int64)" -- \
 	igbh "$E2E/rgat/data" "$E2E/rgat/acc/mlperf_log_accuracy.json" --dtype int64
