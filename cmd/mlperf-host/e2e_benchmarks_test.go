@@ -15,6 +15,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/deepseekr1"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv2"
 	"github.com/mlperf-host/mlperf-host/internal/bench/dlrmv3"
+	"github.com/mlperf-host/mlperf-host/internal/bench/gptoss"
 	"github.com/mlperf-host/mlperf-host/internal/bench/llama405b"
 	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
 	"github.com/mlperf-host/mlperf-host/internal/bench/mixtral"
@@ -229,6 +230,20 @@ func benchFixtures() []benchFixture {
 			write:     writeDeepSeekFixture,
 			scenarios: []string{"Offline", "Server", "Interactive"},
 			line:      "{'exact_match': 80.0, 'tokens_per_sample': 6.0, 'num-samples': 5}", code: exitcode.AccuracyBelowTarget},
+		// gpt-oss-120b's accuracy set in the reference's pickled
+		// DataFrame: the decoder's six tokens after each prompt decode, with
+		// the fixture's tokenizer, to a harmony final channel, a \boxed{42},
+		// a "Final Answer: (B)", an "Answer:" after a decimal, or nothing
+		// (gptoss.DecoderVocab); 2 of 4 AIME and 2 of 4 GPQA answers are
+		// right. eval_mlperf_accuracy.py prints this line on the run's log
+		// (tools/accuracyref/verify.sh), far below the target. Offline,
+		// Server and Interactive (round 6.1's datacenter scenarios).
+		{name: "gpt-oss-120b", model: "decoder-signature.onnx", dataset: "data/acc_eval_inputs.pkl",
+			args: []string{"--benchmark", "gpt-oss-120b", "--set", "category=datacenter", "--set", "onnx-ort.max_new_tokens=6",
+				"--set", "accuracy.vocab=data/tokenizer.json"},
+			write:     writeGptossFixture,
+			scenarios: []string{"Offline", "Server", "Interactive"},
+			line:      "'exact_match': 50.000", code: exitcode.AccuracyBelowTarget},
 		// Each utterance's audio says its Spoken text in the tone code the
 		// signature model reads back from the log-mel features (80 bins),
 		// one character a token; the other two utterances are not samples
@@ -601,4 +616,12 @@ func checkWanVideos(t *testing.T, dir string, run []string) {
 	script, err := os.ReadFile(filepath.Join(acc, wan.EncodeScript))
 	require.NoError(t, err)
 	assert.Contains(t, string(script), "'vbench_videos/a person'\\''s dog running on the beach-0.mp4'")
+}
+
+// writeGptossFixture writes gpt-oss-120b's accuracy set for the decoder
+// and its tokenizer.
+func writeGptossFixture(t *testing.T, dir string) {
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, gptoss.WriteSet(filepath.Join(dir, "acc_eval_inputs.pkl"), gptoss.DecoderAccuracySet(), true))
+	require.NoError(t, gptoss.WriteDecoderTokenizer(dir))
 }
