@@ -131,7 +131,9 @@ func (a *app) test07(ctx context.Context, c *config.Config, logged string) (subm
 		sc, _, _ := bench.LookupScorer("", c.Benchmark.Name)
 		sub := *c
 		if c.TEST07Dataset != "" {
-			sub.Dataset = c.TEST07Dataset
+			// The compliance set holds its own ground truth, not
+			// accuracy.truth's (the accuracy set's).
+			sub.Dataset, sub.Scoring.Truth = c.TEST07Dataset, ""
 		}
 		in, err := scorerInputs(&sub, sc, accuracy.Inputs{})
 		if err != nil {
@@ -142,7 +144,7 @@ func (a *app) test07(ctx context.Context, c *config.Config, logged string) (subm
 			if err != nil {
 				return submission.Verdict{}, fmt.Errorf("%s scorer: %w", sc.Name, err)
 			}
-			return submission.VerifyTEST07(res.Text()+"\n", threshold, submission.TEST07Pattern), nil
+			return submission.VerifyTEST07(accuracy.Output(res), threshold, submission.TEST07Pattern), nil
 		})
 	}
 	abs, err := filepath.Abs(logged)

@@ -249,7 +249,11 @@ func (a *app) submitScenario(ctx context.Context, c *config.Config, l submission
 			return err
 		}
 	}
-	acc, err := a.runOnce(ctx, runner.Spec{Config: c.WithMode(config.ModeAccuracy), OutDir: l.AccuracyDir()})
+	accCfg := c.WithMode(config.ModeAccuracy)
+	if c.AccuracyDataset != "" {
+		accCfg.Dataset = c.AccuracyDataset // the accuracy set, where it is not the performance set
+	}
+	acc, err := a.runOnce(ctx, runner.Spec{Config: accCfg, OutDir: l.AccuracyDir()})
 	switch {
 	case err != nil && c.Division == "open" && exitcode.Of(err) == exitcode.AccuracyBelowTarget:
 		// The checker holds the open division to no quality target.

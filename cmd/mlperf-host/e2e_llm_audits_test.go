@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/bench/gptoss"
 	"github.com/mlperf-host/mlperf-host/internal/bench/llama405b"
 	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
 	"github.com/mlperf-host/mlperf-host/internal/bench/mixtral"
@@ -261,16 +262,61 @@ echo "{'exact_match': $((n * 100 / 990)).0, 'num-samples': $n}"
 		assert.Contains(t, problems, "TEST09 did not pass (accuracy_check)")
 	})
 
-	// Without a scorer of the benchmark nor test07.accuracy_script, TEST07
-	// cannot be judged: submit says so before the first run.
-	t.Run("gpt-oss-120b without a TEST07 scorer", func(t *testing.T) {
+	// gpt-oss-120b in the reference's pickled DataFrames: the accuracy run
+	// on the accuracy set (accuracy.dataset), TEST07 on the GPQA compliance
+	// set, both scored by mlperf-host's gpt-oss scorer with the decoder's
+	// tokenizer. Of the 990 compliance answers 693 are right (prompts
+	// ending in 9 answer C, gptoss.DecoderVocab), 70%: TEST07 passes its
+	// 60.698 threshold. The accuracy set's three answers are right, 100%;
+	// TEST09 fails (six-token outputs).
+	t.Run("gpt-oss-120b TEST07 by its scorer", func(t *testing.T) {
 		t.Parallel()
-		dir := setup(t, "gpt-oss-120b-unscored")
-		r := mlperfHost(t, dir, append(append([]string{"submit", "--submission", "sub", "--benchmark", "gpt-oss-120b", "--scenarios", "Offline",
-			"--dataset", "data/perf.json"}, common...), submitTreeFlags("closed")...)...)
-		require.Equal(t, exitcode.Config, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-		assert.Contains(t, r.stderr, "TEST07 of gpt-oss-120b: mlperf-host has no scorer of gpt-oss-120b, and test07.accuracy_script names none")
-		assert.Contains(t, r.stderr, "hint: set test07.accuracy_script")
-		assert.NoDirExists(t, filepath.Join(dir, "sub", "closed", "acme", "results"))
+		dir := setup(t, "gpt-oss-120b-scored")
+		data := filepath.Join(dir, "data")
+		require.NoError(t, os.MkdirAll(data, 0o755))
+		require.NoError(t, gptoss.WriteDecoderTokenizer(data))
+		require.NoError(t, gptoss.WriteSet(filepath.Join(data, "acc_eval_inputs.pkl"), []gptoss.Sample{
+			{Tokens: []int64{1, 20}, Dataset: "aime25", Truth: "42"},
+			{Tokens: []int64{1, 9}, Dataset: "gpqa_diamond", Truth: "C"},
+			{Tokens: []int64{1, 30}, Dataset: "gpqa_diamond", Truth: "B"},
+		}, true))
+		perf := make([]gptoss.Sample, 6396)
+		for i := range perf {
+			perf[i] = gptoss.Sample{Tokens: []int64{1, int64(20 + i%40)}}
+		}
+		require.NoError(t, gptoss.WriteSet(filepath.Join(data, "perf_eval_ref.pkl"), perf, false))
+		gpqa := make([]gptoss.Sample, 990)
+		for i := range gpqa {
+			switch i % 10 {
+			case 7, 8:
+				gpqa[i] = gptoss.Sample{Tokens: []int64{1, 30}, Dataset: "gpqa_diamond", Truth: "A"}
+			case 9:
+				gpqa[i] = gptoss.Sample{Tokens: []int64{1, 57}, Dataset: "gpqa_diamond", Truth: "D"}
+			default:
+				gpqa[i] = gptoss.Sample{Tokens: []int64{1, 9}, Dataset: "gpqa_diamond", Truth: "C"}
+			}
+		}
+		require.NoError(t, gptoss.WriteSet(filepath.Join(data, "acc_eval_compliance_gpqa.pkl"), gpqa, true))
+		// For make verify-llm-audits: the official eval_mlperf_accuracy.py on
+		// the same log and set, its standard output alone (its stderr logs
+		// times), as TEST07's --accuracy-script.
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "accuracy_script"), []byte(`PYTHONPATH="$ACCURACYREF_SHIMS" /usr/bin/python3 "$GPTOSS_EVAL" `+
+			`--mlperf-log {accuracy_log} --reference-data `+filepath.Join(data, "acc_eval_compliance_gpqa.pkl")+` --tokenizer `+data+` 2>/dev/null`), 0o644))
+		args := append([]string{"submit", "--submission", "sub", "--benchmark", "gpt-oss-120b", "--scenarios", "Offline",
+			"--dataset", "data/perf_eval_ref.pkl", "--set", "accuracy.dataset=data/acc_eval_inputs.pkl",
+			"--set", "accuracy.vocab=data/tokenizer.json", "--set", "test07.dataset=data/acc_eval_compliance_gpqa.pkl"}, common...)
+		r := mlperfHost(t, dir, append(args, submitTreeFlags("closed")...)...)
+		require.Equal(t, exitcode.SubmissionInvalid, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		assert.Contains(t, r.stderr, "Offline TEST07: TEST PASS")
+		assert.Contains(t, r.stderr, "Offline TEST09: TEST FAIL")
+		off := filepath.Join(dir, "sub", "closed", "acme", "results", "box", "gpt-oss-120b", "Offline")
+		acc, err := os.ReadFile(filepath.Join(off, "accuracy", "accuracy.txt"))
+		require.NoError(t, err, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		assert.True(t, strings.HasPrefix(string(acc), "'exact_match': 100.000\n"), "%s", acc)
+		b, err := os.ReadFile(filepath.Join(off, "TEST07", "verify_accuracy.txt"))
+		require.NoError(t, err)
+		golden(t, "audits_test07_scored_offline", string(b))
+		assert.Contains(t, string(b), "gpqa_diamond                   693      990        5     138.60     70.00%\n")
+		assert.Contains(t, string(b), "\n'exact_match': 70.000\n")
 	})
 }

@@ -26,6 +26,23 @@ type Detailer interface {
 	Details() string
 }
 
+// Reporter is implemented by the scores whose official script prints
+// its line after more (gpt-oss-120b's per-dataset breakdown): Report is
+// all the script prints on its standard output, the line included, in
+// its order, as TEST07's verify_accuracy.txt holds it.
+type Reporter interface {
+	Report() string
+}
+
+// Output is what the official script prints of s: its Report where it
+// has one, else its line.
+func Output(s Score) string {
+	if r, ok := s.(Reporter); ok {
+		return r.Report()
+	}
+	return s.Text() + "\n"
+}
+
 // Inputs are what a scorer reads besides the accuracy log, named as the
 // official scripts' arguments are.
 type Inputs struct {

@@ -102,6 +102,10 @@ const (
 	// its log, as run_verification.py's --accuracy-script.
 	KeyTEST07Dataset = "test07.dataset"
 	KeyTEST07Script  = "test07.accuracy_script"
+	// KeyAccuracyDataset is the data set submit's accuracy runs read where
+	// the benchmark's accuracy set is not its performance set
+	// (gpt-oss-120b's acc_eval_inputs).
+	KeyAccuracyDataset = "accuracy.dataset"
 )
 
 // freeFormPrefixes start keys whose last part is any name: a system
@@ -220,6 +224,7 @@ func keySpecs() []keySpec {
 		{key: KeyCalibration, help: "calibration documentation (Markdown) of the closed division's submission", checker: str("a path", anyString)},
 		{key: KeySubmitter, def: "mlperf-host", help: "submitter (organization) name in the submission tree", checker: str("a name without /", pathSafe)},
 		{key: KeySystem, def: "local", help: "system name in the submission tree", checker: str("a name without /", pathSafe)},
+		{key: KeyAccuracyDataset, help: "data set of submit's accuracy runs (gpt-oss-120b: acc_eval_inputs; default: the dataset key's)", checker: str("a path", anyString)},
 		{key: KeyAccuracyTruth, help: "ground truth the benchmark's scorer reads (--truth of `accuracy`; default: the data set's)", checker: str("a path", anyString)},
 		{key: KeyAccuracyVocab, help: "tokenizer file the scorer reads: BERT's vocab.txt, an LLM's tokenizer.json, whisper's normalizers/english.json", checker: str("a path", anyString)},
 		{key: KeyAccuracyTrace, help: "DLRM aggregation trace the scorer reads with a day-23 ground truth", checker: str("a path", anyString)},

@@ -62,6 +62,9 @@ type Config struct {
 	// TEST07Dataset and TEST07Script: test07.dataset and
 	// test07.accuracy_script.
 	TEST07Dataset, TEST07Script string
+	// AccuracyDataset is accuracy.dataset: the data set of submit's
+	// accuracy runs; "" for the dataset key's.
+	AccuracyDataset string
 	// Calibration is the calibration key: a file; "" for none.
 	Calibration string
 	// Scoring is the accuracy.* keys.
@@ -292,6 +295,7 @@ func build(all *layer, round *benchmarks.Round, bench benchmarks.Benchmark, igno
 		c.TEST06EOS = slices.Clone(c.Benchmark.EOSTokenIDs)
 	}
 	c.TEST07Dataset, c.TEST07Script = get(KeyTEST07Dataset), get(KeyTEST07Script)
+	c.AccuracyDataset = get(KeyAccuracyDataset)
 	if d := get(KeyHostPluginDirs); d != "" {
 		c.Host.PluginDirs = strings.Split(d, ",")
 	}

@@ -14,6 +14,9 @@ writes with mlperf-host's, byte for byte:
           command line is a string, which no token equals)
   TEST07: compliance/TEST07/run_verification.py -c TEST07/accuracy -o OUT
           --audit-config TEST07/audit.config --accuracy-script "$(cat accuracy_script)"
+          (the script may name $GPTOSS_EVAL, language/gpt-oss-120b's
+          eval_mlperf_accuracy.py, and $ACCURACYREF_SHIMS,
+          tools/accuracyref/shims, which stands in for transformers)
   TEST08: compliance/TEST08/run_verification.py -r accuracy/mlperf_log_accuracy.json
           -t TEST08/accuracy/mlperf_log_accuracy.json (its verdict on stdout)
   TEST09: compliance/TEST09/run_verification.py -c TEST09/accuracy -o OUT
@@ -32,17 +35,22 @@ VERDICT = {"TEST06": "verify_accuracy.txt", "TEST07": "verify_accuracy.txt", "TE
            "TEST09": "verify_output_len.txt"}
 
 
+GPTOSS = "language/gpt-oss-120b"
+
+
 def compliance_scripts(inference, tmp):
-    """The compliance directory of a checkout, or of a bare clone's HEAD extracted into tmp."""
+    """The compliance directory of a checkout, or of a bare clone's HEAD extracted into tmp
+    (with gpt-oss-120b's accuracy scripts), and the checkout's directory."""
     if os.path.isdir(os.path.join(inference, "compliance")):
-        return os.path.join(inference, "compliance")
+        return os.path.join(inference, "compliance"), inference
     out = os.path.join(tmp, "inference")
     os.makedirs(out)
     paths = ["compliance/TEST06/run_verification.py", "compliance/TEST07/run_verification.py",
-             "compliance/TEST08/run_verification.py", "compliance/TEST09/run_verification.py"]
+             "compliance/TEST08/run_verification.py", "compliance/TEST09/run_verification.py",
+             GPTOSS + "/eval_mlperf_accuracy.py", GPTOSS + "/eval_accuracy.py"]
     archive = subprocess.run(["git", "-C", inference, "archive", "HEAD"] + paths, capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", out], input=archive.stdout, check=True)
-    return os.path.join(out, "compliance")
+    return os.path.join(out, "compliance"), out
 
 
 def directories(trees):
@@ -89,7 +97,10 @@ def main():
     args = p.parse_args()
     bad = n = 0
     with tempfile.TemporaryDirectory() as tmp:
-        comp = compliance_scripts(os.path.abspath(args.inference), tmp)
+        comp, checkout = compliance_scripts(os.path.abspath(args.inference), tmp)
+        os.environ["GPTOSS_EVAL"] = os.path.join(checkout, GPTOSS, "eval_mlperf_accuracy.py")
+        os.environ["ACCURACYREF_SHIMS"] = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                                       "tools", "accuracyref", "shims")
         for t, scen_dir, script in directories(os.path.abspath(args.trees)):
             theirs, ours = judge(comp, t, scen_dir, script)
             n += 1
