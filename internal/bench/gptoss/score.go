@@ -170,7 +170,7 @@ var evaluators = []struct {
 	{"mmlu_pro", multipleChoice(mmluChoices)},
 	{"math500", unscorable("math500's answers are graded by PRM800K's grader, which mlperf-host does not have")},
 	{"aime", aime},
-	{"livecodebench", unscorable("livecodebench's code is judged by running LiveCodeBench's tests, which mlperf-host does not do")},
+	{"livecodebench", liveCodeBench},
 	{"mmlu", multipleChoice(mmluChoices)},
 }
 
@@ -181,6 +181,16 @@ func evaluatorOf(name string) (evaluator, error) {
 		}
 	}
 	return nil, fmt.Errorf("no evaluator found for dataset %q", name)
+}
+
+// liveCodeBench is parse_code and evaluate_livecodebench: an output
+// without a code block is incorrect; one with code cannot be judged
+// here, which runs LiveCodeBench's tests on it.
+func liveCodeBench(output string, truth any) (bool, error) {
+	if _, ok := parseCode(output); !ok || isNA(truth) {
+		return false, nil
+	}
+	return false, errors.New("livecodebench's code is judged by running LiveCodeBench's tests on it, which mlperf-host does not do")
 }
 
 func unscorable(why string) evaluator {

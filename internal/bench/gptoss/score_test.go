@@ -1,6 +1,7 @@
 package gptoss
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -64,7 +65,7 @@ func TestAnswers(t *testing.T) {
 func TestScoreErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	tok, err := tokenizer.Open(filepath.Join(decoderDir, "tokenizer.json"))
+	tok, err := tokenizer.Open(filepath.Join(answersDir, "tokenizer.json"))
 	require.NoError(t, err)
 	write := func(name string, samples []Sample, truth bool) *Set {
 		path := filepath.Join(dir, name)
@@ -84,7 +85,8 @@ func TestScoreErrors(t *testing.T) {
 			err: "reference data missing required columns: ['dataset', 'ground_truth']"},
 		{name: "unknown sub-dataset", set: write("x.pkl", []Sample{{Tokens: []int64{1}, Dataset: "Trivia", Truth: "x"}}, true), log: oneEntry,
 			err: `no evaluator found for dataset "trivia"`},
-		{name: "code", set: write("lcb.pkl", []Sample{{Tokens: []int64{1}, Dataset: "livecodebench_v6", Truth: "q1"}}, true), log: oneEntry,
+		{name: "code", set: write("lcb.pkl", []Sample{{Tokens: []int64{1}, Dataset: "livecodebench_v6", Truth: "q1"}}, true),
+			log: `[{"seq_id": 0, "qsl_idx": 0, "data": "` + fmt.Sprintf("%X", encodeBytes("```python\nprint(1)\n```")) + `"}]`,
 			err: "livecodebench_v6: sample 0: livecodebench's code is judged by running LiveCodeBench's tests"},
 		{name: "no name", set: write("noname.pkl", []Sample{{Tokens: []int64{1}, Truth: "x"}}, true), log: oneEntry,
 			err: "sample 0: no dataset name"},
@@ -99,6 +101,10 @@ func TestScoreErrors(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.err)
 		})
 	}
+	// Without a code block an output is incorrect: nothing to run.
+	lcb, err := Score(stringsReader(oneEntry), write("nocode.pkl", []Sample{{Tokens: []int64{1}, Dataset: "livecodebench_v6", Truth: "q1"}}, true), tok)
+	require.NoError(t, err)
+	assert.Equal(t, []DatasetScore{{Name: "livecodebench_v6", Total: 1}}, lcb.Datasets)
 	r, err := Score(stringsReader(oneEntry), write("one.pkl", []Sample{{Tokens: []int64{1}, Dataset: "gpqa_diamond", Truth: "A"}}, true), tok)
 	require.NoError(t, err)
 	assert.Equal(t, []DatasetScore{{Name: "gpqa_diamond", Total: 1}}, r.Datasets, "qsl_idx 5 is beyond the set: skipped")
