@@ -126,28 +126,8 @@ func (p *Writer) columnValues(c Column) error {
 
 // objectArray appends a numpy object array.
 func (p *Writer) objectArray(shape []int, cells []any) error {
-	p.Global("numpy.core.multiarray", "_reconstruct")
-	p.Global("numpy", "ndarray")
-	p.Int(0)
-	p.Op(0x85) // TUPLE1
-	p.Bytes([]byte("b"))
-	p.Op(0x87, 'R', '(') // TUPLE3, REDUCE, MARK
-	p.Int(1)
-	p.Op('(')
-	for _, d := range shape {
-		p.Int(d)
-	}
-	p.Op('t')
-	p.Global("numpy", "dtype")
-	p.Str("O8")
-	p.Op(0x89, 0x88, 0x87, 'R', '(')
-	p.Int(3)
-	p.Str("|")
-	p.Op('N', 'N', 'N')
-	p.Int(-1)
-	p.Int(-1)
-	p.Int(63)
-	p.Op('t', 'b', 0x89, ']', '(') // the dtype's state; not Fortran; the items
+	p.arrayHead(shape, "O8", "|", 63)
+	p.Op(']', '(') // the items
 	for i, v := range cells {
 		switch x := v.(type) {
 		case string:

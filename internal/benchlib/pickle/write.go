@@ -79,6 +79,14 @@ func (p *Writer) Bytes(b []byte) {
 // Array appends a C-ordered numpy array of dtype descr ("<f4", "|u1")
 // as ndarray.__reduce__ makes it.
 func (p *Writer) Array(descr string, shape []int, data []byte) {
+	p.arrayHead(shape, descr[1:], descr[:1], 0)
+	p.Bytes(data)
+	p.Op('t', 'b')
+}
+
+// arrayHead appends a C-ordered array up to its data: _reconstruct, then
+// the state (1, shape, dtype(code) with byte order and flags, False).
+func (p *Writer) arrayHead(shape []int, code, order string, flags int) {
 	p.Global("numpy.core.multiarray", "_reconstruct")
 	p.Global("numpy", "ndarray")
 	p.Int(0)
@@ -93,19 +101,17 @@ func (p *Writer) Array(descr string, shape []int, data []byte) {
 	}
 	p.Op('t')
 	p.Global("numpy", "dtype")
-	p.Str(descr[1:])
+	p.Str(code)
 	p.Op(0x89, 0x88, 0x87, 'R') // False, True, TUPLE3, REDUCE
 	p.Op('(')
 	p.Int(3)
-	p.Str(descr[:1])
+	p.Str(order)
 	p.Op('N', 'N', 'N')
 	p.Int(-1)
 	p.Int(-1)
-	p.Int(0)
+	p.Int(flags)
 	p.Op('t', 'b')
 	p.Op(0x89) // not Fortran
-	p.Bytes(data)
-	p.Op('t', 'b')
 }
 
 // Encode writes the pickle: the protocol, what was appended, STOP.
