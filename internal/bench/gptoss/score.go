@@ -31,7 +31,7 @@ const Script = "language/gpt-oss-120b/eval_mlperf_accuracy.py"
 // extracted and judged by its sample's sub-dataset against the ground
 // truth of the accuracy set (--truth, the data set).
 var Scorer = accuracy.Scorer{Name: "gpt-oss", Script: Script,
-	Needs: []string{accuracy.NeedTruth, accuracy.NeedVocab}, Tokens: true, Score: score}
+	Needs: []string{accuracy.NeedTruth, accuracy.NeedVocab}, VocabIs: "the model's tokenizer.json (openai/gpt-oss-120b's)", Tokens: true, Score: score}
 
 // repeats are the script's DATASET_REPEATS: how many times the accuracy
 // set holds each question; other sub-datasets count once.
