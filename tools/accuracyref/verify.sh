@@ -280,6 +280,14 @@ for d in decoder answers; do
 		fail=1
 	fi
 done
+# eval_accuracy.py's answer extraction itself on 20000 random outputs.
+PYTHONPATH=$ROOT/tools/accuracyref/shims $PY "$ROOT/tools/accuracyref/gptoss_parse.py" "$(dirname "$GPTOSS")" 20000 1 "$WORK/gptoss-parse.json"
+if out=$(cd "$ROOT" && GPTOSS_PARSE=$WORK/gptoss-parse.json go test ./internal/bench/gptoss -run '^TestParseOfficial$' -count 1 -v 2>&1); then
+	printf 'same     %-22s %s\n' "gpt-oss-parse" "$(grep -o '[0-9]* of [0-9]* texts parsed as eval_accuracy.py parses them' <<<"$out")"
+else
+	printf 'DIFFER   %-22s\n%s\n' "gpt-oss-parse" "$(grep -v '^=== ' <<<"$out" | head -40)"
+	fail=1
+fi
 
 # The benchmarks' end-to-end runs: TestBenchmarksEndToEnd leaves each
 # data set in its reference form and the accuracy run's log under $E2E;

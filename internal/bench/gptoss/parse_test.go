@@ -1,10 +1,13 @@
 package gptoss
 
 import (
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestParse: hand-worked cases of the extraction, beyond the answers
@@ -66,4 +69,46 @@ func FuzzParse(f *testing.F) {
 		}
 		parseCode(s)
 	})
+}
+
+// TestParseOfficial compares the extraction with eval_accuracy.py's own on
+// the outputs of GPTOSS_PARSE, the JSON tools/accuracyref/gptoss_parse.py
+// writes (make verify-accuracy runs both): every answer alike.
+func TestParseOfficial(t *testing.T) {
+	t.Parallel()
+	path := os.Getenv("GPTOSS_PARSE")
+	if path == "" {
+		t.Skip("GPTOSS_PARSE unset: make verify-accuracy sets it to eval_accuracy.py's answers")
+	}
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var rows []struct {
+		Text       string
+		GPQA, MMLU *string
+		AIME       *int
+		Code       *string
+	}
+	require.NoError(t, json.Unmarshal(b, &rows))
+	same := 0
+	for i, r := range rows {
+		gq, gqOK := gpqa(r.Text)
+		mm, mmOK := mmlu(r.Text)
+		ai, aiOK := parseAIMEAnswer(r.Text)
+		code, codeOK := parseCode(r.Text)
+		ok := assert.Equal(t, r.GPQA, opt(gq, gqOK), "text %d %q: gpqa", i, r.Text) &&
+			assert.Equal(t, r.MMLU, opt(mm, mmOK), "text %d %q: mmlu", i, r.Text) &&
+			assert.Equal(t, r.AIME, opt(ai, aiOK), "text %d %q: aime", i, r.Text) &&
+			assert.Equal(t, r.Code, opt(code, codeOK), "text %d %q: code", i, r.Text)
+		if ok {
+			same++
+		}
+	}
+	t.Logf("%d of %d texts parsed as eval_accuracy.py parses them", same, len(rows))
+}
+
+func opt[T any](v T, ok bool) *T {
+	if !ok {
+		return nil
+	}
+	return &v
 }
