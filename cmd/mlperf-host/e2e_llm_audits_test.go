@@ -12,7 +12,6 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/internal/bench/gptoss"
 	"github.com/mlperf-host/mlperf-host/internal/bench/llama405b"
-	"github.com/mlperf-host/mlperf-host/internal/bench/llm"
 	"github.com/mlperf-host/mlperf-host/internal/bench/mixtral"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 )
@@ -213,24 +212,24 @@ func TestLLMAuditsEndToEnd(t *testing.T) {
 		assert.FileExists(t, filepath.Join(res, "TEST06", "performance", "run_1", "mlperf_log_detail.txt"))
 	})
 
-	// gpt-oss-120b: TEST07 runs on its compliance set (990 prompts,
-	// test07.dataset), every response logged once and scored by
-	// test07.accuracy_script (here a script that counts them); TEST09 on
-	// the performance set (6396 prompts), whose six-token outputs fall
-	// short of the official window.
+	// gpt-oss-120b, its sets pickled DataFrames as the reference's: TEST07
+	// runs on its compliance set (990 prompts, test07.dataset), every
+	// response logged once and scored by test07.accuracy_script (here a
+	// script that counts them); TEST09 on the performance set (6396
+	// prompts), whose six-token outputs fall short of the official window.
 	t.Run("gpt-oss-120b TEST07 TEST09", func(t *testing.T) {
 		t.Parallel()
 		dir := setup(t, "gpt-oss-120b")
 		require.NoError(t, os.MkdirAll(filepath.Join(dir, "data"), 0o755))
-		prompts := func(n int) [][]int32 {
-			out := make([][]int32, n)
+		prompts := func(n int) []gptoss.Sample {
+			out := make([]gptoss.Sample, n)
 			for i := range out {
-				out[i] = []int32{1, int32(20 + i%40)}
+				out[i] = gptoss.Sample{Tokens: []int64{1, int64(20 + i%40)}, Dataset: "gpqa_diamond", Truth: "A"}
 			}
 			return out
 		}
-		require.NoError(t, llm.WritePrompts(filepath.Join(dir, "data", "perf.json"), prompts(6396), nil))
-		require.NoError(t, llm.WritePrompts(filepath.Join(dir, "data", "gpqa.json"), prompts(990), nil))
+		require.NoError(t, gptoss.WriteSet(filepath.Join(dir, "data", "perf.pkl"), prompts(6396), false))
+		require.NoError(t, gptoss.WriteSet(filepath.Join(dir, "data", "gpqa.pkl"), prompts(990), true))
 		script := filepath.Join(dir, "score.sh")
 		require.NoError(t, os.WriteFile(script, []byte(`n=$(grep -o '"qsl_idx"' "$1" | wc -l | tr -d ' ')
 echo "scored $n responses"
@@ -239,7 +238,7 @@ echo "{'exact_match': $((n * 100 / 990)).0, 'num-samples': $n}"
 		command := "sh " + script + " {accuracy_log}"
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "accuracy_script"), []byte(command), 0o644))
 		args := append([]string{"submit", "--submission", "sub", "--benchmark", "gpt-oss-120b", "--scenarios", "Offline",
-			"--dataset", "data/perf.json", "--set", "test07.dataset=data/gpqa.json", "--set", "test07.accuracy_script=" + command}, common...)
+			"--dataset", "data/perf.pkl", "--set", "test07.dataset=data/gpqa.pkl", "--set", "test07.accuracy_script=" + command}, common...)
 		r := mlperfHost(t, dir, append(args, submitTreeFlags("closed")...)...)
 		require.Equal(t, exitcode.SubmissionInvalid, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 		assert.Contains(t, r.stderr, "Offline TEST07: TEST PASS")
