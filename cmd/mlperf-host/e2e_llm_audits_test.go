@@ -317,5 +317,11 @@ echo "{'exact_match': $((n * 100 / 990)).0, 'num-samples': $n}"
 		golden(t, "audits_test07_scored_offline", string(b))
 		assert.Contains(t, string(b), "gpqa_diamond                   693      990        5     138.60     70.00%\n")
 		assert.Contains(t, string(b), "\n'exact_match': 70.000\n")
+		// The tree's check finds the accuracy run's score and TEST07's verdict
+		// sound; what the tiny model and data set cannot reach, it reports.
+		problems := strings.Join(checkedProblems(t, dir)["Offline"], "\n")
+		assert.NotContains(t, problems, "TEST07")
+		assert.NotContains(t, problems, "Offline/accuracy/")
+		assert.Contains(t, problems, "TEST09 did not pass (accuracy_check)")
 	})
 }
