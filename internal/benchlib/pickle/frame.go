@@ -170,7 +170,7 @@ func (f *Frame) block(b any, r io.ReaderAt) error {
 	if !ok {
 		return fmt.Errorf("values are %s, not a numpy array (an extension array is not read)", describe(a[0]))
 	}
-	locs, err := placement(a[1], r)
+	locs, err := placement(a[1], len(f.Columns), r)
 	if err != nil {
 		return err
 	}
@@ -202,9 +202,9 @@ func (f *Frame) block(b any, r io.ReaderAt) error {
 	return nil
 }
 
-// placement reads a block's column positions: a slice or an integer
-// array.
-func placement(v any, r io.ReaderAt) ([]int, error) {
+// placement reads a block's column positions, of a frame of n columns:
+// a slice or an integer array.
+func placement(v any, n int, r io.ReaderAt) ([]int, error) {
 	if o, ok := v.(*pyObject); ok && (o.class.String() == pySlice || o.class.String() == py2Slice) {
 		a, _ := o.args.(Tuple)
 		if len(a) != 3 {
@@ -216,8 +216,8 @@ func placement(v any, r io.ReaderAt) ([]int, error) {
 		if a[2] == nil {
 			step, ok3 = 1, true
 		}
-		if !ok1 || !ok2 || !ok3 || step <= 0 || start < 0 || stop > math.MaxInt32 {
-			return nil, fmt.Errorf("placement slice %v", a)
+		if !ok1 || !ok2 || !ok3 || step <= 0 || start < 0 || stop > int64(n) {
+			return nil, fmt.Errorf("placement slice %v of %d columns", a, n)
 		}
 		var locs []int
 		for i := start; i < stop; i += step {
