@@ -34,7 +34,9 @@ const (
 // Set is a data set file: each sample's prompt tokens and, where the
 // file has them, its sub-dataset and ground truth.
 type Set struct {
-	Path   string
+	Path string
+	// Column is the prompts' column: "input_tokens" or "tok_input".
+	Column string
 	Tokens [][]int32
 	// Datasets are the "dataset" cells, nil when the file has none; a
 	// cell that is not a string is "".
@@ -81,7 +83,7 @@ func setOf(path string, fr *pickle.Frame) (*Set, error) {
 	if fr.Rows == 0 {
 		return nil, fmt.Errorf("%s: %w: no samples", path, dataset.ErrCorrupt)
 	}
-	s := &Set{Path: path, Tokens: make([][]int32, fr.Rows)}
+	s := &Set{Path: path, Column: col, Tokens: make([][]int32, fr.Rows)}
 	for i, cell := range prompts {
 		ids, err := pickle.Ints(cell)
 		if err != nil || len(ids) == 0 {
@@ -218,11 +220,35 @@ func isFramePickle(path string) bool {
 	return n > 2 && head[0] == 0x80 && bytes.Contains(head[:n], frameHead)
 }
 
-// Reader reads a data set file: a .pkl or .pickle file holding a pickled
-// DataFrame. It is tried after the readers of other forms, which may
-// claim their own benchmarks' DataFrames first.
+// isSet reports whether path is one of gpt-oss-120b's sets: a pickled
+// DataFrame whose prompts are in "input_tokens" (the name the other LLM
+// references do not use), or whose samples all come from gpt-oss-120b's
+// sub-datasets (eval_mlperf_accuracy.py's DATASET_REPEATS).
+func isSet(path string) bool {
+	if !isFramePickle(path) {
+		return false
+	}
+	s, err := ReadSet(path)
+	if err != nil {
+		return false
+	}
+	if s.Column == promptColumn {
+		return true
+	}
+	if s.Datasets == nil {
+		return false
+	}
+	for _, n := range s.Datasets {
+		if _, ok := repeats[strings.ToLower(n)]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Reader reads a data set file: a .pkl or .pickle file holding a
+// pickled DataFrame of gpt-oss-120b's (isSet).
 var Reader = dataset.Reader{
-	Is:   func(p string, _ dataset.Options) bool { return isFramePickle(p) },
+	Is:   func(p string, _ dataset.Options) bool { return isSet(p) },
 	Open: func(p string, _ dataset.Options) (dataset.Dataset, error) { return OpenSet(p) },
-	Last: true,
 }

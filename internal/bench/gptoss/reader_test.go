@@ -127,3 +127,34 @@ print(df.shape, list(df.columns), df["dataset"].value_counts().to_dict(), [x.tol
 	require.NoError(t, err, "%s", out)
 	assert.Equal(t, "(8, 3) ['input_tokens', 'dataset', 'ground_truth'] {'aime25': 4, 'gpqa_diamond': 4} [[1, 20], [1, 5, 40]] ['42', '12', '7', 'C', 'B', 'A', 'D', 5]\n", string(out))
 }
+
+// TestReaderClaims: Reader claims gpt-oss-120b's DataFrames alone, and
+// leaves the other LLM references' (tokenized prompts in tok_input
+// without gpt-oss's sub-datasets) to their readers.
+func TestReaderClaims(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tests := []struct {
+		name   string
+		labels []string
+		cols   [][]any
+		want   bool
+	}{
+		{name: "input_tokens", labels: []string{"input_tokens"}, cols: [][]any{{[]int64{1}}}, want: true},
+		{name: "tok_input and gpt-oss sub-datasets", labels: []string{"tok_input", "dataset"}, cols: [][]any{{[]int64{1}, []int64{2}}, {"AIME25", "gpqa_diamond"}}, want: true},
+		// OpenOrca's (llama2-70b) and DeepSeek-R1's pickles.
+		{name: "tok_input alone", labels: []string{"tok_input", "output"}, cols: [][]any{{[]int64{1}}, {"text"}}},
+		{name: "another sub-dataset", labels: []string{"tok_input", "dataset"}, cols: [][]any{{[]int64{1}, []int64{2}}, {"aime25", "math500"}}},
+		{name: "no prompts", labels: []string{"dataset"}, cols: [][]any{{"aime25"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(dir, tt.name+".pkl")
+			var p pickle.Writer
+			require.NoError(t, p.Frame(tt.labels, tt.cols))
+			writePickle(t, path, &p)
+			assert.Equal(t, tt.want, Reader.Is(path, dataset.Options{}))
+		})
+	}
+}
