@@ -49,9 +49,7 @@ func TestReadSet(t *testing.T) {
 func TestReadSetPerformance(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "perf_eval_ref.pkl")
-	var p pickle.Writer
-	require.NoError(t, p.Frame([]string{"input_tokens", "tok_input"}, [][]any{{[]int64{9, 9}, []int64{9}}, {[]int64{1, 2, 3}, []int64{4}}}))
-	writePickle(t, path, &p)
+	writeFrame(t, path, []string{"input_tokens", "tok_input"}, [][]any{{[]int64{9, 9}, []int64{9}}, {[]int64{1, 2, 3}, []int64{4}}})
 	d, err := Reader.Open(path, dataset.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, "gpt-oss-120b prompts of token ids (the reference's pickled DataFrame, no ground truth: a performance set); "+
@@ -60,6 +58,14 @@ func TestReadSetPerformance(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, [][]int32{{1, 2, 3}, {4}}, s.Tokens)
 	assert.Nil(t, s.Datasets)
+}
+
+// writeFrame writes a pickled DataFrame of the columns to path.
+func writeFrame(t *testing.T, path string, labels []string, cols [][]any) {
+	t.Helper()
+	var p pickle.Writer
+	require.NoError(t, p.Frame(labels, cols))
+	writePickle(t, path, &p)
 }
 
 func writePickle(t *testing.T, path string, p *pickle.Writer) {
@@ -91,9 +97,7 @@ func TestReadSetErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(dir, tt.name+".pkl")
-			var p pickle.Writer
-			require.NoError(t, p.Frame(tt.labels, tt.cols))
-			writePickle(t, path, &p)
+			writeFrame(t, path, tt.labels, tt.cols)
 			_, err := ReadSet(path)
 			require.ErrorIs(t, err, dataset.ErrCorrupt)
 			assert.ErrorContains(t, err, path+": ")
@@ -151,9 +155,7 @@ func TestReaderClaims(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(dir, tt.name+".pkl")
-			var p pickle.Writer
-			require.NoError(t, p.Frame(tt.labels, tt.cols))
-			writePickle(t, path, &p)
+			writeFrame(t, path, tt.labels, tt.cols)
 			assert.Equal(t, tt.want, Reader.Is(path, dataset.Options{}))
 		})
 	}
