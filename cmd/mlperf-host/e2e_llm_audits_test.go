@@ -266,8 +266,9 @@ echo "{'exact_match': $((n * 100 / 990)).0, 'num-samples': $n}"
 	// set, both scored by mlperf-host's gpt-oss scorer with the decoder's
 	// tokenizer. Of the 990 compliance answers 693 are right (prompts
 	// ending in 9 answer C, gptoss.DecoderVocab), 70%: TEST07 passes its
-	// 60.698 threshold. The accuracy set's three answers are right, 100%;
-	// TEST09 fails (six-token outputs).
+	// 60.698 threshold, scored against the compliance set's own ground
+	// truth, not accuracy.truth's. The accuracy set's three answers are
+	// right, 100%; TEST09 fails (six-token outputs).
 	t.Run("gpt-oss-120b TEST07 by its scorer", func(t *testing.T) {
 		t.Parallel()
 		dir := setup(t, "gpt-oss-120b-scored")
@@ -302,7 +303,7 @@ echo "{'exact_match': $((n * 100 / 990)).0, 'num-samples': $n}"
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "accuracy_script"), []byte(`PYTHONPATH="$ACCURACYREF_SHIMS" /usr/bin/python3 "$GPTOSS_EVAL" `+
 			`--mlperf-log {accuracy_log} --reference-data `+filepath.Join(data, "acc_eval_compliance_gpqa.pkl")+` --tokenizer `+data+` 2>/dev/null`), 0o644))
 		args := append([]string{"submit", "--submission", "sub", "--benchmark", "gpt-oss-120b", "--scenarios", "Offline",
-			"--dataset", "data/perf_eval_ref.pkl", "--set", "accuracy.dataset=data/acc_eval_inputs.pkl",
+			"--dataset", "data/perf_eval_ref.pkl", "--set", "accuracy.dataset=data/acc_eval_inputs.pkl", "--set", "accuracy.truth=data/acc_eval_inputs.pkl",
 			"--set", "accuracy.vocab=data/tokenizer.json", "--set", "test07.dataset=data/acc_eval_compliance_gpqa.pkl"}, common...)
 		r := mlperfHost(t, dir, append(args, submitTreeFlags("closed")...)...)
 		require.Equal(t, exitcode.SubmissionInvalid, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
