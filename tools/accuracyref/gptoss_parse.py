@@ -1,6 +1,6 @@
 """Random model outputs and what gpt-oss-120b's eval_accuracy.py extracts
-from them: parse_multiple_choice (A-D and A-J), parse_aime_answer and
-parse_code, for internal/bench/gptoss's TestParseOfficial
+from them: parse_multiple_choice (A-D and A-J), parse_aime_answer,
+parse_code and parse_boxed_math, for internal/bench/gptoss's TestParseOfficial
 (GPTOSS_PARSE=FILE). The outputs are built from the pieces the patterns
 look for: harmony markers (corrupted ones too), Answer/ANSWER/FINAL
 ANSWER, letters, digits (Arabic-Indic, fullwidth), \\boxed{, code fences,
@@ -42,7 +42,7 @@ def main():
         t = text(rng)
         aime = ev.parse_aime_answer(t)
         rows.append({"text": t, "gpqa": ev.parse_multiple_choice(t, "D"), "mmlu": ev.parse_multiple_choice(t, "J"),
-                     "aime": aime, "code": ev.parse_code(t)})
+                     "aime": aime, "code": ev.parse_code(t), "math": ev.parse_boxed_math(t)})
     with open(out, "w", encoding="utf-8") as f:
         json.dump(rows, f, ensure_ascii=False)
 

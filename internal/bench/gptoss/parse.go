@@ -226,6 +226,30 @@ func digitValue(r rune) int {
 	return int(r-z) % 10
 }
 
+// parseBoxedMath is parse_boxed_math: the content of the last \boxed{
+// to its matching brace, stripped; false when there is none or its brace
+// is not closed.
+func parseBoxedMath(text string) (string, bool) {
+	text = strip(text)
+	i := strings.LastIndex(text, `\boxed{`)
+	if text == "" || i < 0 {
+		return "", false
+	}
+	start, depth := i+len(`\boxed{`), 0
+	for k := start; k < len(text); k++ {
+		switch text[k] {
+		case '{':
+			depth++
+		case '}':
+			if depth == 0 {
+				return strip(text[start:k]), true
+			}
+			depth--
+		}
+	}
+	return "", false
+}
+
 // parseCode is parse_code: the last ```python block of the final channel,
 // else its last ``` block without its language tag, else the same of the
 // whole text; false when there is none.

@@ -68,6 +68,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("aime %d", v)
 		}
 		parseCode(s)
+		parseBoxedMath(s)
 	})
 }
 
@@ -86,7 +87,7 @@ func TestParseOfficial(t *testing.T) {
 		Text       string
 		GPQA, MMLU *string
 		AIME       *int
-		Code       *string
+		Code, Math *string
 	}
 	require.NoError(t, json.Unmarshal(b, &rows))
 	same := 0
@@ -95,10 +96,12 @@ func TestParseOfficial(t *testing.T) {
 		mm, mmOK := mmlu(r.Text)
 		ai, aiOK := parseAIMEAnswer(r.Text)
 		code, codeOK := parseCode(r.Text)
+		math, mathOK := parseBoxedMath(r.Text)
 		ok := assert.Equal(t, r.GPQA, opt(gq, gqOK), "text %d %q: gpqa", i, r.Text) &&
 			assert.Equal(t, r.MMLU, opt(mm, mmOK), "text %d %q: mmlu", i, r.Text) &&
 			assert.Equal(t, r.AIME, opt(ai, aiOK), "text %d %q: aime", i, r.Text) &&
-			assert.Equal(t, r.Code, opt(code, codeOK), "text %d %q: code", i, r.Text)
+			assert.Equal(t, r.Code, opt(code, codeOK), "text %d %q: code", i, r.Text) &&
+			assert.Equal(t, r.Math, opt(math, mathOK), "text %d %q: math", i, r.Text)
 		if ok {
 			same++
 		}

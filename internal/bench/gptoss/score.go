@@ -168,7 +168,7 @@ var evaluators = []struct {
 }{
 	{"gpqa", multipleChoice(gpqaChoices)},
 	{"mmlu_pro", multipleChoice(mmluChoices)},
-	{"math500", unscorable("math500's answers are graded by PRM800K's grader, which mlperf-host does not have")},
+	{"math500", math500},
 	{"aime", aime},
 	{"livecodebench", liveCodeBench},
 	{"mmlu", multipleChoice(mmluChoices)},
@@ -193,8 +193,15 @@ func liveCodeBench(output string, truth any) (bool, error) {
 	return false, errors.New("livecodebench's code is judged by running LiveCodeBench's tests on it, which mlperf-host does not do")
 }
 
-func unscorable(why string) evaluator {
-	return func(string, any) (bool, error) { return false, errors.New(why) }
+// math500 is parse_boxed_math and evaluate_math500: an output without a
+// \boxed{} answer is incorrect; one with an answer cannot be judged
+// here, which grades it with PRM800K's grader.
+func math500(output string, truth any) (bool, error) {
+	got, ok := parseBoxedMath(output)
+	if gt, isStr := truth.(string); !ok || got == "" || isNA(truth) || isStr && gt == "" {
+		return false, nil
+	}
+	return false, errors.New("math500's answers are graded by PRM800K's grader, which mlperf-host does not have")
 }
 
 // isNA is pd.isna of a cell: None or a NaN.

@@ -88,6 +88,9 @@ func TestScoreErrors(t *testing.T) {
 		{name: "code", set: write("lcb.pkl", []Sample{{Tokens: []int64{1}, Dataset: "livecodebench_v6", Truth: "q1"}}, true),
 			log: `[{"seq_id": 0, "qsl_idx": 0, "data": "` + fmt.Sprintf("%X", encodeBytes("```python\nprint(1)\n```")) + `"}]`,
 			err: "livecodebench_v6: sample 0: livecodebench's code is judged by running LiveCodeBench's tests"},
+		{name: "math", set: write("math.pkl", []Sample{{Tokens: []int64{1}, Dataset: "math500", Truth: "1/2"}}, true),
+			log: `[{"seq_id": 0, "qsl_idx": 0, "data": "` + fmt.Sprintf("%X", encodeBytes(`so \boxed{\frac{1}{2}}`)) + `"}]`,
+			err: "math500: sample 0: math500's answers are graded by PRM800K's grader"},
 		{name: "no name", set: write("noname.pkl", []Sample{{Tokens: []int64{1}, Truth: "x"}}, true), log: oneEntry,
 			err: "sample 0: no dataset name"},
 		{name: "partial token", set: write("gpqa.pkl", []Sample{{Tokens: []int64{1}, Dataset: "gpqa_diamond", Truth: "A"}}, true),
@@ -101,10 +104,12 @@ func TestScoreErrors(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.err)
 		})
 	}
-	// Without a code block an output is incorrect: nothing to run.
-	lcb, err := Score(stringsReader(oneEntry), write("nocode.pkl", []Sample{{Tokens: []int64{1}, Dataset: "livecodebench_v6", Truth: "q1"}}, true), tok)
+	// Without a code block, or a \boxed{} answer, an output is incorrect:
+	// nothing to run or grade.
+	unjudged, err := Score(stringsReader(`[{"seq_id": 0, "qsl_idx": 0, "data": "0A000000"}, {"seq_id": 1, "qsl_idx": 1, "data": "0A000000"}]`), write("nocode.pkl", []Sample{
+		{Tokens: []int64{1}, Dataset: "livecodebench_v6", Truth: "q1"}, {Tokens: []int64{1}, Dataset: "math500", Truth: "2"}}, true), tok)
 	require.NoError(t, err)
-	assert.Equal(t, []DatasetScore{{Name: "livecodebench_v6", Total: 1}}, lcb.Datasets)
+	assert.Equal(t, []DatasetScore{{Name: "livecodebench_v6", Total: 1}, {Name: "math500", Total: 1}}, unjudged.Datasets)
 	r, err := Score(stringsReader(oneEntry), write("one.pkl", []Sample{{Tokens: []int64{1}, Dataset: "gpqa_diamond", Truth: "A"}}, true), tok)
 	require.NoError(t, err)
 	assert.Equal(t, []DatasetScore{{Name: "gpqa_diamond", Total: 1}}, r.Datasets, "qsl_idx 5 is beyond the set: skipped")
