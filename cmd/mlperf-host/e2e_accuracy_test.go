@@ -87,6 +87,17 @@ func TestAccuracyScorers(t *testing.T) {
 			args: []string{"--benchmark", "llama3.1-8b", "--truth", fixture("llm", "rougelsum", "prompts.json"), "--vocab", fixture("llm", "rougelsum", "tokenizer.json"),
 				"--punkt", fixture("llm"), fixture("llm", "rougelsum", "mlperf_log_accuracy.json")},
 			want: []string{"sentence splitter: punkt parameters: open " + fixture("llm", "abbrev_types.txt"), "hint: --punkt (accuracy.punkt) names NLTK's punkt_tab"}},
+		// gpt-oss-120b's eval_mlperf_accuracy.py line on the answers
+		// fixture (its official_stdout.golden); the ground truth is the
+		// accuracy set's pickle, read as --truth or as the data set.
+		{name: "gpt-oss", code: exitcode.AccuracyBelowTarget,
+			args: []string{"--benchmark", "gpt-oss-120b", "--truth", fixture("gptoss", "answers", "acc_eval_inputs.pkl"),
+				"--vocab", fixture("gptoss", "answers", "tokenizer.json"), fixture("gptoss", "answers", "mlperf_log_accuracy.json")},
+			want: []string{"'exact_match': 45.802\n", "target exact_match >= 82.2987 (99% of 83.13): FAIL"}},
+		{name: "gpt-oss with its data set and no tokenizer", code: exitcode.Dataset,
+			args: []string{"--benchmark", "gpt-oss-120b", "--dataset", fixture("gptoss", "answers", "acc_eval_inputs.pkl"),
+				fixture("gptoss", "answers", "mlperf_log_accuracy.json")},
+			want: []string{"gpt-oss: no tokenizer.json given", "hint: pass the model's tokenizer.json (openai/gpt-oss-120b's) with --vocab"}},
 		{name: "whisper", code: exitcode.AccuracyBelowTarget,
 			args: []string{"--benchmark", "whisper", "--truth", fixture("whisper", "whisper", "manifest.json"), "--vocab", fixture("whisper", "whisper", "english.json"),
 				fixture("whisper", "whisper", "mlperf_log_accuracy.json")},
