@@ -285,7 +285,7 @@ func pyInt(v any) (int64, bool) {
 // Wraps [accuracy.ErrLog] for a malformed log or data that is not whole
 // int32 tokens; a sample without a sub-dataset, a sub-dataset no
 // evaluator serves or one mlperf-host cannot judge (math500,
-// livecodebench), where the script stops too.
+// livecodebench), where the script fails too.
 func Score(log io.Reader, set *Set, tok *tokenizer.Tokenizer) (Result, error) {
 	if set.Datasets == nil || set.Truth == nil {
 		var missing []string
