@@ -11,13 +11,16 @@ type Kind int
 
 // The field kinds: an optional UTF-8 string, byte string or boolean; an
 // optional list of optional strings (the three-level LIST of pyarrow);
-// an optional group of fields.
+// an optional group of fields; an optional int64, and an optional list
+// of int64s (gpt-oss-120b's token ids).
 const (
 	String Kind = iota
 	Bytes
 	Bool
 	StringList
 	Group
+	Int64Kind
+	Int64List
 )
 
 // Field is a top-level field of the file, or a group's member.
@@ -43,7 +46,8 @@ type WriteOptions struct {
 
 // Write writes rows of fields as a Parquet file. A row holds one value
 // per field: a string (String), []byte (Bytes), bool (Bool), []string
-// (StringList), []any of the members' values (Group), or nil for null.
+// (StringList), []any of the members' values (Group), int64 (Int64Kind),
+// []int64 (Int64List), or nil for null.
 //
 // # Errors
 //
@@ -69,8 +73,12 @@ func Write(w io.Writer, fields []Field, rows [][]any, opt WriteOptions) error {
 					return g[mi], true
 				}})
 			}
-		case StringList:
-			leaves = append(leaves, leaf{path: []string{f.Name, "list", "element"}, kind: String, maxDef: 3, list: true, get: func(row []any) (any, bool) { return row[fi], true }})
+		case StringList, Int64List:
+			kind := String
+			if f.Kind == Int64List {
+				kind = Int64Kind
+			}
+			leaves = append(leaves, leaf{path: []string{f.Name, "list", "element"}, kind: kind, maxDef: 3, list: true, get: func(row []any) (any, bool) { return row[fi], true }})
 		default:
 			leaves = append(leaves, leaf{path: []string{f.Name}, kind: f.Kind, maxDef: 1, get: func(row []any) (any, bool) { return row[fi], true }})
 		}
@@ -103,16 +111,16 @@ func Write(w io.Writer, fields []Field, rows [][]any, opt WriteOptions) error {
 						def, rep = append(def, 0), append(rep, 0)
 						continue
 					}
-					list, isList := v.([]string)
-					if !isList {
-						return fmt.Errorf("row %d field %s: %T is not a []string", start+ri, l.path[0], v)
+					list, err := listValues(v, l.kind)
+					if err != nil {
+						return fmt.Errorf("row %d field %s: %w", start+ri, l.path[0], err)
 					}
 					if len(list) == 0 {
 						def, rep = append(def, 1), append(rep, 0)
 					}
-					for i, s := range list {
+					for i, b := range list {
 						def, rep = append(def, 3), append(rep, uint64(min(i, 1)))
-						vals = append(vals, []byte(s))
+						vals = append(vals, b)
 					}
 					continue
 				}
@@ -144,16 +152,19 @@ func Write(w io.Writer, fields []Field, rows [][]any, opt WriteOptions) error {
 						return bad()
 					}
 					vals = append(vals, []byte{map[bool]byte{false: 0, true: 1}[b]})
+				case Int64Kind:
+					n, isInt := v.(int64)
+					if !isInt {
+						return bad()
+					}
+					vals = append(vals, binary.LittleEndian.AppendUint64(nil, uint64(n)))
 				}
 			}
 			maxRep := 0
 			if len(l.path) == 3 {
 				maxRep = 1
 			}
-			typ := ByteArray
-			if l.kind == Bool {
-				typ = Boolean
-			}
+			typ := Type(kindType(l.kind))
 			dictOffset := int64(-1)
 			var dictPage []byte
 			enc := encPlain
@@ -250,10 +261,14 @@ func Write(w io.Writer, fields []Field, rows [][]any, opt WriteOptions) error {
 				elem(m.Name, kindType(m.Kind), int64(Optional), 0, kindLogical(m.Kind))
 				nElems++
 			}
-		case StringList:
+		case StringList, Int64List:
 			elem(f.Name, -1, int64(Optional), 1, "LIST")
 			elem("list", -1, int64(Repeated), 1, "")
-			elem("element", int64(ByteArray), int64(Optional), 0, "UTF8")
+			if f.Kind == StringList {
+				elem("element", int64(ByteArray), int64(Optional), 0, "UTF8")
+			} else {
+				elem("element", int64(Int64), int64(Optional), 0, "")
+			}
 			nElems += 3
 		default:
 			elem(f.Name, kindType(f.Kind), int64(Optional), 0, kindLogical(f.Kind))
@@ -274,14 +289,43 @@ func Write(w io.Writer, fields []Field, rows [][]any, opt WriteOptions) error {
 }
 
 func kindName(k Kind) string {
-	return [...]string{"string", "[]byte", "bool", "[]string", "[]any"}[k]
+	return [...]string{"string", "[]byte", "bool", "[]string", "[]any", "int64", "[]int64"}[k]
 }
 
 func kindType(k Kind) int64 {
-	if k == Bool {
+	switch k {
+	case Bool:
 		return int64(Boolean)
+	case Int64Kind:
+		return int64(Int64)
 	}
 	return int64(ByteArray)
+}
+
+// listValues are the elements of a list field's value, as the bytes
+// their leaf of kind stores: a []string's, or a []int64's eight bytes
+// each.
+func listValues(v any, kind Kind) ([][]byte, error) {
+	var out [][]byte
+	switch list := v.(type) {
+	case []string:
+		if kind != String {
+			break
+		}
+		for _, s := range list {
+			out = append(out, []byte(s))
+		}
+		return out, nil
+	case []int64:
+		if kind != Int64Kind {
+			break
+		}
+		for _, n := range list {
+			out = append(out, binary.LittleEndian.AppendUint64(nil, uint64(n)))
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%T is not a %s", v, kindName(map[Kind]Kind{String: StringList, Int64Kind: Int64List}[kind]))
 }
 
 func kindLogical(k Kind) string {
@@ -292,6 +336,12 @@ func kindLogical(k Kind) string {
 }
 
 func appendPlain(dst []byte, typ Type, vals [][]byte) []byte {
+	if typ == Int64 {
+		for _, v := range vals {
+			dst = append(dst, v...)
+		}
+		return dst
+	}
 	if typ == Boolean {
 		packed := make([]byte, (len(vals)+7)/8)
 		for i, v := range vals {
