@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/hftokenizer"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/parquet"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
 )
 
@@ -42,6 +43,30 @@ func WriteSet(path string, samples []Sample, truth bool) error {
 	var b bytes.Buffer
 	if err := p.Encode(&b); err != nil {
 		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// WriteParquetSet writes a data set file in the reference's Parquet form,
+// as pandas.DataFrame.to_parquet writes it with pyarrow's defaults
+// (snappy, the strings dictionary-encoded): "input_tokens" a list of
+// int64s, and with truth "dataset" and "ground_truth" strings (a ground
+// truth nil is a null).
+func WriteParquetSet(path string, samples []Sample, truth bool) error {
+	fields := []parquet.Field{{Name: promptColumn, Kind: parquet.Int64List}}
+	if truth {
+		fields = append(fields, parquet.Field{Name: datasetColumn, Kind: parquet.String}, parquet.Field{Name: truthColumn, Kind: parquet.String})
+	}
+	rows := make([][]any, len(samples))
+	for i, s := range samples {
+		rows[i] = []any{s.Tokens}
+		if truth {
+			rows[i] = append(rows[i], s.Dataset, s.Truth)
+		}
+	}
+	var b bytes.Buffer
+	if err := parquet.Write(&b, fields, rows, parquet.WriteOptions{Snappy: true, Dictionary: true}); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	return os.WriteFile(path, b.Bytes(), 0o644)
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/parquet"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
@@ -46,7 +47,8 @@ type Set struct {
 	Truth []any
 }
 
-// ReadSet reads a data set file.
+// ReadSet reads a data set file: a pickled DataFrame, or its Parquet form
+// (a .parquet file).
 //
 // # Errors
 //
@@ -54,6 +56,9 @@ type Set struct {
 // is at fault: a file that is not a pickled DataFrame, no prompt column,
 // a prompt that is not a list of token ids.
 func ReadSet(path string) (*Set, error) {
+	if filepath.Ext(path) == ".parquet" {
+		return readParquet(path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -93,12 +98,9 @@ func setOf(path string, fr *pickle.Frame) (*Set, error) {
 			}
 			return nil, fmt.Errorf("%s: sample %d: %w: %q is not a list of token ids: %s", path, i, dataset.ErrCorrupt, col, why)
 		}
-		t := make([]int32, len(ids))
-		for k, id := range ids {
-			if id < 0 || id > math.MaxInt32 {
-				return nil, fmt.Errorf("%s: sample %d: %w: token id %d", path, i, dataset.ErrCorrupt, id)
-			}
-			t[k] = int32(id)
+		t, err := tokenIDs(ids)
+		if err != nil {
+			return nil, fmt.Errorf("%s: sample %d: %w: %w", path, i, dataset.ErrCorrupt, err)
 		}
 		s.Tokens[i] = t
 	}
@@ -112,6 +114,18 @@ func setOf(path string, fr *pickle.Frame) (*Set, error) {
 		s.Truth = gt
 	}
 	return s, nil
+}
+
+// tokenIDs are a prompt's token ids as int32s.
+func tokenIDs(ids []int64) ([]int32, error) {
+	t := make([]int32, len(ids))
+	for k, id := range ids {
+		if id < 0 || id > math.MaxInt32 {
+			return nil, fmt.Errorf("token id %d", id)
+		}
+		t[k] = int32(id)
+	}
+	return t, nil
 }
 
 // set is an open data set file.
@@ -144,7 +158,11 @@ func (d *set) Form() string {
 		lo, hi, sum = min(lo, len(t)), max(hi, len(t)), sum+len(t)
 	}
 	var b strings.Builder
-	b.WriteString("gpt-oss-120b prompts of token ids (the reference's pickled DataFrame")
+	form := "pickled DataFrame"
+	if filepath.Ext(d.s.Path) == ".parquet" {
+		form = "Parquet file"
+	}
+	b.WriteString("gpt-oss-120b prompts of token ids (the reference's " + form)
 	if d.s.Truth != nil {
 		b.WriteString(", with ground truth: an accuracy set")
 	} else {
@@ -220,12 +238,27 @@ func isFramePickle(path string) bool {
 	return n > 2 && head[0] == 0x80 && bytes.Contains(head[:n], frameHead)
 }
 
+// isParquet reports whether path is a .parquet file.
+func isParquet(path string) bool {
+	if filepath.Ext(path) != ".parquet" || !dataset.IsFile(path) {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(parquet.Magic))
+	_, err = io.ReadFull(f, head)
+	return err == nil && string(head) == parquet.Magic
+}
+
 // isSet reports whether path is one of gpt-oss-120b's sets: a pickled
-// DataFrame whose prompts are in "input_tokens" (the name the other LLM
+// DataFrame or a Parquet file whose prompts are in "input_tokens" (the name the other LLM
 // references do not use), or whose samples all come from gpt-oss-120b's
 // sub-datasets (eval_mlperf_accuracy.py's DATASET_REPEATS).
 func isSet(path string) bool {
-	if !isFramePickle(path) {
+	if !isFramePickle(path) && !isParquet(path) {
 		return false
 	}
 	s, err := ReadSet(path)
@@ -247,7 +280,7 @@ func isSet(path string) bool {
 }
 
 // Reader reads a data set file: a .pkl or .pickle file holding a
-// pickled DataFrame of gpt-oss-120b's (isSet).
+// pickled DataFrame of gpt-oss-120b's, or its .parquet form (isSet).
 var Reader = dataset.Reader{
 	Is:   func(p string, _ dataset.Options) bool { return isSet(p) },
 	Open: func(p string, _ dataset.Options) (dataset.Dataset, error) { return OpenSet(p) },

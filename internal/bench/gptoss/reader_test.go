@@ -1,6 +1,7 @@
 package gptoss
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/parquet"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
@@ -157,6 +160,88 @@ func TestReaderClaims(t *testing.T) {
 			path := filepath.Join(dir, tt.name+".pkl")
 			writeFrame(t, path, tt.labels, tt.cols)
 			assert.Equal(t, tt.want, Reader.Is(path, dataset.Options{}))
+		})
+	}
+}
+
+// TestReadParquet: the decoder's accuracy set in the reference's Parquet
+// form reads as its pickle does, and scores the decoder's log as the
+// official script scored it on the pickle.
+func TestReadParquet(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "acc_eval_inputs.parquet")
+	samples := DecoderAccuracySet()
+	samples[7].Truth = "5" // a Parquet column holds one type: the strings
+	require.NoError(t, WriteParquetSet(path, samples, true))
+	require.True(t, Reader.Is(path, dataset.Options{}))
+	d, err := Reader.Open(path, dataset.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, "gpt-oss-120b prompts of token ids (the reference's Parquet file, with ground truth: an accuracy set); "+
+		"prompt length min 2, max 3, mean 2.2; aime25 4, gpqa_diamond 4", dataset.Form(d))
+	got, err := ReadSet(path)
+	require.NoError(t, err)
+	want, err := ReadSet(filepath.Join(decoderDir, setFile))
+	require.NoError(t, err)
+	assert.Equal(t, want.Tokens, got.Tokens)
+	assert.Equal(t, want.Datasets, got.Datasets)
+	assert.Equal(t, []any{"42", "12", "7", "C", "B", "A", "D", "5"}, got.Truth)
+
+	f, err := os.Open(filepath.Join(decoderDir, logFile))
+	require.NoError(t, err)
+	defer f.Close()
+	s, err := Scorer.Score(f, accuracy.Inputs{Truth: path, Vocab: filepath.Join(decoderDir, "tokenizer.json")})
+	require.NoError(t, err)
+	official, err := os.ReadFile(filepath.Join(decoderDir, stdoutFile))
+	require.NoError(t, err)
+	assert.Equal(t, string(official), s.(Result).Report())
+
+	perf := filepath.Join(t.TempDir(), "perf_eval_ref.parquet")
+	require.NoError(t, WriteParquetSet(perf, []Sample{{Tokens: []int64{1, 2}}, {Tokens: []int64{3}}}, false))
+	p, err := ReadSet(perf)
+	require.NoError(t, err)
+	assert.Equal(t, [][]int32{{1, 2}, {3}}, p.Tokens)
+	assert.Nil(t, p.Truth)
+}
+
+// TestReadParquetErrors: a Parquet file that is not a set of prompts
+// fails naming the file and, where one is at fault, the sample.
+func TestReadParquetErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name string, fields []parquet.Field, rows [][]any) string {
+		var b bytes.Buffer
+		require.NoError(t, parquet.Write(&b, fields, rows, parquet.WriteOptions{}))
+		path := filepath.Join(dir, name+".parquet")
+		require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
+		return path
+	}
+	tests := []struct {
+		name string
+		path string
+		err  string
+	}{
+		{name: "no prompts", path: write("noprompts", []parquet.Field{{Name: "question", Kind: parquet.String}}, [][]any{{"q"}}),
+			err: `no "tok_input" or "input_tokens" column of tokenized prompts (columns [question])`},
+		{name: "prompts of text", path: write("text", []parquet.Field{{Name: "input_tokens", Kind: parquet.StringList}}, [][]any{{[]string{"a"}}}),
+			err: `"input_tokens" is a BYTE_ARRAY column, not a list of integers`},
+		{name: "a token beyond int32", path: write("big", []parquet.Field{{Name: "input_tokens", Kind: parquet.Int64List}}, [][]any{{[]int64{1}}, {[]int64{1 << 40}}}),
+			err: `sample 1: corrupt data set file: "input_tokens": token id 1099511627776`},
+		{name: "not parquet", path: filepath.Join(decoderDir, logFile), err: "corrupt data set file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := tt.path
+			if tt.name == "not parquet" {
+				b, err := os.ReadFile(path)
+				require.NoError(t, err)
+				path = filepath.Join(dir, "log.parquet")
+				require.NoError(t, os.WriteFile(path, b, 0o644))
+			}
+			_, err := ReadSet(path)
+			require.ErrorIs(t, err, dataset.ErrCorrupt)
+			assert.ErrorContains(t, err, path)
+			assert.ErrorContains(t, err, tt.err)
 		})
 	}
 }
