@@ -244,6 +244,20 @@ func benchFixtures() []benchFixture {
 			write:     writeGptossFixture,
 			scenarios: []string{"Offline", "Server", "Interactive"},
 			line:      "'exact_match': 50.000", code: exitcode.AccuracyBelowTarget},
+		// The same accuracy set in the reference's Parquet form (the ground
+		// truths strings, as a Parquet column holds one type).
+		{name: "gpt-oss-120b-parquet", model: "decoder-signature.onnx", dataset: "data/acc_eval_inputs.parquet",
+			args: []string{"--benchmark", "gpt-oss-120b", "--set", "category=datacenter", "--set", "onnx-ort.max_new_tokens=6",
+				"--set", "accuracy.vocab=data/tokenizer.json"},
+			write: func(t *testing.T, dir string) {
+				require.NoError(t, os.MkdirAll(dir, 0o755))
+				samples := gptoss.DecoderAccuracySet()
+				samples[7].Truth = "5"
+				require.NoError(t, gptoss.WriteParquetSet(filepath.Join(dir, "acc_eval_inputs.parquet"), samples, true))
+				require.NoError(t, gptoss.WriteDecoderTokenizer(dir))
+			},
+			scenarios: []string{"Offline"},
+			line:      "'exact_match': 50.000", code: exitcode.AccuracyBelowTarget},
 		// Each utterance's audio says its Spoken text in the tone code the
 		// signature model reads back from the log-mel features (80 bins),
 		// one character a token; the other two utterances are not samples
