@@ -7,9 +7,9 @@
 // PLAIN_DICTIONARY), the RLE/bit-packed hybrid of levels and booleans,
 // and the UNCOMPRESSED, SNAPPY and GZIP codecs; other encodings and
 // codecs (ZSTD, LZ4, BROTLI) are refused by name. [Write] writes the
-// subset the fixtures need (strings, byte strings, booleans, lists of
-// strings and groups of them; uncompressed or snappy; optionally
-// dictionary-encoded).
+// subset the fixtures need (strings, byte strings, booleans, int64s,
+// lists of strings or int64s, and groups; uncompressed or snappy;
+// optionally dictionary-encoded).
 //
 // Package parquet imports only the standard library; it must never
 // import a benchmark's room (internal/bench/...), host, loadgen, sdk,
