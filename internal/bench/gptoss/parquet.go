@@ -2,28 +2,19 @@ package gptoss
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"slices"
 
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/parquet"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
 
-// readParquet reads a data set in the reference's Parquet form
+// readParquet reads a data set, size bytes of r, in the reference's Parquet form
 // (acc_eval_inputs.parquet, perf_eval_ref.parquet, as pyarrow writes a
 // DataFrame): the prompts a list<int> column, the sub-dataset and ground
 // truth flat columns.
-func readParquet(path string) (*Set, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	pf, err := parquet.Open(path, f, st.Size())
+func readParquet(path string, r io.ReaderAt, size int64) (*Set, error) {
+	pf, err := parquet.Open(path, r, size)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", dataset.ErrCorrupt, err)
 	}

@@ -56,9 +56,6 @@ type Set struct {
 // is at fault: a file that is not a pickled DataFrame, no prompt column,
 // a prompt that is not a list of token ids.
 func ReadSet(path string) (*Set, error) {
-	if filepath.Ext(path) == ".parquet" {
-		return readParquet(path)
-	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -67,6 +64,9 @@ func ReadSet(path string) (*Set, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
+	}
+	if filepath.Ext(path) == ".parquet" {
+		return readParquet(path, f, st.Size())
 	}
 	fr, err := pickle.LoadFrame(f, st.Size())
 	if err != nil {
