@@ -138,6 +138,21 @@ func (r Result) Report() string {
 	return b.String()
 }
 
+// Details is what the `accuracy` command prints after the line: Report's
+// raw accuracy, per-dataset breakdown and final score's calculation.
+func (r Result) Details() string {
+	report := strings.TrimPrefix(r.Report(), "\n")
+	if i := strings.Index(report, "\n\n\nPrinting for submission_checker:"); i >= 0 {
+		report = report[:i+1]
+	}
+	return report
+}
+
+var (
+	_ accuracy.Reporter = Result{}
+	_ accuracy.Detailer = Result{}
+)
+
 func score(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
 	if in.Truth == "" {
 		return nil, errors.New("gpt-oss: no reference data: the accuracy set's pickle (--truth, or the data set) holds it")

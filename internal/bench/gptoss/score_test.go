@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,6 +42,8 @@ func TestScoreAsTheOfficialScript(t *testing.T) {
 	v, ok := r.Value(ExactMatch)
 	assert.True(t, ok)
 	assert.InDelta(t, 50.0, v, 1e-12)
+	assert.True(t, strings.HasPrefix(r.Details(), strings.Repeat("=", 80)+"\nMLPerf Accuracy Evaluation Results\n"), r.Details())
+	assert.True(t, strings.HasSuffix(r.Details(), "FINAL SCORE: 50.00% (0.65/1.30)\n"+strings.Repeat("=", 80)+"\n"), r.Details())
 	_, ok = r.Value("TOKENS_PER_SAMPLE")
 	assert.False(t, ok, "the script prints no tokens per sample")
 }
