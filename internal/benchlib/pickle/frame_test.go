@@ -83,6 +83,7 @@ func TestWriteFrame(t *testing.T) {
 		{Name: "weight", Cells: []any{0.25, 3.0}},
 		{Name: "mixed", Cells: []any{"x", int64(1) << 35}},
 		{Name: "missing", Cells: []any{nil, "y"}},
+		{Name: "ids", Cells: []any{Int64Array([]int64{7, -1 << 40}), nil}},
 	}))
 	var buf bytes.Buffer
 	require.NoError(t, p.Encode(&buf))
@@ -90,7 +91,7 @@ func TestWriteFrame(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
 	f, err := ReadFrameFile(path)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"input", "tok_input", "tok_input_len", "weight", "mixed", "missing"}, f.Columns)
+	assert.Equal(t, []string{"input", "tok_input", "tok_input_len", "weight", "mixed", "missing", "ids"}, f.Columns)
 	c, _ := f.Column("missing")
 	assert.Equal(t, []any{nil, "y"}, c)
 	c, _ = f.Column("tok_input")
@@ -101,9 +102,15 @@ func TestWriteFrame(t *testing.T) {
 	assert.Equal(t, []any{"x", int64(1) << 35}, c)
 	c, _ = f.Column("weight")
 	assert.Equal(t, []any{0.25, 3.0}, c)
+	c, _ = f.Column("ids")
+	ids, err = Ints(c[0], nil)
+	require.NoError(t, err)
+	assert.Equal(t, []int64{7, -1 << 40}, ids)
+	assert.Nil(t, c[1])
 
 	require.Error(t, (&Writer{}).Frame([]Column{{Name: "a", Cells: []any{"x"}}, {Name: "b"}}))
 	require.ErrorContains(t, (&Writer{}).Frame([]Column{{Name: "a", Cells: []any{"x", 1.5}}}), `column "a": cell 1`)
+	require.ErrorContains(t, (&Writer{}).Frame([]Column{{Name: "a", Cells: []any{&Array{Data: Span{}}}}}), `column "a": cell 0: a numpy array of pickle.Span data`)
 
 	py := "/usr/bin/python3"
 	if err := exec.Command(py, "-c", "import pandas").Run(); err != nil {
@@ -112,10 +119,12 @@ func TestWriteFrame(t *testing.T) {
 	out, err := exec.Command(py, "-c", `import sys, pandas as pd
 d = pd.read_pickle(sys.argv[1])
 print(list(d.columns), list(d.index), d.dtypes.astype(str).tolist())
-print(d["tok_input"].tolist(), d["input"].tolist(), d["tok_input_len"].sum(), d["weight"].sum(), d["mixed"].tolist(), d["missing"].tolist())`, path).CombinedOutput()
+print(d["tok_input"].tolist(), d["input"].tolist(), d["tok_input_len"].sum(), d["weight"].sum(), d["mixed"].tolist(), d["missing"].tolist())
+print(d["ids"][0].dtype, d["ids"][0].tolist(), d["ids"][1])`, path).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	assert.Equal(t, `['input', 'tok_input', 'tok_input_len', 'weight', 'mixed', 'missing'] [0, 1] ['object', 'object', 'int64', 'float64', 'object', 'object']
+	assert.Equal(t, `['input', 'tok_input', 'tok_input_len', 'weight', 'mixed', 'missing', 'ids'] [0, 1] ['object', 'object', 'int64', 'float64', 'object', 'object', 'object']
 [[1, 2, 70000], [-5, 1099511627776]] ['q0', 'qé1'] 5 3.25 ['x', 34359738368] [None, 'y']
+int64 [7, -1099511627776] None
 `, string(out))
 }
 

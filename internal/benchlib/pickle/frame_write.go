@@ -13,7 +13,8 @@ type Column struct {
 	Name string
 	// Cells are all int64 (an int64 block), all float64 (a float64
 	// block), or strings, []int32 and []int64 token lists (Python lists),
-	// int64s and nils (None; an object block).
+	// int64s, nil (None) and numpy arrays ([*Array] of []byte data, as
+	// [Int64Array] makes one) (an object block).
 	Cells []any
 }
 
@@ -148,12 +149,28 @@ func (p *Writer) objectArray(shape []int, cells []any) error {
 			p.Op('e')
 		case nil:
 			p.Op('N')
+		case *Array:
+			data, ok := x.Data.([]byte)
+			if !ok {
+				return fmt.Errorf("cell %d: a numpy array of %T data is not written", i, x.Data)
+			}
+			p.Array(x.DType.Descr(), x.Shape, data)
 		default:
 			return fmt.Errorf("cell %d: a %T is not written", i, v)
 		}
 	}
 	p.Op('e', 't', 'b')
 	return nil
+}
+
+// Int64Array is a numpy int64 vector of v, an object cell for
+// [Writer.Frame] (a token-id array, as the gpt-oss-120b reference's).
+func Int64Array(v []int64) *Array {
+	b := make([]byte, 0, 8*len(v))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint64(b, uint64(x))
+	}
+	return &Array{DType: DType{Code: "i8", Order: '<'}, Shape: []int{len(v)}, Data: b}
 }
 
 // WriteFrameFile writes a DataFrame of the columns ([Writer.Frame]) to
