@@ -24,27 +24,15 @@ type Sample struct {
 // int64 arrays) and, with truth, each sample's "dataset" and
 // "ground_truth" (an accuracy or compliance set).
 func WriteSet(path string, samples []Sample, truth bool) error {
-	labels := []string{promptColumn}
-	cols := [][]any{make([]any, len(samples))}
-	if truth {
-		labels = append(labels, datasetColumn, truthColumn)
-		cols = append(cols, make([]any, len(samples)), make([]any, len(samples)))
-	}
+	prompts, datasets, truths := make([]any, len(samples)), make([]any, len(samples)), make([]any, len(samples))
 	for i, s := range samples {
-		cols[0][i] = s.Tokens
-		if truth {
-			cols[1][i], cols[2][i] = s.Dataset, s.Truth
-		}
+		prompts[i], datasets[i], truths[i] = pickle.Int64Array(s.Tokens), s.Dataset, s.Truth
 	}
-	var p pickle.Writer
-	if err := p.Frame(labels, cols); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	cols := []pickle.Column{{Name: promptColumn, Cells: prompts}}
+	if truth {
+		cols = append(cols, pickle.Column{Name: datasetColumn, Cells: datasets}, pickle.Column{Name: truthColumn, Cells: truths})
 	}
-	var b bytes.Buffer
-	if err := p.Encode(&b); err != nil {
-		return err
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
+	return pickle.WriteFrameFile(path, cols)
 }
 
 // WriteParquetSet writes a data set file in the reference's Parquet form,

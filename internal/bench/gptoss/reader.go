@@ -1,9 +1,7 @@
 package gptoss
 
 import (
-	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -12,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/llmtext"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/parquet"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
@@ -68,7 +67,7 @@ func ReadSet(path string) (*Set, error) {
 	if filepath.Ext(path) == ".parquet" {
 		return readParquet(path, f, st.Size())
 	}
-	fr, err := pickle.LoadFrame(f, st.Size())
+	fr, err := pickle.ReadFrame(f, st.Size())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", path, dataset.ErrCorrupt, err)
 	}
@@ -77,35 +76,20 @@ func ReadSet(path string) (*Set, error) {
 
 func setOf(path string, fr *pickle.Frame) (*Set, error) {
 	col := legacyColumn
-	prompts, ok := fr.Column(col)
-	if !ok {
+	if _, ok := fr.Column(col); !ok {
 		col = promptColumn
-		if prompts, ok = fr.Column(col); !ok {
+		if _, ok := fr.Column(col); !ok {
 			return nil, fmt.Errorf("%s: %w: no %q or %q column of tokenized prompts (columns %s)", path, dataset.ErrCorrupt,
 				legacyColumn, promptColumn, strings.Join(fr.Columns, ", "))
 		}
 	}
-	if fr.Rows == 0 {
-		return nil, fmt.Errorf("%s: %w: no samples", path, dataset.ErrCorrupt)
+	tokens, err := llmtext.FrameTokens(fr, col)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", path, dataset.ErrCorrupt, err)
 	}
-	s := &Set{Path: path, Column: col, Tokens: make([][]int32, fr.Rows)}
-	for i, cell := range prompts {
-		ids, err := pickle.Ints(cell)
-		if err != nil || len(ids) == 0 {
-			why := "empty"
-			if err != nil {
-				why = err.Error()
-			}
-			return nil, fmt.Errorf("%s: sample %d: %w: %q is not a list of token ids: %s", path, i, dataset.ErrCorrupt, col, why)
-		}
-		t, err := tokenIDs(ids)
-		if err != nil {
-			return nil, fmt.Errorf("%s: sample %d: %w: %w", path, i, dataset.ErrCorrupt, err)
-		}
-		s.Tokens[i] = t
-	}
+	s := &Set{Path: path, Column: col, Tokens: tokens}
 	if ds, ok := fr.Column(datasetColumn); ok {
-		s.Datasets = make([]string, fr.Rows)
+		s.Datasets = make([]string, fr.Len())
 		for i, c := range ds {
 			s.Datasets[i], _ = c.(string)
 		}
@@ -215,29 +199,6 @@ func (d *set) ReadSample(i int, dst []byte) error {
 	return nil
 }
 
-// frameHead is how a pickled DataFrame begins: the protocol, a frame
-// perhaps, and the class's module.
-var frameHead = []byte("pandas.core.frame")
-
-// isFramePickle reports whether path is a .pkl or .pickle file that
-// begins as a pickled DataFrame.
-func isFramePickle(path string) bool {
-	if ext := filepath.Ext(path); ext != ".pkl" && ext != ".pickle" || !dataset.IsFile(path) {
-		return false
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 64)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return false
-	}
-	return n > 2 && head[0] == 0x80 && bytes.Contains(head[:n], frameHead)
-}
-
 // isParquet reports whether path is a .parquet file.
 func isParquet(path string) bool {
 	if filepath.Ext(path) != ".parquet" || !dataset.IsFile(path) {
@@ -254,11 +215,23 @@ func isParquet(path string) bool {
 }
 
 // isSet reports whether path is one of gpt-oss-120b's sets: a pickled
-// DataFrame or a Parquet file whose prompts are in "input_tokens" (the name the other LLM
-// references do not use), or whose samples all come from gpt-oss-120b's
+// DataFrame (.pkl, .pickle) or a Parquet file whose prompts are in
+// "input_tokens" (the name the other LLM references do not use), or whose
+// prompts are in "tok_input" and samples all come from gpt-oss-120b's
 // sub-datasets (eval_mlperf_accuracy.py's DATASET_REPEATS).
 func isSet(path string) bool {
-	if !isFramePickle(path) && !isParquet(path) {
+	switch ext := filepath.Ext(path); {
+	case ext == ".pkl" || ext == ".pickle":
+		if !dataset.IsFile(path) || !pickle.IsFrameFile(path) {
+			return false
+		}
+		if pickle.IsFrameFile(path, promptColumn) {
+			return true
+		}
+		if !pickle.IsFrameFile(path, legacyColumn, datasetColumn) {
+			return false
+		}
+	case !isParquet(path):
 		return false
 	}
 	s, err := ReadSet(path)

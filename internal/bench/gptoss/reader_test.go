@@ -63,12 +63,15 @@ func TestReadSetPerformance(t *testing.T) {
 	assert.Nil(t, s.Datasets)
 }
 
-// writeFrame writes a pickled DataFrame of the columns to path.
+// writeFrame writes a pickled DataFrame to path, cols[i] the cells of
+// column labels[i].
 func writeFrame(t *testing.T, path string, labels []string, cols [][]any) {
 	t.Helper()
-	var p pickle.Writer
-	require.NoError(t, p.Frame(labels, cols))
-	writePickle(t, path, &p)
+	frame := make([]pickle.Column, len(labels))
+	for i, l := range labels {
+		frame[i] = pickle.Column{Name: l, Cells: cols[i]}
+	}
+	require.NoError(t, pickle.WriteFrameFile(path, frame))
 }
 
 func writePickle(t *testing.T, path string, p *pickle.Writer) {
@@ -91,10 +94,10 @@ func TestReadSetErrors(t *testing.T) {
 		err    string
 	}{
 		{name: "no prompts", labels: []string{"question"}, cols: [][]any{{"q"}}, err: `no "tok_input" or "input_tokens" column of tokenized prompts (columns question)`},
-		{name: "a prompt that is text", labels: []string{"input_tokens"}, cols: [][]any{{[]int64{1}, "hello"}}, err: `sample 1: corrupt data set file: "input_tokens" is not a list of token ids: a str, not a list of integers`},
-		{name: "an empty prompt", labels: []string{"input_tokens"}, cols: [][]any{{[]int64{}}}, err: `sample 0: corrupt data set file: "input_tokens" is not a list of token ids: empty`},
-		{name: "a token beyond int32", labels: []string{"input_tokens"}, cols: [][]any{{[]int64{1 << 40}}}, err: "sample 0: corrupt data set file: token id 1099511627776"},
-		{name: "no rows", labels: []string{"input_tokens"}, cols: [][]any{{}}, err: "no samples"},
+		{name: "a prompt that is text", labels: []string{"input_tokens"}, cols: [][]any{{[]int64{1}, "hello"}}, err: `corrupt data set file: row 1: "input_tokens" is not a list of token ids`},
+		{name: "an empty prompt", labels: []string{"input_tokens"}, cols: [][]any{{[]int64{}}}, err: `corrupt data set file: row 0: "input_tokens" is not a list of token ids`},
+		{name: "a token beyond int32", labels: []string{"input_tokens"}, cols: [][]any{{[]int64{1 << 40}}}, err: "corrupt data set file: row 0: token id 1099511627776"},
+		{name: "no rows", labels: []string{"input_tokens"}, cols: [][]any{{}}, err: "no rows"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,7 +116,7 @@ func TestReadSetErrors(t *testing.T) {
 	writePickle(t, list, &p)
 	_, err := ReadSet(list)
 	require.ErrorIs(t, err, dataset.ErrCorrupt)
-	assert.ErrorContains(t, err, "the pickle holds a list, not a DataFrame")
+	assert.ErrorContains(t, err, "pandas DataFrame: the pickle holds a list")
 	assert.False(t, Reader.Is(list, dataset.Options{}), "a pickle that is no DataFrame is not claimed")
 	assert.False(t, Reader.Is(filepath.Join(decoderDir, logFile), dataset.Options{}))
 }
