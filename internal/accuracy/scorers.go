@@ -20,16 +20,23 @@ type Score interface {
 }
 
 // Detailer is implemented by the scores whose official script prints
-// more than the line accuracy.txt holds (qwen3-vl's results table): the
-// accuracy command prints Details after the line and the targets.
+// more than the line accuracy.txt holds (qwen3-vl's results table,
+// gpt-oss-120b's per-dataset breakdown): the accuracy command prints
+// Details after the line and the targets, for a reader.
 type Detailer interface {
 	Details() string
 }
 
-// Reporter is implemented by the scores whose official script prints
-// its line after more (gpt-oss-120b's per-dataset breakdown): Report is
-// all the script prints on its standard output, the line included, in
-// its order, as TEST07's verify_accuracy.txt holds it.
+// Reporter is implemented by the scores whose official script's standard
+// output must be reproduced byte for byte (gpt-oss-120b's, which TEST07's
+// verify_accuracy.txt holds as run_verification.py captures it): Report
+// is all the script prints, the line included, in its order.
+//
+// It is not Detailer: Details is text shown beside the line, in
+// mlperf-host's order, where Report is the script's stdout in the
+// script's (gpt-oss-120b's breakdown comes before its line, with the
+// script's own separators), which no Details and Text can rebuild for
+// every script. A score may implement both, Details cut from its Report.
 type Reporter interface {
 	Report() string
 }
