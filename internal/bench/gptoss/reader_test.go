@@ -52,7 +52,8 @@ func TestReadSet(t *testing.T) {
 func TestReadSetPerformance(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "perf_eval_ref.pkl")
-	writeFrame(t, path, []string{"input_tokens", "tok_input"}, [][]any{{[]int64{9, 9}, []int64{9}}, {[]int64{1, 2, 3}, []int64{4}}})
+	require.NoError(t, pickle.WriteFrameFile(path, []pickle.Column{
+		{Name: "input_tokens", Cells: []any{[]int64{9, 9}, []int64{9}}}, {Name: "tok_input", Cells: []any{[]int64{1, 2, 3}, []int64{4}}}}))
 	d, err := Reader.Open(path, dataset.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, "gpt-oss-120b prompts of token ids (the reference's pickled DataFrame, no ground truth: a performance set); "+
@@ -61,17 +62,6 @@ func TestReadSetPerformance(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, [][]int32{{1, 2, 3}, {4}}, s.Tokens)
 	assert.Nil(t, s.Datasets)
-}
-
-// writeFrame writes a pickled DataFrame to path, cols[i] the cells of
-// column labels[i].
-func writeFrame(t *testing.T, path string, labels []string, cols [][]any) {
-	t.Helper()
-	frame := make([]pickle.Column, len(labels))
-	for i, l := range labels {
-		frame[i] = pickle.Column{Name: l, Cells: cols[i]}
-	}
-	require.NoError(t, pickle.WriteFrameFile(path, frame))
 }
 
 func writePickle(t *testing.T, path string, p *pickle.Writer) {
@@ -88,22 +78,21 @@ func TestReadSetErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	tests := []struct {
-		name   string
-		labels []string
-		cols   [][]any
-		err    string
+		name  string
+		frame []pickle.Column
+		err   string
 	}{
-		{name: "no prompts", labels: []string{"question"}, cols: [][]any{{"q"}}, err: `no "tok_input" or "input_tokens" column of tokenized prompts (columns question)`},
-		{name: "a prompt that is text", labels: []string{"input_tokens"}, cols: [][]any{{[]int64{1}, "hello"}}, err: `corrupt data set file: row 1: "input_tokens" is not a list of token ids`},
-		{name: "an empty prompt", labels: []string{"input_tokens"}, cols: [][]any{{[]int64{}}}, err: `corrupt data set file: row 0: "input_tokens" is not a list of token ids`},
-		{name: "a token beyond int32", labels: []string{"input_tokens"}, cols: [][]any{{[]int64{1 << 40}}}, err: "corrupt data set file: row 0: token id 1099511627776"},
-		{name: "no rows", labels: []string{"input_tokens"}, cols: [][]any{{}}, err: "no rows"},
+		{name: "no prompts", frame: []pickle.Column{{Name: "question", Cells: []any{"q"}}}, err: `no "tok_input" or "input_tokens" column of tokenized prompts (columns question)`},
+		{name: "a prompt that is text", frame: []pickle.Column{{Name: "input_tokens", Cells: []any{[]int64{1}, "hello"}}}, err: `corrupt data set file: row 1: "input_tokens" is not a list of token ids`},
+		{name: "an empty prompt", frame: []pickle.Column{{Name: "input_tokens", Cells: []any{[]int64{}}}}, err: `corrupt data set file: row 0: "input_tokens" is not a list of token ids`},
+		{name: "a token beyond int32", frame: []pickle.Column{{Name: "input_tokens", Cells: []any{[]int64{1 << 40}}}}, err: "corrupt data set file: row 0: token id 1099511627776"},
+		{name: "no rows", frame: []pickle.Column{{Name: "input_tokens", Cells: []any{}}}, err: "no rows"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(dir, tt.name+".pkl")
-			writeFrame(t, path, tt.labels, tt.cols)
+			require.NoError(t, pickle.WriteFrameFile(path, tt.frame))
 			_, err := ReadSet(path)
 			require.ErrorIs(t, err, dataset.ErrCorrupt)
 			assert.ErrorContains(t, err, path+": ")
@@ -145,23 +134,22 @@ func TestReaderClaims(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	tests := []struct {
-		name   string
-		labels []string
-		cols   [][]any
-		want   bool
+		name  string
+		frame []pickle.Column
+		want  bool
 	}{
-		{name: "input_tokens", labels: []string{"input_tokens"}, cols: [][]any{{[]int64{1}}}, want: true},
-		{name: "tok_input and gpt-oss sub-datasets", labels: []string{"tok_input", "dataset"}, cols: [][]any{{[]int64{1}, []int64{2}}, {"AIME25", "gpqa_diamond"}}, want: true},
+		{name: "input_tokens", frame: []pickle.Column{{Name: "input_tokens", Cells: []any{[]int64{1}}}}, want: true},
+		{name: "tok_input and gpt-oss sub-datasets", frame: []pickle.Column{{Name: "tok_input", Cells: []any{[]int64{1}, []int64{2}}}, {Name: "dataset", Cells: []any{"AIME25", "gpqa_diamond"}}}, want: true},
 		// OpenOrca's (llama2-70b) and DeepSeek-R1's pickles.
-		{name: "tok_input alone", labels: []string{"tok_input", "output"}, cols: [][]any{{[]int64{1}}, {"text"}}},
-		{name: "another sub-dataset", labels: []string{"tok_input", "dataset"}, cols: [][]any{{[]int64{1}, []int64{2}}, {"aime25", "math500"}}},
-		{name: "no prompts", labels: []string{"dataset"}, cols: [][]any{{"aime25"}}},
+		{name: "tok_input alone", frame: []pickle.Column{{Name: "tok_input", Cells: []any{[]int64{1}}}, {Name: "output", Cells: []any{"text"}}}},
+		{name: "another sub-dataset", frame: []pickle.Column{{Name: "tok_input", Cells: []any{[]int64{1}, []int64{2}}}, {Name: "dataset", Cells: []any{"aime25", "math500"}}}},
+		{name: "no prompts", frame: []pickle.Column{{Name: "dataset", Cells: []any{"aime25"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(dir, tt.name+".pkl")
-			writeFrame(t, path, tt.labels, tt.cols)
+			require.NoError(t, pickle.WriteFrameFile(path, tt.frame))
 			assert.Equal(t, tt.want, Reader.Is(path, dataset.Options{}))
 		})
 	}
