@@ -115,5 +115,5 @@ func TestLookupScorer(t *testing.T) {
 	assert.False(t, ok)
 	_, _, err = LookupScorer("bleu", "")
 	require.ErrorIs(t, err, ErrNoScorer)
-	assert.ErrorContains(t, err, `no scorer "bleu": want one of imagenet, openimages, kits19, dlrm, dlrm-v3, squad, rouge, cnndm, mixtral, llama405b, deepseek-r1, whisper, coco, igbh`)
+	assert.ErrorContains(t, err, `no scorer "bleu": want one of imagenet, openimages, kits19, dlrm, dlrm-v3, squad, rouge, cnndm, mixtral, llama405b, deepseek-r1, gpt-oss, whisper, coco, igbh`)
 }
