@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -24,6 +25,14 @@ type Target struct {
 	// ConnectTimeout bounds the TCP connect and the TLS handshake; 0 is
 	// none.
 	ConnectTimeout time.Duration
+	// BlockingReads, on Linux and without TLS, takes the socket out of
+	// Go's network poller: each read sleeps in the kernel until bytes
+	// arrive, one system call where the poller's read costs a read that
+	// finds nothing, a park and a wake. A connection in a read then
+	// holds an OS thread, and a timeout bounds each read of the head
+	// (FirstByte) and of the body (Stall) apart. Elsewhere it is
+	// ignored.
+	BlockingReads bool
 }
 
 // Timeouts bound one exchange.
@@ -62,12 +71,24 @@ var ErrClosedEarly = errors.New("connection closed before the response was compl
 // the request written as prepared bytes, the response read into a buffer
 // of its own and the body handed out in place.
 type Conn struct {
-	nc    net.Conn
+	nc    net.Conn  // nil when blk is set
+	blk   *blocking // the socket in blocking mode ([Target.BlockingReads])
 	buf   []byte
 	r, w  int
 	chunk Chunked
 	// readBy is the read deadline set, zero when none.
 	readBy time.Time
+	// raw is the TCP socket's, for readBodyRaw; nil over TLS.
+	raw syscall.RawConn
+	// The body being read: its head, what is left of a Content-Length,
+	// the caller's function, the stall bound, a raw read's outcome.
+	h      *Head
+	left   int64
+	body   func(h *Head, p []byte) error
+	stall  time.Duration
+	rawErr error
+	// rawRead as a func value, made once.
+	rawFn func(fd uintptr) bool
 	// Req is a buffer the caller may build its request in.
 	Req []byte
 }
@@ -92,11 +113,29 @@ func Dial(ctx context.Context, t Target) (*Conn, error) {
 		}
 		nc = tc
 	}
-	return &Conn{nc: nc, buf: make([]byte, readBuf)}, nil
+	c := &Conn{nc: nc, buf: make([]byte, readBuf)}
+	if tc, ok := nc.(*net.TCPConn); ok && t.BlockingReads && blockingSupported {
+		if c.blk, err = newBlocking(tc); err != nil {
+			return nil, err
+		}
+		c.nc = nil
+	} else if ok && t.TLS == nil && rawSupported {
+		if c.raw, err = tc.SyscallConn(); err != nil {
+			tc.Close()
+			return nil, err
+		}
+		c.rawFn = c.rawRead
+	}
+	return c, nil
 }
 
 // Close closes the connection.
-func (c *Conn) Close() error { return c.nc.Close() }
+func (c *Conn) Close() error {
+	if c.blk != nil {
+		return c.blk.Close()
+	}
+	return c.nc.Close()
+}
 
 // Do writes req, a whole HTTP/1.1 request, and reads the response: the
 // head, then the body, decoded from its transfer coding, handed to body
@@ -107,7 +146,7 @@ func (c *Conn) Close() error { return c.nc.Close() }
 func (c *Conn) Do(ctx context.Context, req []byte, t Timeouts, body func(h *Head, p []byte) error) (Head, error) {
 	var canceled atomic.Bool
 	if ctx.Done() != nil {
-		stop := context.AfterFunc(ctx, func() { canceled.Store(true); c.nc.Close() })
+		stop := context.AfterFunc(ctx, func() { canceled.Store(true); c.Close() })
 		defer stop()
 	}
 	h, err := c.do(req, t, body)
@@ -118,6 +157,9 @@ func (c *Conn) Do(ctx context.Context, req []byte, t Timeouts, body func(h *Head
 }
 
 func (c *Conn) do(req []byte, t Timeouts, body func(h *Head, p []byte) error) (Head, error) {
+	if c.blk != nil {
+		return c.doBlocking(req, t, body)
+	}
 	var deadline time.Time
 	if t.FirstByte > 0 {
 		deadline = time.Now().Add(t.FirstByte)
@@ -138,6 +180,25 @@ func (c *Conn) do(req []byte, t Timeouts, body func(h *Head, p []byte) error) (H
 			return h, err
 		}
 		c.readBy = time.Time{}
+	}
+	return h, c.readBody(&h, t, body)
+}
+
+// doBlocking is do on a socket in blocking mode: the socket's timeouts
+// bound each read and write, set only when they change.
+func (c *Conn) doBlocking(req []byte, t Timeouts, body func(h *Head, p []byte) error) (Head, error) {
+	if err := c.blk.setTimeouts(t.FirstByte, t.FirstByte); err != nil {
+		return Head{}, err
+	}
+	if _, err := c.blk.Write(req); err != nil {
+		return Head{}, c.readErr(err, "first byte", t.FirstByte)
+	}
+	h, err := c.readHead(t)
+	if err != nil {
+		return h, err
+	}
+	if err := c.blk.setTimeouts(t.Stall, t.FirstByte); err != nil {
+		return h, err
 	}
 	return h, c.readBody(&h, t, body)
 }
@@ -164,42 +225,7 @@ func (c *Conn) readHead(t Timeouts) (Head, error) {
 }
 
 func (c *Conn) readBody(h *Head, t Timeouts, body func(h *Head, p []byte) error) error {
-	switch {
-	case h.Chunked:
-		c.chunk = Chunked{}
-		for !c.chunk.Done() {
-			if c.r == c.w {
-				if err := c.fill(t.Stall); err != nil {
-					return c.readErr(err, "stall", t.Stall)
-				}
-			}
-			p, n, err := c.chunk.Next(c.buf[c.r:c.w])
-			c.r += n
-			if err != nil {
-				return err
-			}
-			if len(p) > 0 {
-				if err := body(h, p); err != nil {
-					return err
-				}
-			}
-		}
-	case h.ContentLength >= 0:
-		for left := h.ContentLength; left > 0; {
-			if c.r == c.w {
-				if err := c.fill(t.Stall); err != nil {
-					return c.readErr(err, "stall", t.Stall)
-				}
-			}
-			n := min(int64(c.w-c.r), left)
-			p := c.buf[c.r : c.r+int(n)]
-			c.r += int(n)
-			left -= n
-			if err := body(h, p); err != nil {
-				return err
-			}
-		}
-	default: // the body ends with the connection
+	if !h.Chunked && h.ContentLength < 0 { // the body ends with the connection
 		h.Close = true
 		for {
 			if c.r < c.w {
@@ -216,27 +242,161 @@ func (c *Conn) readBody(h *Head, t Timeouts, body func(h *Head, p []byte) error)
 			}
 		}
 	}
+	if h.Chunked {
+		c.chunk = Chunked{}
+	}
+	c.h, c.left, c.body = h, h.ContentLength, body
+	defer func() { c.h, c.body = nil, nil }()
+	if c.raw != nil && c.blk == nil {
+		return c.readBodyRaw(t)
+	}
+	for {
+		if done, err := c.consume(); done || err != nil {
+			return err
+		}
+		if err := c.fill(t.Stall); err != nil {
+			return c.readErr(err, "stall", t.Stall)
+		}
+	}
+}
+
+// consume hands the body bytes in the buffer to c.body and says whether
+// the body is whole.
+func (c *Conn) consume() (done bool, err error) {
+	if c.h.Chunked {
+		for c.r < c.w && !c.chunk.Done() {
+			p, n, err := c.chunk.Next(c.buf[c.r:c.w])
+			c.r += n
+			if err != nil {
+				return false, err
+			}
+			if len(p) > 0 {
+				if err := c.body(c.h, p); err != nil {
+					return false, err
+				}
+			}
+		}
+		return c.chunk.Done(), nil
+	}
+	if c.left > 0 && c.r < c.w {
+		n := min(int64(c.w-c.r), c.left)
+		p := c.buf[c.r : c.r+int(n)]
+		c.r += int(n)
+		c.left -= n
+		if err := c.body(c.h, p); err != nil {
+			return false, err
+		}
+	}
+	return c.left == 0, nil
+}
+
+// readBodyRaw reads the body in one wait on the network poller: a read
+// that leaves the socket empty (one shorter than the room it was given)
+// waits for the poller's next edge before it reads again, so that a
+// frame that arrives alone costs one read, not a read and then a read
+// that finds nothing. A read that filled the buffer reads again at
+// once: bytes may be left.
+func (c *Conn) readBodyRaw(t Timeouts) error {
+	c.stall, c.rawErr = t.Stall, nil
+	if done, err := c.consume(); done || err != nil {
+		return err
+	}
+	if err := c.moveDeadline(t.Stall); err != nil {
+		return err
+	}
+	if err := c.raw.Read(c.rawFn); err != nil {
+		return c.readErr(err, "stall", t.Stall)
+	}
+	if c.rawErr != nil && !errors.Is(c.rawErr, errBodyDone) {
+		return c.rawErr
+	}
 	return nil
 }
 
-// fill reads more into the buffer, within stall (to stall×9/8) from now
-// when stall is positive.
-func (c *Conn) fill(stall time.Duration) error {
+var (
+	// errBodyDone ends a raw read once the body is whole.
+	errBodyDone = errors.New("body done")
+	// errWouldBlock is a read of an empty socket.
+	errWouldBlock = errors.New("read would block")
+)
+
+// rawRead is [syscall.RawConn.Read]'s function for readBodyRaw: true
+// when it is done (c.rawErr says how), false to wait for the socket.
+func (c *Conn) rawRead(fd uintptr) bool {
+	for {
+		c.compact()
+		room := len(c.buf) - c.w
+		n, err := readFD(fd, c.buf[c.w:])
+		switch {
+		case err == errWouldBlock:
+			return c.wait()
+		case err != nil:
+			c.rawErr = c.readErr(err, "stall", c.stall)
+			return true
+		case n == 0:
+			c.rawErr = ErrClosedEarly
+			return true
+		}
+		c.w += n
+		done, err := c.consume()
+		if done || err != nil {
+			c.rawErr = err
+			if done && err == nil {
+				c.rawErr = errBodyDone
+			}
+			return true
+		}
+		if n < room {
+			return c.wait()
+		}
+	}
+}
+
+// wait moves the stall deadline when due, before a wait for the socket.
+func (c *Conn) wait() bool {
+	if err := c.moveDeadline(c.stall); err != nil {
+		c.rawErr = err
+		return true
+	}
+	return false
+}
+
+// compact makes room at the buffer's end.
+func (c *Conn) compact() {
 	if c.r == c.w {
 		c.r, c.w = 0, 0
 	} else if c.w == len(c.buf) {
 		c.w = copy(c.buf, c.buf[c.r:c.w])
 		c.r = 0
 	}
-	if stall > 0 {
-		// Keep the deadline between stall and stall×9/8 from now.
-		now := time.Now()
-		if left := c.readBy.Sub(now); c.readBy.IsZero() || left < stall || left > stall+stall/8 {
-			c.readBy = now.Add(stall + stall/8)
-			if err := c.nc.SetReadDeadline(c.readBy); err != nil {
-				return err
-			}
-		}
+}
+
+// moveDeadline keeps the read deadline between stall and stall×9/8
+// from now when stall is positive, moving it only when it falls out of
+// that window.
+func (c *Conn) moveDeadline(stall time.Duration) error {
+	if stall <= 0 {
+		return nil
+	}
+	now := time.Now()
+	if left := c.readBy.Sub(now); c.readBy.IsZero() || left < stall || left > stall+stall/8 {
+		c.readBy = now.Add(stall + stall/8)
+		return c.nc.SetReadDeadline(c.readBy)
+	}
+	return nil
+}
+
+// fill reads more into the buffer, within stall (to stall×9/8) from now
+// when stall is positive.
+func (c *Conn) fill(stall time.Duration) error {
+	c.compact()
+	if c.blk != nil {
+		n, err := c.blk.Read(c.buf[c.w:])
+		c.w += n
+		return err
+	}
+	if err := c.moveDeadline(stall); err != nil {
+		return err
 	}
 	n, err := c.nc.Read(c.buf[c.w:])
 	c.w += n

@@ -1,7 +1,9 @@
 package wire
 
 import (
+	"fmt"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,4 +50,69 @@ func TestStallDeadline(t *testing.T) {
 	assert.Len(t, nc.set, 2, "less than stall left: moved")
 	require.NoError(t, c.fill(0))
 	assert.Len(t, nc.set, 2, "no stall bound: the deadline is left alone")
+}
+
+// serveOnce accepts one connection on a loopback listener, reads a
+// request head and writes reply in one write, then keeps the connection
+// open until the test ends.
+func serveOnce(t *testing.T, reply []byte) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		t.Cleanup(func() { c.Close() })
+		buf := make([]byte, 4096)
+		var got []byte
+		for HeadEnd(got) < 0 {
+			n, err := c.Read(buf)
+			if err != nil {
+				return
+			}
+			got = append(got, buf[:n]...)
+		}
+		_, _ = c.Write(reply)
+	}()
+	return ln.Addr().String()
+}
+
+// TestDoLargeBody: a body several buffers long that arrives at once is
+// read whole, chunked or of a Content-Length, through the poller and
+// with blocking reads.
+func TestDoLargeBody(t *testing.T) {
+	t.Parallel()
+	payload := strings.Repeat("0123456789abcdef", 3*readBuf/16+5)
+	var chunked strings.Builder
+	for rest := payload; rest != ""; {
+		n := min(len(rest), 5000)
+		fmt.Fprintf(&chunked, "%x\r\n%s\r\n", n, rest[:n])
+		rest = rest[n:]
+	}
+	chunked.WriteString("0\r\n\r\n")
+	replies := map[string]string{
+		"chunked":        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked.String(),
+		"content-length": fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(payload), payload),
+	}
+	for name, reply := range replies {
+		for _, blocking := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s blocking=%v", name, blocking), func(t *testing.T) {
+				t.Parallel()
+				addr := serveOnce(t, []byte(reply))
+				c, err := Dial(t.Context(), Target{Addr: addr, BlockingReads: blocking})
+				require.NoError(t, err)
+				defer c.Close()
+				var got []byte
+				h, err := c.Do(t.Context(), []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"), Timeouts{FirstByte: time.Minute, Stall: time.Minute},
+					func(_ *Head, p []byte) error { got = append(got, p...); return nil })
+				require.NoError(t, err)
+				assert.Equal(t, 200, h.Status)
+				assert.Equal(t, len(payload), len(got))
+				assert.Equal(t, payload, string(got))
+			})
+		}
+	}
 }

@@ -1,0 +1,10 @@
+//go:build !unix
+
+package wire
+
+import "errors"
+
+// rawSupported says whether a TCP body is read by [Conn.readBodyRaw].
+const rawSupported = false
+
+func readFD(uintptr, []byte) (int, error) { return 0, errors.ErrUnsupported }
