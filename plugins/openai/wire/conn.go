@@ -78,14 +78,18 @@ type Conn struct {
 	chunk Chunked
 	// readBy is the read deadline set, zero when none.
 	readBy time.Time
-	// raw is the TCP socket's, for readBodyRaw; nil over TLS.
+	// raw is the TCP socket's, for doRaw; nil over TLS.
 	raw syscall.RawConn
-	// The body being read: its head, what is left of a Content-Length,
-	// the caller's function, the stall bound, a raw read's outcome.
+	// The exchange under way: its phase, the request left to write,
+	// the response's head, what is left of a Content-Length, the
+	// caller's function, the bounds, a raw read's outcome.
+	phase  rawPhase
+	req    []byte
+	head   Head
 	h      *Head
 	left   int64
 	body   func(h *Head, p []byte) error
-	stall  time.Duration
+	t      Timeouts
 	rawErr error
 	// rawRead as a func value, made once.
 	rawFn func(fd uintptr) bool
@@ -160,14 +164,12 @@ func (c *Conn) do(req []byte, t Timeouts, body func(h *Head, p []byte) error) (H
 	if c.blk != nil {
 		return c.doBlocking(req, t, body)
 	}
-	var deadline time.Time
-	if t.FirstByte > 0 {
-		deadline = time.Now().Add(t.FirstByte)
+	if c.raw != nil {
+		return c.doRaw(req, t, body)
 	}
-	if err := c.nc.SetDeadline(deadline); err != nil {
+	if err := c.setDeadline(t); err != nil {
 		return Head{}, err
 	}
-	c.readBy = deadline
 	if _, err := c.nc.Write(req); err != nil {
 		return Head{}, c.readErr(err, "first byte", t.FirstByte)
 	}
@@ -176,12 +178,188 @@ func (c *Conn) do(req []byte, t Timeouts, body func(h *Head, p []byte) error) (H
 		return h, err
 	}
 	if t.Stall == 0 {
-		if err := c.nc.SetReadDeadline(time.Time{}); err != nil {
+		if err := c.clearDeadline(); err != nil {
 			return h, err
 		}
-		c.readBy = time.Time{}
 	}
 	return h, c.readBody(&h, t, body)
+}
+
+// setDeadline bounds the request's write and the wait for its head.
+func (c *Conn) setDeadline(t Timeouts) error {
+	var deadline time.Time
+	if t.FirstByte > 0 {
+		deadline = time.Now().Add(t.FirstByte)
+	}
+	c.readBy = deadline
+	return c.nc.SetDeadline(deadline)
+}
+
+// clearDeadline lifts the read deadline: a body without a stall bound.
+func (c *Conn) clearDeadline() error {
+	c.readBy = time.Time{}
+	return c.nc.SetReadDeadline(time.Time{})
+}
+
+// rawPhase is where a raw exchange is.
+type rawPhase uint8
+
+const (
+	rawWrite rawPhase = iota // writing the request
+	rawHead                  // reading the response's head
+	rawBody                  // reading its body
+)
+
+var (
+	// errBodyDone ends a raw read once the body is whole.
+	errBodyDone = errors.New("body done")
+	// errWriteRest ends a raw read whose request did not fit in the
+	// socket's buffer: the rest is written through the poller.
+	errWriteRest = errors.New("request not written whole")
+	// errToClose ends a raw read at a head whose body ends with the
+	// connection: read by readBody.
+	errToClose = errors.New("body to the end of the connection")
+	// errWouldBlock is a read or write that found the socket not
+	// ready.
+	errWouldBlock = errors.New("would block")
+)
+
+// doRaw is do on a TCP socket, the whole exchange in one wait on the
+// network poller ([syscall.RawConn.Read]), the request written from
+// inside it: the socket is then known to be empty and the first read
+// waits for the poller's edge instead of first finding nothing. Later
+// reads go on until one finds the socket empty, as the poller's own do
+// (a read shorter than its room does not mean that: a close or reset
+// that came with the last bytes raises no edge of its own).
+func (c *Conn) doRaw(req []byte, t Timeouts, body func(h *Head, p []byte) error) (Head, error) {
+	if err := c.setDeadline(t); err != nil {
+		return Head{}, err
+	}
+	c.req, c.t, c.body, c.phase, c.head, c.h = req, t, body, rawWrite, Head{}, &c.head
+	defer func() { c.req, c.body, c.h = nil, nil, nil }()
+	for {
+		c.rawErr = nil
+		if err := c.raw.Read(c.rawFn); err != nil {
+			return c.head, c.phaseErr(err)
+		}
+		switch c.rawErr {
+		case errBodyDone:
+			return c.head, nil
+		case errWriteRest:
+			if _, err := c.nc.Write(c.req); err != nil {
+				return Head{}, c.phaseErr(err)
+			}
+			c.phase = rawHead
+		case errToClose:
+			return c.head, c.readBody(&c.head, t, body)
+		default:
+			return c.head, c.rawErr
+		}
+	}
+}
+
+// what names the wait of the exchange's phase and its bound.
+func (c *Conn) what() (string, time.Duration) {
+	if c.phase == rawBody {
+		return "stall", c.t.Stall
+	}
+	return "first byte", c.t.FirstByte
+}
+
+// rawRead is doRaw's function for [syscall.RawConn.Read]: true when the
+// exchange is done here (c.rawErr says how), false to wait for the
+// socket.
+func (c *Conn) rawRead(fd uintptr) bool {
+	if c.phase == rawWrite {
+		n, err := writeFD(fd, c.req)
+		switch {
+		case err == errWouldBlock || (err == nil && n < len(c.req)):
+			c.req, c.rawErr = c.req[n:], errWriteRest
+			return true
+		case err != nil:
+			c.rawErr = c.phaseErr(err)
+			return true
+		}
+		c.phase = rawHead
+		return false // the reply is not there yet
+	}
+	for {
+		c.compact()
+		n, err := readFD(fd, c.buf[c.w:])
+		switch {
+		case err == errWouldBlock:
+			return c.wait()
+		case err != nil:
+			c.rawErr = c.phaseErr(err)
+			return true
+		case n == 0:
+			c.rawErr = ErrClosedEarly
+			return true
+		}
+		c.w += n
+		if c.advance() {
+			return true
+		}
+	}
+}
+
+// advance reads the head when it is whole, then hands the body bytes
+// on; true when the exchange is done here.
+func (c *Conn) advance() bool {
+	if c.phase == rawHead {
+		for {
+			n := HeadEnd(c.buf[c.r:c.w])
+			if n < 0 {
+				if c.w-c.r >= MaxHead {
+					c.rawErr = fmt.Errorf("%w: response head longer than %d bytes", ErrMalformed, MaxHead)
+					return true
+				}
+				return false
+			}
+			h, err := ParseHead(c.buf[c.r : c.r+n])
+			c.r += n
+			if err != nil || h.Status >= 200 || h.Status < 100 {
+				c.head, c.rawErr = h, err
+				break
+			}
+		}
+		if c.rawErr != nil {
+			return true
+		}
+		if c.t.Stall == 0 {
+			if c.rawErr = c.clearDeadline(); c.rawErr != nil {
+				return true
+			}
+		}
+		if !c.head.Chunked && c.head.ContentLength < 0 {
+			c.rawErr = errToClose
+			return true
+		}
+		c.chunk, c.left, c.phase = Chunked{}, c.head.ContentLength, rawBody
+	}
+	done, err := c.consume()
+	switch {
+	case err != nil:
+		c.rawErr = err
+	case done:
+		c.rawErr = errBodyDone
+	default:
+		return false
+	}
+	return true
+}
+
+// wait moves the stall deadline when due, before a wait for the socket
+// in the body.
+func (c *Conn) wait() bool {
+	if c.phase != rawBody {
+		return false
+	}
+	if err := c.moveDeadline(c.t.Stall); err != nil {
+		c.rawErr = err
+		return true
+	}
+	return false
 }
 
 // doBlocking is do on a socket in blocking mode: the socket's timeouts
@@ -247,9 +425,6 @@ func (c *Conn) readBody(h *Head, t Timeouts, body func(h *Head, p []byte) error)
 	}
 	c.h, c.left, c.body = h, h.ContentLength, body
 	defer func() { c.h, c.body = nil, nil }()
-	if c.raw != nil && c.blk == nil {
-		return c.readBodyRaw(t)
-	}
 	for {
 		if done, err := c.consume(); done || err != nil {
 			return err
@@ -288,77 +463,6 @@ func (c *Conn) consume() (done bool, err error) {
 		}
 	}
 	return c.left == 0, nil
-}
-
-// readBodyRaw reads the body in one wait on the network poller: a read
-// that leaves the socket empty (one shorter than the room it was given)
-// waits for the poller's next edge before it reads again, so that a
-// frame that arrives alone costs one read, not a read and then a read
-// that finds nothing. A read that filled the buffer reads again at
-// once: bytes may be left.
-func (c *Conn) readBodyRaw(t Timeouts) error {
-	c.stall, c.rawErr = t.Stall, nil
-	if done, err := c.consume(); done || err != nil {
-		return err
-	}
-	if err := c.moveDeadline(t.Stall); err != nil {
-		return err
-	}
-	if err := c.raw.Read(c.rawFn); err != nil {
-		return c.readErr(err, "stall", t.Stall)
-	}
-	if c.rawErr != nil && !errors.Is(c.rawErr, errBodyDone) {
-		return c.rawErr
-	}
-	return nil
-}
-
-var (
-	// errBodyDone ends a raw read once the body is whole.
-	errBodyDone = errors.New("body done")
-	// errWouldBlock is a read of an empty socket.
-	errWouldBlock = errors.New("read would block")
-)
-
-// rawRead is [syscall.RawConn.Read]'s function for readBodyRaw: true
-// when it is done (c.rawErr says how), false to wait for the socket.
-func (c *Conn) rawRead(fd uintptr) bool {
-	for {
-		c.compact()
-		room := len(c.buf) - c.w
-		n, err := readFD(fd, c.buf[c.w:])
-		switch {
-		case err == errWouldBlock:
-			return c.wait()
-		case err != nil:
-			c.rawErr = c.readErr(err, "stall", c.stall)
-			return true
-		case n == 0:
-			c.rawErr = ErrClosedEarly
-			return true
-		}
-		c.w += n
-		done, err := c.consume()
-		if done || err != nil {
-			c.rawErr = err
-			if done && err == nil {
-				c.rawErr = errBodyDone
-			}
-			return true
-		}
-		if n < room {
-			return c.wait()
-		}
-	}
-}
-
-// wait moves the stall deadline when due, before a wait for the socket.
-func (c *Conn) wait() bool {
-	if err := c.moveDeadline(c.stall); err != nil {
-		c.rawErr = err
-		return true
-	}
-	return false
 }
 
 // compact makes room at the buffer's end.
@@ -407,6 +511,12 @@ func (c *Conn) fill(stall time.Duration) error {
 		err = io.ErrNoProgress
 	}
 	return err
+}
+
+// phaseErr is readErr for the raw exchange's phase.
+func (c *Conn) phaseErr(err error) error {
+	what, limit := c.what()
+	return c.readErr(err, what, limit)
 }
 
 // readErr names what a failed read means.

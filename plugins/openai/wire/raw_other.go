@@ -8,3 +8,5 @@ import "errors"
 const rawSupported = false
 
 func readFD(uintptr, []byte) (int, error) { return 0, errors.ErrUnsupported }
+
+func writeFD(uintptr, []byte) (int, error) { return 0, errors.ErrUnsupported }
