@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"encoding/binary"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,23 +136,21 @@ func TestReplies(t *testing.T) {
 		{name: "sglang split", bh: openaitest.Behavior{SplitBytes: true}, opts: map[string]string{"api": "sglang"}, seed: 30},
 		{name: "slow start", bh: openaitest.Behavior{SlowStart: 50 * time.Millisecond}, seed: 30},
 	}
-	for _, reads := range readModes {
-		for _, tt := range tests {
-			t.Run(tt.name+" "+reads, func(t *testing.T) {
-				t.Parallel()
-				tt.bh.Tokens = n
-				b, _ := start(t, tt.bh, withReads(tt.opts, reads))
-				want := openaitest.Completion(tt.seed, n, len(pieces))
-				for id := range uint64(3) { // the connection is kept alive between requests
-					r := infer(t, b, id)
-					require.Empty(t, r.failed)
-					assert.Equal(t, want, r.out[id])
-					assert.Equal(t, int64(n), r.n[id])
-					assert.Equal(t, want[:1], r.first[id])
-				}
-				assert.Equal(t, []string{"first", "complete"}, infer(t, b, 9).order)
-			})
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.bh.Tokens = n
+			b, _ := start(t, tt.bh, tt.opts)
+			want := openaitest.Completion(tt.seed, n, len(pieces))
+			for id := range uint64(3) { // the connection is kept alive between requests
+				r := infer(t, b, id)
+				require.Empty(t, r.failed)
+				assert.Equal(t, want, r.out[id])
+				assert.Equal(t, int64(n), r.n[id])
+				assert.Equal(t, want[:1], r.first[id])
+			}
+			assert.Equal(t, []string{"first", "complete"}, infer(t, b, 9).order)
+		})
 	}
 }
 
@@ -175,57 +172,37 @@ func TestFailures(t *testing.T) {
 		{name: "garbage", bh: openaitest.Behavior{Garbage: 2}, want: "malformed response"},
 		{name: "no server ids", opts: map[string]string{"token_ids": "server"}, want: "the server sent no token ids"},
 	}
-	for _, reads := range readModes {
-		for _, tt := range tests {
-			t.Run(tt.name+" "+reads, func(t *testing.T) {
-				t.Parallel()
-				b, srv := start(t, tt.bh, withReads(tt.opts, reads))
-				r := infer(t, b, 5)
-				require.Contains(t, r.failed, uint64(5))
-				assert.Contains(t, r.failed[5].Error(), "endpoint "+srv.URL()+": ")
-				assert.Contains(t, r.failed[5].Error(), tt.want)
-				assert.Empty(t, r.out)
-				st := b.Stats()
-				require.Len(t, st, 1)
-				assert.Equal(t, int64(1), st[0].Failed)
-			})
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b, srv := start(t, tt.bh, tt.opts)
+			r := infer(t, b, 5)
+			require.Contains(t, r.failed, uint64(5))
+			assert.Contains(t, r.failed[5].Error(), "endpoint "+srv.URL()+": ")
+			assert.Contains(t, r.failed[5].Error(), tt.want)
+			assert.Empty(t, r.out)
+			st := b.Stats()
+			require.Len(t, st, 1)
+			assert.Equal(t, int64(1), st[0].Failed)
+		})
 	}
-}
-
-// readModes are the values of option reads.
-var readModes = []string{ReadsPoller, ReadsBlocking}
-
-// withReads is opts with option reads set.
-func withReads(opts map[string]string, reads string) map[string]string {
-	o := maps.Clone(opts)
-	if o == nil {
-		o = map[string]string{}
-	}
-	o["reads"] = reads
-	return o
 }
 
 // TestCancel: the end of the context ends a request waiting on a
-// stalled stream, in either way of reading.
+// stalled stream.
 func TestCancel(t *testing.T) {
 	t.Parallel()
-	for _, reads := range readModes {
-		t.Run(reads, func(t *testing.T) {
-			t.Parallel()
-			b, _ := start(t, openaitest.Behavior{StallAt: 2}, map[string]string{"reads": reads, "stall_timeout": "1h"})
-			ctx, cancel := context.WithCancel(t.Context())
-			r := newRecorder()
-			done := make(chan error, 1)
-			go func() { done <- b.Infer(ctx, sdk.Query{Samples: []sdk.Sample{{ID: 1, Index: 0}}}, r) }()
-			require.Eventually(t, func() bool { r.mu.Lock(); defer r.mu.Unlock(); return len(r.first) == 1 }, 10*time.Second, time.Millisecond,
-				"the first frame arrives before the stall")
-			cancel()
-			require.NoError(t, <-done)
-			require.Contains(t, r.failed, uint64(1))
-			assert.ErrorIs(t, r.failed[1], context.Canceled)
-		})
-	}
+	b, _ := start(t, openaitest.Behavior{StallAt: 2}, map[string]string{"stall_timeout": "1h"})
+	ctx, cancel := context.WithCancel(t.Context())
+	r := newRecorder()
+	done := make(chan error, 1)
+	go func() { done <- b.Infer(ctx, sdk.Query{Samples: []sdk.Sample{{ID: 1, Index: 0}}}, r) }()
+	require.Eventually(t, func() bool { r.mu.Lock(); defer r.mu.Unlock(); return len(r.first) == 1 }, 10*time.Second, time.Millisecond,
+		"the first frame arrives before the stall")
+	cancel()
+	require.NoError(t, <-done)
+	require.Contains(t, r.failed, uint64(1))
+	assert.ErrorIs(t, r.failed[1], context.Canceled)
 }
 
 // TestConnectionReuse: requests one after another share one keep-alive

@@ -42,12 +42,6 @@ const (
 // bytes as UTF-8 JSON.
 var textBenchmarks = map[string]bool{"qwen3-vl-235b-a22b": true}
 
-// How a connection waits for the reply (option reads).
-const (
-	ReadsPoller   = "poller"   // Go's network poller
-	ReadsBlocking = "blocking" // the socket in blocking mode ([wire.Target.BlockingReads])
-)
-
 // Options is the option schema (`mlperf-host plugins describe openai`).
 var Options = []sdk.Option{
 	{Name: "endpoints", Default: "http://127.0.0.1:8000", Doc: "the servers' base URLs, comma-separated (http:// or https://); requests go to the one with the fewest outstanding"},
@@ -63,7 +57,6 @@ var Options = []sdk.Option{
 	{Name: "top_k", Type: abi.OptionInt, Doc: "top-k sampling; unset: the server's default"},
 	{Name: "concurrency", Type: abi.OptionInt, Default: "64", Doc: "requests in flight per endpoint"},
 	{Name: "connections", Type: abi.OptionInt, Doc: "keep-alive connections per endpoint at most; unset: concurrency"},
-	{Name: "reads", Type: abi.OptionEnum, Allowed: []string{ReadsPoller, ReadsBlocking}, Default: ReadsPoller, Doc: "poller: reads wait in Go's network poller; blocking (Linux, http:// only): each connection's reads sleep in the kernel, one system call a read instead of two and a wake, an OS thread held per connection in a read"},
 	{Name: "connect_timeout", Type: abi.OptionDuration, Default: "10s", Doc: "bound on a TCP connect and TLS handshake"},
 	{Name: "first_byte_timeout", Type: abi.OptionDuration, Default: "10m", Doc: "bound on the wait for a reply's head; 0: none"},
 	{Name: "stall_timeout", Type: abi.OptionDuration, Default: "1m", Doc: "bound on each wait for more of a reply; 0: none"},
@@ -94,7 +87,6 @@ type Config struct {
 	TopK        int     // <0: unset
 	Concurrency int
 	Connections int
-	Blocking    bool // option reads: blocking
 	Timeouts    Timeouts
 	TLS         *tls.Config // nil: from TLSFiles
 	TLSFiles    [3]string   // CA, cert, key
@@ -147,13 +139,6 @@ func ParseConfig(opts map[string]string) (Config, error) {
 			c.Concurrency, err = atLeast(v, 1)
 		case "connections":
 			c.Connections, err = atLeast(v, 1)
-		case "reads":
-			switch v {
-			case ReadsPoller, ReadsBlocking:
-				c.Blocking = v == ReadsBlocking
-			default:
-				err = fmt.Errorf("%q is neither %s nor %s", v, ReadsPoller, ReadsBlocking)
-			}
 		case "connect_timeout":
 			c.Timeouts.Connect, err = time.ParseDuration(v)
 		case "first_byte_timeout":

@@ -55,7 +55,7 @@ func newEndpoint(u *url.URL, path, apiKey string, c Config, tlsCfg *tls.Config) 
 		}
 		host = net.JoinHostPort(u.Hostname(), port)
 	}
-	t := wire.Target{Addr: host, ConnectTimeout: c.Timeouts.Connect, BlockingReads: c.Blocking}
+	t := wire.Target{Addr: host, ConnectTimeout: c.Timeouts.Connect}
 	if u.Scheme == "https" {
 		cfg := tlsCfg.Clone()
 		cfg.ServerName = u.Hostname()

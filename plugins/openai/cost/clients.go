@@ -30,11 +30,10 @@ type pluginClient struct {
 	b *backend.Backend
 }
 
-// newPlugin loads a backend against url with samples prompts loaded;
-// reads is its option reads.
-func newPlugin(ctx context.Context, url, tokenizer, reads string, stream bool, tokens, samples, concurrency int) (*pluginClient, error) {
+// newPlugin loads a backend against url with samples prompts loaded.
+func newPlugin(ctx context.Context, url, tokenizer string, stream bool, tokens, samples, concurrency int) (*pluginClient, error) {
 	b := backend.New(func(string) (string, bool) { return "", false })
-	opts := map[string]string{"endpoints": url, "tokenizer": tokenizer, "stream": strconv.FormatBool(stream), "reads": reads,
+	opts := map[string]string{"endpoints": url, "tokenizer": tokenizer, "stream": strconv.FormatBool(stream),
 		"max_tokens": strconv.Itoa(tokens), "warmup": "0", "ready_timeout": "10s", "concurrency": strconv.Itoa(concurrency)}
 	if err := b.Load(ctx, sdk.Model{Options: opts}); err != nil {
 		return nil, fmt.Errorf("load the plugin: %w", err)

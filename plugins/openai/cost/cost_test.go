@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mlperf-host/mlperf-host/plugins/openai/backend"
 	"github.com/mlperf-host/mlperf-host/plugins/openai/openaitest"
 )
 
@@ -140,14 +139,11 @@ func BenchmarkClient(b *testing.B) {
 		stream bool
 		tokens int
 	}{{"stream16", true, 16}, {"whole16", false, 16}, {"stream256", true, 256}} {
-		for _, kind := range []string{"plugin", "plugin-blocking", "nethttp"} {
+		for _, kind := range []string{"plugin", "nethttp"} {
 			b.Run(shape.name+"/"+kind, func(b *testing.B) {
 				var c client = newHTTP(url, shape.stream, shape.tokens, 1)
-				if reads, ok := strings.CutPrefix(kind, "plugin"); ok {
-					if reads == "" {
-						reads = "-" + backend.ReadsPoller
-					}
-					p, err := newPlugin(b.Context(), url, tok, reads[1:], shape.stream, shape.tokens, 1, 1)
+				if kind == "plugin" {
+					p, err := newPlugin(b.Context(), url, tok, shape.stream, shape.tokens, 1, 1)
 					require.NoError(b, err)
 					c = p
 				}

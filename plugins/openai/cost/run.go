@@ -10,7 +10,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/mlperf-host/mlperf-host/plugins/openai/backend"
 	"github.com/mlperf-host/mlperf-host/plugins/openai/openaitest"
 )
 
@@ -103,7 +102,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	samples := max(cfg.Serial, cfg.Offline, cfg.MaxSamples)
 	for i, build := range []func(stream bool, tokens int) (client, error){
 		func(stream bool, tokens int) (client, error) {
-			return newPlugin(ctx, cfg.URL, tok, backend.ReadsPoller, stream, tokens, samples, cfg.Workers)
+			return newPlugin(ctx, cfg.URL, tok, stream, tokens, samples, cfg.Workers)
 		},
 		func(stream bool, tokens int) (client, error) {
 			return newHTTP(cfg.URL, stream, tokens, cfg.Workers), nil

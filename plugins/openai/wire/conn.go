@@ -25,14 +25,6 @@ type Target struct {
 	// ConnectTimeout bounds the TCP connect and the TLS handshake; 0 is
 	// none.
 	ConnectTimeout time.Duration
-	// BlockingReads, on Linux and without TLS, takes the socket out of
-	// Go's network poller: each read sleeps in the kernel until bytes
-	// arrive, one system call where the poller's read costs a read that
-	// finds nothing, a park and a wake. A connection in a read then
-	// holds an OS thread, and a timeout bounds each read of the head
-	// (FirstByte) and of the body (Stall) apart. Elsewhere it is
-	// ignored.
-	BlockingReads bool
 }
 
 // Timeouts bound one exchange.
@@ -71,8 +63,7 @@ var ErrClosedEarly = errors.New("connection closed before the response was compl
 // the request written as prepared bytes, the response read into a buffer
 // of its own and the body handed out in place.
 type Conn struct {
-	nc    net.Conn  // nil when blk is set
-	blk   *blocking // the socket in blocking mode ([Target.BlockingReads])
+	nc    net.Conn
 	buf   []byte
 	r, w  int
 	chunk Chunked
@@ -118,12 +109,7 @@ func Dial(ctx context.Context, t Target) (*Conn, error) {
 		nc = tc
 	}
 	c := &Conn{nc: nc, buf: make([]byte, readBuf)}
-	if tc, ok := nc.(*net.TCPConn); ok && t.BlockingReads && blockingSupported {
-		if c.blk, err = newBlocking(tc); err != nil {
-			return nil, err
-		}
-		c.nc = nil
-	} else if ok && t.TLS == nil && rawSupported {
+	if tc, ok := nc.(*net.TCPConn); ok && t.TLS == nil && rawSupported {
 		if c.raw, err = tc.SyscallConn(); err != nil {
 			tc.Close()
 			return nil, err
@@ -134,12 +120,7 @@ func Dial(ctx context.Context, t Target) (*Conn, error) {
 }
 
 // Close closes the connection.
-func (c *Conn) Close() error {
-	if c.blk != nil {
-		return c.blk.Close()
-	}
-	return c.nc.Close()
-}
+func (c *Conn) Close() error { return c.nc.Close() }
 
 // Do writes req, a whole HTTP/1.1 request, and reads the response: the
 // head, then the body, decoded from its transfer coding, handed to body
@@ -161,9 +142,6 @@ func (c *Conn) Do(ctx context.Context, req []byte, t Timeouts, body func(h *Head
 }
 
 func (c *Conn) do(req []byte, t Timeouts, body func(h *Head, p []byte) error) (Head, error) {
-	if c.blk != nil {
-		return c.doBlocking(req, t, body)
-	}
 	if c.raw != nil {
 		return c.doRaw(req, t, body)
 	}
@@ -307,25 +285,15 @@ func (c *Conn) rawRead(fd uintptr) bool {
 // on; true when the exchange is done here.
 func (c *Conn) advance() bool {
 	if c.phase == rawHead {
-		for {
-			n := HeadEnd(c.buf[c.r:c.w])
-			if n < 0 {
-				if c.w-c.r >= MaxHead {
-					c.rawErr = fmt.Errorf("%w: response head longer than %d bytes", ErrMalformed, MaxHead)
-					return true
-				}
-				return false
-			}
-			h, err := ParseHead(c.buf[c.r : c.r+n])
-			c.r += n
-			if err != nil || h.Status >= 200 || h.Status < 100 {
-				c.head, c.rawErr = h, err
-				break
-			}
-		}
-		if c.rawErr != nil {
+		h, whole, err := c.takeHead()
+		if err != nil {
+			c.head, c.rawErr = h, err
 			return true
 		}
+		if !whole {
+			return false
+		}
+		c.head = h
 		if c.t.Stall == 0 {
 			if c.rawErr = c.clearDeadline(); c.rawErr != nil {
 				return true
@@ -362,42 +330,34 @@ func (c *Conn) wait() bool {
 	return false
 }
 
-// doBlocking is do on a socket in blocking mode: the socket's timeouts
-// bound each read and write, set only when they change.
-func (c *Conn) doBlocking(req []byte, t Timeouts, body func(h *Head, p []byte) error) (Head, error) {
-	if err := c.blk.setTimeouts(t.FirstByte, t.FirstByte); err != nil {
-		return Head{}, err
-	}
-	if _, err := c.blk.Write(req); err != nil {
-		return Head{}, c.readErr(err, "first byte", t.FirstByte)
-	}
-	h, err := c.readHead(t)
-	if err != nil {
-		return h, err
-	}
-	if err := c.blk.setTimeouts(t.Stall, t.FirstByte); err != nil {
-		return h, err
-	}
-	return h, c.readBody(&h, t, body)
-}
-
 // readHead reads response heads until one that is not 1xx.
 func (c *Conn) readHead(t Timeouts) (Head, error) {
 	for {
+		h, whole, err := c.takeHead()
+		if whole || err != nil {
+			return h, err
+		}
+		if err := c.fill(0); err != nil {
+			return Head{}, c.readErr(err, "first byte", t.FirstByte)
+		}
+	}
+}
+
+// takeHead takes the response head from the buffer, skipping 1xx
+// heads; whole is false when it has not all arrived.
+func (c *Conn) takeHead() (h Head, whole bool, err error) {
+	for {
 		n := HeadEnd(c.buf[c.r:c.w])
-		for n < 0 {
+		if n < 0 {
 			if c.w-c.r >= MaxHead {
-				return Head{}, fmt.Errorf("%w: response head longer than %d bytes", ErrMalformed, MaxHead)
+				return Head{}, false, fmt.Errorf("%w: response head longer than %d bytes", ErrMalformed, MaxHead)
 			}
-			if err := c.fill(0); err != nil {
-				return Head{}, c.readErr(err, "first byte", t.FirstByte)
-			}
-			n = HeadEnd(c.buf[c.r:c.w])
+			return Head{}, false, nil
 		}
 		h, err := ParseHead(c.buf[c.r : c.r+n])
 		c.r += n
 		if err != nil || h.Status >= 200 || h.Status < 100 {
-			return h, err
+			return h, true, err
 		}
 	}
 }
@@ -494,11 +454,6 @@ func (c *Conn) moveDeadline(stall time.Duration) error {
 // when stall is positive.
 func (c *Conn) fill(stall time.Duration) error {
 	c.compact()
-	if c.blk != nil {
-		n, err := c.blk.Read(c.buf[c.w:])
-		c.w += n
-		return err
-	}
 	if err := c.moveDeadline(stall); err != nil {
 		return err
 	}
