@@ -4,7 +4,10 @@
 // head, [ParseHead]; chunked transfer coding, [Chunked]; server-sent
 // events, [SSE]) and a JSON reader that finds the few fields of a frame
 // the plugin needs without decoding the rest ([Field], [Index],
-// [AppendString], [AppendInts]).
+// [AppendString], [AppendInts]). Over plain TCP on Unix a whole
+// exchange runs in one wait on Go's network poller, the request written
+// from inside it, so that the reply's first read waits for it instead of
+// first finding nothing.
 //
 // Every parser reads untrusted bytes from a network peer: it never
 // panics, bounds what it buffers, and has a native fuzz test. The SSE

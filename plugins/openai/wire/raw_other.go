@@ -4,7 +4,7 @@ package wire
 
 import "errors"
 
-// rawSupported says whether a TCP body is read by [Conn.readBodyRaw].
+// rawSupported says whether a TCP exchange is run by [Conn.doRaw].
 const rawSupported = false
 
 func readFD(uintptr, []byte) (int, error) { return 0, errors.ErrUnsupported }
