@@ -109,7 +109,7 @@ func TestDoLargeBody(t *testing.T) {
 				func(_ *Head, p []byte) error { got = append(got, p...); return nil })
 			require.NoError(t, err)
 			assert.Equal(t, 200, h.Status)
-			assert.Equal(t, len(payload), len(got))
+			assert.Len(t, got, len(payload))
 			assert.Equal(t, payload, string(got))
 		})
 	}
