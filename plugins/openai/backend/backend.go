@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -317,11 +318,16 @@ func (b *Backend) exchange(ctx context.Context, e *endpoint, prompt []byte, onFi
 	case !text && (!r.hasFirst || !h.EventStream) && len(ids) > 0:
 		onFirst(ids[:1], nil) // a reply in one piece, or of ids without text
 	}
-	return output{ids: append([]int32(nil), ids...), text: append([]byte(nil), r.text...), usage: r.usage}, nil
+	out := output{ids: slices.Clone(ids), usage: r.usage} // r goes back to the pool
+	if text {
+		out.text = slices.Clone(r.text)
+	}
+	return out, nil
 }
 
 // int32Bytes appends ids, little-endian.
 func int32Bytes(dst []byte, ids []int32) []byte {
+	dst = slices.Grow(dst, 4*len(ids)) // one allocation, not one per doubling
 	for _, id := range ids {
 		dst = binary.LittleEndian.AppendUint32(dst, uint32(id))
 	}

@@ -20,3 +20,18 @@ func BenchmarkFrame(b *testing.B) {
 }
 
 var wireHead = wireHeadSSE()
+
+// BenchmarkInt32Bytes is a completion's ids made bytes, as Infer
+// reports them: one allocation however many ids.
+func BenchmarkInt32Bytes(b *testing.B) {
+	ids := make([]int32, 256)
+	for i := range ids {
+		ids[i] = int32(i)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(int32Bytes(nil, ids)) != 4*len(ids) {
+			b.Fatal("short")
+		}
+	}
+}

@@ -270,7 +270,8 @@ func int32sEqual(a, b []int32) bool {
 
 // output is every output token id: the server's, or the first content's
 // ids and then the whole text's ids after as many (what NVIDIA's harness
-// reports), so that the first token is always the output's first.
+// reports), so that the first token is always the output's first. It
+// may be r's own, valid until r is reset.
 func (r *reply) output() ([]int32, error) {
 	if r.srvSeen {
 		return r.srv, nil
@@ -282,9 +283,9 @@ func (r *reply) output() ([]int32, error) {
 		return nil, errors.New("the server sent text without token ids and no tokenizer is set (option tokenizer)")
 	}
 	all := r.tok.Encode(string(r.text), tokenizer.AddSpecialTokens(false))
-	out := append([]int32(nil), r.first...)
-	if len(all) > len(r.first) {
-		out = append(out, all[len(r.first):]...)
+	if len(all) < len(r.first) {
+		return r.first, nil
 	}
-	return out, nil
+	copy(all, r.first) // the first content's ids, then the rest's
+	return all, nil
 }
