@@ -82,8 +82,11 @@ type Conn struct {
 	body   func(h *Head, p []byte) error
 	t      Timeouts
 	rawErr error
-	// rawRead as a func value, made once.
-	rawFn func(fd uintptr) bool
+	// rawRead and abort as func values, made once.
+	rawFn   func(fd uintptr) bool
+	abortFn func()
+	// canceled says abort closed the connection.
+	canceled atomic.Bool
 	// Req is a buffer the caller may build its request in.
 	Req []byte
 }
@@ -129,16 +132,25 @@ func (c *Conn) Close() error { return c.nc.Close() }
 // The connection may be used again only when Do returned no error and
 // the head's Close is false. The end of ctx closes the connection.
 func (c *Conn) Do(ctx context.Context, req []byte, t Timeouts, body func(h *Head, p []byte) error) (Head, error) {
-	var canceled atomic.Bool
+	c.canceled.Store(false)
 	if ctx.Done() != nil {
-		stop := context.AfterFunc(ctx, func() { canceled.Store(true); c.Close() })
+		if c.abortFn == nil {
+			c.abortFn = c.abort
+		}
+		stop := context.AfterFunc(ctx, c.abortFn)
 		defer stop()
 	}
 	h, err := c.do(req, t, body)
-	if err != nil && canceled.Load() {
+	if err != nil && c.canceled.Load() {
 		return h, ctx.Err()
 	}
 	return h, err
+}
+
+// abort closes the connection at the end of an exchange's context.
+func (c *Conn) abort() {
+	c.canceled.Store(true)
+	c.Close()
 }
 
 func (c *Conn) do(req []byte, t Timeouts, body func(h *Head, p []byte) error) (Head, error) {
