@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -113,4 +114,38 @@ func TestDoLargeBody(t *testing.T) {
 			assert.Equal(t, payload, string(got))
 		})
 	}
+}
+
+// TestDoLargeRequest: a request larger than the socket's buffer, whose
+// first write is partial, is written whole before the reply is read.
+func TestDoLargeRequest(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	body := strings.Repeat("x", 32<<20)
+	got := make(chan int, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			got <- -1
+			return
+		}
+		defer c.Close()
+		n, _ := io.Copy(io.Discard, io.LimitReader(c, int64(len(body)+54)))
+		got <- int(n)
+		_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+	}()
+	c, err := Dial(t.Context(), Target{Addr: ln.Addr().String()})
+	require.NoError(t, err)
+	defer c.Close()
+	req := fmt.Sprintf("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	require.Len(t, req, len(body)+54, "the server reads exactly the request")
+	var reply []byte
+	h, err := c.Do(t.Context(), []byte(req), Timeouts{FirstByte: time.Minute, Stall: time.Minute},
+		func(_ *Head, p []byte) error { reply = append(reply, p...); return nil })
+	require.NoError(t, err)
+	assert.Equal(t, 200, h.Status)
+	assert.Equal(t, "ok", string(reply))
+	assert.Equal(t, len(req), <-got)
 }
