@@ -151,7 +151,7 @@ func (g *grpcBackend) Session(stream backendv1grpc.Backend_SessionServer) error 
 		// push to them.
 		if rx.ring != nil {
 			go func() {
-				<-sent
+				_ = <-sent // its error is the broken stream's, already the session's
 				rx.ring.unmap()
 			}()
 		}
