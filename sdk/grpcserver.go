@@ -151,7 +151,9 @@ func (g *grpcBackend) Session(stream backendv1grpc.Backend_SessionServer) error 
 		// push to them.
 		if rx.ring != nil {
 			go func() {
-				_ = <-sent // its error is the broken stream's, already the session's
+				if err := <-sent; err != nil {
+					g.srv.log.Debug("the failed session's sender ended", "err", err)
+				}
 				rx.ring.unmap()
 			}()
 		}
