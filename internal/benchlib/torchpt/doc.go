@@ -4,9 +4,11 @@
 // torch._utils._rebuild_tensor_v2 from a storage it names by persistent
 // id), <name>/byteorder ("little") and <name>/data/<key> (the storage's
 // elements). [Read] reads float32, float16 and bfloat16 tensors into
-// float32 values (the pickle through internal/benchlib/pickle, which
-// calls nothing it names); [Write] writes a float32 tensor as torch.save
-// does, byte for byte, for fixtures.
+// float32 values and int64 and int32 tensors into int64 values (the
+// pickle through internal/benchlib/pickle, which calls nothing it names),
+// refusing other storage classes and views that are not contiguous by
+// name; [Write], [WriteInt64] and [WriteStorage] write a tensor as
+// torch.save does, byte for byte, for fixtures.
 //
 // Package torchpt imports only the standard library and
 // internal/benchlib/pickle; it must never import a benchmark's room (internal/bench/...), host, loadgen, sdk,

@@ -15,17 +15,23 @@ import (
 
 // ErrFormat is wrapped by every error about a file that is not a
 // torch.save archive of one tensor Read understands.
-var ErrFormat = errors.New("not a torch.save tensor")
+var ErrFormat = errors.New("not a torch.save archive of one tensor")
 
 // Tensor is a tensor read from a torch.save archive.
 type Tensor struct {
-	// DType is the storage's element type: "float32", "float16" or
-	// "bfloat16".
+	// DType is the storage's element type: "float32", "float16",
+	// "bfloat16", "int64" or "int32".
 	DType string
+	// Storage is its torch storage class ("FloatStorage", "LongStorage").
+	Storage string
 	// Shape is the tensor's size.
 	Shape []int
-	// Values are its elements in C order, converted to float32 exactly.
+	// Values are a floating-point tensor's elements in C order,
+	// converted to float32 exactly; nil for an integer tensor.
 	Values []float32
+	// Ints are an integer tensor's elements in C order, as int64; nil
+	// for a floating-point tensor.
+	Ints []int64
 }
 
 // Elements is the product of shape's dimensions.
@@ -45,17 +51,21 @@ var storageTypes = map[string]struct {
 	"FloatStorage":    {"float32", 4},
 	"HalfStorage":     {"float16", 2},
 	"BFloat16Storage": {"bfloat16", 2},
+	"LongStorage":     {"int64", 8},
+	"IntStorage":      {"int32", 4},
 }
 
-// MaxElements bounds the elements Read accepts (1 GiB of float32).
+// MaxElements bounds the elements Read accepts (1 GiB of float32; IGBH
+// full's train_idx holds 94.6 million).
 const MaxElements = 1 << 28
 
 // Read reads the one tensor of a torch.save archive of size bytes.
 //
 // # Errors
 //
-// Wraps ErrFormat naming what is wrong: not a zip, no <name>/data.pkl, a
-// pickle of other than one tensor, a storage of another type, a
+// Wraps ErrFormat naming what is wrong and the entry: not a zip, no
+// <name>/data.pkl, a pickle of other than one tensor, a storage of
+// another type (by its class), a
 // big-endian archive, a view that is not its storage's contiguous
 // elements or runs past them, a storage entry of the wrong length.
 func Read(r io.ReaderAt, size int64) (*Tensor, error) {
@@ -113,7 +123,7 @@ func Read(r io.ReaderAt, size int64) (*Tensor, error) {
 	}
 	st, ok := storageTypes[view.storage.class]
 	if !ok {
-		return nil, fmt.Errorf("%w: a torch.%s tensor, want FloatStorage, HalfStorage or BFloat16Storage", ErrFormat, view.storage.class)
+		return nil, fmt.Errorf("%w: a torch.%s tensor, want FloatStorage, HalfStorage, BFloat16Storage, LongStorage or IntStorage", ErrFormat, view.storage.class)
 	}
 	n := Elements(view.shape)
 	if n > MaxElements || !view.contiguous() || view.offset+int64(n) > view.storage.numel {
@@ -128,22 +138,32 @@ func Read(r io.ReaderAt, size int64) (*Tensor, error) {
 		return nil, fmt.Errorf("%w: storage %s: %d bytes for %d elements of %s", ErrFormat, view.storage.key, len(data), view.storage.numel, st.dtype)
 	}
 	data = data[view.offset*int64(st.size):]
-	t := &Tensor{DType: st.dtype, Shape: view.shape, Values: make([]float32, n)}
-	for i := range t.Values {
+	t := &Tensor{DType: st.dtype, Storage: view.storage.class, Shape: view.shape}
+	switch st.dtype {
+	case "int64", "int32":
+		t.Ints = make([]int64, n)
+	default:
+		t.Values = make([]float32, n)
+	}
+	for i := range n {
 		switch st.dtype {
 		case "float32":
 			t.Values[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))
 		case "bfloat16":
 			t.Values[i] = math.Float32frombits(uint32(binary.LittleEndian.Uint16(data[2*i:])) << 16)
+		case "float16":
+			t.Values[i] = Half(binary.LittleEndian.Uint16(data[2*i:]))
+		case "int64":
+			t.Ints[i] = int64(binary.LittleEndian.Uint64(data[8*i:]))
 		default:
-			t.Values[i] = half(binary.LittleEndian.Uint16(data[2*i:]))
+			t.Ints[i] = int64(int32(binary.LittleEndian.Uint32(data[4*i:])))
 		}
 	}
 	return t, nil
 }
 
-// half converts an IEEE 754 binary16 value to float32 exactly.
-func half(h uint16) float32 {
+// Half converts an IEEE 754 binary16 value to float32 exactly.
+func Half(h uint16) float32 {
 	sign := uint32(h>>15) << 31
 	exp := uint32(h>>10) & 0x1f
 	frac := uint32(h) & 0x3ff

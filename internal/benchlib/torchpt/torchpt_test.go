@@ -73,7 +73,7 @@ func archive(t *testing.T, entries map[string][]byte) []byte {
 
 // withClass is the pickle of a [2] tensor with another storage class.
 func withClass(class string) []byte {
-	return bytes.Replace(tensorPickle([]int{2}), []byte("FloatStorage"), []byte(class), 1)
+	return bytes.Replace(tensorPickle("FloatStorage", []int{2}), []byte("FloatStorage"), []byte(class), 1)
 }
 
 func TestReadHalfAndBFloat16(t *testing.T) {
@@ -92,12 +92,12 @@ func TestReadHalfAndBFloat16(t *testing.T) {
 		require.NoError(t, err, class)
 		assert.Equal(t, []float32{1.5, -2}, got.Values, class)
 	}
-	assert.Equal(t, math.Float32bits(1.0/(1<<24)), math.Float32bits(half(1))) // the least subnormal
+	assert.Equal(t, math.Float32bits(1.0/(1<<24)), math.Float32bits(Half(1))) // the least subnormal
 }
 
 func TestReadErrors(t *testing.T) {
 	t.Parallel()
-	good := tensorPickle([]int{2})
+	good := tensorPickle("FloatStorage", []int{2})
 	data := make([]byte, 8)
 	tests := []struct {
 		name    string
@@ -108,7 +108,7 @@ func TestReadErrors(t *testing.T) {
 		{name: "no storage", entries: map[string][]byte{"data.pkl": good}, want: "no entry a/data/0"},
 		{name: "short storage", entries: map[string][]byte{"data.pkl": good, "data/0": data[:4]}, want: "4 bytes for 2 elements"},
 		{name: "big endian", entries: map[string][]byte{"data.pkl": good, "data/0": data, "byteorder": []byte("big")}, want: `byte order "big"`},
-		{name: "int64 storage", entries: map[string][]byte{"data.pkl": withClass("LongStorage"), "data/0": data}, want: "torch.LongStorage tensor"},
+		{name: "float64 storage", entries: map[string][]byte{"data.pkl": withClass("DoubleStorage"), "data/0": data}, want: "torch.DoubleStorage tensor"},
 		{name: "not a pickle", entries: map[string][]byte{"data.pkl": []byte("hello"), "data/0": data}, want: "data.pkl"},
 		{name: "another call", entries: map[string][]byte{"data.pkl": bytes.Replace(good, []byte("_rebuild_tensor_v2"), []byte("_rebuild_parameter"), 1), "data/0": data},
 			want: "want one tensor"},
@@ -130,14 +130,30 @@ func TestReadErrors(t *testing.T) {
 }
 
 func FuzzRead(f *testing.F) {
-	f.Add(tensorPickle([]int{1, 16, 2, 1, 1}))
-	f.Add(tensorPickle(nil))
+	f.Add(tensorPickle("FloatStorage", []int{1, 16, 2, 1, 1}))
+	f.Add(tensorPickle("FloatStorage", nil))
 	f.Add(withClass("HalfStorage"))
+	f.Add(withClass("LongStorage"))
 	f.Fuzz(func(t *testing.T, pkl []byte) {
 		b := archive(t, map[string][]byte{"data.pkl": pkl, "data/0": make([]byte, 64)})
 		got, err := Read(bytes.NewReader(b), int64(len(b)))
 		if err == nil {
-			assert.Len(t, got.Values, Elements(got.Shape))
+			assert.Equal(t, Elements(got.Shape), len(got.Values)+len(got.Ints))
 		}
 	})
+}
+
+// TestInt64RoundTrip: an index tensor as split_seeds.py saves it reads
+// back as its integers, LONG1 sizes included.
+func TestInt64RoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, v := range [][]int64{{5}, {0, 1 << 40, -3, 70000, 255}} {
+		var b bytes.Buffer
+		require.NoError(t, WriteInt64(&b, "val_idx", []int{len(v)}, v))
+		got, err := Read(bytes.NewReader(b.Bytes()), int64(b.Len()))
+		require.NoError(t, err)
+		assert.Equal(t, "int64", got.DType)
+		assert.Equal(t, v, got.Ints)
+		assert.Nil(t, got.Values)
+	}
 }
