@@ -75,14 +75,23 @@ const (
 // of its ACC_PATTERN table).
 type Metric string
 
-// Metrics mlperf-host refers to by name. Only Top1 has a scorer in
-// mlperf-host (package accuracy); a round's tables name the others.
+// Metrics named outside one benchmark's package (the runner's top-1, the
+// detection and LLM families' shared ones), by the names a round's tables
+// give them; a metric of one benchmark alone is named in its package.
 const (
 	Top1 Metric = "acc"
 	MAP  Metric = "mAP"
 	F1   Metric = "F1"
 	AUC  Metric = "AUC"
 	DICE Metric = "DICE"
+	// The LLM benchmarks' metrics, in the rounds' patterns.
+	ROUGE1          Metric = "ROUGE1"
+	ROUGE2          Metric = "ROUGE2"
+	ROUGEL          Metric = "ROUGEL"
+	ROUGELSUM       Metric = "ROUGELSUM"
+	GenLen          Metric = "GEN_LEN"
+	TokensPerSample Metric = "TOKENS_PER_SAMPLE"
+	ExactMatch      Metric = "exact_match"
 )
 
 // Quality is one quality target: Fraction of the reference model's

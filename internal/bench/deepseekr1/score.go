@@ -21,12 +21,6 @@ import (
 // (docs/benchmarks.md says it at length).
 const Response = "the generated token ids, int32 as the onnx plugin writes them"
 
-// Metrics of deepseek-r1's quality targets.
-const (
-	ExactMatch      benchmarks.Metric = "exact_match"
-	TokensPerSample benchmarks.Metric = "TOKENS_PER_SAMPLE"
-)
-
 // Scorer scores as language/deepseek-r1/eval_accuracy.py does.
 var Scorer = accuracy.Scorer{Name: "deepseek-r1", Script: "language/deepseek-r1/eval_accuracy.py",
 	Needs: []string{accuracy.NeedTruth, accuracy.NeedVocab}, Tokens: true, Score: score}
@@ -52,9 +46,9 @@ func (r Result) Text() string {
 // Value implements accuracy.Score.
 func (r Result) Value(m benchmarks.Metric) (float64, bool) {
 	switch m {
-	case ExactMatch:
+	case benchmarks.ExactMatch:
 		return r.ExactMatch, true
-	case TokensPerSample:
+	case benchmarks.TokensPerSample:
 		return r.TokensPerSample, true
 	}
 	return 0, false

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
 
@@ -33,10 +34,10 @@ func TestScorer(t *testing.T) {
 	s, err := Scorer.Score(mustOpen(t, filepath.Join(dir, "mlperf_log_accuracy.json")), inputs(dir))
 	require.NoError(t, err)
 	assert.Equal(t, officialMixed, s.Text())
-	v, ok := s.Value(ExactMatch)
+	v, ok := s.Value(benchmarks.ExactMatch)
 	assert.True(t, ok)
 	assert.InDelta(t, 61.9047619, v, 1e-6)
-	v, ok = s.Value(TokensPerSample)
+	v, ok = s.Value(benchmarks.TokensPerSample)
 	assert.True(t, ok)
 	assert.InDelta(t, 19.3333333, v, 1e-6)
 	_, ok = s.Value("ROUGE1")

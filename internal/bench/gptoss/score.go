@@ -21,7 +21,6 @@ const Response = "the generated token ids, int32 as the onnx plugin writes them"
 
 // ExactMatch is the metric of gpt-oss-120b's quality target: the final
 // score in percent.
-const ExactMatch benchmarks.Metric = "exact_match"
 
 // Script is the official accuracy script.
 const Script = "language/gpt-oss-120b/eval_mlperf_accuracy.py"
@@ -85,7 +84,7 @@ func (r Result) Text() string {
 
 // Value implements accuracy.Score.
 func (r Result) Value(m benchmarks.Metric) (float64, bool) {
-	if m == ExactMatch {
+	if m == benchmarks.ExactMatch {
 		return r.FinalScore(), true
 	}
 	return 0, false

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/sdk/tokenizer"
 )
 
@@ -39,7 +40,7 @@ func TestScoreAsTheOfficialScript(t *testing.T) {
 	}
 	r := scoreDir(t, decoderDir)
 	assert.Equal(t, "'exact_match': 50.000", r.Text())
-	v, ok := r.Value(ExactMatch)
+	v, ok := r.Value(benchmarks.ExactMatch)
 	assert.True(t, ok)
 	assert.InDelta(t, 50.0, v, 1e-12)
 	assert.True(t, strings.HasPrefix(r.Details(), strings.Repeat("=", 80)+"\nMLPerf Accuracy Evaluation Results\n"), r.Details())

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
 
@@ -96,10 +97,10 @@ func TestFixture(t *testing.T) {
 	s, err := Scorer.Score(log, accuracy.Inputs{Truth: filepath.Join(fixture, "data.pkl"), Vocab: filepath.Join(fixture, "tokenizer.json"), Dtype: "int32"})
 	require.NoError(t, err)
 	assert.Equal(t, "{'rougeL': 24.000000000000004, 'exact_match': 62.69857142857143, 'gen_len': 375, 'gen_num': 9, 'gen_tok_len': 378, 'tokens_per_sample': 42.0}", s.Text())
-	v, ok := s.Value(ExactMatch)
+	v, ok := s.Value(benchmarks.ExactMatch)
 	assert.True(t, ok)
 	assert.InDelta(t, 62.69857142857143, v, 1e-12)
-	v, _ = s.Value(TokensPerSample)
+	v, _ = s.Value(benchmarks.TokensPerSample)
 	assert.InDelta(t, 42.0, v, 0)
 	_, ok = s.Value("ROUGE1")
 	assert.False(t, ok)

@@ -22,15 +22,6 @@ import (
 // (docs/benchmarks.md says it at length).
 const Response = "the generated token ids, int32 as the onnx plugin writes them"
 
-// Metrics of the benchmark's quality targets (the round's accuracy
-// patterns).
-const (
-	ROUGEL          benchmarks.Metric = "ROUGEL"
-	ExactMatch      benchmarks.Metric = "exact_match"
-	GenLen          benchmarks.Metric = "GEN_LEN"
-	TokensPerSample benchmarks.Metric = "TOKENS_PER_SAMPLE"
-)
-
 // The keys of the scores in the script's line.
 const (
 	keyROUGEL     = "rougeL"
@@ -85,13 +76,13 @@ func (r Result) Value(m benchmarks.Metric) (float64, bool) {
 		return 0, false
 	}
 	switch m {
-	case ROUGEL:
+	case benchmarks.ROUGEL:
 		return mean(keyROUGEL)
-	case ExactMatch:
+	case benchmarks.ExactMatch:
 		return mean(keyExactMatch)
-	case GenLen:
+	case benchmarks.GenLen:
 		return float64(r.GenLen), true
-	case TokensPerSample:
+	case benchmarks.TokensPerSample:
 		return r.TokensPerSample(), true
 	}
 	return 0, false

@@ -19,16 +19,6 @@ import (
 // (docs/benchmarks.md says it at length).
 const Response = "the generated token ids, int32 as the onnx plugin writes them"
 
-// Metrics of the LLM benchmarks' quality targets.
-const (
-	ROUGE1          benchmarks.Metric = "ROUGE1"
-	ROUGE2          benchmarks.Metric = "ROUGE2"
-	ROUGEL          benchmarks.Metric = "ROUGEL"
-	ROUGELSUM       benchmarks.Metric = "ROUGELSUM"
-	GenLen          benchmarks.Metric = "GEN_LEN"
-	TokensPerSample benchmarks.Metric = "TOKENS_PER_SAMPLE"
-)
-
 // LLMScript is the evaluation script whose line a ROUGEResult prints.
 type LLMScript int
 
@@ -80,17 +70,17 @@ func (r ROUGEResult) Text() string {
 // Value implements accuracy.Score.
 func (r ROUGEResult) Value(m benchmarks.Metric) (float64, bool) {
 	switch m {
-	case ROUGE1:
+	case benchmarks.ROUGE1:
 		return r.Rouge1, true
-	case ROUGE2:
+	case benchmarks.ROUGE2:
 		return r.Rouge2, true
-	case ROUGEL:
+	case benchmarks.ROUGEL:
 		return r.RougeL, true
-	case ROUGELSUM:
+	case benchmarks.ROUGELSUM:
 		return r.RougeLsum, true
-	case GenLen:
+	case benchmarks.GenLen:
 		return float64(r.GenLen), true
-	case TokensPerSample:
+	case benchmarks.TokensPerSample:
 		return r.TokensPerSample(), r.Script == EvaluateAccuracy
 	}
 	return 0, false

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/punkt"
+	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 )
 
 // TestROUGEFixture: testdata/rouge holds a byte-level tokenizer.json (with
@@ -31,10 +32,10 @@ func TestROUGEFixture(t *testing.T) {
 	s, err := sc.Score(log, accuracy.Inputs{Vocab: filepath.Join(td, "tokenizer.json"), Targets: targets, Dtype: "int32"})
 	require.NoError(t, err)
 	assert.Equal(t, "{'rouge1': 74.7436, 'rouge2': 59.2657, 'rougeL': 69.7436, 'rougeLsum': 69.7436, 'gen_len': 128, 'gen_num': 4, 'gen_tok_len': 29, 'tokens_per_sample': 7.2}", s.Text())
-	v, ok := s.Value(ROUGE1)
+	v, ok := s.Value(benchmarks.ROUGE1)
 	assert.True(t, ok)
 	assert.InDelta(t, 74.7436, v, 1e-9)
-	v, _ = s.Value(TokensPerSample)
+	v, _ = s.Value(benchmarks.TokensPerSample)
 	assert.InDelta(t, 7.2, v, 1e-9)
 
 	_, err = sc.Score(log, accuracy.Inputs{Vocab: filepath.Join(td, "tokenizer.json")})
@@ -81,13 +82,13 @@ func TestROUGELsumFixture(t *testing.T) {
 			s, err := sc.Score(log, accuracy.Inputs{Vocab: filepath.Join(td, "tokenizer.json"), Targets: targets, Dtype: "int32"})
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, s.Text())
-			v, ok := s.Value(ROUGELSUM)
+			v, ok := s.Value(benchmarks.ROUGELSUM)
 			assert.True(t, ok)
 			assert.InDelta(t, tt.lsum, v, 1e-9)
-			v, ok = s.Value(GenLen)
+			v, ok = s.Value(benchmarks.GenLen)
 			assert.True(t, ok)
 			assert.InDelta(t, float64(tt.genLen), v, 0)
-			_, ok = s.Value(TokensPerSample)
+			_, ok = s.Value(benchmarks.TokensPerSample)
 			assert.Equal(t, tt.benchmark == "llama2-70b", ok, "tokens_per_sample is in evaluate-accuracy.py's line only")
 		})
 	}

@@ -23,14 +23,8 @@ const Response = "the generated token ids, int32 as the onnx plugin writes them"
 
 // Metrics of Mixtral's quality targets (the round's accuracy patterns).
 const (
-	ROUGE1          benchmarks.Metric = "ROUGE1"
-	ROUGE2          benchmarks.Metric = "ROUGE2"
-	ROUGEL          benchmarks.Metric = "ROUGEL"
-	ROUGELSUM       benchmarks.Metric = "ROUGELSUM"
-	GenLen          benchmarks.Metric = "GEN_LEN"
-	TokensPerSample benchmarks.Metric = "TOKENS_PER_SAMPLE"
-	GSM8KAccuracy   benchmarks.Metric = "gsm8k_accuracy"
-	MBXPAccuracy    benchmarks.Metric = "mbxp_accuracy"
+	GSM8KAccuracy benchmarks.Metric = "gsm8k_accuracy"
+	MBXPAccuracy  benchmarks.Metric = "mbxp_accuracy"
 )
 
 // ErrMBXP is returned for a log with MBXP samples: evaluate_mbxp.py
@@ -84,17 +78,17 @@ func (r Result) Text() string {
 func (r Result) Value(m benchmarks.Metric) (float64, bool) {
 	rougeOK := r.OpenOrca > 0
 	switch m {
-	case ROUGE1:
+	case benchmarks.ROUGE1:
 		return r.Rouge1, rougeOK
-	case ROUGE2:
+	case benchmarks.ROUGE2:
 		return r.Rouge2, rougeOK
-	case ROUGEL:
+	case benchmarks.ROUGEL:
 		return r.RougeL, rougeOK
-	case ROUGELSUM:
+	case benchmarks.ROUGELSUM:
 		return r.RougeLsum, rougeOK
-	case GenLen:
+	case benchmarks.GenLen:
 		return float64(r.GenLen), true
-	case TokensPerSample:
+	case benchmarks.TokensPerSample:
 		return r.TokensPerSample(), true
 	case GSM8KAccuracy:
 		return r.GSM8K, true
