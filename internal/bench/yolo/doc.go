@@ -7,7 +7,8 @@
 // category id], the box in [0, 1] of the original image), its scorer
 // ([Scorer]: accuracy-coco.py's COCO mAP, over package cocoeval, with
 // its --remove-48-empty-images image map) and the fixtures the tests run
-// ([WriteCOCO]).
+// ([WriteCOCO]; [DetectionSet], a data set of any size the signature
+// model answers exactly).
 //
 // Package yolo imports only the standard library and the shared parts
 // (dataset, accuracy, benchmarks, internal/benchlib); it must never
