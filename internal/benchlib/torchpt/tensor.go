@@ -53,9 +53,10 @@ func viewOf(v any) (tensorView, error) {
 	}
 	class, _ := pickle.Global(id[1])
 	key, ok1 := id[2].(string)
-	n, ok2 := id[4].(int64)
-	if !strings.HasPrefix(class, "torch.") || !ok1 || !ok2 || n < 0 || key == "" || strings.ContainsAny(key, `/\`) || key == ".." {
-		return tensorView{}, fmt.Errorf("storage %v: want a torch storage class, a key and an element count", id)
+	_, ok2 := id[3].(string)
+	n, ok3 := id[4].(int64)
+	if !strings.HasPrefix(class, "torch.") || !ok1 || !ok2 || !ok3 || n < 0 || key == "" || strings.ContainsAny(key, `/\`) || key == ".." {
+		return tensorView{}, fmt.Errorf("storage %v: want a torch storage class, a key, a location and an element count", id)
 	}
 	off, ok := a[1].(int64)
 	if !ok || off < 0 {

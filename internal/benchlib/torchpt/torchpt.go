@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
@@ -160,6 +161,25 @@ func Read(r io.ReaderAt, size int64) (*Tensor, error) {
 		}
 	}
 	return t, nil
+}
+
+// ReadFile reads the one tensor of the torch.save archive at path.
+//
+// # Errors
+//
+// Returns os's errors opening the file, which name it, and Read's, which
+// name the entry and not the file: the caller says which file it was.
+func ReadFile(path string) (*Tensor, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return Read(f, st.Size())
 }
 
 // Half converts an IEEE 754 binary16 value to float32 exactly.

@@ -5,12 +5,16 @@ import (
 	"bytes"
 	"encoding/binary"
 	"flag"
+	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/latent.pt")
@@ -76,6 +80,8 @@ func withClass(class string) []byte {
 	return bytes.Replace(tensorPickle("FloatStorage", []int{2}), []byte("FloatStorage"), []byte(class), 1)
 }
 
+// TestReadHalfAndBFloat16: float16 and bfloat16 storages are converted
+// to float32 exactly, subnormals and infinities included.
 func TestReadHalfAndBFloat16(t *testing.T) {
 	t.Parallel()
 	le := func(v ...uint16) []byte {
@@ -85,14 +91,30 @@ func TestReadHalfAndBFloat16(t *testing.T) {
 		}
 		return b
 	}
-	// 1.5 and -2 as binary16 (0x3e00, 0xc000) and bfloat16 (0x3fc0, 0xc000).
-	for class, data := range map[string][]byte{"HalfStorage": le(0x3e00, 0xc000), "BFloat16Storage": le(0x3fc0, 0xc000)} {
-		b := archive(t, map[string][]byte{"data.pkl": withClass(class), "data/0": data, "byteorder": []byte("little")})
-		got, err := Read(bytes.NewReader(b), int64(len(b)))
-		require.NoError(t, err, class)
-		assert.Equal(t, []float32{1.5, -2}, got.Values, class)
+	tests := []struct {
+		name, class string
+		data        []byte
+		want        []float32
+	}{
+		// 1, -2, the least subnormal 2⁻²⁴, +Inf.
+		{name: "half", class: "HalfStorage", data: le(0x3c00, 0xc000, 0x0001, 0x7c00), want: []float32{1, -2, 1.0 / (1 << 24), float32(math.Inf(1))}},
+		{name: "half zeros", class: "HalfStorage", data: le(0x3e00, 0x0000, 0x8000, 0xfc00), want: []float32{1.5, 0, float32(math.Copysign(0, -1)), float32(math.Inf(-1))}},
+		{name: "bfloat16", class: "BFloat16Storage", data: le(0x3f80, 0xc000, 0x0000, 0x4049), want: []float32{1, -2, 0, 3.140625}},
 	}
-	assert.Equal(t, math.Float32bits(1.0/(1<<24)), math.Float32bits(Half(1))) // the least subnormal
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			require.NoError(t, WriteStorage(&b, "latents", tt.class, []int{1, 1, 2, 2}, tt.data))
+			got, err := Read(bytes.NewReader(b.Bytes()), int64(b.Len()))
+			require.NoError(t, err)
+			require.Len(t, got.Values, len(tt.want))
+			for i, w := range tt.want {
+				assert.Equal(t, math.Float32bits(w), math.Float32bits(got.Values[i]), "element %d: %v, want %v", i, got.Values[i], w)
+			}
+		})
+	}
+	assert.True(t, math.IsNaN(float64(Half(0x7e00))))
 }
 
 func TestReadErrors(t *testing.T) {
@@ -115,6 +137,15 @@ func TestReadErrors(t *testing.T) {
 		// A view past the end of its storage: numel 1 for two elements.
 		{name: "view past storage", entries: map[string][]byte{"data.pkl": bytes.Replace(good, []byte("cpu"+"q\x04K\x02"), []byte("cpu"+"q\x04K\x01"), 1), "data/0": data},
 			want: "contiguous elements"},
+		{name: "a string storage", entries: map[string][]byte{"data.pkl": rebuildOf(func(w *pickle.Writer) { w.Str("s") }), "data/0": data},
+			want: "storage is not ('storage', class, key, location, numel)"},
+		{name: "not a storage id", entries: map[string][]byte{"data.pkl": rebuildOf(func(w *pickle.Writer) { w.Str("x"); w.Op('Q') }), "data/0": data},
+			want: "storage is not ('storage', class, key, location, numel)"},
+		{name: "not a torch class", entries: map[string][]byte{"data.pkl": rebuildOf(func(w *pickle.Writer) { storageID(w, "numpy", "cpu") }), "data/0": data},
+			want: "want a torch storage class"},
+		{name: "no location", entries: map[string][]byte{"data.pkl": rebuildOf(func(w *pickle.Writer) { storageID(w, "torch", "") }), "data/0": data},
+			want: "a location"},
+		{name: "short int64 storage", entries: map[string][]byte{"data.pkl": withClass("LongStorage"), "data/0": data}, want: "8 bytes for 2 elements of int64"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -129,6 +160,69 @@ func TestReadErrors(t *testing.T) {
 	require.ErrorIs(t, err, ErrFormat)
 }
 
+// rebuildOf is a pickle of _rebuild_tensor_v2(storage, 0, (), ()) whose
+// storage argument storage writes.
+func rebuildOf(storage func(w *pickle.Writer)) []byte {
+	var w pickle.Writer
+	w.Global("torch._utils", "_rebuild_tensor_v2")
+	w.Op('(')
+	storage(&w)
+	w.Int(0)
+	w.Op(')', ')', 't', 'R')
+	var b bytes.Buffer
+	_ = w.Encode(&b) // a bytes.Buffer never fails
+	return b.Bytes()
+}
+
+// storageID writes the persistent id ('storage', <module>.FloatStorage,
+// '0', location, 1), location None where it is empty.
+func storageID(w *pickle.Writer, module, location string) {
+	w.Op('(')
+	w.Str("storage")
+	w.Global(module, "FloatStorage")
+	w.Str("0")
+	if location == "" {
+		w.Op('N')
+	} else {
+		w.Str(location)
+	}
+	w.Int(1)
+	w.Op('t', 'Q')
+}
+
+// TestTensorPickle: the data.pkl of a [1, 4, 128, 128] float tensor is
+// 171 bytes, the size of the one in the reference's latents.pt, and
+// reads back as the contiguous view of its storage.
+func TestTensorPickle(t *testing.T) {
+	t.Parallel()
+	pkl := tensorPickle("FloatStorage", []int{1, 4, 128, 128})
+	assert.Len(t, pkl, 171)
+	v, err := pickle.Load(bytes.NewReader(pkl), int64(len(pkl)))
+	require.NoError(t, err)
+	view, err := viewOf(v)
+	require.NoError(t, err)
+	assert.Equal(t, storage{class: "FloatStorage", key: "0", numel: 65536}, view.storage)
+	assert.Equal(t, []int{1, 4, 128, 128}, view.shape)
+	assert.Equal(t, []int{65536, 16384, 128, 1}, view.stride)
+	assert.True(t, view.contiguous())
+}
+
+// TestReadFile: a file reads as its tensor; a missing one is os's error.
+func TestReadFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "val_idx.pt")
+	var b bytes.Buffer
+	require.NoError(t, WriteInt64(&b, "val_idx", []int{3}, []int64{3, 1, 4}))
+	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
+	got, err := ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, []int64{3, 1, 4}, got.Ints)
+	_, err = ReadFile(path + ".missing")
+	require.ErrorIs(t, err, fs.ErrNotExist)
+}
+
+// FuzzRead: any data.pkl reads or fails with an error, never a panic;
+// what reads has as many elements as its shape.
 func FuzzRead(f *testing.F) {
 	f.Add(tensorPickle("FloatStorage", []int{1, 16, 2, 1, 1}))
 	f.Add(tensorPickle("FloatStorage", nil))
@@ -140,6 +234,27 @@ func FuzzRead(f *testing.F) {
 		if err == nil {
 			assert.Equal(t, Elements(got.Shape), len(got.Values)+len(got.Ints))
 		}
+	})
+}
+
+// FuzzReadArchive: any file reads or fails with an error, never a
+// panic; what reads has as many elements as its shape, and every error
+// wraps ErrFormat.
+func FuzzReadArchive(f *testing.F) {
+	var b bytes.Buffer
+	require.NoError(f, WriteInt64(&b, "val_idx", []int{3}, []int64{3, 1, 4}))
+	f.Add(b.Bytes())
+	b.Reset()
+	require.NoError(f, WriteStorage(&b, "latents", "HalfStorage", []int{1, 4, 1, 1}, make([]byte, 8)))
+	f.Add(b.Bytes())
+	f.Add([]byte("PK\x03\x04"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := Read(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			require.ErrorIs(t, err, ErrFormat)
+			return
+		}
+		assert.Equal(t, Elements(got.Shape), len(got.Values)+len(got.Ints))
 	})
 }
 
