@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/torchpt"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
 
@@ -19,7 +19,7 @@ import (
 // captions/captions.tsv with a row per caption (as tools/coco.py writes
 // it with pandas' to_csv: tab separated, a field with a quote quoted)
 // and latents/latents.pt holding latents of shape [1, 4, size/8,
-// size/8] (torch.save's archive, [TorchArchive]), or latents.npy with
+// size/8] (torch.save's archive, [torchpt.Write]), or latents.npy with
 // npy.
 func WriteCOCO(dir string, captions []Caption, latents []float32, size int, npy bool) error {
 	shape := []int{1, 4, size / 8, size / 8}
@@ -50,48 +50,14 @@ func WriteCOCO(dir string, captions []Caption, latents []float32, size int, npy 
 	if err := os.WriteFile(filepath.Join(dir, CaptionsFile), b.Bytes(), 0o644); err != nil {
 		return err
 	}
-	data := dataset.Float32Bytes(latents)
 	if npy {
-		return dataset.WriteNPYFile(filepath.Join(dir, LatentsNPY), dataset.Spec{DType: dataset.Float32, Shape: shape}, data)
+		return dataset.WriteNPYFile(filepath.Join(dir, LatentsNPY), dataset.Spec{DType: dataset.Float32, Shape: shape}, dataset.Float32Bytes(latents))
 	}
-	pt, err := TorchArchive("latents", "FloatStorage", shape, data)
-	if err != nil {
+	b.Reset()
+	if err := torchpt.Write(&b, "latents", shape, latents); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, LatentsPT), pt, 0o644)
-}
-
-// TorchArchive is the archive torch.save writes for one contiguous
-// tensor (storage class class, its elements data) saved as NAME.pt: a
-// zip of stored entries NAME/data.pkl (byte for byte torch's pickle),
-// NAME/byteorder, NAME/data/0 and NAME/version, without torch's 64-byte
-// alignment of the entries and its serialization id, which readers do
-// not need.
-func TorchArchive(name, class string, shape []int, data []byte) ([]byte, error) {
-	var p pickle.Writer
-	p.TorchTensor(class, "0", shape)
-	var pkl bytes.Buffer
-	if err := p.EncodeProtocol2(&pkl); err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	z := zip.NewWriter(&b)
-	for _, e := range []struct {
-		name string
-		data []byte
-	}{{"data.pkl", pkl.Bytes()}, {"byteorder", []byte("little")}, {"data/0", data}, {"version", []byte("3\n")}} {
-		w, err := z.CreateHeader(&zip.FileHeader{Name: name + "/" + e.name, Method: zip.Store})
-		if err != nil {
-			return nil, err
-		}
-		if _, err := w.Write(e.data); err != nil {
-			return nil, err
-		}
-	}
-	if err := z.Close(); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return os.WriteFile(filepath.Join(dir, LatentsPT), b.Bytes(), 0o644)
 }
 
 // GenerateLatents makes n standard-normal latents from seed (the

@@ -1,7 +1,6 @@
 package sdxl
 
 import (
-	"archive/zip"
 	"bytes"
 	"encoding/binary"
 	"encoding/csv"
@@ -14,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/torchpt"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
 
@@ -247,135 +246,34 @@ func ParseCaptions(data []byte, name string) ([]Caption, error) {
 // maxLatents bounds the latents' elements (a 16384² image's).
 const maxLatents = 1 << 24
 
-// ReadLatentsPT reads latents.pt, a torch.save archive of one tensor: a
-// zip of <name>/data.pkl (the tensor: _rebuild_tensor_v2 of a storage),
-// <name>/byteorder ("little") and <name>/data/<key> (the storage's
-// elements). The elements are converted to float32 as the reference's
-// .to(torch.float32) does (exactly, from float16 or bfloat16).
+// ReadLatentsPT reads latents.pt, a torch.save archive of one tensor
+// ([torchpt.ReadFile]). The elements are converted to float32 as the
+// reference's .to(torch.float32) does (exactly, from float16 or
+// bfloat16).
 //
 // # Errors
 //
-// Names the file and what is wrong: not a zip, no data.pkl, a pickle of
-// other than one tensor, a storage type other than float, bfloat16 or
-// half, a big-endian archive, a view that is not its storage's
-// contiguous elements or that runs past them.
+// Names the file, and the entry, of an archive torchpt cannot read (not
+// a zip, no data.pkl, a pickle of other than one tensor, a big-endian
+// archive, a view that is not its storage's contiguous elements), of a
+// tensor that is not float32, float16 or bfloat16, or of too many
+// latents.
 func ReadLatentsPT(path string) ([]float32, []int, error) {
 	name := filepath.Base(path)
-	z, err := zip.OpenReader(path)
+	t, err := torchpt.ReadFile(path)
+	if errors.Is(err, torchpt.ErrFormat) {
+		return nil, nil, fmt.Errorf("%s: %w: %w", name, dataset.ErrCorrupt, err)
+	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w: not a torch.save archive: %w", name, dataset.ErrCorrupt, err)
+		return nil, nil, err
 	}
-	defer z.Close()
-	v, err := loadLatentsPT(&z.Reader)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	if t.Values == nil {
+		return nil, nil, fmt.Errorf("%s: %w: a %s tensor, want float, half or bfloat16", name, dataset.ErrCorrupt, t.Storage)
 	}
-	return v.values, v.shape, nil
-}
-
-type latents struct {
-	values []float32
-	shape  []int
-}
-
-// loadLatentsPT reads the tensor of a torch.save archive.
-func loadLatentsPT(z *zip.Reader) (latents, error) {
-	entries := map[string]*zip.File{}
-	prefix := ""
-	for _, f := range z.File {
-		entries[f.Name] = f
-		if strings.HasSuffix(f.Name, "/data.pkl") && strings.Count(f.Name, "/") == 1 {
-			prefix = strings.TrimSuffix(f.Name, "data.pkl")
-		}
+	if len(t.Values) > maxLatents {
+		return nil, nil, fmt.Errorf("%s: %w: %v latents", name, dataset.ErrCorrupt, t.Shape)
 	}
-	if prefix == "" {
-		return latents{}, fmt.Errorf("%w: no <name>/data.pkl entry", dataset.ErrCorrupt)
-	}
-	read := func(entry string, limit int64) ([]byte, error) {
-		f, ok := entries[prefix+entry]
-		if !ok {
-			return nil, fmt.Errorf("%w: no entry %s", dataset.ErrCorrupt, prefix+entry)
-		}
-		if f.UncompressedSize64 > uint64(limit) {
-			return nil, fmt.Errorf("%w: entry %s of %d bytes", dataset.ErrCorrupt, f.Name, f.UncompressedSize64)
-		}
-		r, err := f.Open()
-		if err != nil {
-			return nil, fmt.Errorf("%w: entry %s: %w", dataset.ErrCorrupt, f.Name, err)
-		}
-		defer r.Close()
-		b, err := io.ReadAll(io.LimitReader(r, limit+1))
-		if err == nil && int64(len(b)) > limit {
-			err = errors.New("too long")
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%w: entry %s: %w", dataset.ErrCorrupt, f.Name, err)
-		}
-		return b, nil
-	}
-	if order, err := read("byteorder", 16); err == nil && string(order) != "little" {
-		return latents{}, fmt.Errorf("%w: byte order %q, want little", dataset.ErrCorrupt, order)
-	}
-	pkl, err := read("data.pkl", 1<<20)
-	if err != nil {
-		return latents{}, err
-	}
-	obj, err := pickle.Load(bytes.NewReader(pkl), int64(len(pkl)))
-	if err != nil {
-		return latents{}, fmt.Errorf("%w: %sdata.pkl: %w", dataset.ErrCorrupt, prefix, err)
-	}
-	t, err := pickle.TorchTensorOf(obj)
-	if err != nil {
-		return latents{}, fmt.Errorf("%w: %sdata.pkl: %w", dataset.ErrCorrupt, prefix, err)
-	}
-	size := map[string]int{"FloatStorage": 4, "HalfStorage": 2, "BFloat16Storage": 2}[t.Storage.Type]
-	if size == 0 {
-		return latents{}, fmt.Errorf("%w: a %s tensor, want float, half or bfloat16", dataset.ErrCorrupt, t.Storage.Type)
-	}
-	n := t.Elements()
-	if n > maxLatents || !t.Contiguous() || t.Offset+int64(n) > t.Storage.Numel {
-		return latents{}, fmt.Errorf("%w: a view of size %v, stride %v at offset %d of %d elements: want the storage's contiguous elements", dataset.ErrCorrupt, t.Shape, t.Stride, t.Offset, t.Storage.Numel)
-	}
-	data, err := read("data/"+t.Storage.Key, t.Storage.Numel*int64(size))
-	if err != nil {
-		return latents{}, err
-	}
-	if int64(len(data)) != t.Storage.Numel*int64(size) {
-		return latents{}, fmt.Errorf("%w: storage %s: %d bytes for %d elements", dataset.ErrCorrupt, t.Storage.Key, len(data), t.Storage.Numel)
-	}
-	data = data[t.Offset*int64(size):]
-	out := make([]float32, n)
-	for i := range out {
-		switch t.Storage.Type {
-		case "FloatStorage":
-			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))
-		case "BFloat16Storage":
-			out[i] = math.Float32frombits(uint32(binary.LittleEndian.Uint16(data[2*i:])) << 16)
-		default:
-			out[i] = halfToFloat(binary.LittleEndian.Uint16(data[2*i:]))
-		}
-	}
-	return latents{values: out, shape: t.Shape}, nil
-}
-
-// halfToFloat converts an IEEE half to float32, exactly.
-func halfToFloat(h uint16) float32 {
-	sign := uint32(h>>15) << 31
-	exp := uint32(h>>10) & 0x1f
-	frac := uint32(h) & 0x3ff
-	switch {
-	case exp == 0x1f:
-		return math.Float32frombits(sign | 0xff<<23 | frac<<13)
-	case exp == 0 && frac == 0:
-		return math.Float32frombits(sign)
-	case exp == 0: // subnormal: frac × 2^-24
-		v := float32(frac) / (1 << 24)
-		if sign != 0 {
-			v = -v
-		}
-		return v
-	}
-	return math.Float32frombits(sign | (exp+127-15)<<23 | frac<<13)
+	return t.Values, t.Shape, nil
 }
 
 // ReadLatentsNPY reads latents.npy (float32, float16 or float64; the
@@ -421,7 +319,7 @@ func floats(t dataset.DType, data []byte) []float64 {
 	for i := range out {
 		switch t {
 		case dataset.Float16:
-			out[i] = float64(halfToFloat(binary.LittleEndian.Uint16(data[2*i:])))
+			out[i] = float64(torchpt.Half(binary.LittleEndian.Uint16(data[2*i:])))
 		case dataset.Float32:
 			out[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:])))
 		default:

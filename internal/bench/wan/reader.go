@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -114,18 +115,12 @@ func ReadPrompts(path string) ([]string, error) {
 // Names the file of an archive torchpt cannot read or a latent of
 // another shape.
 func ReadLatent(path string) (*torchpt.Tensor, Video, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, Video{}, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, Video{}, err
-	}
-	t, err := torchpt.Read(f, st.Size())
-	if err != nil {
+	t, err := torchpt.ReadFile(path)
+	if errors.Is(err, torchpt.ErrFormat) {
 		return nil, Video{}, fmt.Errorf("%s: %w: %w", filepath.Base(path), dataset.ErrCorrupt, err)
+	}
+	if err != nil {
+		return nil, Video{}, err
 	}
 	v, err := VideoOf(t.Shape)
 	if err != nil {

@@ -124,19 +124,19 @@ func Read(r io.ReaderAt, size int64) (*Tensor, error) {
 	}
 	st, ok := storageTypes[view.storage.class]
 	if !ok {
-		return nil, fmt.Errorf("%w: a torch.%s tensor, want FloatStorage, HalfStorage, BFloat16Storage, LongStorage or IntStorage", ErrFormat, view.storage.class)
+		return nil, fmt.Errorf("%w: %sdata.pkl: a torch.%s tensor, want FloatStorage, HalfStorage, BFloat16Storage, LongStorage or IntStorage", ErrFormat, prefix, view.storage.class)
 	}
 	n := Elements(view.shape)
 	if n > MaxElements || !view.contiguous() || view.offset+int64(n) > view.storage.numel {
-		return nil, fmt.Errorf("%w: a view of size %v, stride %v at offset %d of a %d-element storage: want its contiguous elements",
-			ErrFormat, view.shape, view.stride, view.offset, view.storage.numel)
+		return nil, fmt.Errorf("%w: %sdata.pkl: a view of size %v, stride %v at offset %d of a %d-element storage: want its contiguous elements",
+			ErrFormat, prefix, view.shape, view.stride, view.offset, view.storage.numel)
 	}
 	data, err := read("data/"+view.storage.key, view.storage.numel*int64(st.size))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(data)) != view.storage.numel*int64(st.size) {
-		return nil, fmt.Errorf("%w: storage %s: %d bytes for %d elements of %s", ErrFormat, view.storage.key, len(data), view.storage.numel, st.dtype)
+		return nil, fmt.Errorf("%w: entry %sdata/%s: %d bytes for %d elements of %s", ErrFormat, prefix, view.storage.key, len(data), view.storage.numel, st.dtype)
 	}
 	data = data[view.offset*int64(st.size):]
 	t := &Tensor{DType: st.dtype, Storage: view.storage.class, Shape: view.shape}

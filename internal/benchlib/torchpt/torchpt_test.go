@@ -128,9 +128,9 @@ func TestReadErrors(t *testing.T) {
 	}{
 		{name: "no data.pkl", entries: map[string][]byte{"data/0": data}, want: "no <name>/data.pkl"},
 		{name: "no storage", entries: map[string][]byte{"data.pkl": good}, want: "no entry a/data/0"},
-		{name: "short storage", entries: map[string][]byte{"data.pkl": good, "data/0": data[:4]}, want: "4 bytes for 2 elements"},
+		{name: "short storage", entries: map[string][]byte{"data.pkl": good, "data/0": data[:4]}, want: "entry a/data/0: 4 bytes for 2 elements"},
 		{name: "big endian", entries: map[string][]byte{"data.pkl": good, "data/0": data, "byteorder": []byte("big")}, want: `byte order "big"`},
-		{name: "float64 storage", entries: map[string][]byte{"data.pkl": withClass("DoubleStorage"), "data/0": data}, want: "torch.DoubleStorage tensor"},
+		{name: "float64 storage", entries: map[string][]byte{"data.pkl": withClass("DoubleStorage"), "data/0": data}, want: "a/data.pkl: a torch.DoubleStorage tensor"},
 		{name: "not a pickle", entries: map[string][]byte{"data.pkl": []byte("hello"), "data/0": data}, want: "data.pkl"},
 		{name: "another call", entries: map[string][]byte{"data.pkl": bytes.Replace(good, []byte("_rebuild_tensor_v2"), []byte("_rebuild_parameter"), 1), "data/0": data},
 			want: "want one tensor"},
