@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/torchpt"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
 
@@ -120,7 +121,7 @@ func WriteIGBH(root, size string, f Fixture) error {
 	}
 	for name, v := range map[string][]int64{ValIdx: f.ValIdx, "train_idx.pt": f.TrainIdx} {
 		var b bytes.Buffer
-		if err := WriteIndex(&b, name[:len(name)-3], v); err != nil {
+		if err := torchpt.WriteInt64(&b, name[:len(name)-3], []int{len(v)}, v); err != nil {
 			return err
 		}
 		if err := os.WriteFile(filepath.Join(p, name), b.Bytes(), 0o644); err != nil {

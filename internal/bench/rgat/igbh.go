@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/torchpt"
 	"github.com/mlperf-host/mlperf-host/internal/dataset"
 )
 
@@ -300,23 +301,22 @@ func (d Dir) openLabels() (*array, error) {
 	return a, nil
 }
 
-// readValIdx reads val_idx.pt and checks each paper against the number
-// of papers.
+// readValIdx reads val_idx.pt, a 1-D integer tensor torch.save wrote
+// (split_seeds.py's torch.randperm slice), and checks each paper against
+// the number of papers.
 func (d Dir) readValIdx(papers int64) ([]int64, error) {
 	p := filepath.Join(d.Processed, ValIdx)
-	f, err := os.Open(p)
+	t, err := torchpt.ReadFile(p)
+	if errors.Is(err, torchpt.ErrFormat) {
+		return nil, fmt.Errorf("%s: %w: %w", p, dataset.ErrCorrupt, err)
+	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
+	if t.Ints == nil || len(t.Shape) != 1 {
+		return nil, fmt.Errorf("%s: %w: a tensor of %s of size %v, want a 1-D integer tensor", p, dataset.ErrCorrupt, t.DType, t.Shape)
 	}
-	v, err := ReadIndex(f, st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
+	v := t.Ints
 	if len(v) == 0 {
 		return nil, fmt.Errorf("%s: %w: no validation papers", p, dataset.ErrCorrupt)
 	}
