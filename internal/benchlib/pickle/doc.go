@@ -9,12 +9,11 @@
 // the file, so that a volume's shape is known without reading it. A
 // call of anything else is left uncalled, its function and arguments
 // read back with [Call], and a persistent id (torch.save's storages) is
-// a [Persistent]; [TorchTensorOf] reads the one tensor of a torch.save
-// archive's data.pkl from them. [ReadFrame] reads a pandas DataFrame
-// pickle (the LLM references' data sets, pandas.read_pickle's input) as
-// its columns of cells. [Writer] writes protocol 4 as Python does (arrays,
-// and DataFrames with [Writer.Frame]), and a tensor's data.pkl as
-// torch.save does, for the fixtures.
+// a [Persistent]: internal/benchlib/torchpt reads a torch.save archive's
+// tensor from them. [ReadFrame] reads a pandas DataFrame pickle (the LLM
+// references' data sets, pandas.read_pickle's input) as its columns of
+// cells. [Writer] writes protocol 4 as Python does (arrays, and
+// DataFrames with [Writer.Frame]), for the fixtures.
 //
 // Package pickle imports only the standard library; it must never import
 // a benchmark's room (internal/bench/...), host, loadgen, sdk, plugins or

@@ -119,10 +119,3 @@ func (p *Writer) Encode(w io.Writer) error {
 	_, err := w.Write(append([]byte{0x80, 4}, append(p.b, '.')...))
 	return err
 }
-
-// EncodeProtocol2 writes the pickle as protocol 2, torch.save's: the
-// protocol, what was appended, STOP.
-func (p *Writer) EncodeProtocol2(w io.Writer) error {
-	_, err := w.Write(append([]byte{0x80, 2}, append(p.b, '.')...))
-	return err
-}

@@ -66,11 +66,27 @@ func viewOf(v any) (tensorView, error) {
 	if err != nil {
 		return tensorView{}, fmt.Errorf("size: %w", err)
 	}
+	if tooMany(shape) {
+		return tensorView{}, fmt.Errorf("size %v: over %d elements", shape, MaxElements)
+	}
 	stride, err := ints(a[3])
 	if err != nil || len(stride) != len(shape) {
 		return tensorView{}, fmt.Errorf("stride %v of size %v", a[3], a[2])
 	}
 	return tensorView{storage: storage{class: strings.TrimPrefix(class, "torch."), key: key, numel: n}, offset: off, shape: shape, stride: stride}, nil
+}
+
+// tooMany reports whether shape's sizes, zeros aside, multiply to over
+// MaxElements: each is at most MaxElements, so the product checked after
+// each factor never overflows.
+func tooMany(shape []int) bool {
+	n := 1
+	for _, d := range shape {
+		if n *= max(d, 1); n > MaxElements {
+			return true
+		}
+	}
+	return false
 }
 
 func ints(v any) ([]int, error) {

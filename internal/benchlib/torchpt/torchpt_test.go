@@ -137,6 +137,9 @@ func TestReadErrors(t *testing.T) {
 		// A view past the end of its storage: numel 1 for two elements.
 		{name: "view past storage", entries: map[string][]byte{"data.pkl": bytes.Replace(good, []byte("cpu"+"q\x04K\x02"), []byte("cpu"+"q\x04K\x01"), 1), "data/0": data},
 			want: "contiguous elements"},
+		// Three sizes of 2²⁸ would overflow to a product of 0.
+		{name: "too many elements", entries: map[string][]byte{"data.pkl": tensorPickle("FloatStorage", []int{1 << 28, 1 << 28, 1 << 28}), "data/0": data},
+			want: "over 268435456 elements"},
 		{name: "a string storage", entries: map[string][]byte{"data.pkl": rebuildOf(func(w *pickle.Writer) { w.Str("s") }), "data/0": data},
 			want: "storage is not ('storage', class, key, location, numel)"},
 		{name: "not a storage id", entries: map[string][]byte{"data.pkl": rebuildOf(func(w *pickle.Writer) { w.Str("x"); w.Op('Q') }), "data/0": data},
