@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
@@ -74,6 +74,30 @@ func Read(r io.ReaderAt, size int64) (*Tensor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: not a zip archive: %w", ErrFormat, err)
 	}
+	return readArchive(z)
+}
+
+// ReadFile reads the one tensor of the torch.save archive at path.
+//
+// # Errors
+//
+// Returns the file system's errors opening or reading the file
+// (*fs.PathError, which names it) as they are; otherwise Read's, which
+// name the entry and not the file: the caller says which file it was.
+func ReadFile(path string) (*Tensor, error) {
+	z, err := zip.OpenReader(path)
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: not a zip archive: %w", ErrFormat, err)
+	}
+	defer z.Close()
+	return readArchive(&z.Reader)
+}
+
+// readArchive reads the one tensor of an opened archive.
+func readArchive(z *zip.Reader) (*Tensor, error) {
 	entries := map[string]*zip.File{}
 	prefix := ""
 	for _, f := range z.File {
@@ -161,25 +185,6 @@ func Read(r io.ReaderAt, size int64) (*Tensor, error) {
 		}
 	}
 	return t, nil
-}
-
-// ReadFile reads the one tensor of the torch.save archive at path.
-//
-// # Errors
-//
-// Returns os's errors opening the file, which name it, and Read's, which
-// name the entry and not the file: the caller says which file it was.
-func ReadFile(path string) (*Tensor, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	return Read(f, st.Size())
 }
 
 // Half converts an IEEE 754 binary16 value to float32 exactly.

@@ -210,7 +210,8 @@ func TestTensorPickle(t *testing.T) {
 	assert.True(t, view.contiguous())
 }
 
-// TestReadFile: a file reads as its tensor; a missing one is os's error.
+// TestReadFile: a file reads as its tensor; a missing one is the file
+// system's error, one that is not a zip ErrFormat.
 func TestReadFile(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "val_idx.pt")
@@ -222,6 +223,10 @@ func TestReadFile(t *testing.T) {
 	assert.Equal(t, []int64{3, 1, 4}, got.Ints)
 	_, err = ReadFile(path + ".missing")
 	require.ErrorIs(t, err, fs.ErrNotExist)
+	require.NotErrorIs(t, err, ErrFormat)
+	require.NoError(t, os.WriteFile(path, []byte("not a zip"), 0o644))
+	_, err = ReadFile(path)
+	require.ErrorIs(t, err, ErrFormat)
 }
 
 // FuzzRead: any data.pkl reads or fails with an error, never a panic;
