@@ -28,6 +28,7 @@ import (
 	"github.com/mlperf-host/mlperf-host/internal/bench/whisper"
 	"github.com/mlperf-host/mlperf-host/internal/bench/yolo"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/hftokenizer"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/livecodebench"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/internal/exitcode"
 )
@@ -552,8 +553,8 @@ func writeDeepSeekFixture(t *testing.T, dir string) {
 		}
 	}
 	require.NoError(t, hftokenizer.WriteByteLevel(filepath.Join(dir, "tokenizer.json"), vocab, map[int]string{0: "<unk>", 1: "<s>", 2: "</s>"}))
-	require.NoError(t, deepseekr1.WriteProblems(filepath.Join(dir, "problems.jsonl"),
-		map[string]deepseekr1.Problem{"q1": {Inputs: []string{""}, Outputs: []string{"2\n"}}}, []string{"q1"}))
+	require.NoError(t, livecodebench.WriteProblems(filepath.Join(dir, "problems.jsonl"),
+		map[string]livecodebench.Problem{"q1": {Inputs: []string{""}, Outputs: []string{"2\n"}}}, []string{"q1"}))
 }
 
 // decoderPrompts are the prompts of the LLM cases: the decoder counts up

@@ -5,7 +5,7 @@
 // scorer, language/deepseek-r1/eval_accuracy.py's: letter extraction for
 // the multiple-choice sets, PRM800K's grader for MATH-500, AIME's integer
 // answers, and LiveCodeBench's tests run against the generated programs
-// in the code sandbox (internal/benchlib/codesandbox).
+// in the code sandbox (internal/benchlib/livecodebench).
 //
 // Package deepseekr1 imports the shared parts (internal/benchlib/...),
 // internal/dataset, internal/accuracy, internal/benchmarks and

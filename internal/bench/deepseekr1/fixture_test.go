@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/livecodebench"
 	"github.com/mlperf-host/mlperf-host/sdk/tokenizer"
 )
 
@@ -61,7 +62,7 @@ var lcbCases = []fixtureCase{
 	{FixtureRow{Dataset: "livecodebench", Truth: "q1"}, "no code"},                                                                         // no block
 }
 
-var lcbProblems = map[string]Problem{
+var lcbProblems = map[string]livecodebench.Problem{
 	"q1": {Inputs: []string{"3\n", "10\n"}, Outputs: []string{"6\n", "20\n"}},
 	"q2": {Inputs: []string{"1\n2", "-5\n5"}, Outputs: []string{"3", "0"}, FnName: "add"},
 	"q3": {Inputs: []string{""}, Outputs: []string{"1\n"}},
@@ -69,7 +70,7 @@ var lcbProblems = map[string]Problem{
 
 // writeFixture writes a fixture of cases under dir: dataset.pkl,
 // tokenizer.json, mlperf_log_accuracy.json (and problems.jsonl).
-func writeFixture(t *testing.T, dir string, cases []fixtureCase, problems map[string]Problem) {
+func writeFixture(t *testing.T, dir string, cases []fixtureCase, problems map[string]livecodebench.Problem) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	rows := make([]FixtureRow, len(cases))
@@ -83,7 +84,7 @@ func writeFixture(t *testing.T, dir string, cases []fixtureCase, problems map[st
 	require.NoError(t, WriteByteTokenizer(filepath.Join(dir, "tokenizer.json")))
 	require.NoError(t, WriteLog(filepath.Join(dir, "mlperf_log_accuracy.json"), outs))
 	if problems != nil {
-		require.NoError(t, WriteProblems(filepath.Join(dir, "problems.jsonl"), problems, []string{"q1", "q2", "q3"}))
+		require.NoError(t, livecodebench.WriteProblems(filepath.Join(dir, "problems.jsonl"), problems, []string{"q1", "q2", "q3"}))
 	}
 }
 
@@ -94,7 +95,7 @@ func TestFixtures(t *testing.T) {
 	for _, f := range []struct {
 		name     string
 		cases    []fixtureCase
-		problems map[string]Problem
+		problems map[string]livecodebench.Problem
 	}{{"mixed", mixedCases, nil}, {"livecodebench", lcbCases, lcbProblems}} {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel()

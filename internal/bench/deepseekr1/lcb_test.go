@@ -1,10 +1,7 @@
 package deepseekr1
 
 import (
-	"bytes"
-	"compress/zlib"
 	"context"
-	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/codesandbox"
-	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
 )
 
 // TestMain makes the test binary the code sandbox's launcher (the
@@ -67,49 +63,4 @@ func TestScoreLiveCodeBenchNeedsProblems(t *testing.T) {
 	_, err := score(mustOpen(t, filepath.Join(dir, "mlperf_log_accuracy.json")), inputs(dir))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "--problems")
-}
-
-// TestReadProblems reads the private tests packed as LiveCodeBench's
-// release packs them (base64 of zlib of a pickled JSON text) and names
-// the line of a malformed problem.
-func TestReadProblems(t *testing.T) {
-	t.Parallel()
-	var p pickle.Writer
-	p.Str(`[{"input": "5\n", "output": "10\n", "testtype": "stdin"}]`)
-	var pk bytes.Buffer
-	require.NoError(t, p.Encode(&pk))
-	var z bytes.Buffer
-	zw := zlib.NewWriter(&z)
-	_, err := zw.Write(pk.Bytes())
-	require.NoError(t, err)
-	require.NoError(t, zw.Close())
-	packed := base64.StdEncoding.EncodeToString(z.Bytes())
-	path := filepath.Join(t.TempDir(), "test.jsonl")
-	line := fmt.Sprintf(`{"question_id": "abc", "public_test_cases": "[{\"input\": \"1\\n\", \"output\": \"2\\n\", \"testtype\": \"stdin\"}]", "private_test_cases": %q, "metadata": "{}"}`, packed)
-	require.NoError(t, os.WriteFile(path, []byte(line+"\n"), 0o644))
-	got, err := ReadProblems(path)
-	require.NoError(t, err)
-	assert.Equal(t, map[string]Problem{"abc": {Inputs: []string{"1\n", "5\n"}, Outputs: []string{"2\n", "10\n"}}}, got)
-
-	require.NoError(t, os.WriteFile(path, []byte(line+"\n{\"question_id\": \"x\", \"public_test_cases\": \"[\"}\n"), 0o644))
-	_, err = ReadProblems(path)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), path+": line 2: question x: public_test_cases")
-}
-
-// FuzzParseProblem: any line is read or refused, never a panic.
-func FuzzParseProblem(f *testing.F) {
-	b, err := os.ReadFile(filepath.Join("testdata", "livecodebench", "problems.jsonl"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, l := range bytes.Split(b, []byte("\n")) {
-		f.Add(l)
-	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		_, p, err := parseProblem(line)
-		if err == nil && len(p.Inputs) != len(p.Outputs) {
-			t.Fatalf("%d inputs, %d outputs", len(p.Inputs), len(p.Outputs))
-		}
-	})
 }

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/livecodebench"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/llmtext"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/py"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
@@ -74,7 +73,8 @@ func score(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
 }
 
 // Grader is what grading LiveCodeBench's rows needs: the code sandbox's
-// launcher and LiveCodeBench's problems file.
+// launcher and LiveCodeBench's problems files (release_v1's test.jsonl;
+// several separated by commas, livecodebench.Files).
 type Grader struct {
 	Launcher, Problems string
 }
@@ -256,7 +256,8 @@ func pyInt(v any) (int64, bool) {
 }
 
 // gradeCode runs each program against its problem's tests in the
-// sandbox, a few at a time.
+// sandbox (a question the problems file lacks is not correct, as the
+// script finds it).
 func gradeCode(ctx context.Context, g Grader, rows []*row, code []string) error {
 	if g.Problems == "" {
 		return errors.New("deepseek-r1: livecodebench rows need LiveCodeBench's problems (code_generation_lite's test.jsonl, release_v1): --problems FILE")
@@ -264,39 +265,16 @@ func gradeCode(ctx context.Context, g Grader, rows []*row, code []string) error 
 	if g.Launcher == "" {
 		return errors.New("deepseek-r1: livecodebench rows need the code sandbox's launcher")
 	}
-	problems, err := ReadProblems(g.Problems)
+	subs := make([]livecodebench.Submission, len(rows))
+	for i, x := range rows {
+		subs[i] = livecodebench.Submission{QuestionID: pyStr(x.truth), Code: code[i]}
+	}
+	passed, err := livecodebench.Grader{Launcher: g.Launcher, Problems: livecodebench.Files(g.Problems)}.Grade(ctx, subs)
 	if err != nil {
-		return err
+		return fmt.Errorf("deepseek-r1: %w", err)
 	}
-	var (
-		mu       sync.Mutex
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	work := make(chan int)
-	for range min(runtime.NumCPU(), 8, len(rows)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				p, ok := problems[pyStr(rows[i].truth)]
-				if !ok {
-					continue // the script: no such problem, not correct
-				}
-				pass, err := passes(ctx, g.Launcher, code[i], p)
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("deepseek-r1: livecodebench %s: %w", pyStr(rows[i].truth), err)
-				}
-				rows[i].correct = pass
-				mu.Unlock()
-			}
-		}()
+	for i, x := range rows {
+		x.correct = passed[i]
 	}
-	for i := range rows {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	return firstErr
+	return nil
 }

@@ -1,7 +1,8 @@
 """Grades one program against its LiveCodeBench tests inside the code
 sandbox, as LiveCodeBench's testing_util.run_test grades it (written from
-its published behaviour): tests.json holds inputs, outputs and fn_name
-(null for a program that reads stdin), solution.py the program. The last
+its published behaviour): tests.json holds inputs, outputs, fn_name (null
+for a program that reads stdin) and timeout (the seconds a test may take,
+LiveCodeBench's 60 where it is absent), solution.py the program. The last
 line on stdout is the verdict: the nonce in argv[1], then PASS or FAIL and
 the reason."""
 import ast
@@ -180,7 +181,9 @@ def grade_call(code, inputs, outputs, fn_name):
 
 def main():
     signal.signal(signal.SIGALRM, on_alarm)
+    global TIMEOUT
     tests = json.load(open("tests.json"))
+    TIMEOUT = int(tests.get("timeout") or TIMEOUT)
     code = open("solution.py").read()
     disable_harmful()
     try:

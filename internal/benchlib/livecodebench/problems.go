@@ -1,34 +1,19 @@
-package deepseekr1
+package livecodebench
 
 import (
 	"bufio"
 	"bytes"
 	"compress/zlib"
-	"context"
-	"crypto/rand"
-	_ "embed"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"time"
 
-	"github.com/mlperf-host/mlperf-host/internal/benchlib/codesandbox"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/pickle"
 )
-
-// LiveCodeBench: a livecodebench row's ground truth is its question_id;
-// the tests are LiveCodeBench's (code_generation_lite, release_v1: its
-// test.jsonl), which the official script loads from the Hugging Face
-// hub. The generated program runs against them in the code sandbox, as
-// LiveCodeBench's run_test runs it (harness.py).
-
-//go:embed harness.py
-var harness []byte
 
 // Problem is one LiveCodeBench problem's tests.
 type Problem struct {
@@ -39,25 +24,45 @@ type Problem struct {
 	FnName string
 }
 
-// lcbTimeout is the seconds each test may take (the official script's
-// timeout=60).
-const lcbTimeout = 60
+// Files splits a list of problems files, separated by commas, as the
+// `--problems` options take them: a release is several files
+// (code_generation_lite's release_v6 is test.jsonl, test2.jsonl, ...,
+// test6.jsonl).
+func Files(list string) []string {
+	var out []string
+	for f := range strings.SplitSeq(list, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
-// ReadProblems reads LiveCodeBench's problems file (JSON lines of
+// ReadProblems reads LiveCodeBench's problems files (JSON lines of
 // question_id, public_test_cases and private_test_cases, JSON text or, for
 // the private ones, base64 of zlib of a pickled JSON text, and metadata
-// with func_name), by question_id.
+// with func_name), by question_id; a question a later line or file holds
+// again is the later one's.
 //
 // # Errors
 //
 // Names the file and line of a malformed problem.
-func ReadProblems(path string) (map[string]Problem, error) {
+func ReadProblems(paths ...string) (map[string]Problem, error) {
+	out := map[string]Problem{}
+	for _, path := range paths {
+		if err := readFile(path, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func readFile(path string, out map[string]Problem) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("LiveCodeBench problems: %w", err)
+		return fmt.Errorf("LiveCodeBench problems: %w", err)
 	}
 	defer f.Close()
-	out := map[string]Problem{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	for line := 1; sc.Scan(); line++ {
@@ -66,17 +71,17 @@ func ReadProblems(path string) (map[string]Problem, error) {
 		}
 		id, p, err := parseProblem(sc.Bytes())
 		if err != nil {
-			return nil, fmt.Errorf("LiveCodeBench problems %s: line %d: %w", path, line, err)
+			return fmt.Errorf("LiveCodeBench problems %s: line %d: %w", path, line, err)
 		}
 		out[id] = p
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("LiveCodeBench problems %s: %w", path, err)
+		return fmt.Errorf("LiveCodeBench problems %s: %w", path, err)
 	}
-	return out, nil
+	return nil
 }
 
-type lcbTest struct {
+type test struct {
 	Input    string `json:"input"`
 	Output   string `json:"output"`
 	TestType string `json:"testtype"`
@@ -95,7 +100,7 @@ func parseProblem(b []byte) (string, Problem, error) {
 	if rec.QuestionID == "" {
 		return "", Problem{}, errors.New("no question_id")
 	}
-	var public, private []lcbTest
+	var public, private []test
 	if err := json.Unmarshal([]byte(rec.Public), &public); err != nil {
 		return "", Problem{}, fmt.Errorf("question %s: public_test_cases: %w", rec.QuestionID, err)
 	}
@@ -155,7 +160,7 @@ func unpackPrivate(s string) (string, error) {
 }
 
 // WriteProblems writes problems as LiveCodeBench's problems file, the
-// private tests as JSON text (the fixtures').
+// private tests as JSON text (the fixtures'), in the order of ids.
 func WriteProblems(path string, problems map[string]Problem, ids []string) error {
 	var b bytes.Buffer
 	for _, id := range ids {
@@ -167,9 +172,9 @@ func WriteProblems(path string, problems map[string]Problem, ids []string) error
 			m, _ := json.Marshal(map[string]string{"func_name": p.FnName})
 			meta = string(m)
 		}
-		tests := make([]lcbTest, len(p.Inputs))
+		tests := make([]test, len(p.Inputs))
 		for i := range tests {
-			tests[i] = lcbTest{Input: p.Inputs[i], Output: p.Outputs[i], TestType: kind}
+			tests[i] = test{Input: p.Inputs[i], Output: p.Outputs[i], TestType: kind}
 		}
 		pub, _ := json.Marshal(tests[:min(1, len(tests))])
 		priv, _ := json.Marshal(tests[min(1, len(tests)):])
@@ -183,45 +188,4 @@ func WriteProblems(path string, problems map[string]Problem, ids []string) error
 		b.WriteByte('\n')
 	}
 	return os.WriteFile(path, b.Bytes(), 0o644)
-}
-
-// lcbConfig is the sandbox of one program's tests: the official
-// script's limit per test and over all (timeout+1 seconds a test, 5
-// more), 8 GiB of address space (LiveCodeBench sets none), 64 MiB files.
-func lcbConfig(launcher string, tests int) codesandbox.Config {
-	total := time.Duration((lcbTimeout+1)*tests+5) * time.Second
-	return codesandbox.Config{Launcher: launcher, WallTime: total, CPUTime: total,
-		Memory: 8 << 30, FileSize: 64 << 20, Output: 1 << 20}
-}
-
-// passes runs code against p's tests in the sandbox: true when every
-// test passes.
-func passes(ctx context.Context, launcher, code string, p Problem) (bool, error) {
-	tests, err := json.Marshal(map[string]any{"inputs": p.Inputs, "outputs": p.Outputs, "fn_name": nullable(p.FnName)})
-	if err != nil {
-		return false, err
-	}
-	var nb [16]byte
-	if _, err := rand.Read(nb[:]); err != nil {
-		return false, err
-	}
-	nonce := hex.EncodeToString(nb[:])
-	files := map[string][]byte{"harness.py": harness, "tests.json": tests, "solution.py": []byte(code)}
-	res, err := codesandbox.Run(ctx, lcbConfig(launcher, len(p.Inputs)), files, []string{"python3", "harness.py", nonce}, nil)
-	if err == nil {
-		err = ctx.Err() // interrupted: no verdict
-	}
-	if err != nil {
-		return false, err
-	}
-	out := strings.TrimRight(string(res.Stdout), "\n")
-	last := out[strings.LastIndexByte(out, '\n')+1:]
-	return last == nonce+" PASS", nil
-}
-
-func nullable(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }
