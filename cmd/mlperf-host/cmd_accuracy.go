@@ -41,7 +41,7 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 	images := fs.String("images", "", "stable-diffusion-xl: write the compliance images and their captions.txt into `DIR`, as\naccuracy_coco.py's --compliance-images-path (default: images/ beside the log)")
 	allImages := fs.Bool("all-images", false, "stable-diffusion-xl: write every logged image into the --images directory")
 	videos := fs.String("videos", "", "wan-2.2-t2v-a14b: write the logged videos' frames and the script encoding them into `DIR`\n(default: beside the log)")
-	fs.StringVar(&in.Problems, "problems", "", "deepseek-r1: LiveCodeBench's problems `FILE` (code_generation_lite's test.jsonl, release_v1)\nthe code answers are tested against, in the code sandbox")
+	fs.StringVar(&in.Problems, "problems", "", "deepseek-r1, gpt-oss-120b: LiveCodeBench's problems `FILES` the code answers are tested against,\nin the code sandbox, separated by commas: code_generation_lite's test.jsonl (deepseek-r1: release_v1),\ntest.jsonl,test2.jsonl,...,test6.jsonl (gpt-oss-120b: release_v6)")
 	fs.StringVar(&in.Dtype, "dtype", "", "response data `TYPE` where the official script takes one (default: the script's;\nrouge: test06.dtype, the plugins' int32; igbh: uint8, int32, int64 or float32)")
 	pos, err := parse(fs, args)
 	if err != nil {

@@ -98,6 +98,13 @@ func TestAccuracyScorers(t *testing.T) {
 			args: []string{"--benchmark", "gpt-oss-120b", "--dataset", fixture("gptoss", "answers", "acc_eval_inputs.pkl"),
 				fixture("gptoss", "answers", "mlperf_log_accuracy.json")},
 			want: []string{"gpt-oss: no tokenizer.json given", "hint: pass the model's tokenizer.json (openai/gpt-oss-120b's) with --vocab"}},
+		// Its LiveCodeBench samples' programs need the problems files
+		// (the package's tests run them; the fixture's never-ending
+		// program takes LiveCodeBench's 60 s here).
+		{name: "gpt-oss livecodebench without problems", code: exitcode.Dataset,
+			args: []string{"--benchmark", "gpt-oss-120b", "--truth", fixture("gptoss", "livecodebench", "acc_eval_inputs.pkl"),
+				"--vocab", fixture("gptoss", "livecodebench", "tokenizer.json"), fixture("gptoss", "livecodebench", "mlperf_log_accuracy.json")},
+			want: []string{"livecodebench samples need LiveCodeBench's problems", "--problems FILE[,FILE...] (accuracy.problems)"}},
 		{name: "whisper", code: exitcode.AccuracyBelowTarget,
 			args: []string{"--benchmark", "whisper", "--truth", fixture("whisper", "whisper", "manifest.json"), "--vocab", fixture("whisper", "whisper", "english.json"),
 				fixture("whisper", "whisper", "mlperf_log_accuracy.json")},

@@ -83,8 +83,9 @@ type Inputs struct {
 	// metric needs a network reads instead (SDXL's Inception-v3 features
 	// and CLIP embeddings).
 	Features string
-	// Problems is LiveCodeBench's problems file (code_generation_lite's
-	// test.jsonl), whose tests deepseek-r1's code rows run against.
+	// Problems are LiveCodeBench's problems files, separated by commas
+	// (code_generation_lite's test.jsonl, ..., test6.jsonl), whose tests
+	// deepseek-r1's and gpt-oss-120b's code answers run against.
 	Problems string
 	// Launcher is the code sandbox's launcher (the mlperf-host binary),
 	// which runs generated programs confined.

@@ -90,8 +90,8 @@ const (
 	// statistics, the generated images' Inception-v3 features, their CLIP
 	// embeddings and their captions').
 	KeyAccuracyFeatures = "accuracy.features"
-	// KeyAccuracyProblems is LiveCodeBench's problems file, whose tests
-	// deepseek-r1's code answers run against.
+	// KeyAccuracyProblems is LiveCodeBench's problems files, whose tests
+	// deepseek-r1's and gpt-oss-120b's code answers run against.
 	KeyAccuracyProblems = "accuracy.problems"
 	// KeyTEST06EOS and KeyTEST06DType are the EOS tokens and the token
 	// type TEST06 checks an LLM's outputs with.
@@ -229,7 +229,7 @@ func keySpecs() []keySpec {
 		{key: KeyAccuracyVocab, help: "tokenizer file the scorer reads: BERT's vocab.txt, an LLM's tokenizer.json, whisper's normalizers/english.json", checker: str("a path", anyString)},
 		{key: KeyAccuracyTrace, help: "DLRM aggregation trace the scorer reads with a day-23 ground truth", checker: str("a path", anyString)},
 		{key: KeyAccuracyDType, help: "response dtype where the official script takes one (default: the script's)", checker: str("a dtype name", anyString)},
-		{key: KeyAccuracyProblems, help: "LiveCodeBench's problems (code_generation_lite's test.jsonl) deepseek-r1's code answers are tested against", checker: str("a path", anyString)},
+		{key: KeyAccuracyProblems, help: "LiveCodeBench's problems files, separated by commas (code_generation_lite's test.jsonl; gpt-oss-120b: test.jsonl to test6.jsonl), deepseek-r1's and gpt-oss-120b's code answers are tested against", checker: str("a path", anyString)},
 		{key: KeyAccuracyPunkt, help: "NLTK punkt_tab/<language> directory an LLM scorer splits sentences with (default: the embedded English parameters)", checker: str("a path", anyString)},
 		{key: KeyAccuracyFeatures, help: "stable-diffusion-xl: directory of the Inception-v3 statistics and features and CLIP embeddings the FID and CLIP scores are computed from", checker: str("a path", anyString)},
 		{key: KeyTEST06EOS, help: "EOS token ids TEST06 checks an LLM's outputs with, comma-separated (default: the model's generation config's)",

@@ -5,7 +5,8 @@
 # fails unless every pair prints the same result line. Outside `make test`: it needs a clone of mlcommons/inference
 # (INFERENCE_REPO: a checkout or a bare mirror; PRM800K_REPO and
 # LIVECODEBENCH_REPO the same of openai/prm800k and
-# LiveCodeBench/LiveCodeBench, deepseek-r1's submodules) and Debian's python3 with
+# LiveCodeBench/LiveCodeBench, deepseek-r1's submodules, which
+# gpt-oss-120b's link to) and Debian's python3 with
 # numpy, sklearn, nibabel and pandas, which it installs when run as root.
 # What Debian lacks is stood in for by tools/accuracyref/shims (see its
 # README). Usage: INFERENCE_REPO=DIR PRM800K_REPO=DIR LIVECODEBENCH_REPO=DIR
@@ -280,6 +281,29 @@ for d in decoder answers; do
 		fail=1
 	fi
 done
+# gpt-oss-120b's LiveCodeBench samples: eval_mlperf_accuracy.py and its
+# eval_accuracy.py laid out with LiveCodeBench's runner where their
+# submodule goes (gpt-oss-120b's links to deepseek-r1's), run once (its
+# never-ending program takes LiveCodeBench's 60 s): datasets'
+# load_dataset reads the fixture's problems file ($LCB_PROBLEMS, shims/)
+# for release_v6. The exact_match line, and the whole standard output
+# against the golden file the Go tests hold the report to (LiveCodeBench's
+# loader prints its count first).
+GOSS=$WORK/gpt-oss-120b
+mkdir -p "$GOSS/submodules"
+for f in eval_mlperf_accuracy.py eval_accuracy.py; do git -C "$REPO" show "HEAD:language/gpt-oss-120b/$f" >"$GOSS/$f"; done
+cp -r "$DS/submodules/LiveCodeBench" "$GOSS/submodules/LiveCodeBench"
+G=$B/gptoss/testdata/livecodebench
+env PYTHONPATH="$ROOT/tools/accuracyref/shims" LCB_PROBLEMS="$G/problems.jsonl" $PY "$GOSS/eval_mlperf_accuracy.py" \
+	--mlperf-log "$G/mlperf_log_accuracy.json" --reference-data "$G/acc_eval_inputs.pkl" --tokenizer "$G" >"$WORK/gpt-oss-livecodebench.out" 2>/dev/null || true
+same gpt-oss-livecodebench "^'exact_match'" "$(mh --benchmark gpt-oss-120b --truth "$G/acc_eval_inputs.pkl" --vocab "$G/tokenizer.json" \
+	--problems "$G/problems.jsonl" "$G/mlperf_log_accuracy.json")" -- cat "$WORK/gpt-oss-livecodebench.out"
+if cmp -s "$WORK/gpt-oss-livecodebench.out" "$G/official_stdout.golden"; then
+	printf 'same     %-22s %s\n' "gpt-oss-lcb-stdout" "testdata/livecodebench/official_stdout.golden"
+else
+	printf 'DIFFER   %-22s the official stdout is not testdata/livecodebench/official_stdout.golden\n' "gpt-oss-lcb-stdout"
+	fail=1
+fi
 # eval_accuracy.py's answer extraction itself on 20000 random outputs.
 PYTHONPATH=$ROOT/tools/accuracyref/shims $PY "$ROOT/tools/accuracyref/gptoss_parse.py" "$(dirname "$GPTOSS")" 20000 1 "$WORK/gptoss-parse.json"
 if out=$(cd "$ROOT" && GPTOSS_PARSE=$WORK/gptoss-parse.json go test ./internal/bench/gptoss -run '^TestParseOfficial$' -count 1 -v 2>&1); then

@@ -5,9 +5,10 @@
 // the performance set's prompts, the accuracy and TEST07 sets' prompts
 // with each sample's sub-dataset and ground truth), the response the official script reads
 // (the generated token ids, int32 as the plugins answer), its scorer
-// ([Scorer]: eval_mlperf_accuracy.py's answer extraction per sub-dataset
-// and its final score, each sub-dataset's correct answers over its
-// repeats) and the fixtures the tests run ([WriteSet], [WriteParquetSet]).
+// ([Scorer]: eval_mlperf_accuracy.py's answer extraction per sub-dataset,
+// LiveCodeBench's programs run against their tests in the code sandbox
+// (internal/benchlib/livecodebench), and its final score, each
+// sub-dataset's correct answers over its repeats) and the fixtures the tests run ([WriteSet], [WriteParquetSet]).
 //
 // Package gptoss imports only the standard library and the shared parts
 // (dataset, accuracy, benchmarks, internal/benchlib, sdk/tokenizer); it

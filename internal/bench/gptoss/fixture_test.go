@@ -14,9 +14,10 @@ import (
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/hftokenizer"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/livecodebench"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/decoder and testdata/answers")
+var update = flag.Bool("update", false, "rewrite testdata/decoder, testdata/answers and testdata/livecodebench")
 
 // The fixtures, in the reference's form, that verify.sh runs the official
 // eval_mlperf_accuracy.py on; each directory's official_stdout.golden is
@@ -24,6 +25,8 @@ var update = flag.Bool("update", false, "rewrite testdata/decoder and testdata/a
 const (
 	decoderDir = "testdata/decoder"
 	answersDir = "testdata/answers"
+	lcbDir     = "testdata/livecodebench"
+	problems   = "problems.jsonl"
 	setFile    = "acc_eval_inputs.pkl"
 	logFile    = "mlperf_log_accuracy.json"
 	stdoutFile = "official_stdout.golden"
@@ -143,7 +146,47 @@ func encodeBytes(text string) []byte {
 // and a log, with byteVocab's tokenizer.
 func answersFiles(t *testing.T) map[string][]byte {
 	t.Helper()
+	return answerFiles(t, t.TempDir(), answers)
+}
+
+// lcbAnswers are LiveCodeBench samples (and a GPQA one, so that the
+// repeats weigh): code that passes, fails, raises, never ends, names no
+// problem of the file, none, and a code block with no ground truth.
+var lcbAnswers = []answer{
+	{"livecodebench_v6", "q1", "<|channel|>analysis<|message|>```python\nprint(0)\n```<|end|><|start|>assistant<|channel|>final<|message|>" +
+		"```python\nn = int(input())\nprint(n * 2)\n```<|return|>", true}, // the final channel's block
+	{"livecodebench_v6", "q2", "Here:\n```py\nclass Solution:\n    def add(self, a, b):\n        return a + b\n```", true}, // a plain block, its tag dropped
+	{"livecodebench_v6", "q1", "```python\nn = int(input())\nprint(6)\n```", false},                                        // a private test fails
+	{"livecodebench_v6", "q1", "```python\nraise ValueError('no')\n```", false},
+	{"livecodebench_v6", "q3", "```python\nwhile True:\n    pass\n```", false}, // past the time limit
+	{"livecodebench_v6", "q3", "```python\nif __name__ == '__main__':\n    print('1.000')\n```", true},
+	{"livecodebench_v6", "q9", "```python\nprint(1)\n```", false}, // no such question
+	{"livecodebench_v6", "q1", "I cannot solve it", false},        // no code block
+	{"livecodebench_v6", nil, "```python\nprint(1)\n```", false},  // no ground truth
+	{"gpqa_diamond", "C", "<|channel|>final<|message|>**C**<|return|>", true},
+}
+
+// lcbProblems are the fixture's LiveCodeBench problems: a stdin one, a
+// functional one, one without private tests.
+var lcbProblems = map[string]livecodebench.Problem{
+	"q1": {Inputs: []string{"3\n", "10\n"}, Outputs: []string{"6\n", "20\n"}},
+	"q2": {Inputs: []string{"1\n2", "-5\n5"}, Outputs: []string{"3", "0"}, FnName: "add"},
+	"q3": {Inputs: []string{""}, Outputs: []string{"1\n"}},
+}
+
+// lcbFiles are testdata/livecodebench's files: lcbAnswers as answersFiles
+// writes answers, and the problems file.
+func lcbFiles(t *testing.T) map[string][]byte {
+	t.Helper()
 	dir := t.TempDir()
+	require.NoError(t, livecodebench.WriteProblems(filepath.Join(dir, problems), lcbProblems, []string{"q1", "q2", "q3"}))
+	return answerFiles(t, dir, lcbAnswers)
+}
+
+// answerFiles writes answers into dir as an accuracy set and a log, with
+// byteVocab's tokenizer, and returns dir's files.
+func answerFiles(t *testing.T, dir string, answers []answer) map[string][]byte {
+	t.Helper()
 	var samples []Sample
 	var entries []accuracy.Entry
 	for i, a := range answers {
@@ -173,11 +216,12 @@ func readDir(t *testing.T, dir string) map[string][]byte {
 	return files
 }
 
-// TestFixtureFiles: testdata/decoder and testdata/answers are what
-// decoderFiles and answersFiles write (go test -update rewrites them).
+// TestFixtureFiles: testdata/decoder, testdata/answers and
+// testdata/livecodebench are what decoderFiles, answersFiles and
+// lcbFiles write (go test -update rewrites them).
 func TestFixtureFiles(t *testing.T) {
 	t.Parallel()
-	for dir, files := range map[string]map[string][]byte{decoderDir: decoderFiles(t), answersDir: answersFiles(t)} {
+	for dir, files := range map[string]map[string][]byte{decoderDir: decoderFiles(t), answersDir: answersFiles(t), lcbDir: lcbFiles(t)} {
 		if *update {
 			require.NoError(t, os.MkdirAll(dir, 0o755))
 			for name, b := range files {

@@ -1,6 +1,7 @@
 package gptoss
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/livecodebench"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/sdk/tokenizer"
 )
@@ -28,7 +30,9 @@ const Script = "language/gpt-oss-120b/eval_mlperf_accuracy.py"
 // Scorer is eval_mlperf_accuracy.py: the log's generated token ids
 // decoded with the model's tokenizer.json (--vocab), each answer
 // extracted and judged by its sample's sub-dataset against the ground
-// truth of the accuracy set (--truth, the data set).
+// truth of the accuracy set (--truth, the data set); LiveCodeBench's
+// programs run against the tests of its problems files (--problems) in
+// the code sandbox.
 var Scorer = accuracy.Scorer{Name: "gpt-oss", Script: Script,
 	Needs: []string{accuracy.NeedTruth, accuracy.NeedVocab}, VocabIs: "the model's tokenizer.json (openai/gpt-oss-120b's)", Tokens: true, Score: score}
 
@@ -167,7 +171,11 @@ func score(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Score(log, set, tok)
+	ctx := in.Context
+	if ctx == nil {
+		ctx = context.Background() // no caller to cancel the programs' runs
+	}
+	return Score(ctx, log, set, tok, livecodebench.Grader{Launcher: in.Launcher, Problems: livecodebench.Files(in.Problems)})
 }
 
 // evaluator is the script's DATASET_EVALUATORS entry: whether a sample's
@@ -184,7 +192,7 @@ var evaluators = []struct {
 	{"mmlu_pro", multipleChoice(mmluChoices)},
 	{"math500", math500},
 	{"aime", aime},
-	{"livecodebench", liveCodeBench},
+	{"livecodebench", nil}, // run in a batch: gradeCode
 	{"mmlu", multipleChoice(mmluChoices)},
 }
 
@@ -195,16 +203,6 @@ func evaluatorOf(name string) (evaluator, error) {
 		}
 	}
 	return nil, fmt.Errorf("no evaluator found for dataset %q", name)
-}
-
-// liveCodeBench is parse_code and evaluate_livecodebench: an output
-// without a code block is incorrect; one with code cannot be judged
-// here, which runs LiveCodeBench's tests on it.
-func liveCodeBench(output string, truth any) (bool, error) {
-	if _, ok := parseCode(output); !ok || isNA(truth) {
-		return false, nil
-	}
-	return false, errors.New("livecodebench's code is judged by running LiveCodeBench's tests on it, which mlperf-host does not do")
 }
 
 // math500 is parse_boxed_math and evaluate_math500: an output without a
@@ -292,15 +290,19 @@ func pyInt(v any) (int64, bool) {
 // Score scores an accuracy log as eval_mlperf_accuracy.py does: every
 // entry (a qsl_idx beyond the set is left out, as the script warns and
 // skips it) is decoded as int32 token ids with tok, special tokens kept,
-// and judged by its sample's sub-dataset.
+// and judged by its sample's sub-dataset; a LiveCodeBench sample's code
+// (parse_code's) runs against its question's tests with lcb, as
+// evaluate_livecodebench runs it.
 //
 // # Errors
 //
 // Wraps [accuracy.ErrLog] for a malformed log or data that is not whole
 // int32 tokens; a sample without a sub-dataset, a sub-dataset no
-// evaluator serves or one mlperf-host cannot judge (math500,
-// livecodebench), where the script fails too.
-func Score(log io.Reader, set *Set, tok *tokenizer.Tokenizer) (Result, error) {
+// evaluator serves or one mlperf-host cannot judge (math500), where the
+// script fails too; LiveCodeBench samples without lcb's problems files
+// (the script cannot load the benchmark) or launcher; a sandbox that
+// cannot run; ctx's error when it ends before the programs do.
+func Score(ctx context.Context, log io.Reader, set *Set, tok *tokenizer.Tokenizer, lcb livecodebench.Grader) (Result, error) {
 	if set.Datasets == nil || set.Truth == nil {
 		var missing []string
 		if set.Datasets == nil {
@@ -350,12 +352,38 @@ func Score(log io.Reader, set *Set, tok *tokenizer.Tokenizer) (Result, error) {
 	slices.Sort(names)
 	var r Result
 	cleanUp := tokenizer.CleanUpSpaces(tok.Config().CleanUpTokenizationSpaces)
+	if slices.ContainsFunc(names, isLiveCodeBench) && len(lcb.Problems) == 0 {
+		return Result{}, errors.New("gpt-oss: livecodebench samples need LiveCodeBench's problems (code_generation_lite's release_v6: " +
+			"test.jsonl, test2.jsonl, ..., test6.jsonl): --problems FILE[,FILE...] (accuracy.problems)")
+	}
 	for _, name := range names {
+		d := DatasetScore{Name: name}
+		if isLiveCodeBench(name) {
+			var subs []livecodebench.Submission
+			for _, s := range byName[name] {
+				code, ok := parseCode(tok.Decode(s.ids, false, cleanUp))
+				d.Total++
+				if truth := set.Truth[s.idx]; ok && !isNA(truth) {
+					id, _ := truth.(string) // another type names no question
+					subs = append(subs, livecodebench.Submission{QuestionID: id, Code: code})
+				}
+			}
+			passed, err := lcb.Grade(ctx, subs)
+			if err != nil {
+				return Result{}, fmt.Errorf("gpt-oss: %s: %w", name, err)
+			}
+			for _, p := range passed {
+				if p {
+					d.Correct++
+				}
+			}
+			r.Datasets = append(r.Datasets, d)
+			continue
+		}
 		evaluate, err := evaluatorOf(name)
 		if err != nil {
 			return Result{}, err
 		}
-		d := DatasetScore{Name: name}
 		for _, s := range byName[name] {
 			ok, err := evaluate(tok.Decode(s.ids, false, cleanUp), set.Truth[s.idx])
 			if err != nil {
@@ -370,6 +398,10 @@ func Score(log io.Reader, set *Set, tok *tokenizer.Tokenizer) (Result, error) {
 	}
 	return r, nil
 }
+
+// isLiveCodeBench: the script runs a sub-dataset's code in a batch
+// (process_livecodebench_batch) when its name holds "livecodebench".
+func isLiveCodeBench(name string) bool { return strings.Contains(name, "livecodebench") }
 
 // isDecimal is str.isdecimal of one character (Unicode's Nd).
 func isDecimal(r rune) bool { return unicode.Is(unicode.Nd, r) }

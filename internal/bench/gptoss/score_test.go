@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mlperf-host/mlperf-host/internal/accuracy"
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/livecodebench"
 	"github.com/mlperf-host/mlperf-host/internal/benchmarks"
 	"github.com/mlperf-host/mlperf-host/sdk/tokenizer"
 )
@@ -89,9 +90,11 @@ func TestScoreErrors(t *testing.T) {
 			err: "reference data missing required columns: ['dataset', 'ground_truth']"},
 		{name: "unknown sub-dataset", set: write("x.pkl", []Sample{{Tokens: []int64{1}, Dataset: "Trivia", Truth: "x"}}, true), log: oneEntry,
 			err: `no evaluator found for dataset "trivia"`},
-		{name: "code", set: write("lcb.pkl", []Sample{{Tokens: []int64{1}, Dataset: "livecodebench_v6", Truth: "q1"}}, true),
-			log: `[{"seq_id": 0, "qsl_idx": 0, "data": "` + fmt.Sprintf("%X", encodeBytes("```python\nprint(1)\n```")) + `"}]`,
-			err: "livecodebench_v6: sample 0: livecodebench's code is judged by running LiveCodeBench's tests"},
+		// The script cannot load LiveCodeBench's benchmark: it fails,
+		// code block or not.
+		{name: "code without problems", set: write("lcb.pkl", []Sample{{Tokens: []int64{1}, Dataset: "livecodebench_v6", Truth: "q1"}}, true),
+			log: `[{"seq_id": 0, "qsl_idx": 0, "data": "0A000000"}]`,
+			err: "gpt-oss: livecodebench samples need LiveCodeBench's problems (code_generation_lite's release_v6: test.jsonl, test2.jsonl, ..., test6.jsonl): --problems FILE[,FILE...]"},
 		{name: "math", set: write("math.pkl", []Sample{{Tokens: []int64{1}, Dataset: "math500", Truth: "1/2"}}, true),
 			log: `[{"seq_id": 0, "qsl_idx": 0, "data": "` + fmt.Sprintf("%X", encodeBytes(`so \boxed{\frac{1}{2}}`)) + `"}]`,
 			err: "math500: sample 0: math500's answers are graded by PRM800K's grader"},
@@ -103,18 +106,18 @@ func TestScoreErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Score(stringsReader(tt.log), tt.set, tok)
+			_, err := Score(t.Context(), stringsReader(tt.log), tt.set, tok, livecodebench.Grader{})
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.err)
 		})
 	}
-	// Without a code block, or a \boxed{} answer, an output is incorrect:
-	// nothing to run or grade.
-	unjudged, err := Score(stringsReader(`[{"seq_id": 0, "qsl_idx": 0, "data": "0A000000"}, {"seq_id": 1, "qsl_idx": 1, "data": "0A000000"}]`), write("nocode.pkl", []Sample{
-		{Tokens: []int64{1}, Dataset: "livecodebench_v6", Truth: "q1"}, {Tokens: []int64{1}, Dataset: "math500", Truth: "2"}}, true), tok)
+	// Without a \boxed{} answer, an output is incorrect: nothing to
+	// grade.
+	unjudged, err := Score(t.Context(), stringsReader(`[{"seq_id": 0, "qsl_idx": 0, "data": "0A000000"}]`), write("nocode.pkl", []Sample{
+		{Tokens: []int64{1}, Dataset: "math500", Truth: "2"}}, true), tok, livecodebench.Grader{})
 	require.NoError(t, err)
-	assert.Equal(t, []DatasetScore{{Name: "livecodebench_v6", Total: 1}, {Name: "math500", Total: 1}}, unjudged.Datasets)
-	r, err := Score(stringsReader(oneEntry), write("one.pkl", []Sample{{Tokens: []int64{1}, Dataset: "gpqa_diamond", Truth: "A"}}, true), tok)
+	assert.Equal(t, []DatasetScore{{Name: "math500", Total: 1}}, unjudged.Datasets)
+	r, err := Score(t.Context(), stringsReader(oneEntry), write("one.pkl", []Sample{{Tokens: []int64{1}, Dataset: "gpqa_diamond", Truth: "A"}}, true), tok, livecodebench.Grader{})
 	require.NoError(t, err)
 	assert.Equal(t, []DatasetScore{{Name: "gpqa_diamond", Total: 1}}, r.Datasets, "qsl_idx 5 is beyond the set: skipped")
 }
