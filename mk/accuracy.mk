@@ -2,8 +2,8 @@
 # scripts, outside `make test`: INFERENCE_REPO is a clone or bare mirror of
 # mlcommons/inference. See tools/accuracyref/verify.sh.
 INFERENCE_REPO ?=
-# deepseek-r1's submodules: clones or bare mirrors of openai/prm800k and
-# LiveCodeBench/LiveCodeBench.
+# deepseek-r1's submodules (gpt-oss-120b's link to them): clones or bare
+# mirrors of openai/prm800k and LiveCodeBench/LiveCodeBench.
 PRM800K_REPO ?=
 LIVECODEBENCH_REPO ?=
 

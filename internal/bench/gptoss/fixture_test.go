@@ -152,6 +152,8 @@ func answersFiles(t *testing.T) map[string][]byte {
 // lcbAnswers are LiveCodeBench samples (and a GPQA one, so that the
 // repeats weigh): code that passes, fails, raises, never ends, names no
 // problem of the file, none, and a code block with no ground truth.
+// Each one's correct is the official script's is_correct (its
+// --output-file with --verbose, LiveCodeBench's runner unchanged).
 var lcbAnswers = []answer{
 	{"livecodebench_v6", "q1", "<|channel|>analysis<|message|>```python\nprint(0)\n```<|end|><|start|>assistant<|channel|>final<|message|>" +
 		"```python\nn = int(input())\nprint(n * 2)\n```<|return|>", true}, // the final channel's block
