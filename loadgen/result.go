@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mlperf-host/mlperf-host/loadgen/internal/earlystop"
 )
 
 // Result is what a test measured: everything the summary log shows, typed.
@@ -113,6 +115,11 @@ type PerformanceResult struct {
 	Tokens             uint64
 	FirstToken         *LatencyStats
 	TimePerOutputToken *LatencyStats
+	// FirstTokenBound and TimePerOutputTokenBound are, in Server, the
+	// time to first token and the time per output token against their
+	// bounds, with their early stopping estimates.
+	FirstTokenBound         *TokenBound
+	TimePerOutputTokenBound *TokenBound
 
 	// Duration is from the first issue to the last response.
 	Duration time.Duration
@@ -226,6 +233,11 @@ func (ps *perfSummary) result() *PerformanceResult {
 		ft := stats(pr.firstToken, ps.firstTokenMean, ps.tokenPercentiles[:], false)
 		tp := stats(pr.timePerToken, ps.tpotMean, ps.tpotPercentiles[:], false)
 		r.FirstToken, r.TimePerOutputToken = &ft, &tp
+		if s.scenario == Server {
+			f := earlystop.NewFinder()
+			r.FirstTokenBound = ps.tokenBound(f, pr.firstToken, ps.tokenTarget.sampleLatency, s.serverTTFTLatency)
+			r.TimePerOutputTokenBound = ps.tokenBound(f, pr.timePerToken, ps.tpotTarget.sampleLatency, s.serverTPOTLatency)
+		}
 	}
 	return r
 }

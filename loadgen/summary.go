@@ -181,52 +181,29 @@ func pct1(p float64) string { return fixed(p*100, 1) }
 // earlyStopping is the official PerformanceSummary::EarlyStopping over
 // sorted latencies (the sample latencies, or a token latency array).
 func (ps *perfSummary) earlyStopping(latencies []int64, targetLatency int64) (bool, string) {
-	const confidence, tolerance = 0.99, 0.0
 	f := earlystop.NewFinder()
 	issued := int64(ps.pr.queriesIssued)
 	p := ps.target.fraction
-	get := func(sorted []int64, i int64) int64 {
-		if i < 0 || i >= int64(len(sorted)) {
-			return 0
-		}
-		return sorted[i]
-	}
-	// discard is the official loop: the largest t such that h + t queries
-	// were processed.
-	discard := func(p float64) (hMin, t int64, enough bool) {
-		hMin = f.MinPassing(1, p, tolerance, confidence)
-		t = 1
-		if issued < hMin+1 {
-			return hMin, t, false
-		}
-		for i := int64(2); i < issued+1; i++ {
-			if h := f.MinPassing(i, p, tolerance, confidence); issued < h+i {
-				t = i - 1
-				break
-			}
-		}
-		return hMin, t, true
-	}
 	switch ps.s.scenario {
 	case SingleStream:
-		hMin, t, ok := discard(p)
+		hMin, t, ok := earlyStoppingDiscard(f, issued, p)
 		if !ok {
 			return false, " * Only processed " + itoa(issued) + " queries.\n * Need to process at least " +
 				itoa(hMin+1) + " queries for early stopping."
 		}
-		est := get(latencies, issued-t)
+		est := nth(latencies, issued-t)
 		rec := " * Processed at least " + itoa(hMin+1) + " queries (" + itoa(issued) + ").\n" +
 			" * Would discard " + itoa(t-1) + " highest latency queries.\n" +
 			" * Early stopping " + pct1(p) + "th percentile estimate: " + itoa(est)
 		ps.earlyStoppingSS = est
 		// The 99th percentile estimate infers MultiStream from SingleStream.
 		const multiStreamPercentile = 0.99
-		hMin, t, ok = discard(multiStreamPercentile)
+		hMin, t, ok = earlyStoppingDiscard(f, issued, multiStreamPercentile)
 		if !ok {
 			rec += "\n * Not enough queries processed for " + pct1(multiStreamPercentile) + "th percentile\n" +
 				" early stopping estimate (would need to process at\n least " + itoa(hMin+1) + " total queries)."
 		} else {
-			est = get(latencies, issued-t)
+			est = nth(latencies, issued-t)
 			rec += "\n * Early stopping " + pct1(multiStreamPercentile) + "th percentile estimate: " + itoa(est)
 			ps.earlyStoppingMS = est
 		}
@@ -238,19 +215,19 @@ func (ps *perfSummary) earlyStopping(latencies []int64, targetLatency int64) (bo
 				t++
 			}
 		}
-		h := f.MinPassing(t, p, tolerance, confidence)
+		h := f.MinPassing(t, p, earlyStoppingTolerance, earlyStoppingConfidence)
 		if issued >= h+t {
 			return true, " * Run successful."
 		}
 		return false, " * Run unsuccessful.\n * Processed " + itoa(issued) + " queries.\n" +
 			" * Would need to run at least " + itoa(h+t-issued) + " more queries,\n with the run being successful if every additional\n query were under latency."
 	case MultiStream:
-		hMin, t, ok := discard(p)
+		hMin, t, ok := earlyStoppingDiscard(f, issued, p)
 		if !ok {
 			return false, " * Only processed " + itoa(issued) + " queries.\n * Need to process at least " +
 				itoa(hMin+1) + " queries for early stopping."
 		}
-		est := get(ps.pr.queryLatencies, issued-t)
+		est := nth(ps.pr.queryLatencies, issued-t)
 		ps.earlyStoppingMS = est
 		return true, " * Processed at least " + itoa(hMin+1) + " queries (" + itoa(issued) + ").\n" +
 			" * Would discard " + itoa(t-1) + " highest latency queries.\n" +
