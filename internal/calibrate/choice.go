@@ -23,11 +23,20 @@ type Measurement struct {
 	// MultiStream).
 	QueryLatency time.Duration
 	// TargetQPS is the rate a Server probe was scheduled at, LatencyMet
-	// whether it met the latency bound at the scenario's percentile, and
-	// PercentileLatency the latency at that percentile.
+	// whether it met the latency bound at the scenario's percentile (as
+	// LoadGen judged it), and PercentileLatency the sample latency at
+	// that percentile.
 	TargetQPS         float64
 	LatencyMet        bool
 	PercentileLatency time.Duration
+	// LatencyBound is the Server target_latency (0 where the scenario
+	// bounds only token latencies) and LatencyPercentile the percentile
+	// the bounds apply to (0.99 for the 99th).
+	LatencyBound      time.Duration
+	LatencyPercentile float64
+	// Tokens are, in a Server run with token latencies, its TTFT and
+	// TPOT against their bounds; nil otherwise.
+	Tokens []TokenLatency
 }
 
 // Throughput is the measurement's samples per second; 0 for an empty one.
@@ -106,11 +115,19 @@ func cappedText(capped bool, s Settings) string {
 
 // Server chooses the Server target_qps: the peak the search found,
 // divided by margin, so that a machine margin times slower than during
-// the search still meets the latency bound.
+// the search still meets the latency bounds. The probe text says what
+// bounded the peak, and when the peak's token latencies were judged at
+// the plain percentile.
 func Server(p Peak, margin float64) Choice {
-	return Choice{Scenario: "Server", Key: KeyTargetQPS, Value: formatRate(p.QPS / margin),
-		Probe: fmt.Sprintf("probe: peak %s queries/s under the latency bound, %d probes from a capacity of %s samples/s",
-			formatRate(p.QPS), len(p.Trials), formatRate(p.Capacity))}
+	probe := fmt.Sprintf("probe: peak %s queries/s under the latency bounds, %d probes from a capacity of %s samples/s",
+		formatRate(p.QPS), len(p.Trials), formatRate(p.Capacity))
+	if p.Bounded != "" {
+		probe += "; bounded by " + p.Bounded
+	}
+	if p.Note != "" {
+		probe += "; " + p.Note
+	}
+	return Choice{Scenario: "Server", Key: KeyTargetQPS, Value: formatRate(p.QPS / margin), Probe: probe}
 }
 
 // formatRate writes a rate with four significant digits, at least 1.

@@ -98,5 +98,10 @@ func TestScheduleBound(t *testing.T) {
 func TestServerChoice(t *testing.T) {
 	t.Parallel()
 	c := Server(Peak{QPS: 1000, Capacity: 2000, Trials: make([]Measurement, 3)}, 2)
-	assert.Equal(t, "Server target_qps = 500 (probe: peak 1000 queries/s under the latency bound, 3 probes from a capacity of 2000 samples/s)", c.String())
+	assert.Equal(t, "Server target_qps = 500 (probe: peak 1000 queries/s under the latency bounds, 3 probes from a capacity of 2000 samples/s)", c.String())
+	c = Server(Peak{QPS: 1000, Capacity: 2000, Trials: make([]Measurement, 3), Bounded: "TTFT p99 (early stopping) 2.3ms > 2ms bound at 1500 queries/s",
+		Note: "TTFT and TPOT at 1000 queries/s judged at the plain p99: 500 queries, early stopping needs 662"}, 2)
+	assert.Equal(t, "Server target_qps = 500 (probe: peak 1000 queries/s under the latency bounds, 3 probes from a capacity of 2000 samples/s; "+
+		"bounded by TTFT p99 (early stopping) 2.3ms > 2ms bound at 1500 queries/s; "+
+		"TTFT and TPOT at 1000 queries/s judged at the plain p99: 500 queries, early stopping needs 662)", c.String())
 }

@@ -69,20 +69,29 @@ func NextCount(n uint64, took, d time.Duration) uint64 {
 }
 
 // Peak is what a Server peak search found: the highest rate that met the
-// latency bound, the capacity the search started from, and every probe.
+// latency bounds, the capacity the search started from, and every probe.
 type Peak struct {
 	QPS, Capacity float64
 	Trials        []Measurement
+	// Bounded says what bounded the peak: the bounds missed at the lowest
+	// rate that missed any, e.g. "TTFT p99 (early stopping) 2.3ms > 2ms
+	// bound at 367.2 queries/s"; "" when the capacity met them all.
+	Bounded string
+	// Note says when the probe at the peak issued too few queries for
+	// early stopping estimates of its token latencies; "" otherwise.
+	Note string
 }
 
 // SearchPeak looks for the highest Server rate, up to capacity (the
-// throughput an Offline probe measured), that meets the latency bound: it
-// tries capacity, then bisects [0, capacity) steps times, each probe d
-// long.
+// throughput an Offline probe measured), that meets the latency bounds:
+// it tries capacity, then bisects [0, capacity) steps times, each probe d
+// long. A probe meets the bounds when it misses none (see
+// [Measurement]): with token latencies, TTFT and TPOT at their early
+// stopping estimates.
 //
 // # Errors
 //
-// When no rate tried met the bound, the prober's error, or ctx's.
+// When no rate tried met the bounds, the prober's error, or ctx's.
 func SearchPeak(ctx context.Context, p Prober, capacity float64, steps int, d time.Duration) (Peak, error) {
 	pk := Peak{Capacity: capacity}
 	try := func(q float64) (bool, error) {
@@ -94,7 +103,13 @@ func SearchPeak(ctx context.Context, p Prober, capacity float64, steps int, d ti
 			return false, err
 		}
 		pk.Trials = append(pk.Trials, m)
-		return m.LatencyMet, nil
+		if ms := m.misses(); len(ms) > 0 {
+			// Bisection tries each missing rate below the last.
+			pk.Bounded = joinMisses(ms) + " at " + formatRate(q) + " queries/s"
+			return false, nil
+		}
+		pk.Note = m.plainNote()
+		return true, nil
 	}
 	if capacity <= 0 {
 		return pk, fmt.Errorf("the Server peak search needs a capacity above 0, got %g", capacity)
@@ -119,10 +134,9 @@ func SearchPeak(ctx context.Context, p Prober, capacity float64, steps int, d ti
 		}
 	}
 	if lo == 0 {
-		last := pk.Trials[len(pk.Trials)-1]
-		return pk, fmt.Errorf("no Server rate down to %s queries/s met the latency bound (its latency at the bound's percentile: %v)",
-			formatRate(last.TargetQPS), round(last.PercentileLatency))
+		return pk, fmt.Errorf("no Server rate down to %s queries/s met the latency bounds: %s", formatRate(hi), joinMisses(pk.Trials[len(pk.Trials)-1].misses()))
 	}
+	// The last rate that met the bounds is lo, and Note its probe's.
 	pk.QPS = lo
 	return pk, nil
 }

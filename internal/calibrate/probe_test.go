@@ -42,7 +42,8 @@ func (f *fakeProber) Count(_ context.Context, n uint64) (Measurement, error) {
 
 func (f *fakeProber) Rate(_ context.Context, qps float64, d time.Duration) (Measurement, error) {
 	f.rates = append(f.rates, qps)
-	m := Measurement{TargetQPS: qps, Samples: uint64(qps * d.Seconds()), Duration: d, QueryLatency: f.service}
+	m := Measurement{TargetQPS: qps, Samples: uint64(qps * d.Seconds()), Duration: d, QueryLatency: f.service,
+		LatencyBound: f.bound, LatencyPercentile: 0.99}
 	if qps >= f.capacity {
 		m.PercentileLatency = time.Hour
 	} else {
@@ -118,7 +119,7 @@ func TestSearchPeak(t *testing.T) {
 		{name: "more steps, closer", capacity: 1000, service: time.Millisecond, bound: 3 * time.Millisecond, steps: 8, want: 664.0625},
 		// A bound the service time alone misses.
 		{name: "nothing meets the bound", capacity: 1000, service: 10 * time.Millisecond, bound: 5 * time.Millisecond, steps: 3,
-			wantErr: "no Server rate down to 125 queries/s met the latency bound"},
+			wantErr: "no Server rate down to 125 queries/s met the latency bounds: latency p99 11.43ms > 5ms bound"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -135,6 +136,8 @@ func TestSearchPeak(t *testing.T) {
 			require.NoError(t, err)
 			assert.InDelta(t, tc.want, p.QPS, 1e-9)
 			assert.InDelta(t, tc.capacity, p.Capacity, 0)
+			assert.Contains(t, p.Bounded, "latency p99 ")
+			assert.NotContains(t, p.Bounded, "TTFT", "no token bound without token latencies")
 		})
 	}
 
@@ -144,6 +147,7 @@ func TestSearchPeak(t *testing.T) {
 	require.NoError(t, err)
 	assert.InDelta(t, 1000, p.QPS, 0)
 	assert.Len(t, p.Trials, 1)
+	assert.Empty(t, p.Bounded, "nothing bounded the capacity")
 
 	_, err = SearchPeak(t.Context(), f, 0, 6, time.Second)
 	require.ErrorContains(t, err, "capacity above 0")

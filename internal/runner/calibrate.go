@@ -109,13 +109,27 @@ func (p *Probe) Count(ctx context.Context, count uint64) (calibrate.Measurement,
 	return p.run(ctx, s)
 }
 
-// Rate runs the Server scenario at qps for d.
+// Rate runs the Server scenario at qps for d, at most 2d. With token
+// latencies it runs until it has issued the queries an early stopping
+// estimate at the bounds' percentile needs (662 for the 99th), at most
+// tokenProbeStretch × d: a slower rate gets fewer, and the search judges
+// that probe at the plain percentile.
 func (p *Probe) Rate(ctx context.Context, qps float64, d time.Duration) (calibrate.Measurement, error) {
 	s := p.probeSettings()
 	s.ServerTargetQPS, s.MinDuration, s.MinQueryCount, s.MaxQueryCount = qps, d, 1, 0
 	s.MaxDuration = 2 * d
+	if s.UseTokenLatencies {
+		s.MinQueryCount = loadgen.EarlyStoppingMinQueries(s.ServerTargetLatencyPercentile)
+		s.MaxDuration = tokenProbeStretch * d
+	}
 	return p.run(ctx, s)
 }
+
+// tokenProbeStretch bounds how much longer than the probe time a Server
+// probe with token latencies runs for its early stopping estimate: ten
+// probes of at most 10 s each with the default 1 s, beside an LLM run's
+// 600 s minimum.
+const tokenProbeStretch = 10
 
 // probeSettings are the run's settings as every probe starts from them:
 // performance only, no duration limit of the run's.
@@ -155,9 +169,18 @@ func measurement(p *loadgen.PerformanceResult) (calibrate.Measurement, error) {
 	}
 	m := calibrate.Measurement{Samples: p.SamplesCompleted, Queries: p.QueriesIssued, Duration: p.Duration,
 		QueryLatency: p.Latency.Mean, TargetQPS: p.TargetQPS, LatencyMet: !p.HasPerfConstraints || p.PerfConstraintsMet,
-		PercentileLatency: p.TargetPercentileLatency}
+		PercentileLatency: p.TargetPercentileLatency, LatencyBound: p.TargetLatency, LatencyPercentile: p.TargetLatencyPercentile}
 	if p.QueryLatency != nil {
 		m.QueryLatency = p.QueryLatency.Mean
+	}
+	for _, b := range []struct {
+		name string
+		b    *loadgen.TokenBound
+	}{{"TTFT", p.FirstTokenBound}, {"TPOT", p.TimePerOutputTokenBound}} {
+		if b.b != nil {
+			m.Tokens = append(m.Tokens, calibrate.TokenLatency{Name: b.name, Bound: b.b.Bound, Percentile: b.b.Latency,
+				EarlyStopping: b.b.EarlyStopping, EarlyStoppingQueries: b.b.EarlyStoppingQueries})
+		}
 	}
 	return m, nil
 }

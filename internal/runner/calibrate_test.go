@@ -207,13 +207,49 @@ func TestProbeCount(t *testing.T) {
 	}
 }
 
+// TestProbeTokenLatencies runs Server probes with token latencies against
+// a system that answers at once (in real time: the Server issuer sleeps
+// in the kernel, which synctest does not fake). A probe asks for the 662
+// queries an early stopping estimate of the 99th percentile needs, and
+// its measurement carries TTFT and TPOT against their bounds; one cut
+// short by its limit of ten times the probe time has no estimate.
+func TestProbeTokenLatencies(t *testing.T) {
+	t.Parallel()
+	s := loadgen.DefaultTestSettings()
+	s.Scenario, s.UseTokenLatencies = loadgen.Server, true
+	s.ServerTargetLatency, s.ServerTTFTLatency, s.ServerTPOTLatency = 0, 3*time.Second, time.Second
+	p := &Probe{NewSUT: func() ProbeSUT { return instantSUT{tokens: 11} }, QSL: probeQSL{n: 64}, Settings: s, Dir: t.TempDir()}
+
+	// 662 queries at 2000/s: 331 ms, past the probe time of 200 ms.
+	m, err := p.Rate(t.Context(), 2000, 200*time.Millisecond)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, m.Queries, uint64(662), "sized for the estimate")
+	assert.Zero(t, m.LatencyBound, "no sample latency bound")
+	require.Len(t, m.Tokens, 2)
+	for i, name := range []string{"TTFT", "TPOT"} {
+		tl := m.Tokens[i]
+		assert.Equal(t, name, tl.Name)
+		assert.Equal(t, []time.Duration{3 * time.Second, time.Second}[i], tl.Bound)
+		assert.Equal(t, uint64(662), tl.EarlyStoppingQueries)
+		assert.GreaterOrEqual(t, tl.EarlyStopping, tl.Percentile, "the estimate is at or above the plain percentile")
+	}
+	assert.Positive(t, m.Tokens[0].EarlyStopping)
+
+	// 100/s for at most 10 × 10 ms: about 10 queries, no estimate.
+	m, err = p.Rate(t.Context(), 100, 10*time.Millisecond)
+	require.NoError(t, err)
+	assert.Less(t, m.Queries, uint64(662))
+	require.Len(t, m.Tokens, 2)
+	assert.Zero(t, m.Tokens[0].EarlyStopping)
+}
+
 // TestProbeRate runs a Server probe against a system that answers at
-// once: every rate meets the bound, and the measurement says at which
-// rate it ran.
+// once: every rate meets the bound (of a minute, which a loaded machine
+// meets too), and the measurement says at which rate it ran.
 func TestProbeRate(t *testing.T) {
 	t.Parallel()
 	s := loadgen.DefaultTestSettings()
-	s.Scenario = loadgen.Server
+	s.Scenario, s.ServerTargetLatency = loadgen.Server, time.Minute
 	p := &Probe{NewSUT: func() ProbeSUT { return instantSUT{} }, QSL: probeQSL{n: 64}, Settings: s, Dir: t.TempDir()}
 	m, err := p.Rate(t.Context(), 200, 100*time.Millisecond)
 	require.NoError(t, err)
@@ -222,16 +258,22 @@ func TestProbeRate(t *testing.T) {
 	assert.Positive(t, m.Samples)
 }
 
-// instantSUT completes every sample inside IssueQuery.
-type instantSUT struct{}
+// instantSUT completes every sample inside IssueQuery, with tokens
+// tokens (its first token reported first) when tokens is above 0.
+type instantSUT struct{ tokens int64 }
 
 func (instantSUT) Name() string                       { return "InstantSUT" }
 func (instantSUT) Err() error                         { return nil }
 func (instantSUT) FlushQueries(context.Context) error { return nil }
-func (instantSUT) IssueQuery(_ context.Context, samples []loadgen.QuerySample, r *loadgen.Responder) error {
+func (s instantSUT) IssueQuery(_ context.Context, samples []loadgen.QuerySample, r *loadgen.Responder) error {
 	resp := make([]loadgen.QuerySampleResponse, len(samples))
 	for i, q := range samples {
-		resp[i] = loadgen.QuerySampleResponse{ID: q.ID, Data: []byte{1}}
+		resp[i] = loadgen.QuerySampleResponse{ID: q.ID, Data: []byte{1}, NTokens: s.tokens}
+	}
+	if s.tokens > 0 {
+		if err := r.FirstTokenComplete(resp); err != nil {
+			return err
+		}
 	}
 	return r.QuerySamplesComplete(resp)
 }
