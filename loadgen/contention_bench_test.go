@@ -26,6 +26,10 @@ var (
 	contentionLoad     = flag.String("contention.load", "procs", "what loads the cores: procs (busy processes) or threads (busy goroutines in this process, busy threads in the C++ driver's)")
 	contentionBusy     = flag.Int("contention.busy", 0, "how many busy processes or threads (0: twice the CPUs)")
 	contentionTimers   = flag.Bool("contention.timers", false, "also run this LoadGen with the Server issuer on Go timers (the issuer before it slept in the kernel)")
+	contentionShared   = flag.Bool("contention.shared_load", false, "start the busy processes once, before the first round, and keep them running through every run (default: a fresh set per run)")
+	contentionMinQuery = flag.Uint64("contention.min_query_count", 100, "min_query_count of each contention run")
+	contentionSeeds    = flag.String("contention.seeds", "", "qsl_rng_seed,sample_index_rng_seed,schedule_rng_seed of each run (default: DefaultTestSettings')")
+	contentionNapSpin  = flag.Duration("contention.napspin", spinAuto, "spin after this LoadGen's kernel sleep (negative: calibrated), to compare issuer variants")
 	contentionCPP      = flag.String("contention.cpp", "", "a driver of the official C++ LoadGen to run under the same load: `driver run OUTDIR TOTAL PERF Server CONF latency_ns=N [busy=N]`")
 )
 
@@ -134,34 +138,58 @@ func BenchmarkServerContention(b *testing.B) {
 	s.ServerTargetQPS = *contentionQPS
 	s.ServerTargetLatency = *contentionBound
 	s.MinDuration = *contentionDuration
-	s.MinQueryCount = 100
+	s.MinQueryCount = *contentionMinQuery
+	if *contentionSeeds != "" {
+		seeds := strings.Split(*contentionSeeds, ",")
+		if len(seeds) != 3 {
+			b.Fatalf("-contention.seeds %q: want qsl,index,schedule", *contentionSeeds)
+		}
+		for i, dst := range []*uint64{&s.QSLRNGSeed, &s.SampleIndexRNGSeed, &s.ScheduleRNGSeed} {
+			v, err := strconv.ParseUint(strings.TrimSpace(seeds[i]), 10, 64)
+			if err != nil {
+				b.Fatalf("-contention.seeds: %v", err)
+			}
+			*dst = v
+		}
+	}
 	const total, perf = 1024, 1024
 	conf := filepath.Join(dir, "cpp.conf")
-	if err := os.WriteFile(conf, fmt.Appendf(nil, "m.*.target_qps = %g\nm.*.min_duration = %d\nm.*.min_query_count = 100\n",
-		*contentionQPS, contentionDuration.Milliseconds()), 0o644); err != nil {
+	if err := os.WriteFile(conf, fmt.Appendf(nil, "m.*.target_qps = %g\nm.*.min_duration = %d\nm.*.min_query_count = %d\n"+
+		"m.*.qsl_rng_seed = %d\nm.*.sample_index_rng_seed = %d\nm.*.schedule_rng_seed = %d\n",
+		*contentionQPS, contentionDuration.Milliseconds(), s.MinQueryCount,
+		s.QSLRNGSeed, s.SampleIndexRNGSeed, s.ScheduleRNGSeed), 0o644); err != nil {
 		b.Fatal(err)
 	}
 
 	var ours, timers, cpp []contentionRun
-	var lateP50, lateP99 []float64
+	var lateP50, lateP99, cpuShare []float64
 	runGo := func(name string, runs *[]contentionRun, opts ...Option) {
 		out := b.TempDir()
+		cpu0, wall0 := processCPU(), time.Now()
 		res, err := StartTest(context.Background(), &nullSUT{}, &fakeQSL{total: total, perf: perf}, s, LogSettings{OutDir: out}, opts...)
 		if err != nil {
 			b.Fatal(err)
 		}
+		cpu := float64(processCPU()-cpu0) / float64(time.Since(wall0))
 		r, err := detailRun(filepath.Join(out, "mlperf_log_detail.txt"))
 		if err != nil {
 			b.Fatal(err)
 		}
 		*runs = append(*runs, r)
-		if len(opts) == 0 {
+		if runs == &ours {
 			lateP50 = append(lateP50, float64(res.Performance.IssueDelay.At(0.50)))
 			lateP99 = append(lateP99, float64(res.Performance.IssueDelay.At(0.99)))
+			cpuShare = append(cpuShare, cpu)
 		}
-		b.Logf("%-6s p50 %8.0f µs  p99 %8.0f µs  valid %v", name, r.p50/1e3, r.p99/1e3, r.valid)
+		b.Logf("%-6s p50 %8.0f µs  p99 %8.0f µs  valid %v  cpu %.3f", name, r.p50/1e3, r.p99/1e3, r.valid, cpu)
 	}
-	runOurs := func() { runGo("go", &ours) }
+	runOurs := func() {
+		if *contentionNapSpin >= 0 {
+			runGo("go", &ours, func(r *run) { r.spin = *contentionNapSpin })
+			return
+		}
+		runGo("go", &ours)
+	}
 	runTimers := func() { runGo("timers", &timers, withSpin(spinAuto)) }
 	runCPP := func() {
 		out := b.TempDir()
@@ -185,7 +213,8 @@ func BenchmarkServerContention(b *testing.B) {
 
 	// Each round runs every contender once, in an order that rotates, each
 	// under load started afresh so that none inherits another's scheduler
-	// history.
+	// history, or, with -contention.shared_load, all under one set of busy
+	// processes started before the first round.
 	type contender struct {
 		run       func()
 		inProcess bool // this process is the one under test
@@ -197,12 +226,16 @@ func BenchmarkServerContention(b *testing.B) {
 	if *contentionCPP != "" {
 		contenders = append(contenders, contender{runCPP, false})
 	}
+	shared := *contentionShared && *contentionLoad == "procs"
+	if shared {
+		b.Cleanup(startLoad(b, "procs", busy))
+	}
 	round := 0
 	for b.Loop() {
 		for i := range contenders {
 			c := contenders[(round+i)%len(contenders)]
 			// The C++ driver starts its own busy threads.
-			if c.inProcess || *contentionLoad == "procs" {
+			if !shared && (c.inProcess || *contentionLoad == "procs") {
 				stop := startLoad(b, *contentionLoad, busy)
 				c.run()
 				stop()
@@ -231,6 +264,7 @@ func BenchmarkServerContention(b *testing.B) {
 	report("go", ours)
 	b.ReportMetric(median(lateP50)/1e3, "go-issue-late-p50-us")
 	b.ReportMetric(median(lateP99)/1e3, "go-issue-late-p99-us")
+	b.ReportMetric(median(cpuShare), "go-cpu-per-wall")
 	report("timers", timers)
 	report("cpp", cpp)
 }
