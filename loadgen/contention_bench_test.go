@@ -24,7 +24,7 @@ var (
 	contentionDuration = flag.Duration("contention.duration", 2*time.Second, "min_duration of each contention run")
 	contentionBound    = flag.Duration("contention.bound", time.Millisecond, "Server latency bound (99th percentile) of each contention run")
 	contentionLoad     = flag.String("contention.load", "procs", "what loads the cores: procs (busy processes) or threads (busy goroutines in this process, busy threads in the C++ driver's)")
-	contentionBusy     = flag.Int("contention.busy", 0, "how many busy processes or threads (0: twice the CPUs)")
+	contentionBusy     = flag.Int("contention.busy", 0, "how many busy processes or threads (0: twice the CPUs; negative: none, the load is started outside)")
 	contentionTimers   = flag.Bool("contention.timers", false, "also run this LoadGen with the Server issuer on Go timers (the issuer before it slept in the kernel)")
 	contentionShared   = flag.Bool("contention.shared_load", false, "start the busy processes once, before the first round, and keep them running through every run (default: a fresh set per run)")
 	contentionMinQuery = flag.Uint64("contention.min_query_count", 100, "min_query_count of each contention run")
@@ -86,6 +86,9 @@ func detailRun(path string) (contentionRun, error) {
 // startLoad starts n busy processes (or goroutines, for "threads") and
 // returns what stops them.
 func startLoad(b *testing.B, kind string, n int) func() {
+	if n < 0 {
+		return func() {}
+	}
 	switch kind {
 	case "procs":
 		var cmds []*exec.Cmd
@@ -129,7 +132,7 @@ func startLoad(b *testing.B, kind string, n int) func() {
 // too. Each b.N iteration is one round.
 func BenchmarkServerContention(b *testing.B) {
 	busy := *contentionBusy
-	if busy <= 0 {
+	if busy == 0 {
 		busy = 2 * runtime.NumCPU()
 	}
 	dir := b.TempDir()
