@@ -26,6 +26,9 @@ func (p *phase) issue(ctx context.Context) issueStats {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
+	if p.eff.scenario == Server && !p.r.timerWait {
+		defer holdIssuerThread()()
+	}
 	p.begin(timer, &st)
 	for k := 0; k < p.q.queries; k++ {
 		now, ok := p.waitTurn(ctx, timer, k)

@@ -47,6 +47,33 @@ func TestTuneThreadRestores(t *testing.T) {
 	assert.Equal(t, slice, sliceOf(t))
 }
 
+// TestServerPhaseHoldsTunedThread checks that the issuer's thread stays
+// tuned across final naps while it is held, and that a Server run hands
+// the calling thread back as it found it.
+func TestServerPhaseHoldsTunedThread(t *testing.T) {
+	// Not parallel: the thread is locked and inspected.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	slack, slice := timerSlack(t), sliceOf(t)
+	release := holdIssuerThread()
+	assert.Equal(t, uintptr(1), timerSlack(t), "1 ns slack while the phase runs")
+	nap(time.Microsecond, true)
+	assert.Equal(t, uintptr(1), timerSlack(t), "a final nap leaves the tuning in place")
+	release()
+	assert.Equal(t, slack, timerSlack(t))
+	assert.Equal(t, slice, sliceOf(t))
+
+	s := DefaultTestSettings()
+	s.Scenario = Server
+	s.ServerTargetQPS = 2000
+	s.MinDuration = 20 * time.Millisecond
+	s.MinQueryCount = 20
+	_, err := StartTest(context.Background(), &nullSUT{}, &fakeQSL{total: 8, perf: 8}, s, LogSettings{OutDir: t.TempDir()})
+	require.NoError(t, err)
+	assert.Equal(t, slack, timerSlack(t), "the run restores the calling thread")
+	assert.Equal(t, slice, sliceOf(t))
+}
+
 func TestCalibrateNapSpin(t *testing.T) {
 	t.Parallel()
 	spin := calibrateNapSpin()

@@ -10,3 +10,6 @@ const kernelSleep = false
 
 // nap is not used where kernelSleep is false.
 func nap(d time.Duration, _ bool) { time.Sleep(d) }
+
+// holdIssuerThread has nothing to tune where kernelSleep is false.
+func holdIssuerThread() (release func()) { return func() {} }
