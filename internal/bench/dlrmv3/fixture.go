@@ -28,38 +28,50 @@ type Slot struct {
 // those with a request in slot ts+2; else in slot ts+1), their offsets
 // and counts. Python's csv module ends lines with CRLF; so does this.
 func WriteStreaming(dir string, totalTS int, users [][]Slot) error {
+	return WriteStreamingFunc(dir, totalTS, len(users), func(u int) []Slot { return users[u] })
+}
+
+// WriteStreamingFunc is [WriteStreaming] of n users, user(u) being user
+// u's slots: a data set too large to hold as Slots is written a user at
+// a time (user may reuse the slice it returned before).
+func WriteStreamingFunc(dir string, totalTS, n int, user func(u int) []Slot) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	train := totalTS * 9 / 10
+	slotTS := func(s int) int { // the timestamp requesting in slot s; -1 for none
+		switch {
+		case s >= 1 && s <= train:
+			return s - 1
+		case s >= train+2 && s < totalTS+2:
+			return s - 2
+		}
+		return -1
+	}
 	var lines bytes.Buffer
-	var offsets []string
-	for u, slots := range users {
+	offsets := make([]string, 0, n)
+	perTS := make([][]int64, totalTS)
+	rec := make([]string, 0, 4*(totalTS+2))
+	for u := range n {
+		slots := user(u)
 		if len(slots) != totalTS+2 {
 			return fmt.Errorf("user %d: %d slots, want %d", u, len(slots), totalTS+2)
 		}
 		offsets = append(offsets, strconv.Itoa(lines.Len()))
-		var rec []string
-		for _, s := range slots {
+		rec = rec[:0]
+		for i, s := range slots {
 			rec = append(rec, joinInts(s.CandidateIDs), joinFloats(s.CandidateRatings), joinInts(s.HistoryIDs), joinFloats(s.HistoryRatings))
+			if ts := slotTS(i); ts >= 0 && len(s.CandidateIDs) > 0 {
+				perTS[ts] = append(perTS[ts], int64(u))
+			}
 		}
 		if err := writeCSV(&lines, rec); err != nil {
 			return err
 		}
 	}
-	train := totalTS * 9 / 10
 	var requests, cumsum bytes.Buffer
 	var tsOffsets []string
-	for ts := range totalTS {
-		slot := ts + 1
-		if ts >= train {
-			slot = ts + 2
-		}
-		var req []int64
-		for u, slots := range users {
-			if len(slots[slot].CandidateIDs) > 0 {
-				req = append(req, int64(u))
-			}
-		}
+	for _, req := range perTS {
 		tsOffsets = append(tsOffsets, strconv.Itoa(requests.Len()))
 		if err := writeCSV(&requests, []string{joinInts(req)}); err != nil {
 			return err

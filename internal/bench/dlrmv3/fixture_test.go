@@ -35,6 +35,12 @@ func predict(id int64, history int) float32 {
 // fixtureResults answers every sample of s.
 func fixtureResults(t *testing.T, s *Streaming) []Result {
 	t.Helper()
+	return resultsOf(t, s, predict)
+}
+
+// resultsOf answers every sample of s with model's predictions.
+func resultsOf(t *testing.T, s *Streaming, model func(id int64, history int) float32) []Result {
+	t.Helper()
 	var out []Result
 	for i := range s.Len() {
 		shapes, err := s.Shapes(i)
@@ -46,7 +52,7 @@ func fixtureResults(t *testing.T, s *Streaming) []Result {
 		r := Result{TS: int(i64(0, 0)), Query: int(i64(0, 1))}
 		for j := range shapes[4][0] {
 			rating := floats(buf[ls[5].Offset:])[j]
-			r.Predictions = append(r.Predictions, predict(i64(4, j), shapes[2][0]))
+			r.Predictions = append(r.Predictions, model(i64(4, j), shapes[2][0]))
 			r.Labels = append(r.Labels, b2f(rating >= 3.5))
 			r.Weights = append(r.Weights, 1)
 		}
