@@ -20,8 +20,11 @@ const (
 // maxNapSpin bounds the spin after a kernel sleep. It is small on purpose:
 // on a loaded machine a thread that spins uses up its share of the CPU and
 // the scheduler then runs it late, where a thread that sleeps is woken at
-// once.
-const maxNapSpin = 50 * time.Microsecond
+// once. Under four busy loops per core a 50 µs spin after every nap put
+// the median query 300-550 µs late, a 20 µs one 3-7 µs (BENCHMARKS.md,
+// "Under CPU contention"): past that the issuer's spinning costs it its
+// place in the run queue.
+const maxNapSpin = 20 * time.Microsecond
 
 // calibrateSpin measures how late a short timer fires on this machine and
 // returns how much of each Server wait to spin so that queries are issued
