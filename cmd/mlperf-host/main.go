@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/codesandbox"
@@ -10,12 +9,7 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == codesandbox.LaunchArg {
-		// The code sandbox's launcher: it returns only on failure.
-		err := codesandbox.Main(os.Args[2:])
-		fmt.Fprintln(os.Stderr, codesandbox.LaunchPrefix+err.Error())
-		os.Exit(codesandbox.LaunchFailed)
-	}
+	codesandbox.LaunchIfAsked() // the code sandbox's launcher, when started as one
 	ctx, stopNow, stop := interrupts(os.Stderr)
 	a := newApp(os.Stdout, os.Stderr)
 	a.environ = os.Environ()

@@ -17,11 +17,7 @@ import (
 // TestMain makes the test binary its own launcher (the helper-process
 // pattern): started with LaunchArg, it is the sandbox's launcher.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == LaunchArg {
-		err := Main(os.Args[2:])
-		fmt.Fprintln(os.Stderr, LaunchPrefix+err.Error())
-		os.Exit(LaunchFailed)
-	}
+	LaunchIfAsked()
 	os.Exit(m.Run())
 }
 

@@ -2,7 +2,6 @@ package livecodebench
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -16,11 +15,7 @@ import (
 // TestMain makes the test binary the code sandbox's launcher (the
 // helper-process pattern).
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == codesandbox.LaunchArg {
-		err := codesandbox.Main(os.Args[2:])
-		fmt.Fprintln(os.Stderr, codesandbox.LaunchPrefix+err.Error())
-		os.Exit(codesandbox.LaunchFailed)
-	}
+	codesandbox.LaunchIfAsked()
 	os.Exit(m.Run())
 }
 
