@@ -2,7 +2,7 @@
 // scored against its tests) in a child process confined in time, memory,
 // files, processes and network: [Run] writes the program's files into a
 // fresh temporary directory and runs a command there through a launcher
-// (a binary whose main hands [LaunchArg] to [Main]; mlperf-host's does),
+// (a binary whose main calls [LaunchIfAsked] first; mlperf-host's does),
 // which applies the limits and then executes the command.
 //
 // Where the kernel lets an unprivileged process make user namespaces, the
