@@ -80,7 +80,7 @@ func issueRecords(n int, output bool) []byte {
 
 // loadBench returns a server with a loaded model and benchSamples
 // samples.
-func loadBench(b *testing.B, be Backend, cfg ServerConfig) *Server {
+func loadBench(b testing.TB, be Backend, cfg ServerConfig) *Server {
 	b.Helper()
 	srv := NewServer(be, cfg)
 	b.Cleanup(func() { srv.Close() })
@@ -209,19 +209,26 @@ func BenchmarkGRPC(b *testing.B) {
 
 // openBenchStream serves be over bufconn, loads it and opens a session.
 // Cleanup closes the stream and waits for the server to stop.
-func openBenchStream(b *testing.B, be Backend) backendv1grpc.Backend_SessionClient {
+func openBenchStream(b testing.TB, be Backend) backendv1grpc.Backend_SessionClient {
 	b.Helper()
-	srv := loadBench(b, be, ServerConfig{})
+	return openSessionStream(b, loadBench(b, be, ServerConfig{}), grpc.WithInitialWindowSize(4<<20), grpc.WithInitialConnWindowSize(16<<20))
+}
+
+// openSessionStream serves srv over bufconn and opens a session with the
+// client's options. Cleanup closes the stream and waits for the server to
+// stop.
+func openSessionStream(b testing.TB, srv *Server, opts ...grpc.DialOption) backendv1grpc.Backend_SessionClient {
+	b.Helper()
 	lis := bufconn.Listen(1 << 20)
 	gs := newGRPCServer(nil)
 	backendv1grpc.RegisterBackendServer(gs, newGRPCBackend(srv))
 	served := make(chan error, 1)
 	go func() { served <- gs.Serve(lis) }()
-	conn, err := grpc.NewClient("passthrough:///bufconn",
+	conn, err := grpc.NewClient("passthrough:///bufconn", append([]grpc.DialOption{
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithInitialWindowSize(4<<20), grpc.WithInitialConnWindowSize(16<<20),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageBytes), grpc.MaxCallSendMsgSize(MaxMessageBytes)))
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageBytes), grpc.MaxCallSendMsgSize(MaxMessageBytes)),
+	}, opts...)...)
 	require.NoError(b, err)
 	ctx, cancel := context.WithCancel(b.Context())
 	stream, err := backendv1grpc.NewBackendClient(conn).Session(ctx)

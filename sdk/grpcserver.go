@@ -105,9 +105,10 @@ func (g *grpcBackend) Close(context.Context, *backendv1.CloseRequest) (*backendv
 	return g.srv.Close(), nil
 }
 
-// Session runs the timed part of a run: this goroutine receives queries
-// and hands them to the session's workers, a sender goroutine sends the
-// completions. When the host closes its side, every query still in the
+// Session runs the timed part of a run: a receiver goroutine hands the
+// host's queries to the session's workers, a sender goroutine sends the
+// completions, and Session returns once both ended, or at once when the
+// host stopped reading. When the host closes its side, every query still in the
 // plugin completes first; when the stream breaks, the Infer calls in
 // progress see their context canceled.
 func (g *grpcBackend) Session(stream backendv1grpc.Backend_SessionServer) error {
@@ -131,34 +132,41 @@ func (g *grpcBackend) Session(stream backendv1grpc.Backend_SessionServer) error 
 	go func() { sent <- out.run(sendCtx, stream) }()
 
 	rx := &sessionReceiver{g: g, sess: sess, out: out}
+	ended := make(chan error, 1)
+	go func() { ended <- rx.run(stream, sent) }()
+	select {
+	case err := <-ended:
+		if full := out.unread.failed(); full != nil {
+			return full
+		}
+		return err
+	case <-out.unread.full:
+		// The host stopped reading: the session fails now, not at the
+		// host's next message, which may never come. The receiver may
+		// sit in a RecvMsg the host never answers and the sender in a
+		// Send the host never reads; both fail as gRPC ends the stream
+		// once this handler returned, and run then ends the session and
+		// unmaps its rings.
+		return out.unread.failed()
+	}
+}
+
+// run receives the host's messages until it closes its side or the
+// stream breaks, then ends the session (aborts it on an error), waits for
+// the sender and unmaps the rings. It returns the receive error, else the
+// sender's.
+func (rx *sessionReceiver) run(stream backendv1grpc.Backend_SessionServer, sent <-chan error) error {
 	recvErr := rx.receive(stream)
 	if err := rx.detach(); recvErr == nil {
 		recvErr = err
 	}
 	if recvErr != nil {
-		sess.Abort()
+		rx.sess.Abort()
 	} else {
-		sess.End()
+		rx.sess.End()
 	}
-	out.close()
-	var sendErr error
-	select {
-	case sendErr = <-sent:
-	case <-out.unread.full:
-		// The sender may be stuck in a Send the host never reads: it
-		// fails as gRPC ends the stream, once this handler returned.
-		// The rings, if any, stay mapped until it did, as it may still
-		// push to them.
-		if rx.ring != nil {
-			go func() {
-				if err := <-sent; err != nil {
-					g.srv.log.Debug("the failed session's sender ended", "err", err)
-				}
-				rx.ring.unmap()
-			}()
-		}
-		return out.unread.failed()
-	}
+	rx.out.close()
+	sendErr := <-sent
 	if rx.ring != nil {
 		// Nobody uses the rings any more: the poller stopped, the sender
 		// returned.
