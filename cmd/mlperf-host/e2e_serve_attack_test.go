@@ -188,7 +188,11 @@ func TestServeUnreadCompletionsBound(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.LoadSamples(t.Context(), &backendv1.LoadSamplesRequest{Samples: []*backendv1.SampleRef{{Index: 0, Data: make([]byte, sample), Length: sample}}})
 	require.NoError(t, err)
-	session, err := c.Session(t.Context())
+	// A bound on the whole session, so that a plugin that never ends it
+	// fails this test, not the package's timeout.
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	session, err := c.Session(ctx)
 	require.NoError(t, err)
 	// 256 MiB of outputs if the plugin held them all; sending stops once
 	// the plugin ended the session.
