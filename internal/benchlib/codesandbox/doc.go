@@ -11,10 +11,14 @@
 // holding the host's /usr, /bin, /lib*, /sbin and /etc read-only, a few
 // devices, a /proc of its own and its directory (/work) writable; killing
 // its first process kills every process in it. Always, the launcher sets
-// rlimits (CPU time, address space, file size, one process, no core
-// files) and a seccomp filter under which fork, vfork, clone3 and a clone
-// that is not a thread fail with EAGAIN (RLIMIT_NPROC alone does not bind
-// a root caller, even in a user namespace). Where user namespaces are not
+// rlimits (CPU time, address space, file size, processes and threads,
+// no core files) and a seccomp filter under which fork, vfork and a clone
+// that is not a thread fail with EAGAIN, clone3 with ENOSYS, so that
+// threads are made with clone (RLIMIT_NPROC alone does not bind a root
+// caller, even in a user namespace). A trusted program that starts
+// processes, a compiler driver, runs without that filter
+// ([Config.Processes]); several commands may run one after another in
+// one directory ([Workdir]). Where user namespaces are not
 // allowed, [Result.Isolated] is false and the limits alone hold: the
 // child shares the host's network and file system (it runs in its
 // directory, which is HOME and TMPDIR, but may write wherever its user

@@ -36,6 +36,15 @@ type Config struct {
 	Output int
 	// Dir is where its temporary directory is made; "" for the system's.
 	Dir string
+	// Threads is how many threads (and processes, which RLIMIT_NPROC
+	// counts alike) it may run at once; 0 for one. A runtime such as
+	// Node's starts a few threads before it runs any code.
+	Threads int
+	// Processes lets it start processes, up to Threads: a compiler
+	// driver that runs its passes (g++'s cc1plus, as, ld). Only for a
+	// trusted program; an untrusted one gets no new process (the
+	// seccomp filter of the package doc).
+	Processes bool
 }
 
 // Validate reports what is missing or out of range.
@@ -58,6 +67,9 @@ func (c Config) Validate() error {
 	}
 	if c.Output <= 0 {
 		errs = append(errs, fmt.Errorf("codesandbox: output bound %d", c.Output))
+	}
+	if c.Threads < 0 {
+		errs = append(errs, fmt.Errorf("codesandbox: threads %d", c.Threads))
 	}
 	return errors.Join(errs...)
 }
@@ -83,6 +95,8 @@ type limits struct {
 	CPUSeconds uint64
 	Memory     uint64
 	FileSize   uint64
+	Tasks      uint64 // RLIMIT_NPROC
+	Processes  bool   // no seccomp filter on new processes
 	Isolated   bool
 	Dir        string
 }
@@ -102,31 +116,73 @@ func Run(ctx context.Context, cfg Config, files map[string][]byte, argv []string
 	if err := cfg.Validate(); err != nil {
 		return Result{}, err
 	}
-	if len(argv) == 0 {
-		return Result{}, errors.New("codesandbox: no command")
-	}
-	dir, err := os.MkdirTemp(cfg.Dir, "codesandbox-")
+	w, err := NewWorkdir(cfg.Dir, files)
 	if err != nil {
-		return Result{}, fmt.Errorf("codesandbox: %w", err)
+		return Result{}, err
 	}
-	defer os.RemoveAll(dir)
+	defer w.Close()
+	return w.Run(ctx, cfg, argv, stdin)
+}
+
+// Workdir is a temporary directory that several confined commands run in
+// one after another, each seeing what the one before left: a compiler's
+// output, then the compiled program.
+type Workdir struct{ dir string }
+
+// NewWorkdir makes a temporary directory in parent ("" for the system's)
+// holding files (name, relative to it, to contents).
+//
+// # Errors
+//
+// A directory or file that cannot be made, a name outside the directory.
+func NewWorkdir(parent string, files map[string][]byte) (*Workdir, error) {
+	dir, err := os.MkdirTemp(parent, "codesandbox-")
+	if err != nil {
+		return nil, fmt.Errorf("codesandbox: %w", err)
+	}
 	for name, b := range files {
 		p := filepath.Join(dir, name)
 		if !strings.HasPrefix(p, dir+string(filepath.Separator)) {
-			return Result{}, fmt.Errorf("codesandbox: file %q is outside the directory", name)
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("codesandbox: file %q is outside the directory", name)
 		}
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return Result{}, fmt.Errorf("codesandbox: %w", err)
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("codesandbox: %w", err)
 		}
 		if err := os.WriteFile(p, b, 0o644); err != nil {
-			return Result{}, fmt.Errorf("codesandbox: %w", err)
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("codesandbox: %w", err)
 		}
+	}
+	return &Workdir{dir: dir}, nil
+}
+
+// Run runs argv in the directory as [Run] does, confined as cfg says
+// (cfg.Dir is not read).
+//
+// # Errors
+//
+// As [Run]'s.
+func (w *Workdir) Run(ctx context.Context, cfg Config, argv []string, stdin []byte) (Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return Result{}, err
+	}
+	if len(argv) == 0 {
+		return Result{}, errors.New("codesandbox: no command")
+	}
+	// The launcher's root of a run before (an empty directory once its
+	// mount namespace is gone), or whatever a program left by that name.
+	if err := os.RemoveAll(filepath.Join(w.dir, rootName)); err != nil {
+		return Result{}, fmt.Errorf("codesandbox: %w", err)
 	}
 	lim := limits{
 		CPUSeconds: uint64((cfg.CPUTime + time.Second - 1) / time.Second),
 		Memory:     uint64(cfg.Memory),
 		FileSize:   uint64(cfg.FileSize),
-		Dir:        dir,
+		Tasks:      uint64(max(cfg.Threads, 1)),
+		Processes:  cfg.Processes,
+		Dir:        w.dir,
 	}
 	res, err := run(ctx, cfg, lim, true, argv, stdin)
 	if errors.Is(err, errNoNamespaces) {
@@ -134,6 +190,18 @@ func Run(ctx context.Context, cfg Config, files map[string][]byte, argv []string
 	}
 	return res, err
 }
+
+// Close removes the directory; it may be called more than once.
+func (w *Workdir) Close() error {
+	if err := os.RemoveAll(w.dir); err != nil {
+		return fmt.Errorf("codesandbox: %w", err)
+	}
+	return nil
+}
+
+// rootName is the directory, in the child's, where the launcher builds
+// the root file system it pivots into.
+const rootName = ".root"
 
 // errNoNamespaces: the kernel refused the child's namespaces.
 var errNoNamespaces = errors.New("no namespaces")

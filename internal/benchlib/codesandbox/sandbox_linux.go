@@ -94,14 +94,16 @@ func Main(args []string) error {
 		{syscall.RLIMIT_AS, lim.Memory},
 		{syscall.RLIMIT_FSIZE, lim.FileSize},
 		{syscall.RLIMIT_CORE, 0},
-		{rlimitNPROC, 1},
+		{rlimitNPROC, max(lim.Tasks, 1)},
 	} {
 		if err := syscall.Setrlimit(l.res, &syscall.Rlimit{Cur: l.v, Max: l.v}); err != nil {
 			return fmt.Errorf("rlimit %d: %w", l.res, err)
 		}
 	}
-	if err := noNewProcesses(); err != nil {
-		return fmt.Errorf("seccomp: %w", err)
+	if !lim.Processes {
+		if err := noNewProcesses(); err != nil {
+			return fmt.Errorf("seccomp: %w", err)
+		}
 	}
 	env := []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + dir, "LANG=C.UTF-8"}
 	path := argv[0]
@@ -130,7 +132,7 @@ func newRoot(dir string) error {
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make / private: %w", err)
 	}
-	root := filepath.Join(dir, ".root")
+	root := filepath.Join(dir, rootName)
 	if err := os.Mkdir(root, 0o700); err != nil {
 		return err
 	}

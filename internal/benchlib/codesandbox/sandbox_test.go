@@ -150,9 +150,9 @@ func TestLauncherFails(t *testing.T) {
 // TestConfigValidate names each bad field.
 func TestConfigValidate(t *testing.T) {
 	t.Parallel()
-	err := Config{}.Validate()
+	err := Config{Threads: -1}.Validate()
 	require.Error(t, err)
-	for _, want := range []string{"launcher", "wall time", "CPU time", "memory", "output"} {
+	for _, want := range []string{"launcher", "wall time", "CPU time", "memory", "output", "threads"} {
 		assert.Contains(t, err.Error(), want)
 	}
 	_, err = Run(context.Background(), Config{}, nil, []string{"true"}, nil)
@@ -205,4 +205,53 @@ func TestWithoutNamespaces(t *testing.T) {
 			assert.Contains(t, string(res.Stderr), tt.stderr)
 		})
 	}
+}
+
+// TestThreads: a program may start threads (clone3 refused as unknown,
+// the C library falls back to clone), not processes.
+func TestThreads(t *testing.T) {
+	t.Parallel()
+	res := runPy(t, config(t), `import threading
+out = []
+ts = [threading.Thread(target=out.append, args=(i,)) for i in range(4)]
+for x in ts: x.start()
+for x in ts: x.join()
+print(sorted(out))`)
+	assert.Equal(t, 0, res.ExitCode, "%s", res.Stderr)
+	assert.Equal(t, "[0, 1, 2, 3]\n", string(res.Stdout))
+}
+
+// TestProcesses: with Processes, a trusted program (a compiler driver)
+// may start processes.
+func TestProcesses(t *testing.T) {
+	t.Parallel()
+	cfg := config(t)
+	cfg.Processes, cfg.Threads = true, 16
+	res := runPy(t, cfg, "import subprocess\nsubprocess.run(['true'], check=True)\nprint('ran')")
+	assert.Equal(t, 0, res.ExitCode, "%s", res.Stderr)
+	assert.Equal(t, "ran\n", string(res.Stdout))
+}
+
+// TestWorkdir: commands run one after another in a Workdir see what the
+// ones before left there; Close removes it, twice without error.
+func TestWorkdir(t *testing.T) {
+	t.Parallel()
+	cfg := config(t)
+	w, err := NewWorkdir(cfg.Dir, map[string][]byte{"in.txt": []byte("6")})
+	require.NoError(t, err)
+	res, err := w.Run(context.Background(), cfg, []string{"python3", "-c", "open('out.txt', 'w').write(str(int(open('in.txt').read()) * 7))"}, nil)
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode, "%s", res.Stderr)
+	res, err = w.Run(context.Background(), cfg, []string{"python3", "-c", "print(open('out.txt').read())"}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "42\n", string(res.Stdout), "%s", res.Stderr)
+	require.NoError(t, w.Close())
+	require.NoError(t, w.Close())
+	_, err = os.Stat(w.dir)
+	require.ErrorIs(t, err, os.ErrNotExist)
+	_, err = NewWorkdir(cfg.Dir, map[string][]byte{"../x": nil})
+	require.ErrorContains(t, err, "outside the directory")
+	entries, err := os.ReadDir(cfg.Dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "a refused Workdir leaves nothing")
 }

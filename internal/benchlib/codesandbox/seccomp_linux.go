@@ -9,8 +9,8 @@ import (
 
 // The system calls that make processes, by architecture: fork and
 // vfork where the architecture has them, clone (refused unless it makes
-// a thread) and clone3 (refused: its flags are in memory a filter cannot
-// read, and C libraries fall back to clone).
+// a thread) and clone3 (refused as unknown, ENOSYS: its flags are in
+// memory a filter cannot read, and C libraries then fall back to clone).
 type procCalls struct {
 	audit                    uint32 // AUDIT_ARCH_*
 	fork, vfork, clone, clo3 int32  // -1: none
@@ -53,24 +53,28 @@ const (
 
 // noNewProcesses installs a seccomp filter on every thread of the
 // process, kept across exec, under which making a process fails with
-// EAGAIN (a thread may still be made).
+// EAGAIN (a thread may still be made, through clone).
 func noNewProcesses() error {
 	c, ok := archCalls[runtime.GOARCH]
 	if !ok {
 		return errors.New("no seccomp filter for " + runtime.GOARCH)
 	}
 	eagain := uint32(retErrno | uint32(syscall.EAGAIN))
+	enosys := uint32(retErrno | uint32(syscall.ENOSYS))
 	p := []sockFilter{
 		{code: bpfLdW, k: offArch},
 		{code: bpfJeqK, jt: 1, k: c.audit},
 		{code: bpfRetK, k: retKill},
 		{code: bpfLdW, k: offNr},
 	}
-	for _, nr := range []int32{c.fork, c.vfork, c.clo3} {
+	for _, nr := range []int32{c.fork, c.vfork} {
 		if nr >= 0 {
 			p = append(p, sockFilter{code: bpfJeqK, jf: 1, k: uint32(nr)}, sockFilter{code: bpfRetK, k: eagain})
 		}
 	}
+	// clone3 as a kernel without it: glibc's pthread_create then falls
+	// back to clone (on ENOSYS only; EAGAIN would fail the thread).
+	p = append(p, sockFilter{code: bpfJeqK, jf: 1, k: uint32(c.clo3)}, sockFilter{code: bpfRetK, k: enosys})
 	p = append(p,
 		sockFilter{code: bpfJeqK, jf: 3, k: uint32(c.clone)},
 		sockFilter{code: bpfLdW, k: offArg0Lo},
