@@ -42,6 +42,7 @@ func (a *app) cmdAccuracy(ctx context.Context, args []string) error {
 	allImages := fs.Bool("all-images", false, "stable-diffusion-xl: write every logged image into the --images directory")
 	videos := fs.String("videos", "", "wan-2.2-t2v-a14b: write the logged videos' frames and the script encoding them into `DIR`\n(default: beside the log)")
 	fs.StringVar(&in.Problems, "problems", "", "deepseek-r1, gpt-oss-120b: LiveCodeBench's problems `FILES` the code answers are tested against,\nin the code sandbox, separated by commas: code_generation_lite's test.jsonl (deepseek-r1: release_v1),\ntest.jsonl,test2.jsonl,...,test6.jsonl (gpt-oss-120b: release_v6)")
+	fs.IntVar(&in.Workers, "n-workers", 0, "mixtral: how many MBXP programs run at once in the code sandbox\n(evaluate-accuracy.py --n_workers; default 2)")
 	fs.StringVar(&in.Dtype, "dtype", "", "response data `TYPE` where the official script takes one (default: the script's;\nrouge: test06.dtype, the plugins' int32; igbh: uint8, int32, int64 or float32)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -116,7 +117,7 @@ func scorerInputs(c *config.Config, sc accuracy.Scorer, flags accuracy.Inputs) (
 	if err != nil {
 		return in, exitcode.New(exitcode.Dataset, err, "")
 	}
-	in.InvMap, in.RemoveEmptyImages = flags.InvMap, flags.RemoveEmptyImages
+	in.InvMap, in.RemoveEmptyImages, in.Workers = flags.InvMap, flags.RemoveEmptyImages, flags.Workers
 	return in, nil
 }
 

@@ -90,6 +90,10 @@ type Inputs struct {
 	// Launcher is the code sandbox's launcher (the mlperf-host binary),
 	// which runs generated programs confined.
 	Launcher string
+	// Workers is how many programs a scorer that runs them runs at once
+	// (mixtral-8x7b's evaluate-accuracy.py --n_workers); 0 for the
+	// script's default.
+	Workers int
 	// Context, where set, cancels a scorer that runs programs.
 	Context context.Context
 }

@@ -3,8 +3,10 @@
 // DataFrame pickle of OpenOrca, GSM8K and MBXP prompts,
 // language/mixtral-8x7b/dataset.py), the response its script reads (the
 // generated token ids), the scorer ([Scorer]: evaluate-accuracy.py's
-// ROUGE on OpenOrca, exact match on GSM8K; MBXP's code execution is not
-// here, see [ErrMBXP]) and the fixtures the tests write ([WriteData]).
+// ROUGE on OpenOrca, exact match on GSM8K, and evaluate_mbxp.py's MBXP:
+// the generated code of six languages run against its test code as
+// mxeval runs it, in the code sandbox, [MBXPGrader]) and the fixtures the
+// tests write ([WriteData]).
 //
 // Package mixtral imports only the standard library and the shared parts
 // (dataset, accuracy, benchmarks, internal/benchlib, sdk/tokenizer); it

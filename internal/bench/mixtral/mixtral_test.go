@@ -34,12 +34,16 @@ func byteIDs(text string) []int32 {
 	return ids
 }
 
-// fixtureRows are the data set and what the log generates for each row
-// ("" for a row the log leaves out: the MBXP one).
-var fixtureRows = []struct {
+// fixtureRow is a data set row and what the log generates for it (""
+// for a row the log leaves out).
+type fixtureRow struct {
 	row  Row
 	pred string
-}{
+}
+
+// fixtureRows are the data set and what the log generates for each row
+// ("" for a row the log leaves out: the MBXP one).
+var fixtureRows = []fixtureRow{
 	{Row{Kind: OpenOrca, Target: "The Eiffel Tower is in Paris. It was built in 1889 by Gustave Eiffel's company. Mr. Smith visited it twice."},
 		"The Eiffel tower stands in Paris. It was finished in 1889. Mr. Smith went there twice!"},
 	{Row{Kind: GSM8K, Target: "18"}, "Janet sells 16 - 3 - 4 = 9 eggs, at $2 each: 9 * 2 = 18. The answer is 18."},
@@ -58,14 +62,14 @@ var fixtureRows = []struct {
 	{Row{Kind: MBXP, ID: "python_add", Input: "def add(a, b):\n", Target: "assert add(1, 2) == 3\n"}, ""},
 }
 
-// writeFixture writes data.pkl and mlperf_log_accuracy.json into dir:
-// the log's responses in int32, special tokens around some, row 1
-// logged twice.
-func writeFixture(t *testing.T, dir string) {
+// writeFixture writes the data set of rows (data, a pickle) and its
+// log (log) into dir: the log's responses in int32, special tokens
+// around some, row 1 logged twice.
+func writeFixture(t *testing.T, dir, data, log string, fixture []fixtureRow) {
 	t.Helper()
-	rows := make([]Row, len(fixtureRows))
+	rows := make([]Row, len(fixture))
 	var entries []accuracy.Entry
-	for i, r := range fixtureRows {
+	for i, r := range fixture {
 		rows[i] = r.row
 		rows[i].Tokens = byteIDs("prompt " + r.row.Target)
 		if r.pred == "" {
@@ -84,21 +88,19 @@ func writeFixture(t *testing.T, dir string) {
 			entries = append(entries, accuracy.Entry{SeqID: uint64(len(entries)), QSLIdx: uint64(i), Data: b})
 		}
 	}
-	require.NoError(t, WriteData(filepath.Join(dir, "data.pkl"), rows))
-	var log bytes.Buffer
-	require.NoError(t, accuracy.WriteLog(&log, entries))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "mlperf_log_accuracy.json"), log.Bytes(), 0o644))
+	require.NoError(t, WriteData(filepath.Join(dir, data), rows))
+	var b bytes.Buffer
+	require.NoError(t, accuracy.WriteLog(&b, entries))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, log), b.Bytes(), 0o644))
 }
 
-// TestFixture: the committed fixture is what writeFixture writes, and
-// its line is what the official evaluate-accuracy.py prints on it
-// (tools/accuracyref/verify.sh runs it, with the stand-ins of
-// tools/accuracyref/shims for what Debian lacks).
-func TestFixture(t *testing.T) {
-	t.Parallel()
+// checkFixture: the committed files data and log are what writeFixture
+// writes of rows (rewritten with -update).
+func checkFixture(t *testing.T, data, log string, rows []fixtureRow) {
+	t.Helper()
 	dir := t.TempDir()
-	writeFixture(t, dir)
-	for _, f := range []string{"data.pkl", "mlperf_log_accuracy.json"} {
+	writeFixture(t, dir, data, log, rows)
+	for _, f := range []string{data, log} {
 		got, err := os.ReadFile(filepath.Join(dir, f))
 		require.NoError(t, err)
 		if *update {
@@ -108,6 +110,15 @@ func TestFixture(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, got, "%s: rerun with -update", f)
 	}
+}
+
+// TestFixture: the committed fixture is what writeFixture writes, and
+// its line is what the official evaluate-accuracy.py prints on it
+// (tools/accuracyref/verify.sh runs it, with the stand-ins of
+// tools/accuracyref/shims for what Debian lacks).
+func TestFixture(t *testing.T) {
+	t.Parallel()
+	checkFixture(t, "data.pkl", "mlperf_log_accuracy.json", fixtureRows)
 	log, err := os.Open(filepath.Join(fixtureDir, "mlperf_log_accuracy.json"))
 	require.NoError(t, err)
 	defer log.Close()
@@ -119,6 +130,9 @@ func TestFixture(t *testing.T) {
 		assert.True(t, ok, m)
 		assert.InDelta(t, want, v, 1e-9, m)
 	}
+	d, ok := s.(accuracy.Detailer)
+	require.True(t, ok)
+	assert.Empty(t, d.Details(), "no MBXP sample: nothing of evaluate_mbxp.py's")
 }
 
 // TestReader: the data set pickle opens as prompts of int32 token ids.
@@ -140,8 +154,7 @@ func TestReader(t *testing.T) {
 }
 
 // TestMalformed: what the reference could not read is an error naming
-// the file and the row; a log with MBXP samples, or without GSM8K ones,
-// is not scored.
+// the file and the row; a log without GSM8K samples is not scored.
 func TestMalformed(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -162,6 +175,5 @@ func TestMalformed(t *testing.T) {
 		_, err := Scorer.Score(&log, accuracy.Inputs{Truth: data, Vocab: filepath.Join(fixtureDir, "tokenizer.json"), Dtype: "int32"})
 		return err
 	}
-	require.ErrorIs(t, score(MBXP), ErrMBXP)
 	require.ErrorContains(t, score(OpenOrca), "no GSM8K sample")
 }

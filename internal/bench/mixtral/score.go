@@ -1,6 +1,7 @@
 package mixtral
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -27,12 +28,6 @@ const (
 	MBXPAccuracy  benchmarks.Metric = "mbxp_accuracy"
 )
 
-// ErrMBXP is returned for a log with MBXP samples: evaluate_mbxp.py
-// scores those in C++, Python, PHP, JavaScript, Ruby and TypeScript by
-// running the generated code against the test code (mxeval's checkers,
-// 20 s each), which mlperf-host does not do.
-var ErrMBXP = errors.New("mixtral: MBXP samples are scored by running their code, which mlperf-host does not do")
-
 // Result is the score of an accuracy log as evaluate-accuracy.py
 // computes it.
 type Result struct {
@@ -48,6 +43,27 @@ type Result struct {
 	// (a repeated qsl_idx counted each time); GenTokLen gen_tok_len, the
 	// tokens the distinct samples generated.
 	GenLen, GenNum, GenTokLen int
+	// MBXP is the log's MBXP samples scored by running their code
+	// (evaluate_mbxp.py), by language in the order they first appear
+	// (evaluate_mbxp.py's lang_passed and lang_counts); nil for a log
+	// without MBXP samples, whose "mbxp" the script prints as 0.
+	MBXP []MBXPLanguageScore
+	// MBXPVerdicts says by qsl_idx whether each MBXP sample of those
+	// languages passed (the script's evaluated_test.json).
+	MBXPVerdicts map[uint64]bool
+}
+
+// MBXPPassed is 100 * passed / scored over MBXP's languages: the
+// script's "mbxp" (pass@1 in percent).
+func (r Result) MBXPPassed() float64 {
+	var passed, n int
+	for _, l := range r.MBXP {
+		passed, n = passed+l.Passed, n+l.Counts
+	}
+	if n == 0 {
+		return 0
+	}
+	return 100 * float64(passed) / float64(n)
 }
 
 // TokensPerSample is the script's round(gen_tok_len / gen_num, 1).
@@ -61,7 +77,7 @@ func (r Result) TokensPerSample() float64 {
 
 // Text is the script's printed dict, as Python prints it: the line the
 // submission checker reads the scores from. "mbxp" is the script's 0 of
-// a log without MBXP samples.
+// a log without MBXP samples, else its float.
 func (r Result) Text() string {
 	var b strings.Builder
 	b.WriteString("{")
@@ -69,9 +85,30 @@ func (r Result) Text() string {
 		fmt.Fprintf(&b, "'rouge1': %s, 'rouge2': %s, 'rougeL': %s, 'rougeLsum': %s, ",
 			py.Float(r.Rouge1), py.Float(r.Rouge2), py.Float(r.RougeL), py.Float(r.RougeLsum))
 	}
-	fmt.Fprintf(&b, "'gsm8k': %s, 'mbxp': 0, 'gen_len': %d, 'gen_num': %d, 'gen_tok_len': %d, 'tokens_per_sample': %s}",
-		py.Float(r.GSM8K), r.GenLen, r.GenNum, r.GenTokLen, py.Float(r.TokensPerSample()))
+	mbxp := "0"
+	if r.MBXP != nil {
+		mbxp = py.Float(r.MBXPPassed())
+	}
+	fmt.Fprintf(&b, "'gsm8k': %s, 'mbxp': %s, 'gen_len': %d, 'gen_num': %d, 'gen_tok_len': %d, 'tokens_per_sample': %s}",
+		py.Float(r.GSM8K), mbxp, r.GenLen, r.GenNum, r.GenTokLen, py.Float(r.TokensPerSample()))
 	return b.String()
+}
+
+// Details is what evaluate_mbxp.py prints before the line, but the time
+// it took: its pass@1 line and its lang_passed and lang_counts dicts
+// (in the order the languages first appear, which is the script's with
+// n_workers=1; with more workers its order is that of the programs'
+// ends); "" for a log without MBXP samples.
+func (r Result) Details() string {
+	if r.MBXP == nil {
+		return ""
+	}
+	var passed, counts []string
+	for _, l := range r.MBXP {
+		passed = append(passed, fmt.Sprintf("'%s': %d", l.Language, l.Passed))
+		counts = append(counts, fmt.Sprintf("'%s': %d", l.Language, l.Counts))
+	}
+	return fmt.Sprintf("% .2f%% pass@1\n{%s} {%s}\n", r.MBXPPassed(), strings.Join(passed, ", "), strings.Join(counts, ", "))
 }
 
 // Value implements accuracy.Score.
@@ -93,7 +130,7 @@ func (r Result) Value(m benchmarks.Metric) (float64, bool) {
 	case GSM8KAccuracy:
 		return r.GSM8K, true
 	case MBXPAccuracy:
-		return 0, true
+		return r.MBXPPassed(), true
 	}
 	return 0, false
 }
@@ -121,7 +158,11 @@ func score(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mixtral: %w", err)
 	}
-	return Score(log, d, tok, split, in.Dtype)
+	ctx := in.Context
+	if ctx == nil {
+		ctx = context.Background() // no caller to cancel the programs' runs
+	}
+	return Score(ctx, log, d, tok, split, in.Dtype, MBXPGrader{Launcher: in.Launcher, Workers: in.Workers})
 }
 
 // Score scores an accuracy log as evaluate-accuracy.py does: each
@@ -130,17 +171,25 @@ func score(log io.Reader, in accuracy.Inputs) (accuracy.Score, error) {
 // (skip_special_tokens=True); an OpenOrca sample is scored with ROUGE
 // against its gt_output, both split into sentences with split; a GSM8K
 // sample is right when the number its text answers equals its
-// gt_output's as Python floats.
+// gt_output's as Python floats; an MBXP sample (any other kind) in
+// cpp, python, php, javascript, ruby or typescript passes when its code,
+// post-processed as evaluate_mbxp.py does, passes its test code, run in
+// the code sandbox as mxeval runs it (g, [MBXPGrader]).
 //
 // # Errors
 //
 // Wraps [accuracy.ErrLog] for a malformed log or a qsl_idx beyond the
-// data set; [ErrMBXP] for an MBXP sample; an error for a log without
-// GSM8K samples (the script divides by their count).
-func Score(log io.Reader, d *Data, tok *tokenizer.Tokenizer, split *punkt.Tokenizer, dtype string) (Result, error) {
+// data set; an error for a log without GSM8K samples (the script
+// divides by their count), for MBXP samples without the data set's id
+// and input columns, none in the scored languages, or without the
+// sandbox's launcher; a *codecheck.ToolchainError naming a scored
+// language whose toolchain is not installed; the sandbox's errors and
+// ctx's (no verdict).
+func Score(ctx context.Context, log io.Reader, d *Data, tok *tokenizer.Tokenizer, split *punkt.Tokenizer, dtype string, g MBXPGrader) (Result, error) {
 	var r Result
 	var scores rouge.Scores
-	var gsmTotal, gsmCorrect, mbxp int
+	var gsmTotal, gsmCorrect int
+	var mbxp []mbxpProblem
 	seen := map[uint64]bool{}
 	known := func(id int32) bool { _, ok := tok.Token(id); return ok }
 	err := accuracy.ReadLog(log, func(e accuracy.Entry) error {
@@ -170,18 +219,24 @@ func Score(log io.Reader, d *Data, tok *tokenizer.Tokenizer, split *punkt.Tokeni
 				gsmCorrect++
 			}
 		default:
-			mbxp++
+			p, err := newMBXPProblem(d, e.QSLIdx, text)
+			if err != nil {
+				return fmt.Errorf("mixtral: %w", err)
+			}
+			mbxp = append(mbxp, p)
 		}
 		return nil
 	})
 	if err != nil {
 		return Result{}, err
 	}
-	if mbxp > 0 {
-		return Result{}, fmt.Errorf("%w (%d samples)", ErrMBXP, mbxp)
-	}
 	if gsmTotal == 0 {
 		return Result{}, errors.New("mixtral: the log has no GSM8K sample, whose count evaluate-accuracy.py divides by")
+	}
+	if len(mbxp) > 0 {
+		if r.MBXP, r.MBXPVerdicts, err = gradeMBXP(ctx, g, mbxp); err != nil {
+			return Result{}, fmt.Errorf("mixtral: %w", err)
+		}
 	}
 	r.GSM8K = 100.0 * float64(gsmCorrect) / float64(gsmTotal)
 	if r.OpenOrca = scores.Len(); r.OpenOrca > 0 {
