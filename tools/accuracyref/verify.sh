@@ -26,6 +26,9 @@ trap 'rm -rf "$WORK"' EXIT
 . "$ROOT/tools/accuracyref/debian_packages.sh"
 need_debian_packages verify-accuracy python3-numpy python3-sklearn python3-nibabel python3-pandas python3-six python3-scipy python3-pil \
 	python3-sympy python3-pylatexenc python3-tqdm
+# The MBXP toolchains (mixtral-8x7b), as internal/bench/mixtral's tests
+# need them.
+need_debian_packages verify-accuracy $(mbxp_debian_packages)
 
 if [[ -d $INFERENCE_REPO/.git || -f $INFERENCE_REPO/.git ]]; then
 	REPO=$INFERENCE_REPO
@@ -183,7 +186,8 @@ done
 # The LLM evaluate-accuracy.py scripts themselves, unchanged, over
 # stand-ins for what Debian lacks (shims/: transformers' AutoTokenizer
 # decoding, evaluate's rouge, rouge_score's RougeScorer, mxeval's
-# checkers, which raise if called) and an NLTK data directory whose
+# checkers, which run MBXP's programs with Debian's toolchains) and an
+# NLTK data directory whose
 # English Punkt tokenizer is built from the embedded parameters.
 NLTK=$WORK/nltk_data
 $PY "$ROOT/tools/accuracyref/punkt_check.py" "$PUNKT" nltk_data "$NLTK"
@@ -203,6 +207,19 @@ MIXTRAL=$REPO/language/mixtral-8x7b/evaluate-accuracy.py
 M=$B/mixtral/testdata/mixtral
 same mixtral '^\{.rouge1' "$(mh --scorer mixtral --truth "$M/data.pkl" --vocab "$M/tokenizer.json" --dtype int32 "$M/mlperf_log_accuracy.json")" -- \
 	official "$MIXTRAL" --checkpoint-path "$M" --mlperf-accuracy-file "$M/mlperf_log_accuracy.json" --dataset-file "$M/data.pkl" --dtype int32
+# MBXP: the fixture's solutions in C++, Python, PHP, JavaScript, Ruby and
+# TypeScript, run by shims/mxeval's checkers here and by mlperf-host in
+# its code sandbox (evaluate_mbxp.py writes evaluated_test.json where it
+# runs: in $WORK). One worker: evaluate_mbxp.py prints its per-language
+# dicts in the order the programs end, with one the order they are
+# queued in, ours.
+(cd "$WORK" && official "$MIXTRAL" --checkpoint-path "$M" --mlperf-accuracy-file "$M/mbxp_log_accuracy.json" --dataset-file "$M/mbxp.pkl" \
+	--dtype int32 --n_workers 1 >"$WORK/mbxp-official.txt" 2>&1) || true
+"$MLPERF_HOST" accuracy --scorer mixtral --truth "$M/mbxp.pkl" --vocab "$M/tokenizer.json" --dtype int32 "$M/mbxp_log_accuracy.json" \
+	>"$WORK/mbxp-ours.txt" 2>/dev/null || true
+same mixtral-mbxp '^\{.gsm8k' "$(head -1 "$WORK/mbxp-ours.txt")" -- cat "$WORK/mbxp-official.txt"
+same mixtral-mbxp-pass@1 'pass@1$' "$(grep 'pass@1$' "$WORK/mbxp-ours.txt")" -- cat "$WORK/mbxp-official.txt"
+same mixtral-mbxp-languages "^\\{'cpp'" "$(grep "^{'cpp'" "$WORK/mbxp-ours.txt")" -- cat "$WORK/mbxp-official.txt"
 LLAMA405=$REPO/language/llama3.1-405b/evaluate-accuracy.py
 L=$B/llama405b/testdata/llama405b
 same llama3.1-405b '^\{.(rougeL|exact_match)' "$(mh --scorer llama405b --truth "$L/data.pkl" --vocab "$L/tokenizer.json" --dtype int32 "$L/mlperf_log_accuracy.json")" -- \
