@@ -23,3 +23,16 @@ verify-logmel: ## rewrite Whisper's log-mel golden files in numpy (tools/accurac
 	/usr/bin/python3 tools/accuracyref/logmel_golden.py internal/bench/whisper/testdata/logmel
 	git diff --exit-code -- internal/bench/whisper/testdata/logmel
 	$(GO) test -count=1 -run 'TestLogMelGolden' ./internal/bench/whisper/
+
+# MBXP's toolchains (mixtral-8x7b's code samples): internal/bench/mixtral's
+# tests run C++, Python, PHP, JavaScript, Ruby and TypeScript programs in
+# the code sandbox, and leave out a language whose toolchain is missing.
+.PHONY: mbxp-toolchains mbxp-toolchains-optional
+mbxp-toolchains: ## install the Debian packages of MBXP's toolchains (g++ python3 php-cli nodejs ruby node-typescript; as root)
+	@. tools/accuracyref/debian_packages.sh && need_debian_packages mbxp-toolchains $$(mbxp_debian_packages)
+
+mbxp-toolchains-optional:
+	@$(MAKE) --no-print-directory mbxp-toolchains || \
+		echo "warning: MBXP's toolchains are not all installed (make mbxp-toolchains as root); internal/bench/mixtral's tests leave their languages out"
+
+TEST_DEPS += mbxp-toolchains-optional

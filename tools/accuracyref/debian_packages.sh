@@ -15,3 +15,10 @@ need_debian_packages() {
 		exit 1
 	fi
 }
+
+# mbxp_debian_packages: the Debian packages of the toolchains MBXP's
+# languages run in (internal/bench/mixtral: C++, Python, PHP, JavaScript,
+# Ruby, TypeScript), for its tests and the official evaluate_mbxp.py.
+mbxp_debian_packages() {
+	echo g++ python3 php-cli nodejs ruby node-typescript
+}
