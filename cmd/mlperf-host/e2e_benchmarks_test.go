@@ -177,8 +177,9 @@ func benchFixtures() []benchFixture {
 			write:     writeLlamaFixture([]string{"w31 w32. Mr. w33 w34! w35 w36?", "w44 w43. J. w42 w41.", "W61. W62 w63.", "The w51 w52 tokens. Dr. w53 said so."}),
 			scenarios: []string{"Offline"},
 			line:      "{'rouge1': '68.6397', 'rouge2': '36.6342', 'rougeL': '55.0033', 'rougeLsum': '59.5488', 'gen_len': 92, 'gen_num': 4}", code: exitcode.AccuracyBelowTarget},
-		// Mixtral's pickle of OpenOrca and GSM8K prompts (MBXP's are not
-		// scored: mlperf-host runs no code): the first GSM8K answer's last
+		// Mixtral's pickle of OpenOrca and GSM8K prompts (no MBXP ones: the
+		// fake model writes no code; internal/bench/mixtral's tests run
+		// MBXP's): the first GSM8K answer's last
 		// number, 46, is right, the second's, 56, wrong (gsm8k 50.0);
 		// evaluate-accuracy.py prints this line on the run's log
 		// (tools/accuracyref/verify.sh).
