@@ -9,15 +9,15 @@ const rawSupported = true
 
 // readFD is one read(2) of fd, retried on EINTR; errWouldBlock when the
 // socket is empty.
-func readFD(fd uintptr, p []byte) (int, error) { return nonBlocking(syscall.Read, fd, p) }
+func readFD(fd uintptr, p []byte) (int, error) { return nonBlocking(sysRead, fd, p) }
 
 // writeFD is one write(2) of p to fd, retried on EINTR; errWouldBlock
 // when the socket's buffer is full.
-func writeFD(fd uintptr, p []byte) (int, error) { return nonBlocking(syscall.Write, fd, p) }
+func writeFD(fd uintptr, p []byte) (int, error) { return nonBlocking(sysWrite, fd, p) }
 
-func nonBlocking(op func(int, []byte) (int, error), fd uintptr, p []byte) (int, error) {
+func nonBlocking(op func(uintptr, []byte) (int, error), fd uintptr, p []byte) (int, error) {
 	for {
-		n, err := op(int(fd), p)
+		n, err := op(fd, p)
 		switch err {
 		case nil:
 			return n, nil

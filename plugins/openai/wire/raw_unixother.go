@@ -1,0 +1,10 @@
+//go:build unix && !linux
+
+package wire
+
+import "syscall"
+
+// sysRead and sysWrite are read(2) and write(2) through package syscall.
+func sysRead(fd uintptr, p []byte) (int, error) { return syscall.Read(int(fd), p) }
+
+func sysWrite(fd uintptr, p []byte) (int, error) { return syscall.Write(int(fd), p) }
