@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -82,11 +81,10 @@ type Conn struct {
 	body   func(h *Head, p []byte) error
 	t      Timeouts
 	rawErr error
-	// rawRead and abort as func values, made once.
-	rawFn   func(fd uintptr) bool
-	abortFn func()
-	// canceled says abort closed the connection.
-	canceled atomic.Bool
+	// rawRead as a func value, made once.
+	rawFn func(fd uintptr) bool
+	// ctx closes the connection at the end of an exchange's context.
+	ctx watcher
 	// Req is a buffer the caller may build its request in.
 	Req []byte
 }
@@ -112,6 +110,7 @@ func Dial(ctx context.Context, t Target) (*Conn, error) {
 		nc = tc
 	}
 	c := &Conn{nc: nc, buf: make([]byte, readBuf)}
+	c.ctx.close = nc.Close
 	if tc, ok := nc.(*net.TCPConn); ok && t.TLS == nil && rawSupported {
 		if c.raw, err = tc.SyscallConn(); err != nil {
 			tc.Close()
@@ -123,34 +122,31 @@ func Dial(ctx context.Context, t Target) (*Conn, error) {
 }
 
 // Close closes the connection.
-func (c *Conn) Close() error { return c.nc.Close() }
+func (c *Conn) Close() error {
+	c.ctx.stop()
+	return c.nc.Close()
+}
 
 // Do writes req, a whole HTTP/1.1 request, and reads the response: the
 // head, then the body, decoded from its transfer coding, handed to body
 // piece by piece (each piece valid only during the call). It returns
 // when the body has been read, or at the first error, body's included.
 // The connection may be used again only when Do returned no error and
-// the head's Close is false. The end of ctx closes the connection.
+// the head's Close is false. The end of ctx during the exchange closes
+// the connection (and sets the head's Close); an ended ctx fails the
+// exchange before it starts.
 func (c *Conn) Do(ctx context.Context, req []byte, t Timeouts, body func(h *Head, p []byte) error) (Head, error) {
-	c.canceled.Store(false)
-	if ctx.Done() != nil {
-		if c.abortFn == nil {
-			c.abortFn = c.abort
-		}
-		stop := context.AfterFunc(ctx, c.abortFn)
-		defer stop()
+	if err := c.ctx.begin(ctx); err != nil {
+		return Head{}, err
 	}
 	h, err := c.do(req, t, body)
-	if err != nil && c.canceled.Load() {
-		return h, ctx.Err()
+	if c.ctx.end() { // the end of ctx closed the connection
+		h.Close = true
+		if err != nil {
+			return h, ctx.Err()
+		}
 	}
 	return h, err
-}
-
-// abort closes the connection at the end of an exchange's context.
-func (c *Conn) abort() {
-	c.canceled.Store(true)
-	c.Close()
 }
 
 func (c *Conn) do(req []byte, t Timeouts, body func(h *Head, p []byte) error) (Head, error) {
