@@ -1,3 +1,5 @@
+//go:build linux && !race
+
 package wire
 
 import (
@@ -13,7 +15,10 @@ import (
 // than the bookkeeping: when every P was idle, as between the frames of
 // a stream, each call's entry wakes the runtime's monitor thread, which
 // then ticks and sleeps again (about a fifth of a streamed request's
-// CPU, measured in BENCHMARKS.md).
+// CPU, measured in BENCHMARKS.md). The race detector's builds use
+// package syscall's calls, which tell the detector that what one
+// goroutine wrote before a write(2) happens before what another does
+// after a read(2), as a test's server in the same process relies on.
 func sysRead(fd uintptr, p []byte) (int, error) {
 	return rawIO(syscall.SYS_READ, fd, p)
 }
