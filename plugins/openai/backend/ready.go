@@ -23,6 +23,7 @@ func (b *Backend) ready(ctx context.Context) (string, error) {
 	var model string
 	for i, e := range b.eps {
 		wait := readyPoll
+		var why error // the last probe's error, but one the ready bound cut short
 		for {
 			m, err := e.probe(ctx, b.cfg.API)
 			if err == nil {
@@ -31,11 +32,14 @@ func (b *Backend) ready(ctx context.Context) (string, error) {
 				}
 				break
 			}
+			if why == nil || ctx.Err() == nil {
+				why = err
+			}
 			t := time.NewTimer(wait)
 			select {
 			case <-ctx.Done():
 				t.Stop()
-				return "", sdk.Errorf(abi.Unavailable, "endpoint %s is not ready after %v: %v", e.url, b.cfg.Timeouts.Ready, err)
+				return "", sdk.Errorf(abi.Unavailable, "endpoint %s is not ready after %v: %v", e.url, b.cfg.Timeouts.Ready, why)
 			case <-t.C:
 			}
 			wait = min(2*wait, time.Second)
