@@ -156,6 +156,9 @@ func (c *Conn) do(req []byte, t Timeouts, body func(h *Head, p []byte) error) (H
 	if err := c.setDeadline(t); err != nil {
 		return Head{}, err
 	}
+	if err := c.nc.SetWriteDeadline(c.readBy); err != nil {
+		return Head{}, err
+	}
 	if _, err := c.nc.Write(req); err != nil {
 		return Head{}, c.readErr(err, "first byte", t.FirstByte)
 	}
@@ -171,14 +174,16 @@ func (c *Conn) do(req []byte, t Timeouts, body func(h *Head, p []byte) error) (H
 	return h, c.readBody(&h, t, body)
 }
 
-// setDeadline bounds the request's write and the wait for its head.
+// setDeadline bounds the wait for the response's head; a write through
+// c.nc is bounded by the same time, set by the writer (a raw exchange
+// writes from inside its wait, and seldom through c.nc).
 func (c *Conn) setDeadline(t Timeouts) error {
 	var deadline time.Time
 	if t.FirstByte > 0 {
 		deadline = time.Now().Add(t.FirstByte)
 	}
 	c.readBy = deadline
-	return c.nc.SetDeadline(deadline)
+	return c.nc.SetReadDeadline(deadline)
 }
 
 // clearDeadline lifts the read deadline: a body without a stall bound.
@@ -232,6 +237,9 @@ func (c *Conn) doRaw(req []byte, t Timeouts, body func(h *Head, p []byte) error)
 		case errBodyDone:
 			return c.head, nil
 		case errWriteRest:
+			if err := c.nc.SetWriteDeadline(c.readBy); err != nil {
+				return Head{}, err
+			}
 			if _, err := c.nc.Write(c.req); err != nil {
 				return Head{}, c.phaseErr(err)
 			}
