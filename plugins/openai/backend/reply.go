@@ -55,7 +55,7 @@ func (r *reply) reset() {
 	r.text, r.srv, r.first, r.body, r.scratch = r.text[:0], r.srv[:0], r.first[:0], r.body[:0], r.scratch[:0]
 	r.srvSeen, r.hasFirst, r.done, r.status = false, false, false, 0
 	r.usage = -1
-	r.sse = wire.SSE{}
+	r.sse.Reset()
 }
 
 // feed takes a piece of the body.

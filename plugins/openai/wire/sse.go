@@ -136,6 +136,11 @@ func (s *SSE) keep() {
 	}
 }
 
+// Reset readies s for another stream, keeping its buffers.
+func (s *SSE) Reset() {
+	*s = SSE{line: s.line[:0], data: s.data[:0]}
+}
+
 // Pending reports whether a frame or line was begun and not ended: a
 // stream that stops there was cut short.
 func (s *SSE) Pending() bool { return s.has || len(s.line) > 0 }

@@ -106,6 +106,18 @@ func TestSSE(t *testing.T) {
 	assert.True(t, s.Pending())
 	stop := errors.New("stop")
 	assert.ErrorIs(t, s.Feed([]byte("\n\n"), func([]byte) error { return stop }), stop)
+
+	// Reset: a scanner left inside a frame and a line reads the next
+	// stream as a new one does.
+	require.NoError(t, s.Feed([]byte("data: left\ndata: par"), func([]byte) error { return nil }))
+	require.True(t, s.Pending())
+	s.Reset()
+	assert.False(t, s.Pending())
+	var got []string
+	for p := in; len(p) > 0; p = p[min(3, len(p)):] {
+		require.NoError(t, s.Feed(p[:min(3, len(p))], func(d []byte) error { got = append(got, string(d)); return nil }))
+	}
+	assert.Equal(t, want, got)
 }
 
 func TestJSON(t *testing.T) {
