@@ -7,7 +7,8 @@
 // [AppendString], [AppendInts]). Over plain TCP on Unix a whole
 // exchange runs in one wait on Go's network poller, the request written
 // from inside it, so that the reply's first read waits for it instead of
-// first finding nothing.
+// first finding nothing; on Linux its reads and writes are raw system
+// calls, which the scheduler is not told of, as the poller's own are not.
 //
 // Every parser reads untrusted bytes from a network peer: it never
 // panics, bounds what it buffers, and has a native fuzz test. The SSE
