@@ -9,8 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
+	"unsafe"
 )
 
 // sysProcAttr puts the launcher in a process group of its own and, when
@@ -86,36 +88,76 @@ func Main(args []string) error {
 	if err := os.Chdir(dir); err != nil {
 		return err
 	}
-	for _, l := range []struct {
-		res int
-		v   uint64
-	}{
-		{syscall.RLIMIT_CPU, lim.CPUSeconds},
-		{syscall.RLIMIT_AS, lim.Memory},
-		{syscall.RLIMIT_FSIZE, lim.FileSize},
-		{syscall.RLIMIT_CORE, 0},
-		{rlimitNPROC, max(lim.Tasks, 1)},
-	} {
-		if err := syscall.Setrlimit(l.res, &syscall.Rlimit{Cur: l.v, Max: l.v}); err != nil {
-			return fmt.Errorf("rlimit %d: %w", l.res, err)
-		}
-	}
+	// Everything the rest allocates is made before the address-space
+	// limit binds: the launcher itself may already map more than it
+	// allows, and the Go runtime would then fail to grow its heap.
+	var filter *processFilter
 	if !lim.Processes {
-		if err := noNewProcesses(); err != nil {
+		var err error
+		if filter, err = newProcessFilter(); err != nil {
 			return fmt.Errorf("seccomp: %w", err)
 		}
 	}
-	env := []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + dir, "LANG=C.UTF-8"}
-	path := argv[0]
-	if !strings.Contains(path, "/") {
-		for _, d := range []string{"/usr/bin", "/bin"} {
-			if st, err := os.Stat(filepath.Join(d, path)); err == nil && !st.IsDir() {
-				path = filepath.Join(d, path)
-				break
-			}
+	pathp, argvp, envp, err := execArgs(commandPath(argv[0]), argv,
+		[]string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + dir, "LANG=C.UTF-8"})
+	if err != nil {
+		return err
+	}
+	rlimits := [...]struct {
+		res int
+		v   syscall.Rlimit
+	}{
+		{syscall.RLIMIT_CPU, syscall.Rlimit{Cur: lim.CPUSeconds, Max: lim.CPUSeconds}},
+		{syscall.RLIMIT_AS, syscall.Rlimit{Cur: lim.Memory, Max: lim.Memory}},
+		{syscall.RLIMIT_FSIZE, syscall.Rlimit{Cur: lim.FileSize, Max: lim.FileSize}},
+		{syscall.RLIMIT_CORE, syscall.Rlimit{}},
+		{rlimitNPROC, syscall.Rlimit{Cur: max(lim.Tasks, 1), Max: max(lim.Tasks, 1)}},
+	}
+	for i := range rlimits {
+		if _, _, e := syscall.RawSyscall6(syscall.SYS_PRLIMIT64, 0, uintptr(rlimits[i].res),
+			uintptr(unsafe.Pointer(&rlimits[i].v)), 0, 0, 0); e != 0 {
+			return fmt.Errorf("rlimit %d: %w", rlimits[i].res, e)
 		}
 	}
-	return syscall.Exec(path, argv, env)
+	if filter != nil {
+		if err := filter.install(); err != nil {
+			return fmt.Errorf("seccomp: %w", err)
+		}
+	}
+	_, _, e := syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(pathp)),
+		uintptr(unsafe.Pointer(&argvp[0])), uintptr(unsafe.Pointer(&envp[0])))
+	runtime.KeepAlive(rlimits)
+	return e
+}
+
+// commandPath is name, or where the sandbox's PATH finds it.
+func commandPath(name string) string {
+	if strings.Contains(name, "/") {
+		return name
+	}
+	for _, d := range []string{"/usr/bin", "/bin"} {
+		if st, err := os.Stat(filepath.Join(d, name)); err == nil && !st.IsDir() {
+			return filepath.Join(d, name)
+		}
+	}
+	return name
+}
+
+// execArgs are execve's arguments as C strings.
+func execArgs(path string, argv, env []string) (*byte, []*byte, []*byte, error) {
+	pathp, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	argvp, err := syscall.SlicePtrFromStrings(argv)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	envp, err := syscall.SlicePtrFromStrings(env)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return pathp, argvp, envp, nil
 }
 
 // The host directories the child sees read-only, and the devices it

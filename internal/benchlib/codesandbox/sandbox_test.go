@@ -255,3 +255,17 @@ func TestWorkdir(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, entries, "a refused Workdir leaves nothing")
 }
+
+// TestMemoryBelowTheLauncher: an address-space limit far below what the
+// launcher (a Go program) maps itself binds the command, not the
+// launcher, which sets it last and allocates nothing after.
+func TestMemoryBelowTheLauncher(t *testing.T) {
+	t.Parallel()
+	cfg := config(t)
+	cfg.Memory = 8 << 20
+	for range 20 {
+		res, err := Run(context.Background(), cfg, nil, []string{"true"}, nil)
+		require.NoError(t, err)
+		require.Equal(t, 0, res.ExitCode, "%s", res.Stderr)
+	}
+}

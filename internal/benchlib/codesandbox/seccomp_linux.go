@@ -51,13 +51,19 @@ const (
 	prNoNewPrv = 38         // PR_SET_NO_NEW_PRIVS
 )
 
-// noNewProcesses installs a seccomp filter on every thread of the
-// process, kept across exec, under which making a process fails with
-// EAGAIN (a thread may still be made, through clone).
-func noNewProcesses() error {
+// processFilter is the seccomp filter under which making a process
+// fails with EAGAIN (a thread may still be made, through clone). It is
+// built before the rlimits bind: installing it then allocates nothing.
+type processFilter struct {
+	prog    []sockFilter
+	seccomp uintptr
+}
+
+// newProcessFilter builds the filter of this architecture.
+func newProcessFilter() (*processFilter, error) {
 	c, ok := archCalls[runtime.GOARCH]
 	if !ok {
-		return errors.New("no seccomp filter for " + runtime.GOARCH)
+		return nil, errors.New("no seccomp filter for " + runtime.GOARCH)
 	}
 	eagain := uint32(retErrno | uint32(syscall.EAGAIN))
 	enosys := uint32(retErrno | uint32(syscall.ENOSYS))
@@ -82,14 +88,21 @@ func noNewProcesses() error {
 		sockFilter{code: bpfRetK, k: eagain},
 		sockFilter{code: bpfRetK, k: retAllow},
 	)
+	return &processFilter{prog: p, seccomp: c.seccomp}, nil
+}
+
+// install installs the filter on every thread of the process, kept
+// across exec. It makes system calls and allocates nothing, so that it
+// works under an address-space limit the process already exceeds.
+func (f *processFilter) install() error {
 	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prNoNewPrv, 1, 0); e != 0 {
 		return e
 	}
-	prog := sockFprog{n: uint16(len(p)), filter: &p[0]}
+	prog := sockFprog{n: uint16(len(f.prog)), filter: &f.prog[0]}
 	const setModeFilter = 1 // SECCOMP_SET_MODE_FILTER
-	if _, _, e := syscall.RawSyscall(c.seccomp, setModeFilter, filterTsyn, uintptr(unsafe.Pointer(&prog))); e != 0 {
+	if _, _, e := syscall.RawSyscall(f.seccomp, setModeFilter, filterTsyn, uintptr(unsafe.Pointer(&prog))); e != 0 {
 		return e
 	}
-	runtime.KeepAlive(p)
+	runtime.KeepAlive(f)
 	return nil
 }
