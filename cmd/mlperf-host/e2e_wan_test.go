@@ -44,7 +44,7 @@ func TestWanSubmitTEST04(t *testing.T) {
 		// A timed run missed its bound on this machine: the scenarios
 		// before it were submitted whole.
 		scenarios = submittedBefore(r, scenarios, last)
-		t.Logf("submit ended at the %s performance run; checking %v", last, scenarios)
+		t.Logf("submit ended at a %s run; checking %v", last, scenarios)
 	} else {
 		require.Equal(t, exitcode.SubmissionInvalid, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	}

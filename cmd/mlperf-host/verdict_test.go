@@ -115,9 +115,10 @@ func assertVerdict(t *testing.T, r result, logs string) bool {
 	return valid
 }
 
-// stoppedRun is how submit names the performance run whose INVALID
-// result ended it.
-var stoppedRun = regexp.MustCompile(`(?m)^mlperf-host: (\w+) performance run: the result is INVALID`)
+// stoppedRun is how submit names the run whose INVALID result ended it:
+// a scenario's performance run, or the performance run of one of its
+// compliance tests (TEST04's, whose audit sets no minimum duration).
+var stoppedRun = regexp.MustCompile(`(?m)^mlperf-host: (\w+) (performance|TEST\d\d) run: the result is INVALID`)
 
 // submitStopped returns the scenario whose performance run ended the
 // submit r into the results directory of its benchmark, or "" when no run
@@ -131,7 +132,11 @@ func submitStopped(t *testing.T, r result, results string) string {
 	}
 	m := stoppedRun.FindStringSubmatch(r.stderr)
 	require.NotNil(t, m, "submit ends INVALID only on a run it names:\n%s", r.stderr)
-	require.False(t, assertVerdict(t, r, filepath.Join(results, m[1], "performance", "run_1")), "the run submit stopped on is INVALID")
+	run := filepath.Join(results, m[1], "performance", "run_1")
+	if m[2] != "performance" {
+		run = filepath.Join(results, m[1], m[2], "performance", "run_1")
+	}
+	require.False(t, assertVerdict(t, r, run), "the run submit stopped on is INVALID")
 	return m[1]
 }
 
