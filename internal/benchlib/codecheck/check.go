@@ -122,20 +122,38 @@ func (c Checker) CheckAll(ctx context.Context, jobs []Job) (passed []bool, err e
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	passed = make([]bool, len(jobs))
+	return Each(ctx, len(jobs), c.Workers, func(i int) (bool, error) {
+		ok, err := c.Check(ctx, jobs[i])
+		if err != nil {
+			return false, fmt.Errorf("program %d: %w", i, err)
+		}
+		return ok, nil
+	})
+}
+
+// Each runs verdict(i) for i in [0, n), workers at a time, and returns
+// the verdicts: passed[i] is verdict(i)'s. It stops handing out work
+// once ctx ends.
+//
+// # Errors
+//
+// The first verdict error, else ctx's when it ended first; no verdicts
+// then.
+func Each(ctx context.Context, n, workers int, verdict func(i int) (bool, error)) (passed []bool, err error) {
+	passed = make([]bool, n)
 	var (
 		mu       sync.Mutex
 		firstErr error
 		wg       sync.WaitGroup
 	)
 	work := make(chan int)
-	for range min(c.Workers, max(len(jobs), 1)) {
+	for range min(max(workers, 1), max(n, 1)) {
 		wg.Go(func() {
 			for i := range work {
-				ok, err := c.Check(ctx, jobs[i])
+				ok, err := verdict(i)
 				mu.Lock()
 				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("program %d: %w", i, err)
+					firstErr = err
 				}
 				passed[i] = ok
 				mu.Unlock()
@@ -143,7 +161,7 @@ func (c Checker) CheckAll(ctx context.Context, jobs []Job) (passed []bool, err e
 		})
 	}
 feed:
-	for i := range jobs {
+	for i := range n {
 		select {
 		case work <- i:
 		case <-ctx.Done():

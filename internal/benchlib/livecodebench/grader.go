@@ -10,9 +10,9 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/mlperf-host/mlperf-host/internal/benchlib/codecheck"
 	"github.com/mlperf-host/mlperf-host/internal/benchlib/codesandbox"
 )
 
@@ -66,39 +66,17 @@ func (g Grader) Grade(ctx context.Context, subs []Submission) (passed []bool, er
 	if err != nil {
 		return nil, err
 	}
-	passed = make([]bool, len(subs))
-	var (
-		mu       sync.Mutex
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	work := make(chan int)
-	for range min(runtime.NumCPU(), 8, max(len(subs), 1)) {
-		wg.Go(func() {
-			for i := range work {
-				p, ok := problems[subs[i].QuestionID]
-				if !ok || subs[i].Code == "" {
-					continue
-				}
-				pass, err := g.passes(ctx, subs[i].Code, p)
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("livecodebench %s: %w", subs[i].QuestionID, err)
-				}
-				passed[i] = pass
-				mu.Unlock()
-			}
-		})
-	}
-	for i := range subs {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	return passed, nil
+	return codecheck.Each(ctx, len(subs), min(runtime.NumCPU(), 8), func(i int) (bool, error) {
+		p, ok := problems[subs[i].QuestionID]
+		if !ok || subs[i].Code == "" {
+			return false, nil
+		}
+		pass, err := g.passes(ctx, subs[i].Code, p)
+		if err != nil {
+			return false, fmt.Errorf("livecodebench %s: %w", subs[i].QuestionID, err)
+		}
+		return pass, nil
+	})
 }
 
 // config is the sandbox of one program's tests: the official scripts'
