@@ -89,13 +89,21 @@ type httpClient struct {
 
 func newHTTP(url string, stream bool, tokens, concurrency int) *httpClient {
 	tr := &http.Transport{MaxIdleConns: concurrency, MaxIdleConnsPerHost: concurrency, MaxConnsPerHost: concurrency}
-	suffix := `],"max_tokens":` + strconv.Itoa(tokens) + `,"temperature":0`
+	c := &httpClient{c: &http.Client{Transport: tr}, url: url + "/v1/completions", stream: stream}
+	c.prefix, c.suffix = bodyParts(stream, tokens)
+	return c
+}
+
+// bodyParts are the /v1/completions body of the prompt [1, k] for
+// tokens tokens, less k: the clients that write the body themselves
+// send these bytes, the plugin the same fields.
+func bodyParts(stream bool, tokens int) (prefix, suffix []byte) {
+	s := `],"max_tokens":` + strconv.Itoa(tokens) + `,"temperature":0`
 	if stream {
-		suffix += `,"stream_options":{"include_usage":true}`
+		s += `,"stream_options":{"include_usage":true}`
 	}
-	suffix += `,"stream":` + strconv.FormatBool(stream) + `}`
-	return &httpClient{c: &http.Client{Transport: tr}, url: url + "/v1/completions",
-		prefix: []byte(`{"model":"canned","prompt":[1,`), suffix: []byte(suffix), stream: stream}
+	s += `,"stream":` + strconv.FormatBool(stream) + `}`
+	return []byte(`{"model":"canned","prompt":[1,`), []byte(s)
 }
 
 var done = []byte("data: [DONE]")

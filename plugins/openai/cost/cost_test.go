@@ -80,6 +80,14 @@ func TestRun(t *testing.T) {
 	res, err := Run(t.Context(), Config{URL: cannedURL(t), Dir: t.TempDir(), Serial: 40, Rounds: 2, Offline: 80, Workers: 4,
 		StartRate: 200, Step: 100 * time.Millisecond, MaxSamples: 100})
 	require.NoError(t, err)
+	if floorAvailable {
+		require.NotNil(t, res.Floor, "the floor is measured on Linux")
+		assert.Equal(t, 40, res.Floor.Stream.n)
+		assert.Equal(t, 40, res.Floor.Whole.n)
+		assert.Equal(t, 10, res.Floor.Long.n)
+		assert.Positive(t, res.Floor.Stream.wall)
+		assert.Zero(t, res.Floor.Offline.n, "the floor serves requests one at a time only")
+	}
 	for name, f := range map[string]Figures{"plugin": res.Plugin, "net/http": res.HTTP} {
 		assert.Equal(t, 40, f.Stream.n, name)
 		assert.Equal(t, 40, f.Whole.n, name)
@@ -97,6 +105,31 @@ func TestRun(t *testing.T) {
 	require.NoError(t, res.Table(&b))
 	assert.Equal(t, 2+14, strings.Count(b.String(), "\n"))
 	assert.Contains(t, b.String(), "| CPU per SSE frame (256-token streams less 16-token, per frame) |")
+	if floorAvailable {
+		assert.NotContains(t, firstRow(b.String()), "–", "the serial rows carry the floor")
+	}
+}
+
+// firstRow is the table's first row of figures.
+func firstRow(table string) string { return strings.Split(table, "\n")[2] }
+
+// TestTableWithoutFloor: where the floor was not measured its columns
+// hold dashes, and every row has the same cells.
+func TestTableWithoutFloor(t *testing.T) {
+	t.Parallel()
+	r := Result{Config: Config{Tokens: 16, LongTokens: 256, StartRate: 1000, Step: time.Second}}
+	r.Plugin.Stream = spent{n: 10, wall: 3000, cpu: 1000}
+	r.HTTP.Stream = spent{n: 10, wall: 4000, cpu: 2000}
+	var b strings.Builder
+	require.NoError(t, r.Table(&b))
+	assert.Equal(t, "| CPU per streamed request (16 tokens, 18 frames), one at a time | 0.1 µs | 0.2 µs | 0.50 | – | – |", firstRow(b.String()))
+	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+		assert.Equal(t, 7, strings.Count(line, "|"), line)
+	}
+	r.Floor = &Figures{Stream: spent{n: 10, wall: 2000, cpu: 500}}
+	b.Reset()
+	require.NoError(t, r.Table(&b))
+	assert.Equal(t, "| CPU per streamed request (16 tokens, 18 frames), one at a time | 0.1 µs | 0.2 µs | 0.50 | 0.1 µs | 2.00 |", firstRow(b.String()))
 }
 
 // TestMedian: the median round's CPU and wall per request, apart, over
@@ -127,7 +160,7 @@ func TestTTFT(t *testing.T) {
 }
 
 // BenchmarkClient is one request against the canned server in another
-// process, the plugin's and the net/http loop's: cpu-µs/op is this
+// process, the plugin's, the net/http loop's and the floor's: cpu-µs/op is this
 // process's CPU (getrusage) per request, the client's alone. Profile
 // with -cpuprofile.
 func BenchmarkClient(b *testing.B) {
@@ -139,13 +172,21 @@ func BenchmarkClient(b *testing.B) {
 		stream bool
 		tokens int
 	}{{"stream16", true, 16}, {"whole16", false, 16}, {"stream256", true, 256}} {
-		for _, kind := range []string{"plugin", "nethttp"} {
+		for _, kind := range []string{"plugin", "nethttp", "floor"} {
 			b.Run(shape.name+"/"+kind, func(b *testing.B) {
 				var c client = newHTTP(url, shape.stream, shape.tokens, 1)
-				if kind == "plugin" {
+				switch kind {
+				case "plugin":
 					p, err := newPlugin(b.Context(), url, tok, shape.stream, shape.tokens, 1, 1)
 					require.NoError(b, err)
 					c = p
+				case "floor":
+					if !floorAvailable {
+						b.Skip("the floor client needs Linux")
+					}
+					f, err := newFloor(url, shape.stream, shape.tokens)
+					require.NoError(b, err)
+					c = f
 				}
 				b.Cleanup(c.close)
 				firsts := make([]int64, 1)

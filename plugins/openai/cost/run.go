@@ -82,10 +82,12 @@ type Figures struct {
 // when there is none.
 func (r Result) CommonRate() float64 { return min(r.Plugin.ServerRate, r.HTTP.ServerRate) }
 
-// Result is both clients' figures.
+// Result is both clients' figures, and the floor's where it was
+// measured (Linux): its requests one at a time alone.
 type Result struct {
 	Config
 	Plugin, HTTP Figures
+	Floor        *Figures
 }
 
 // Run measures the plugin's client and the net/http loop against the
@@ -123,6 +125,23 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 		defer p.long.close()
 	}
+	var floor *pair
+	if floorAvailable {
+		floor = &pair{}
+		for _, c := range []struct {
+			to     *client
+			stream bool
+			tokens int
+		}{{&floor.stream, true, cfg.Tokens}, {&floor.whole, false, cfg.Tokens}, {&floor.long, true, cfg.LongTokens}} {
+			f, err := newFloor(cfg.URL, c.stream, c.tokens)
+			if err != nil {
+				return res, err
+			}
+			defer f.close()
+			*c.to = f
+		}
+		res.Floor = &Figures{}
+	}
 	figs := [2]*Figures{&res.Plugin, &res.HTTP}
 	each := func(f func(c pair, fig *Figures) error) error {
 		for i := range clients {
@@ -141,37 +160,46 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	// The serial figures in rounds, the clients in turn: each the median
 	// round's, the machine's slow moments spread over both clients.
 	per := max(cfg.Serial/cfg.Rounds, 1)
-	rounds := [2][3][]spent{}
+	rounds := [3][3][]spent{}
+	serials := func(c pair, r *[3][]spent) error {
+		for k, shape := range []struct {
+			c client
+			n int
+		}{{c.stream, per}, {c.whole, per}, {c.long, max(per/4, 1)}} {
+			s, err := serial(ctx, shape.c, shape.n)
+			if err != nil {
+				return err
+			}
+			r[k] = append(r[k], s)
+		}
+		return nil
+	}
 	for range cfg.Rounds {
 		i := 0
 		if err := each(func(c pair, _ *Figures) error {
 			defer func() { i++ }()
-			for k, shape := range []struct {
-				c client
-				n int
-			}{{c.stream, per}, {c.whole, per}, {c.long, max(per/4, 1)}} {
-				s, err := serial(ctx, shape.c, shape.n)
-				if err != nil {
-					return err
-				}
-				rounds[i][k] = append(rounds[i][k], s)
-			}
-			return nil
+			return serials(c, &rounds[i])
 		}); err != nil {
 			return res, err
 		}
+		if floor != nil {
+			if err := serials(*floor, &rounds[2]); err != nil {
+				return res, fmt.Errorf("floor: %w", err)
+			}
+		}
 	}
-	for i, f := range figs {
-		f.Stream, f.Whole, f.Long = median(rounds[i][0]), median(rounds[i][1]), median(rounds[i][2])
+	all := append(figs[:], res.Floor)
+	for i, f := range all {
+		if f != nil {
+			f.Stream, f.Whole, f.Long = median(rounds[i][0]), median(rounds[i][1]), median(rounds[i][2])
+			f.Frame = (f.Long.cpuPer() - f.Stream.cpuPer()) / time.Duration(cfg.LongTokens-cfg.Tokens)
+		}
 	}
 	if err := each(func(c pair, f *Figures) (err error) {
 		f.Offline, err = offline(ctx, c.stream, cfg.Offline, cfg.Workers)
 		return
 	}); err != nil {
 		return res, err
-	}
-	for _, f := range figs {
-		f.Frame = (f.Long.cpuPer() - f.Stream.cpuPer()) / time.Duration(cfg.LongTokens-cfg.Tokens)
 	}
 	err := each(func(c pair, f *Figures) error { return serverSteps(ctx, cfg, c.stream, f) })
 	return res, err

@@ -10,7 +10,8 @@ import (
 )
 
 // Table writes r as a Markdown table: each figure for the plugin, the
-// net/http loop and their ratio.
+// net/http loop and their ratio, and for the serial figures the floor
+// and the plugin's ratio to it (– where the floor was not measured).
 func (r Result) Table(w io.Writer) error {
 	us := func(d time.Duration) string { return fmt.Sprintf("%.1f µs", float64(d)/1e3) }
 	ratio := func(a, b float64) string {
@@ -19,22 +20,34 @@ func (r Result) Table(w io.Writer) error {
 		}
 		return fmt.Sprintf("%.2f", a/b)
 	}
-	dur := func(a, b time.Duration) []string { return []string{us(a), us(b), ratio(float64(a), float64(b))} }
+	none := []string{"–", "–"}
+	dur := func(a, b time.Duration) []string {
+		return append([]string{us(a), us(b), ratio(float64(a), float64(b))}, none...)
+	}
 	qps := func(a, b float64) []string {
-		return []string{fmt.Sprintf("%.0f/s", a), fmt.Sprintf("%.0f/s", b), ratio(a, b)}
+		return append([]string{fmt.Sprintf("%.0f/s", a), fmt.Sprintf("%.0f/s", b), ratio(a, b)}, none...)
 	}
 	p, h := r.Plugin, r.HTTP
 	frames := r.Tokens + 2 // a frame a token, the usage frame, [DONE]
+	fixed := func(f Figures) time.Duration { return f.Stream.cpuPer() - time.Duration(frames)*f.Frame }
+	// floored is dur with the floor's figure of the same measure.
+	floored := func(of func(Figures) time.Duration) []string {
+		v := dur(of(p), of(h))
+		if r.Floor != nil {
+			v[3], v[4] = us(of(*r.Floor)), ratio(float64(of(p)), float64(of(*r.Floor)))
+		}
+		return v
+	}
 	rows := []struct {
 		what string
 		v    []string
 	}{
-		{fmt.Sprintf("CPU per streamed request (%d tokens, %d frames), one at a time", r.Tokens, frames), dur(p.Stream.cpuPer(), h.Stream.cpuPer())},
-		{"wall per streamed request, one at a time", dur(p.Stream.wallPer(), h.Stream.wallPer())},
-		{"CPU per request not streamed, one at a time", dur(p.Whole.cpuPer(), h.Whole.cpuPer())},
-		{"wall per request not streamed, one at a time", dur(p.Whole.wallPer(), h.Whole.wallPer())},
-		{fmt.Sprintf("CPU per SSE frame (%d-token streams less %d-token, per frame)", r.LongTokens, r.Tokens), dur(p.Frame, h.Frame)},
-		{"CPU per streamed request less its frames", dur(p.Stream.cpuPer()-time.Duration(frames)*p.Frame, h.Stream.cpuPer()-time.Duration(frames)*h.Frame)},
+		{fmt.Sprintf("CPU per streamed request (%d tokens, %d frames), one at a time", r.Tokens, frames), floored(func(f Figures) time.Duration { return f.Stream.cpuPer() })},
+		{"wall per streamed request, one at a time", floored(func(f Figures) time.Duration { return f.Stream.wallPer() })},
+		{"CPU per request not streamed, one at a time", floored(func(f Figures) time.Duration { return f.Whole.cpuPer() })},
+		{"wall per request not streamed, one at a time", floored(func(f Figures) time.Duration { return f.Whole.wallPer() })},
+		{fmt.Sprintf("CPU per SSE frame (%d-token streams less %d-token, per frame)", r.LongTokens, r.Tokens), floored(func(f Figures) time.Duration { return f.Frame })},
+		{"CPU per streamed request less its frames", floored(fixed)},
 		{fmt.Sprintf("Offline: rate, %d requests, %d in flight", r.Offline, r.Workers), qps(p.Offline.rate(), h.Offline.rate())},
 		{"Offline: CPU per streamed request", dur(p.Offline.cpuPer(), h.Offline.cpuPer())},
 		{fmt.Sprintf("Server: highest Poisson rate kept up (doubling from %.0f/s, %v steps)", r.StartRate, r.Step), qps(p.ServerRate, h.ServerRate)},
@@ -45,7 +58,7 @@ func (r Result) Table(w io.Writer) error {
 		{fmt.Sprintf("TTFT less the server's first-frame send, p99 at %.0f/s", r.CommonRate()), dur(p.TTFT[r.CommonRate()][1], h.TTFT[r.CommonRate()][1])},
 	}
 	var b strings.Builder
-	b.WriteString("| measure | plugin | net/http loop | plugin / net/http |\n|---|---:|---:|---:|\n")
+	b.WriteString("| measure | plugin | net/http loop | plugin / net/http | floor | plugin / floor |\n|---|---:|---:|---:|---:|---:|\n")
 	for _, row := range rows {
 		fmt.Fprintf(&b, "| %s | %s |\n", row.what, strings.Join(row.v, " | "))
 	}
