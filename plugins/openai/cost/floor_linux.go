@@ -28,9 +28,9 @@ type floorClient struct {
 	head   []byte
 	prefix []byte
 	suffix []byte
-	stream bool
-	out    []byte
-	buf    []byte
+	// body and out are the request's body and whole bytes, kept
+	// between requests; buf the reply's.
+	body, out, buf []byte
 }
 
 const floorAvailable = true
@@ -58,7 +58,7 @@ func newFloor(rawURL string, stream bool, tokens int) (*floorClient, error) {
 		syscall.Close(fd)
 		return nil, fmt.Errorf("the floor client's TCP_NODELAY: %w", err)
 	}
-	c := &floorClient{fd: fd, stream: stream, buf: make([]byte, 256<<10),
+	c := &floorClient{fd: fd, buf: make([]byte, 256<<10),
 		head: []byte("POST /v1/completions HTTP/1.1\r\nHost: " + u.Host + "\r\nContent-Type: application/json\r\nContent-Length: ")}
 	c.prefix, c.suffix = bodyParts(stream, tokens)
 	return c, nil
@@ -70,12 +70,9 @@ var (
 )
 
 func (c *floorClient) do(_ context.Context, k int, firsts []int64) error {
-	n := len(c.prefix) + len(c.suffix) + len(strconv.Itoa(k))
-	out := strconv.AppendInt(append(c.out[:0], c.head...), int64(n), 10)
-	out = append(out, "\r\n\r\n"...)
-	out = append(out, c.prefix...)
-	out = strconv.AppendInt(out, int64(k), 10)
-	c.out = append(out, c.suffix...)
+	c.body = append(strconv.AppendInt(append(c.body[:0], c.prefix...), int64(k), 10), c.suffix...)
+	out := strconv.AppendInt(append(c.out[:0], c.head...), int64(len(c.body)), 10)
+	c.out = append(append(out, headEnd...), c.body...)
 	if err := c.write(c.out); err != nil {
 		return err
 	}

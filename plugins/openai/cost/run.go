@@ -100,53 +100,55 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	res := Result{Config: cfg}
 	type pair struct{ stream, whole, long client }
-	clients := [2]pair{}
+	names := [3]string{"plugin", "net/http", "floor"}
 	samples := max(cfg.Serial, cfg.Offline, cfg.MaxSamples)
-	for i, build := range []func(stream bool, tokens int) (client, error){
+	builders := [3]func(stream bool, tokens int) (client, error){
 		func(stream bool, tokens int) (client, error) {
 			return newPlugin(ctx, cfg.URL, tok, stream, tokens, samples, cfg.Workers)
 		},
 		func(stream bool, tokens int) (client, error) {
 			return newHTTP(cfg.URL, stream, tokens, cfg.Workers), nil
 		},
-	} {
-		var err error
-		p := &clients[i]
-		if p.stream, err = build(true, cfg.Tokens); err != nil {
-			return res, err
-		}
-		defer p.stream.close()
-		if p.whole, err = build(false, cfg.Tokens); err != nil {
-			return res, err
-		}
-		defer p.whole.close()
-		if p.long, err = build(true, cfg.LongTokens); err != nil {
-			return res, err
-		}
-		defer p.long.close()
 	}
-	var floor *pair
 	if floorAvailable {
-		floor = &pair{}
-		for _, c := range []struct {
+		builders[2] = func(stream bool, tokens int) (client, error) { return newFloor(cfg.URL, stream, tokens) }
+		res.Floor = &Figures{}
+	}
+	// pairs and figs are the plugin's, the net/http loop's and the
+	// floor's (nil where it is not measured).
+	var pairs [3]*pair
+	figs := [3]*Figures{&res.Plugin, &res.HTTP, res.Floor}
+	var built []client
+	defer func() {
+		for _, c := range built {
+			c.close()
+		}
+	}()
+	for i, build := range builders {
+		if build == nil {
+			continue
+		}
+		p := &pair{}
+		for _, shape := range []struct {
 			to     *client
 			stream bool
 			tokens int
-		}{{&floor.stream, true, cfg.Tokens}, {&floor.whole, false, cfg.Tokens}, {&floor.long, true, cfg.LongTokens}} {
-			f, err := newFloor(cfg.URL, c.stream, c.tokens)
+		}{{&p.stream, true, cfg.Tokens}, {&p.whole, false, cfg.Tokens}, {&p.long, true, cfg.LongTokens}} {
+			c, err := build(shape.stream, shape.tokens)
 			if err != nil {
-				return res, err
+				return res, fmt.Errorf("%s: %w", names[i], err)
 			}
-			defer f.close()
-			*c.to = f
+			built = append(built, c)
+			*shape.to = c
 		}
-		res.Floor = &Figures{}
+		pairs[i] = p
 	}
-	figs := [2]*Figures{&res.Plugin, &res.HTTP}
+	// each runs f for the plugin and the net/http loop, in turn; the
+	// floor serves requests one at a time only.
 	each := func(f func(c pair, fig *Figures) error) error {
-		for i := range clients {
-			if err := f(clients[i], figs[i]); err != nil {
-				return fmt.Errorf("%s: %w", [2]string{"plugin", "net/http"}[i], err)
+		for i := range 2 {
+			if err := f(*pairs[i], figs[i]); err != nil {
+				return fmt.Errorf("%s: %w", names[i], err)
 			}
 		}
 		return nil
@@ -158,38 +160,27 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return res, err
 	}
 	// The serial figures in rounds, the clients in turn: each the median
-	// round's, the machine's slow moments spread over both clients.
+	// round's, the machine's slow moments spread over every client.
 	per := max(cfg.Serial/cfg.Rounds, 1)
 	rounds := [3][3][]spent{}
-	serials := func(c pair, r *[3][]spent) error {
-		for k, shape := range []struct {
-			c client
-			n int
-		}{{c.stream, per}, {c.whole, per}, {c.long, max(per/4, 1)}} {
-			s, err := serial(ctx, shape.c, shape.n)
-			if err != nil {
-				return err
-			}
-			r[k] = append(r[k], s)
-		}
-		return nil
-	}
 	for range cfg.Rounds {
-		i := 0
-		if err := each(func(c pair, _ *Figures) error {
-			defer func() { i++ }()
-			return serials(c, &rounds[i])
-		}); err != nil {
-			return res, err
-		}
-		if floor != nil {
-			if err := serials(*floor, &rounds[2]); err != nil {
-				return res, fmt.Errorf("floor: %w", err)
+		for i, c := range pairs {
+			if c == nil {
+				continue
+			}
+			for k, shape := range []struct {
+				c client
+				n int
+			}{{c.stream, per}, {c.whole, per}, {c.long, max(per/4, 1)}} {
+				s, err := serial(ctx, shape.c, shape.n)
+				if err != nil {
+					return res, fmt.Errorf("%s: %w", names[i], err)
+				}
+				rounds[i][k] = append(rounds[i][k], s)
 			}
 		}
 	}
-	all := append(figs[:], res.Floor)
-	for i, f := range all {
+	for i, f := range figs {
 		if f != nil {
 			f.Stream, f.Whole, f.Long = median(rounds[i][0]), median(rounds[i][1]), median(rounds[i][2])
 			f.Frame = (f.Long.cpuPer() - f.Stream.cpuPer()) / time.Duration(cfg.LongTokens-cfg.Tokens)
