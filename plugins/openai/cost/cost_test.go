@@ -87,6 +87,7 @@ func TestRun(t *testing.T) {
 		assert.Equal(t, 10, res.Floor.Long.n)
 		assert.Positive(t, res.Floor.Stream.wall)
 		assert.Zero(t, res.Floor.Offline.n, "the floor serves requests one at a time only")
+		assert.Positive(t, res.Floor.SerialTTFT[1], "the floor's first token comes after the server sent it")
 	}
 	for name, f := range map[string]Figures{"plugin": res.Plugin, "net/http": res.HTTP} {
 		assert.Equal(t, 40, f.Stream.n, name)
@@ -94,6 +95,8 @@ func TestRun(t *testing.T) {
 		assert.Equal(t, 10, f.Long.n, name, "2 rounds of 20/4")
 		assert.Equal(t, 80, f.Offline.n, name)
 		assert.Positive(t, f.Stream.wall, name)
+		assert.Positive(t, f.SerialTTFT[0], name, "the first token comes after the server sent it")
+		assert.LessOrEqual(t, f.SerialTTFT[0], f.SerialTTFT[1], name)
 		if f.ServerRate > 0 { // a step is kept up with unless the machine is swamped
 			assert.Equal(t, int(f.ServerRate*0.1), f.Server.n, name)
 			ttft := f.TTFT[f.ServerRate]
@@ -103,7 +106,7 @@ func TestRun(t *testing.T) {
 	}
 	var b strings.Builder
 	require.NoError(t, res.Table(&b))
-	assert.Equal(t, 2+14, strings.Count(b.String(), "\n"))
+	assert.Equal(t, 2+16, strings.Count(b.String(), "\n"))
 	assert.Contains(t, b.String(), "| CPU per SSE frame (256-token streams less 16-token, per frame) |")
 	if floorAvailable {
 		assert.NotContains(t, firstRow(b.String()), "–", "the serial rows carry the floor")
@@ -148,15 +151,29 @@ func TestTTFT(t *testing.T) {
 		{Body: `{"prompt":[1,1]}`, FirstFrame: 1000},
 		{Body: `{"prompt":[1,0]}`, FirstFrame: 2000},
 	}
-	got, err := ttft(log, []int64{2030, 1010})
+	got, err := delays(log, []int64{2030, 1050})
 	require.NoError(t, err)
-	assert.Equal(t, [2]time.Duration{10, 30}, got)
-	_, err = ttft(log, []int64{0, 1010})
+	assert.Equal(t, []time.Duration{50, 30}, got, "in the log's order")
+	assert.Equal(t, [2]time.Duration{30, 50}, percentiles(got))
+	_, err = delays(log, []int64{0, 1010})
 	require.ErrorContains(t, err, "request 0 has no first token")
-	_, err = ttft(log[:1], []int64{2030, 1010})
+	_, err = delays(log[:1], []int64{2030, 1010})
 	require.ErrorContains(t, err, "logged 1 requests of 2")
-	_, err = ttft([]openaitest.LogEntry{{Body: `{"messages":[]}`, FirstFrame: 1}}, []int64{1})
+	_, err = delays([]openaitest.LogEntry{{Body: `{"messages":[]}`, FirstFrame: 1}}, []int64{1})
 	require.ErrorContains(t, err, "a body not of this run")
+}
+
+// TestPercentiles: p50 and p99 by rank, the nearest rank above; none of
+// an empty set.
+func TestPercentiles(t *testing.T) {
+	t.Parallel()
+	d := make([]time.Duration, 200)
+	for i := range d {
+		d[i] = time.Duration(200 - i)
+	}
+	assert.Equal(t, [2]time.Duration{100, 198}, percentiles(d))
+	assert.Equal(t, [2]time.Duration{7, 7}, percentiles([]time.Duration{7}))
+	assert.Zero(t, percentiles(nil))
 }
 
 // BenchmarkClient is one request against the canned server in another

@@ -41,10 +41,11 @@ func measure(n int, f func() error) (spent, error) {
 	return spent{n: n, wall: time.Since(t0), cpu: cpuTime() - cpu0}, err
 }
 
-// serial sends n requests one after another.
-func serial(ctx context.Context, c client, n int) (spent, error) {
-	firsts := make([]int64, n)
-	return measure(n, func() error {
+// serial sends n requests one after another; firsts are their first
+// tokens' times.
+func serial(ctx context.Context, c client, n int) (s spent, firsts []int64, err error) {
+	firsts = make([]int64, n)
+	s, err = measure(n, func() error {
 		for k := range n {
 			if err := c.do(ctx, k, firsts); err != nil {
 				return err
@@ -52,6 +53,7 @@ func serial(ctx context.Context, c client, n int) (spent, error) {
 		}
 		return nil
 	})
+	return s, firsts, err
 }
 
 // offline sends n requests from workers goroutines, each sending the

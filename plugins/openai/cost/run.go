@@ -76,6 +76,9 @@ type Figures struct {
 	Server     spent
 	ServerRate float64
 	TTFT       map[float64][2]time.Duration
+	// SerialTTFT is the same time for the streamed requests of Tokens
+	// tokens sent one at a time, over every round: p50 and p99.
+	SerialTTFT [2]time.Duration
 }
 
 // CommonRate is the highest Server rate both clients kept up with; 0
@@ -161,8 +164,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	// The serial figures in rounds, the clients in turn: each the median
 	// round's, the machine's slow moments spread over every client.
+	// The streamed requests' first tokens are matched to the server's
+	// log, cleared before them, request by request.
 	per := max(cfg.Serial/cfg.Rounds, 1)
 	rounds := [3][3][]spent{}
+	var firstDelays [3][]time.Duration
 	for range cfg.Rounds {
 		for i, c := range pairs {
 			if c == nil {
@@ -172,11 +178,23 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 				c client
 				n int
 			}{{c.stream, per}, {c.whole, per}, {c.long, max(per/4, 1)}} {
-				s, err := serial(ctx, shape.c, shape.n)
+				if k == 0 {
+					if _, err := takeLog(ctx, cfg.URL); err != nil {
+						return res, err
+					}
+				}
+				s, firsts, err := serial(ctx, shape.c, shape.n)
 				if err != nil {
 					return res, fmt.Errorf("%s: %w", names[i], err)
 				}
 				rounds[i][k] = append(rounds[i][k], s)
+				if k == 0 {
+					d, err := takeDelays(ctx, cfg.URL, firsts)
+					if err != nil {
+						return res, fmt.Errorf("%s: %w", names[i], err)
+					}
+					firstDelays[i] = append(firstDelays[i], d...)
+				}
 			}
 		}
 	}
@@ -184,6 +202,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		if f != nil {
 			f.Stream, f.Whole, f.Long = median(rounds[i][0]), median(rounds[i][1]), median(rounds[i][2])
 			f.Frame = (f.Long.cpuPer() - f.Stream.cpuPer()) / time.Duration(cfg.LongTokens-cfg.Tokens)
+			f.SerialTTFT = percentiles(firstDelays[i])
 		}
 	}
 	if err := each(func(c pair, f *Figures) (err error) {
@@ -214,18 +233,14 @@ func serverSteps(ctx context.Context, cfg Config, c client, f *Figures) error {
 		if !p.keptUp() {
 			return nil
 		}
-		log, err := takeLog(ctx, cfg.URL)
-		if err != nil {
-			return err
-		}
-		ttft, err := ttft(log, p.firsts)
+		d, err := takeDelays(ctx, cfg.URL, p.firsts)
 		if err != nil {
 			return err
 		}
 		if f.TTFT == nil {
 			f.TTFT = map[float64][2]time.Duration{}
 		}
-		f.Server, f.ServerRate, f.TTFT[rate] = p.spent, rate, ttft
+		f.Server, f.ServerRate, f.TTFT[rate] = p.spent, rate, percentiles(d)
 	}
 }
 
@@ -251,26 +266,46 @@ func takeLog(ctx context.Context, url string) ([]openaitest.LogEntry, error) {
 	return log, nil
 }
 
-// ttft is the p50 and p99 of the client's first-token time less the
-// server's first-frame send time, request by request (matched by the
-// prompt's last id).
-func ttft(log []openaitest.LogEntry, firsts []int64) ([2]time.Duration, error) {
+// takeDelays reads and clears the canned server's log and returns, for
+// each request, the client's first-token time less the server's
+// first-frame send time (matched by the prompt's last id).
+func takeDelays(ctx context.Context, url string, firsts []int64) ([]time.Duration, error) {
+	log, err := takeLog(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	return delays(log, firsts)
+}
+
+// delays is, request by request of the log, the client's first-token
+// time less the server's first-frame send time; every request of firsts
+// must be in the log once.
+func delays(log []openaitest.LogEntry, firsts []int64) ([]time.Duration, error) {
 	var d []time.Duration
 	for _, e := range log {
 		var b struct{ Prompt []int }
 		if err := json.Unmarshal([]byte(e.Body), &b); err != nil || len(b.Prompt) != 2 {
-			return [2]time.Duration{}, fmt.Errorf("the canned server's log: a body not of this run: %.80s", e.Body)
+			return nil, fmt.Errorf("the canned server's log: a body not of this run: %.80s", e.Body)
 		}
 		k := b.Prompt[1]
 		if k < 0 || k >= len(firsts) || firsts[k] == 0 || e.FirstFrame == 0 {
-			return [2]time.Duration{}, fmt.Errorf("the canned server's log: request %d has no first token on one side", k)
+			return nil, fmt.Errorf("the canned server's log: request %d has no first token on one side", k)
 		}
 		d = append(d, time.Duration(firsts[k]-e.FirstFrame))
 	}
 	if len(d) != len(firsts) {
-		return [2]time.Duration{}, fmt.Errorf("the canned server logged %d requests of %d", len(d), len(firsts))
+		return nil, fmt.Errorf("the canned server logged %d requests of %d", len(d), len(firsts))
+	}
+	return d, nil
+}
+
+// percentiles is the p50 and p99 of d (sorted in place); zero when d is
+// empty.
+func percentiles(d []time.Duration) [2]time.Duration {
+	if len(d) == 0 {
+		return [2]time.Duration{}
 	}
 	slices.Sort(d)
 	rank := func(p float64) time.Duration { return d[max(0, int(p*float64(len(d))+0.999999)-1)] }
-	return [2]time.Duration{rank(0.5), rank(0.99)}, nil
+	return [2]time.Duration{rank(0.5), rank(0.99)}
 }
