@@ -87,7 +87,8 @@ func TestRun(t *testing.T) {
 		assert.Equal(t, 10, res.Floor.Long.n)
 		assert.Positive(t, res.Floor.Stream.wall)
 		assert.Zero(t, res.Floor.Offline.n, "the floor serves requests one at a time only")
-		assert.Positive(t, res.Floor.SerialTTFT[1], "the floor's first token comes after the server sent it")
+		assert.Positive(t, res.Floor.SerialTTFT[1])
+		assert.Positive(t, res.Floor.PacedTTFT[1])
 	}
 	for name, f := range map[string]Figures{"plugin": res.Plugin, "net/http": res.HTTP} {
 		assert.Equal(t, 40, f.Stream.n, name)
@@ -95,18 +96,23 @@ func TestRun(t *testing.T) {
 		assert.Equal(t, 10, f.Long.n, name, "2 rounds of 20/4")
 		assert.Equal(t, 80, f.Offline.n, name)
 		assert.Positive(t, f.Stream.wall, name)
-		assert.Positive(t, f.SerialTTFT[0], name, "the first token comes after the server sent it")
+		// The server stamps its first frame once written, so a first
+		// token read on the other core may come a little before it; a
+		// p99 does not.
+		assert.Positive(t, f.SerialTTFT[1], name)
 		assert.LessOrEqual(t, f.SerialTTFT[0], f.SerialTTFT[1], name)
+		assert.Positive(t, f.PacedTTFT[1], name)
+		assert.LessOrEqual(t, f.PacedTTFT[0], f.PacedTTFT[1], name)
 		if f.ServerRate > 0 { // a step is kept up with unless the machine is swamped
 			assert.Equal(t, int(f.ServerRate*0.1), f.Server.n, name)
 			ttft := f.TTFT[f.ServerRate]
-			assert.Positive(t, ttft[1], name, "the first token comes after the server sent it")
+			assert.Positive(t, ttft[1], name)
 			assert.LessOrEqual(t, ttft[0], ttft[1], name)
 		}
 	}
 	var b strings.Builder
 	require.NoError(t, res.Table(&b))
-	assert.Equal(t, 2+16, strings.Count(b.String(), "\n"))
+	assert.Equal(t, 2+18, strings.Count(b.String(), "\n"))
 	assert.Contains(t, b.String(), "| CPU per SSE frame (256-token streams less 16-token, per frame) |")
 	if floorAvailable {
 		assert.NotContains(t, firstRow(b.String()), "–", "the serial rows carry the floor")

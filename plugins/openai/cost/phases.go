@@ -104,7 +104,8 @@ type poisson struct {
 // within 5% (and 5 ms) of the schedule's length after the last arrival.
 func (p poisson) keptUp() bool { return p.late <= p.last/20+5*time.Millisecond }
 
-func server(ctx context.Context, c client, rate float64, n int, seed uint64) (poisson, error) {
+// arrivals are n Poisson arrival times from the start, at rate a second.
+func arrivals(rate float64, n int, seed uint64) []time.Duration {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	at := make([]time.Duration, n)
 	var t float64
@@ -112,6 +113,29 @@ func server(ctx context.Context, c client, rate float64, n int, seed uint64) (po
 		t += rng.ExpFloat64() / rate
 		at[i] = time.Duration(t * float64(time.Second))
 	}
+	return at
+}
+
+// paced sends n requests one at a time, each no earlier than its Poisson
+// arrival at rate: the machine idles between them, as at a low Server
+// rate, and no client's requests overlap (the floor's included).
+func paced(ctx context.Context, c client, rate float64, n int, seed uint64) ([]int64, error) {
+	at := arrivals(rate, n, seed)
+	firsts := make([]int64, n)
+	start := time.Now()
+	for k := range n {
+		if d := time.Until(start.Add(at[k])); d > 0 {
+			time.Sleep(d)
+		}
+		if err := c.do(ctx, k, firsts); err != nil {
+			return nil, err
+		}
+	}
+	return firsts, nil
+}
+
+func server(ctx context.Context, c client, rate float64, n int, seed uint64) (poisson, error) {
+	at := arrivals(rate, n, seed)
 	p := poisson{firsts: make([]int64, n), last: at[n-1]}
 	var (
 		wg    sync.WaitGroup

@@ -77,8 +77,10 @@ type Figures struct {
 	ServerRate float64
 	TTFT       map[float64][2]time.Duration
 	// SerialTTFT is the same time for the streamed requests of Tokens
-	// tokens sent one at a time, over every round: p50 and p99.
-	SerialTTFT [2]time.Duration
+	// tokens sent one at a time, over every round: p50 and p99;
+	// PacedTTFT for those sent one at a time at Poisson arrivals of
+	// StartRate.
+	SerialTTFT, PacedTTFT [2]time.Duration
 }
 
 // CommonRate is the highest Server rate both clients kept up with; 0
@@ -168,12 +170,24 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	// log, cleared before them, request by request.
 	per := max(cfg.Serial/cfg.Rounds, 1)
 	rounds := [3][3][]spent{}
-	var firstDelays [3][]time.Duration
-	for range cfg.Rounds {
+	var firstDelays, pacedDelays [3][]time.Duration
+	for round := range cfg.Rounds {
 		for i, c := range pairs {
 			if c == nil {
 				continue
 			}
+			if _, err := takeLog(ctx, cfg.URL); err != nil {
+				return res, err
+			}
+			firsts, err := paced(ctx, c.stream, cfg.StartRate, per, uint64(round))
+			if err != nil {
+				return res, fmt.Errorf("%s: %w", names[i], err)
+			}
+			d, err := takeDelays(ctx, cfg.URL, firsts)
+			if err != nil {
+				return res, fmt.Errorf("%s: %w", names[i], err)
+			}
+			pacedDelays[i] = append(pacedDelays[i], d...)
 			for k, shape := range []struct {
 				c client
 				n int
@@ -202,7 +216,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		if f != nil {
 			f.Stream, f.Whole, f.Long = median(rounds[i][0]), median(rounds[i][1]), median(rounds[i][2])
 			f.Frame = (f.Long.cpuPer() - f.Stream.cpuPer()) / time.Duration(cfg.LongTokens-cfg.Tokens)
-			f.SerialTTFT = percentiles(firstDelays[i])
+			f.SerialTTFT, f.PacedTTFT = percentiles(firstDelays[i]), percentiles(pacedDelays[i])
 		}
 	}
 	if err := each(func(c pair, f *Figures) (err error) {

@@ -50,6 +50,8 @@ func (r Result) Table(w io.Writer) error {
 		{"CPU per streamed request less its frames", floored(fixed)},
 		{"TTFT less the server's first-frame send, p50, one at a time", floored(func(f Figures) time.Duration { return f.SerialTTFT[0] })},
 		{"TTFT less the server's first-frame send, p99, one at a time", floored(func(f Figures) time.Duration { return f.SerialTTFT[1] })},
+		{fmt.Sprintf("TTFT less the server's first-frame send, p50, one at a time at Poisson arrivals of %.0f/s", r.StartRate), floored(func(f Figures) time.Duration { return f.PacedTTFT[0] })},
+		{fmt.Sprintf("TTFT less the server's first-frame send, p99, one at a time at Poisson arrivals of %.0f/s", r.StartRate), floored(func(f Figures) time.Duration { return f.PacedTTFT[1] })},
 		{fmt.Sprintf("Offline: rate, %d requests, %d in flight", r.Offline, r.Workers), qps(p.Offline.rate(), h.Offline.rate())},
 		{"Offline: CPU per streamed request", dur(p.Offline.cpuPer(), h.Offline.cpuPer())},
 		{fmt.Sprintf("Server: highest Poisson rate kept up (doubling from %.0f/s, %v steps)", r.StartRate, r.Step), qps(p.ServerRate, h.ServerRate)},
