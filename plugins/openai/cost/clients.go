@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strconv"
 	"sync"
@@ -30,11 +31,19 @@ type pluginClient struct {
 	b *backend.Backend
 }
 
-// newPlugin loads a backend against url with samples prompts loaded.
-func newPlugin(ctx context.Context, url, tokenizer string, stream bool, tokens, samples, concurrency int) (*pluginClient, error) {
+// newPlugin loads a backend against url with samples prompts loaded;
+// more are options of its own besides the ones it is given here, which
+// they may not change.
+func newPlugin(ctx context.Context, url, tokenizer string, stream bool, tokens, samples, concurrency int, more map[string]string) (*pluginClient, error) {
 	b := backend.New(func(string) (string, bool) { return "", false })
 	opts := map[string]string{"endpoints": url, "tokenizer": tokenizer, "stream": strconv.FormatBool(stream),
 		"max_tokens": strconv.Itoa(tokens), "warmup": "0", "ready_timeout": "10s", "concurrency": strconv.Itoa(concurrency)}
+	for k := range more {
+		if _, ok := opts[k]; ok {
+			return nil, fmt.Errorf("the plugin's option %q is the run's own", k)
+		}
+	}
+	maps.Copy(opts, more)
 	if err := b.Load(ctx, sdk.Model{Options: opts}); err != nil {
 		return nil, fmt.Errorf("load the plugin: %w", err)
 	}

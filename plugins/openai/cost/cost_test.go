@@ -182,6 +182,25 @@ func TestPercentiles(t *testing.T) {
 	assert.Zero(t, percentiles(nil))
 }
 
+// TestPluginOptions: more of the plugin's options reach it; one the run
+// sets, or one the plugin does not know, is refused with its name.
+func TestPluginOptions(t *testing.T) {
+	t.Parallel()
+	url := cannedURL(t)
+	tok := t.TempDir() + "/tokenizer.json"
+	require.NoError(t, openaitest.WriteTokenizer(tok, openaitest.DefaultPieces()))
+	_, err := newPlugin(t.Context(), url, tok, true, 16, 1, 1, map[string]string{"stream": "false"})
+	require.ErrorContains(t, err, `option "stream" is the run's own`)
+	_, err = newPlugin(t.Context(), url, tok, true, 16, 1, 1, map[string]string{"nosuch": "1"})
+	require.ErrorContains(t, err, "nosuch")
+	c, err := newPlugin(t.Context(), url, tok, true, 16, 1, 1, map[string]string{"stall_timeout": "0s", "first_byte_timeout": "0s"})
+	require.NoError(t, err)
+	defer c.close()
+	firsts := make([]int64, 1)
+	require.NoError(t, c.do(t.Context(), 0, firsts))
+	assert.Positive(t, firsts[0])
+}
+
 // BenchmarkClient is one request against the canned server in another
 // process, the plugin's, the net/http loop's and the floor's: cpu-µs/op is this
 // process's CPU (getrusage) per request, the client's alone. Profile
@@ -200,7 +219,7 @@ func BenchmarkClient(b *testing.B) {
 				var c client = newHTTP(url, shape.stream, shape.tokens, 1)
 				switch kind {
 				case "plugin":
-					p, err := newPlugin(b.Context(), url, tok, shape.stream, shape.tokens, 1, 1)
+					p, err := newPlugin(b.Context(), url, tok, shape.stream, shape.tokens, 1, 1, nil)
 					require.NoError(b, err)
 					c = p
 				case "floor":

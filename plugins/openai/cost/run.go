@@ -36,6 +36,10 @@ type Config struct {
 	StartRate  float64
 	Step       time.Duration
 	MaxSamples int
+	// PluginOptions are more of the plugin's options (its schema's
+	// names) besides those the run sets, which they may not change:
+	// timeouts, say.
+	PluginOptions map[string]string
 }
 
 func (c *Config) defaults() {
@@ -109,7 +113,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	samples := max(cfg.Serial, cfg.Offline, cfg.MaxSamples)
 	builders := [3]func(stream bool, tokens int) (client, error){
 		func(stream bool, tokens int) (client, error) {
-			return newPlugin(ctx, cfg.URL, tok, stream, tokens, samples, cfg.Workers)
+			return newPlugin(ctx, cfg.URL, tok, stream, tokens, samples, cfg.Workers, cfg.PluginOptions)
 		},
 		func(stream bool, tokens int) (client, error) {
 			return newHTTP(cfg.URL, stream, tokens, cfg.Workers), nil

@@ -58,6 +58,17 @@ func measure(ctx context.Context, args []string) error {
 	fs.IntVar(&cfg.Workers, "workers", 0, "requests in flight, and connections (default 64)")
 	fs.DurationVar(&cfg.Step, "step", 0, "length of a Server step (default 1s)")
 	profile := fs.String("cpuprofile", "", "write the client's CPU profile to this file")
+	fs.Func("option", "one more of the plugin's options, `NAME=VALUE` (repeatable; not one the run sets)", func(v string) error {
+		name, value, ok := strings.Cut(v, "=")
+		if !ok || name == "" {
+			return fmt.Errorf("want NAME=VALUE, got %q", v)
+		}
+		if cfg.PluginOptions == nil {
+			cfg.PluginOptions = map[string]string{}
+		}
+		cfg.PluginOptions[name] = value
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
