@@ -1,10 +1,8 @@
 package cost
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -24,14 +22,10 @@ const serveEnv = "OPENAI_COST_CANNED_SERVER"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(serveEnv) == "1" {
-		srv, err := openaitest.Start(context.Background(), openaitest.Behavior{})
-		if err != nil {
+		if err := openaitest.ServeChild(context.Background(), openaitest.Behavior{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		fmt.Println(srv.URL())
-		_, _ = io.Copy(io.Discard, os.Stdin)
-		_ = srv.Close()
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -39,37 +33,21 @@ func TestMain(m *testing.M) {
 
 var canned struct {
 	once sync.Once
-	url  string
+	srv  *openaitest.Child // ends with this process: its stdin closes
 	err  error
-	// stdin is the server's, held open (a dropped one is closed by
-	// its finalizer).
-	stdin io.WriteCloser
 }
 
 // cannedURL starts the canned server in a process of its own (this test
-// binary again), once; it ends with the test binary's stdin pipe.
+// binary again), once.
 func cannedURL(tb testing.TB) string {
 	tb.Helper()
 	canned.once.Do(func() {
 		cmd := exec.Command(os.Args[0])
 		cmd.Env = append(os.Environ(), serveEnv+"=1")
-		cmd.Stderr = os.Stderr
-		if canned.stdin, canned.err = cmd.StdinPipe(); canned.err != nil { // closed when this process exits
-			return
-		}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			canned.err = err
-			return
-		}
-		if canned.err = cmd.Start(); canned.err != nil {
-			return
-		}
-		line, err := bufio.NewReader(out).ReadString('\n')
-		canned.url, canned.err = strings.TrimSpace(line), err
+		canned.srv, canned.err = openaitest.StartChild(cmd)
 	})
 	require.NoError(tb, canned.err)
-	return canned.url
+	return canned.srv.URL
 }
 
 // TestRun: a small run measures every figure of both clients, the

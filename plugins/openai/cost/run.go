@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"path/filepath"
 	"slices"
 	"time"
@@ -180,7 +178,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			if c == nil {
 				continue
 			}
-			if _, err := takeLog(ctx, cfg.URL); err != nil {
+			if _, err := openaitest.TakeLog(ctx, cfg.URL); err != nil {
 				return res, err
 			}
 			firsts, err := paced(ctx, c.stream, cfg.StartRate, per, uint64(round))
@@ -197,7 +195,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 				n int
 			}{{c.stream, per}, {c.whole, per}, {c.long, max(per/4, 1)}} {
 				if k == 0 {
-					if _, err := takeLog(ctx, cfg.URL); err != nil {
+					if _, err := openaitest.TakeLog(ctx, cfg.URL); err != nil {
 						return res, err
 					}
 				}
@@ -241,7 +239,7 @@ func serverSteps(ctx context.Context, cfg Config, c client, f *Figures) error {
 		if n > cfg.MaxSamples {
 			return nil
 		}
-		if _, err := takeLog(ctx, cfg.URL); err != nil { // clear it
+		if _, err := openaitest.TakeLog(ctx, cfg.URL); err != nil { // clear it
 			return err
 		}
 		p, err := server(ctx, c, rate, n, uint64(step))
@@ -262,33 +260,11 @@ func serverSteps(ctx context.Context, cfg Config, c client, f *Figures) error {
 	}
 }
 
-// takeLog reads and clears the canned server's log.
-func takeLog(ctx context.Context, url string) ([]openaitest.LogEntry, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+openaitest.LogPath, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("the canned server's log: %w", err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("the canned server's log: %w", err)
-	}
-	var log []openaitest.LogEntry
-	if err := json.Unmarshal(b, &log); err != nil {
-		return nil, fmt.Errorf("the canned server's log: %w", err)
-	}
-	return log, nil
-}
-
 // takeDelays reads and clears the canned server's log and returns, for
 // each request, the client's first-token time less the server's
 // first-frame send time (matched by the prompt's last id).
 func takeDelays(ctx context.Context, url string, firsts []int64) ([]time.Duration, error) {
-	log, err := takeLog(ctx, url)
+	log, err := openaitest.TakeLog(ctx, url)
 	if err != nil {
 		return nil, err
 	}

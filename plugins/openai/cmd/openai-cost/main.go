@@ -5,12 +5,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -39,15 +36,7 @@ func main() {
 
 // serve runs the canned server, prints its URL and stops when stdin
 // closes.
-func serve(ctx context.Context) error {
-	srv, err := openaitest.Start(ctx, openaitest.Behavior{})
-	if err != nil {
-		return err
-	}
-	fmt.Println(srv.URL())
-	_, _ = io.Copy(io.Discard, os.Stdin) // until the parent closes it or dies
-	return srv.Close()
-}
+func serve(ctx context.Context) error { return openaitest.ServeChild(ctx, openaitest.Behavior{}) }
 
 func measure(ctx context.Context, args []string) error {
 	var cfg cost.Config
@@ -87,28 +76,12 @@ func measure(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, exe, "serve")
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
+	srv, err := openaitest.StartChild(exec.CommandContext(ctx, exe, "serve"))
 	if err != nil {
 		return err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start the canned server: %w", err)
-	}
-	defer func() {
-		in.Close()
-		_ = cmd.Wait()
-	}()
-	url, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		return fmt.Errorf("the canned server's URL: %w", err)
-	}
-	cfg.URL = strings.TrimSpace(url)
+	defer srv.Close()
+	cfg.URL = srv.URL
 	dir, err := os.MkdirTemp("", "openai-cost")
 	if err != nil {
 		return err
@@ -118,7 +91,7 @@ func measure(ctx context.Context, args []string) error {
 	start := time.Now()
 	res, err := cost.Run(ctx, cfg)
 	if err != nil {
-		return errors.Join(err, in.Close())
+		return err
 	}
 	fmt.Printf("openai client cost against the canned server in another process on loopback (%s; %v)\n\n", cost.Machine(), time.Since(start).Round(time.Second))
 	return res.Table(os.Stdout)
