@@ -46,6 +46,6 @@ E2E_BENCHTIME ?= 3x
 .PHONY: bench-e2e
 
 bench-e2e: ## LoadGen + bridge + host + the SDK's echo plugin as a subprocess, against the null backend in-process: Offline samples/s, SingleStream p50/p99
-	$(GO) test -run '^$$' -bench EndToEnd -benchtime $(E2E_BENCHTIME) ./internal/bridge/
+	$(GO) test -run '^$$' -bench 'EndToEnd(Offline|SingleStream|Server)$$' -benchtime $(E2E_BENCHTIME) ./internal/bridge/
 
 BENCH_TARGETS += bench-e2e

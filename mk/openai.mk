@@ -12,8 +12,11 @@ openai-plugin: ## build the openai plugin (OpenAI-compatible servers over HTTP) 
 
 build: openai-plugin
 
-bench-openai: ## openai plugin: its client's CPU per request and frame, Offline and Server rates, TTFT, beside net/http (the canned server in another process); one SSE frame
+OPENAI_E2E_BENCHTIME ?= 3x
+
+bench-openai: ## openai plugin: its client's CPU per request and frame, Offline and Server rates, TTFT, beside net/http (the canned server in another process); one SSE frame; TTFT as the LoadGen gets it through the host
 	$(GO) run ./plugins/openai/cmd/openai-cost
 	$(GO) test -run '^$$' -bench 'Frame|Client' -benchtime $(OPENAI_BENCHTIME) ./plugins/openai/backend/ ./plugins/openai/cost/
+	$(GO) test -run '^$$' -bench EndToEndOpenAI -benchtime $(OPENAI_E2E_BENCHTIME) ./internal/bridge/
 
 BENCH_TARGETS += bench-openai
