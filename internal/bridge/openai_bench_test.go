@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -26,11 +27,13 @@ import (
 // BenchmarkEndToEndOpenAI runs the LoadGen with token latencies, the
 // bridge, the host and the openai plugin as a subprocess against the
 // canned server in a process of its own (openai-cost serve), streamed
-// requests of 16 tokens: TTFT as mlperf-host records it (the first token
-// handed to the LoadGen, which stamps it) less the server's send time of
-// the first frame, request by request (ttft-send-), beside the LoadGen's
-// own TTFT from the issue (ttft-). SingleStream sends one request at a
-// time, Server Poisson arrivals at 1000/s.
+// requests: TTFT as mlperf-host records it (the first token handed to
+// the LoadGen, which stamps it) less the server's send time of the first
+// frame, request by request (ttft-send-), beside the LoadGen's own TTFT
+// from the issue (ttft-). SingleStream sends one request at a time,
+// Server Poisson arrivals at 1000/s; replies of one token leave nothing
+// to run beside the first token's way to the host, replies of 16 the
+// rest of the stream.
 func BenchmarkEndToEndOpenAI(b *testing.B) {
 	srv, err := openaitest.StartChild(exec.Command(sdktest.BuildPlugin(b, "../../plugins/openai/cmd/openai-cost", "openai-cost"), "serve"))
 	require.NoError(b, err)
@@ -54,47 +57,55 @@ func BenchmarkEndToEndOpenAI(b *testing.B) {
 			s.ServerTargetLatency, s.ServerTTFTLatency, s.ServerTPOTLatency = time.Second, time.Second, time.Second
 		}},
 	} {
-		b.Run(sc.name, func(b *testing.B) {
-			be, err := host.Open(b.Context(), host.Plugin{Name: "openai", Kind: manifest.KindProcess, Entry: bin}, host.Config{})
-			require.NoError(b, err)
-			b.Cleanup(func() { require.NoError(b, be.Close()) })
-			require.NoError(b, be.Load(b.Context(), host.Model{Options: map[string]string{
-				"endpoints": srv.URL, "tokenizer": tok, "max_tokens": "16", "warmup": "0", "ready_timeout": "10s", "concurrency": "64"}}))
-			st := newFirstStamps(be)
-			sut := NewSUT(st, "openai")
-			qsl := NewQSL(st, promptSet(b, 1024), 0)
-			settings := loadgen.DefaultTestSettings()
-			settings.UseTokenLatencies = true
-			sc.tune(&settings)
-			dir := b.TempDir()
-			var (
-				delays []time.Duration
-				ttft   latencies
-			)
-			for b.Loop() {
-				_, err := openaitest.TakeLog(b.Context(), srv.URL) // clear it
-				require.NoError(b, err)
-				st.reset()
-				res, err := loadgen.StartTest(b.Context(), sut, qsl, settings, loadgen.LogSettings{OutDir: dir})
-				require.NoError(b, err)
-				require.NoError(b, sut.Err())
-				require.NotNil(b, res.Performance.FirstToken, "a run with token latencies")
-				ttft.add(res.Performance.FirstToken)
-				log, err := openaitest.TakeLog(b.Context(), srv.URL)
-				require.NoError(b, err)
-				d, err := st.delays(log)
-				require.NoError(b, err)
-				delays = append(delays, d...)
-			}
-			slices.Sort(delays)
-			at := func(p float64) float64 {
-				return float64(delays[max(0, int(p*float64(len(delays))+0.999999)-1)].Nanoseconds()) / 1e3
-			}
-			b.ReportMetric(at(0.5), "ttft-send-p50-µs")
-			b.ReportMetric(at(0.99), "ttft-send-p99-µs")
-			ttft.report(b, "ttft-")
-		})
+		for _, tokens := range []int{1, 16} {
+			b.Run(fmt.Sprintf("%s/tokens%d", sc.name, tokens), func(b *testing.B) {
+				runOpenAI(b, srv.URL, bin, tok, tokens, sc.tune)
+			})
+		}
 	}
+}
+
+// runOpenAI is one of BenchmarkEndToEndOpenAI's: replies of tokens
+// tokens, the LoadGen's settings tuned by tune.
+func runOpenAI(b *testing.B, url, bin, tok string, tokens int, tune func(*loadgen.TestSettings)) {
+	be, err := host.Open(b.Context(), host.Plugin{Name: "openai", Kind: manifest.KindProcess, Entry: bin}, host.Config{})
+	require.NoError(b, err)
+	b.Cleanup(func() { require.NoError(b, be.Close()) })
+	require.NoError(b, be.Load(b.Context(), host.Model{Options: map[string]string{
+		"endpoints": url, "tokenizer": tok, "max_tokens": strconv.Itoa(tokens), "warmup": "0", "ready_timeout": "10s", "concurrency": "64"}}))
+	st := newFirstStamps(be)
+	sut := NewSUT(st, "openai")
+	qsl := NewQSL(st, promptSet(b, 1024), 0)
+	settings := loadgen.DefaultTestSettings()
+	settings.UseTokenLatencies = true
+	tune(&settings)
+	dir := b.TempDir()
+	var (
+		delays []time.Duration
+		ttft   latencies
+	)
+	for b.Loop() {
+		_, err := openaitest.TakeLog(b.Context(), url) // clear it
+		require.NoError(b, err)
+		st.reset()
+		res, err := loadgen.StartTest(b.Context(), sut, qsl, settings, loadgen.LogSettings{OutDir: dir})
+		require.NoError(b, err)
+		require.NoError(b, sut.Err())
+		require.NotNil(b, res.Performance.FirstToken, "a run with token latencies")
+		ttft.add(res.Performance.FirstToken)
+		log, err := openaitest.TakeLog(b.Context(), url)
+		require.NoError(b, err)
+		d, err := st.delays(log)
+		require.NoError(b, err)
+		delays = append(delays, d...)
+	}
+	slices.Sort(delays)
+	at := func(p float64) float64 {
+		return float64(delays[max(0, int(p*float64(len(delays))+0.999999)-1)].Nanoseconds()) / 1e3
+	}
+	b.ReportMetric(at(0.5), "ttft-send-p50-µs")
+	b.ReportMetric(at(0.99), "ttft-send-p99-µs")
+	ttft.report(b, "ttft-")
 }
 
 // promptSet is n prompts of two token ids, [1, k], as the openai plugin
@@ -190,4 +201,3 @@ func (s *firstStamps) delays(log []openaitest.LogEntry) ([]time.Duration, error)
 	}
 	return d, nil
 }
-
