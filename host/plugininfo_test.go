@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -92,6 +93,10 @@ func TestLoadRunOptionsAndFacts(t *testing.T) {
 			assert.Equal(t, 8, b.Info().MaxBatch)
 			require.NotNil(t, b.Info().Facts)
 			assert.Equal(t, "mlperf-host echo 0.1.0", b.Info().Facts.Framework)
+			// A subprocess's log comes through its stderr, after Load
+			// may have returned.
+			assert.Eventually(t, func() bool { return sink.attr("echo loaded", "scenario") != "" }, 10*time.Second, time.Millisecond,
+				"the plugin logged its load")
 			assert.Equal(t, "Server", sink.attr("echo loaded", "scenario"), "the plugin learnt the scenario")
 			assert.Equal(t, "resnet50", sink.attr("echo loaded", "benchmark"))
 		})
