@@ -101,6 +101,15 @@ type Config struct {
 	// DisableSharedRing keeps a session's issue records and completions
 	// in gRPC messages even when both sides could share rings (ABI v1.1).
 	DisableSharedRing bool
+	// SharedRingFirstTokens offers the shared rings to a plugin that
+	// reports first tokens too; without it such a plugin's session goes
+	// by messages alone. Its completions go by messages in any case
+	// (they must follow their first tokens), its requests last
+	// milliseconds to minutes, and polling its issue ring after each one
+	// takes cores from its own requests: on a 2-core machine TTFT as the
+	// LoadGen records it was a third shorter without the rings
+	// (BENCHMARKS.md).
+	SharedRingFirstTokens bool
 	// RingSpin is how long the host and the plugin poll an empty shared
 	// ring before they sleep until the other side rings; 0 means
 	// DefaultRingSpin, negative never polls (every record waits for its

@@ -108,9 +108,13 @@ func (r *hostRing) release(log *slog.Logger, plugin string) error {
 	return errors.Join(r.removeFile(), r.unmap())
 }
 
-// ringOffered reports whether the session offers the plugin shared rings.
+// ringOffered reports whether the session offers the plugin shared rings:
+// both sides can share them, and the plugin reports no first tokens
+// unless the host was told to offer them anyway.
 func (b *processBackend) ringOffered() bool {
-	return sharedRingSupported && !b.cfg.DisableSharedRing && b.info.Capabilities.Has(abi.CapSharedRing)
+	caps := b.info.Capabilities
+	return sharedRingSupported && !b.cfg.DisableSharedRing && caps.Has(abi.CapSharedRing) &&
+		(b.cfg.SharedRingFirstTokens || !caps.Has(abi.CapFirstToken))
 }
 
 // offerRing creates the session's rings and queues the offer, the

@@ -102,6 +102,54 @@ func TestProcessSharedRings(t *testing.T) {
 	}
 }
 
+// TestProcessSharedRingsFirstTokens: a plugin that reports first tokens
+// is offered no shared rings unless SharedRingFirstTokens says so; either
+// way every sample's first token comes before its completion.
+func TestProcessSharedRingsFirstTokens(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		cfg   Config
+		rings bool
+	}{
+		{name: "messages by default"},
+		{name: "rings when asked", cfg: Config{SharedRingFirstTokens: true}, rings: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			tc.cfg.SharedMemoryDir = t.TempDir()
+			tc.cfg.Env = []string{"MLPERF_ECHO_MAX_BATCH=8", "MLPERF_ECHO_MAX_IN_FLIGHT=2", "MLPERF_ECHO_FIRST_TOKENS=1"}
+			b, err := Open(ctx, echoPlugin(t), tc.cfg)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = b.Close() })
+			require.True(t, b.Info().Capabilities.Has(abi.CapFirstToken|abi.CapSharedRing), "the echo reports first tokens and can share rings")
+			rec := newRecorder()
+			b.SetHandler(rec)
+			require.NoError(t, b.Load(ctx, Model{Bytes: []byte("model")}))
+			require.NoError(t, b.LoadSamples(ctx, []Sample{{Index: 0, Data: []byte("sample")}}))
+			for id := range uint64(50) {
+				require.NoError(t, b.Issue(ctx, []abi.IssueRecord{{ID: id, Index: 0, Flags: abi.FlagWantOutput}}))
+				rec.wait(t, int(id)+1)
+			}
+			require.NoError(t, b.Flush(ctx))
+			rec.mu.Lock()
+			assert.Len(t, rec.first, 50, "a first token for every sample")
+			assert.Empty(t, rec.early, "no first token after its completion")
+			rec.mu.Unlock()
+			r := b.(*processBackend).ring
+			if !tc.rings {
+				assert.Nil(t, r, "no rings offered")
+				return
+			}
+			require.NotNil(t, r)
+			assert.True(t, r.active.Load(), "the plugin attached the rings")
+			assert.Positive(t, r.issued.Load(), "issue records went through the ring")
+			assert.Zero(t, r.completed.Load(), "completions that follow first tokens go by messages")
+		})
+	}
+}
+
 // TestProcessLimitsFollowLoad: a v1.1 plugin's Load options may change
 // its limits; Info reports Info's before Load and Load's after.
 func TestProcessLimitsFollowLoad(t *testing.T) {

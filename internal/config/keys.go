@@ -244,7 +244,7 @@ func keySpecs() []keySpec {
 		with(keySpec{key: KeyHostGuard, def: "loops", help: "hang protection of WASM plugins"}, oneOf("loops", "strict", "off")),
 		{key: KeyHostPluginDirs, help: "plugin directories, comma-separated (default ./plugins, the XDG data dir, next to the binary)", checker: str("comma-separated paths", anyString)},
 		{key: KeyHostCacheDir, help: "WASM compilation cache (default the user cache dir)", checker: str("a path", anyString)},
-		with(keySpec{key: KeyHostRings, def: "on", help: "shared-memory rings for a subprocess plugin's samples and completions (ABI v1.1)"}, oneOf("on", "off")),
+		with(keySpec{key: KeyHostRings, def: "auto", help: "shared-memory rings for a subprocess plugin's samples and completions (ABI v1.1): auto offers them to a plugin that reports no first tokens (an LLM's completions go by messages, and polling its issue ring takes cores from its requests), on to every plugin, off to none"}, oneOf("auto", "on", "off")),
 		{key: KeyHostRingSpin, def: "200us", help: "how long host and plugin poll an empty shared ring before they sleep (0: never poll)",
 			checker: str("a Go duration such as 200us", duration)},
 		{key: KeyHostCloseTimeout, def: "10s", help: "longest a plugin may take to finish its samples and close before it is stopped",

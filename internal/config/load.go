@@ -97,9 +97,11 @@ type HostConfig struct {
 	Guard               string
 	PluginDirs          []string
 	CompilationCacheDir string
-	// SharedRings and RingSpin: host.shared_rings is on, host.ring_spin.
-	SharedRings bool
-	RingSpin    time.Duration
+	// SharedRings, SharedRingsFirstTokens and RingSpin: host.shared_rings
+	// is not off, is on (the rings for a plugin that reports first
+	// tokens too), host.ring_spin.
+	SharedRings, SharedRingsFirstTokens bool
+	RingSpin                            time.Duration
 	// CloseTimeout is host.close_timeout.
 	CloseTimeout time.Duration
 	// PIDNamespace is host.pid_namespace: "auto" or "off".
@@ -281,7 +283,7 @@ func build(all *layer, round *benchmarks.Round, bench benchmarks.Benchmark, igno
 		Host: HostConfig{
 			Instances: atoi(KeyHostInstances), CallTimeout: timeout, MemoryLimitMiB: atoi(KeyHostMemory),
 			Guard: get(KeyHostGuard), CompilationCacheDir: get(KeyHostCacheDir),
-			SharedRings: get(KeyHostRings) == "on", RingSpin: spin, CloseTimeout: closeTimeout, PIDNamespace: get(KeyHostPIDNamespace),
+			SharedRings: get(KeyHostRings) != "off", SharedRingsFirstTokens: get(KeyHostRings) == "on", RingSpin: spin, CloseTimeout: closeTimeout, PIDNamespace: get(KeyHostPIDNamespace),
 			WasiNN: get(KeyHostWasiNN), WasiNNLibrary: get(KeyHostWasiNNLibrary), WasiNNThreads: atoi(KeyHostWasiNNThreads),
 			LogLevel: get(KeyHostLogLevel),
 		},

@@ -59,7 +59,7 @@ func (p Plugins) HostConfig(c *config.Config) host.Config {
 	hc := host.Config{
 		Logger: p.Logger, CallTimeout: c.Host.CallTimeout, CompilationCacheDir: cache,
 		Instances: c.Host.Instances, MemoryLimitMiB: c.Host.MemoryLimitMiB, Guard: host.Guard(c.Host.Guard),
-		DisableSharedRing: !c.Host.SharedRings, RingSpin: spin, CloseTimeout: c.Host.CloseTimeout,
+		DisableSharedRing: !c.Host.SharedRings, SharedRingFirstTokens: c.Host.SharedRingsFirstTokens, RingSpin: spin, CloseTimeout: c.Host.CloseTimeout,
 		DisablePIDNamespace: c.Host.PIDNamespace == "off",
 	}
 	if p.NN != nil {

@@ -93,8 +93,9 @@ func TestTestSettingsModes(t *testing.T) {
 }
 
 // TestHostConfigRings: host.shared_rings and host.ring_spin reach
-// host.Config; a ring_spin of 0 means never poll, which host.Config spells
-// negative (its zero is the default).
+// host.Config (auto: the rings for every plugin but one that reports
+// first tokens; on: for it too); a ring_spin of 0 means never poll,
+// which host.Config spells negative (its zero is the default).
 func TestHostConfigRings(t *testing.T) {
 	t.Parallel()
 	load := func(flags ...config.FlagValue) *config.Config {
@@ -104,7 +105,11 @@ func TestHostConfigRings(t *testing.T) {
 	}
 	hc := Plugins{}.HostConfig(load())
 	assert.False(t, hc.DisableSharedRing)
+	assert.False(t, hc.SharedRingFirstTokens)
 	assert.Equal(t, 200*time.Microsecond, hc.RingSpin)
+	hc = Plugins{}.HostConfig(load(config.FlagValue{Key: "host.shared_rings", Value: "on", Flag: "--set"}))
+	assert.False(t, hc.DisableSharedRing)
+	assert.True(t, hc.SharedRingFirstTokens)
 	hc = Plugins{}.HostConfig(load(config.FlagValue{Key: "host.shared_rings", Value: "off", Flag: "--set"},
 		config.FlagValue{Key: "host.ring_spin", Value: "0", Flag: "--set"}))
 	assert.True(t, hc.DisableSharedRing)
