@@ -3,6 +3,7 @@ package openaitest
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -38,7 +39,11 @@ func TestChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, err = io.ReadAll(resp.Body) // to its end: the first frame was sent and stamped
 	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 	log, err := TakeLog(t.Context(), c.URL)
 	if err != nil {
 		t.Fatal(err)
