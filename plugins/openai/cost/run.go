@@ -167,9 +167,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return res, err
 	}
 	// The serial figures in rounds, the clients in turn: each the median
-	// round's, the machine's slow moments spread over every client.
-	// The streamed requests' first tokens are matched to the server's
-	// log, cleared before them, request by request.
+	// round's, the machine's slow moments spread over every client. The
+	// first tokens of the paced and of the streamed requests are matched
+	// to the server's log, request by request.
 	per := max(cfg.Serial/cfg.Rounds, 1)
 	rounds := [3][3][]spent{}
 	var firstDelays, pacedDelays [3][]time.Duration
@@ -178,14 +178,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			if c == nil {
 				continue
 			}
-			if _, err := openaitest.TakeLog(ctx, cfg.URL); err != nil {
-				return res, err
-			}
-			firsts, err := paced(ctx, c.stream, cfg.StartRate, per, uint64(round))
-			if err != nil {
-				return res, fmt.Errorf("%s: %w", names[i], err)
-			}
-			d, err := takeDelays(ctx, cfg.URL, firsts)
+			d, err := matched(ctx, cfg.URL, func() ([]int64, error) { return paced(ctx, c.stream, cfg.StartRate, per, uint64(round)) })
 			if err != nil {
 				return res, fmt.Errorf("%s: %w", names[i], err)
 			}
@@ -194,23 +187,21 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 				c client
 				n int
 			}{{c.stream, per}, {c.whole, per}, {c.long, max(per/4, 1)}} {
-				if k == 0 {
-					if _, err := openaitest.TakeLog(ctx, cfg.URL); err != nil {
-						return res, err
-					}
+				var s spent
+				send := func() (firsts []int64, err error) {
+					s, firsts, err = serial(ctx, shape.c, shape.n)
+					return firsts, err
 				}
-				s, firsts, err := serial(ctx, shape.c, shape.n)
+				if k == 0 { // the streamed requests of Tokens tokens
+					d, err = matched(ctx, cfg.URL, send)
+					firstDelays[i] = append(firstDelays[i], d...)
+				} else {
+					_, err = send()
+				}
 				if err != nil {
 					return res, fmt.Errorf("%s: %w", names[i], err)
 				}
 				rounds[i][k] = append(rounds[i][k], s)
-				if k == 0 {
-					d, err := takeDelays(ctx, cfg.URL, firsts)
-					if err != nil {
-						return res, fmt.Errorf("%s: %w", names[i], err)
-					}
-					firstDelays[i] = append(firstDelays[i], d...)
-				}
 			}
 		}
 	}
@@ -258,6 +249,20 @@ func serverSteps(ctx context.Context, cfg Config, c client, f *Figures) error {
 		}
 		f.Server, f.ServerRate, f.TTFT[rate] = p.spent, rate, percentiles(d)
 	}
+}
+
+// matched clears the canned server's log, runs send and returns, request
+// by request, the first tokens' times it gives less the server's
+// first-frame send times.
+func matched(ctx context.Context, url string, send func() ([]int64, error)) ([]time.Duration, error) {
+	if _, err := openaitest.TakeLog(ctx, url); err != nil {
+		return nil, err
+	}
+	firsts, err := send()
+	if err != nil {
+		return nil, err
+	}
+	return takeDelays(ctx, url, firsts)
 }
 
 // takeDelays reads and clears the canned server's log and returns, for
