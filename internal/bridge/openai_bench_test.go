@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -190,11 +189,11 @@ func (s *firstStamps) delays(log []openaitest.LogEntry) ([]time.Duration, error)
 	seen := map[uint64]int{}
 	var d []time.Duration
 	for _, e := range log {
-		var body struct{ Prompt []int }
-		if err := json.Unmarshal([]byte(e.Body), &body); err != nil || len(body.Prompt) != 2 || e.FirstFrame == 0 {
+		k, ok := e.Sample()
+		if !ok || k < 0 || e.FirstFrame == 0 {
 			return nil, fmt.Errorf("a request not of this run, or without a first frame: %.80s", e.Body)
 		}
-		i := uint64(body.Prompt[1])
+		i := uint64(k)
 		n := seen[i]
 		seen[i]++
 		if n >= len(s.firsts[i]) {

@@ -2,7 +2,6 @@ package cost
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -282,11 +281,10 @@ func takeDelays(ctx context.Context, url string, firsts []int64) ([]time.Duratio
 func delays(log []openaitest.LogEntry, firsts []int64) ([]time.Duration, error) {
 	var d []time.Duration
 	for _, e := range log {
-		var b struct{ Prompt []int }
-		if err := json.Unmarshal([]byte(e.Body), &b); err != nil || len(b.Prompt) != 2 {
+		k, ok := e.Sample()
+		if !ok {
 			return nil, fmt.Errorf("the canned server's log: a body not of this run: %.80s", e.Body)
 		}
-		k := b.Prompt[1]
 		if k < 0 || k >= len(firsts) || firsts[k] == 0 || e.FirstFrame == 0 {
 			return nil, fmt.Errorf("the canned server's log: request %d has no first token on one side", k)
 		}

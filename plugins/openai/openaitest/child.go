@@ -82,6 +82,16 @@ func (c *Child) Close() error {
 	return c.cmd.Wait()
 }
 
+// Sample is k when the logged request's prompt is the token ids [1, k],
+// as the measuring clients send sample k; false for any other body.
+func (e LogEntry) Sample() (int, bool) {
+	var b struct{ Prompt []int }
+	if err := json.Unmarshal([]byte(e.Body), &b); err != nil || len(b.Prompt) != 2 || b.Prompt[0] != 1 {
+		return 0, false
+	}
+	return b.Prompt[1], true
+}
+
 // TakeLog reads, from another process, what the server at url recorded
 // of each generation request since the last read ([LogPath]), and
 // clears it.

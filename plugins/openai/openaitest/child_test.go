@@ -68,3 +68,15 @@ func TestStartChildWithoutURL(t *testing.T) {
 		t.Fatalf("err = %v, want the output named", err)
 	}
 }
+
+// TestLogEntrySample: the sample a prompt [1, k] names; none for any
+// other body.
+func TestLogEntrySample(t *testing.T) {
+	t.Parallel()
+	for body, want := range map[string]int{`{"prompt":[1,5]}`: 5, `{"prompt":[2,5]}`: -1, `{"prompt":[1]}`: -1, `{"messages":[]}`: -1, `not json`: -1} {
+		k, ok := LogEntry{Body: body}.Sample()
+		if want < 0 && ok || want >= 0 && (!ok || k != want) {
+			t.Errorf("Sample of %s = %d, %v; want %d", body, k, ok, want)
+		}
+	}
+}
